@@ -1,0 +1,15 @@
+export type * from './convo/tenants/v1/ApiIntegration';
+export type * from './convo/tenants/v1/ApiPrincipal';
+export type * from './convo/tenants/v1/Channel';
+export type * from './convo/tenants/v1/CreateSessionRequest';
+export type * from './convo/tenants/v1/CreateSessionResponse';
+export type * from './convo/tenants/v1/GatewayCredentials';
+export type * from './convo/tenants/v1/GetChannelRequest';
+export type * from './convo/tenants/v1/HybridResult';
+export type * from './convo/tenants/v1/ResolveApiTokenRequest';
+export type * from './convo/tenants/v1/ShowTenantRequest';
+export type * from './convo/tenants/v1/StoreTenantRequest';
+export type * from './convo/tenants/v1/StoreTenantResponse';
+export type * from './convo/tenants/v1/Tenant';
+export type * from './convo/tenants/v1/TenantsService';
+export type * from './convo/tenants/v1/User';

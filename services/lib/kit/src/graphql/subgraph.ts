@@ -1,0 +1,90 @@
+import 'reflect-metadata';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
+import { printSchemaWithDirectives } from '@graphql-tools/utils';
+import Fastify from 'fastify';
+import { parse, type GraphQLSchema } from 'graphql';
+import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
+import { timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../logger';
+
+const FEDERATION_LINK =
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external"])';
+
+export type ReferenceResolver = (reference: { __typename: string; id: number | string }) => unknown;
+
+export interface SubgraphOptions {
+  resolvers: BuildSchemaOptions['resolvers'];
+  orphanedTypes?: BuildSchemaOptions['orphanedTypes'];
+  /** Instances of the resolver classes, built with their dependencies by the service. */
+  container?: ContainerType;
+  /** `__resolveReference` per entity type name. */
+  references?: Record<string, ReferenceResolver>;
+}
+
+export interface Subgraph {
+  schema: GraphQLSchema;
+  sdl: string;
+}
+
+/** type-graphql schema → federation 2 subgraph (the shape of type-graphql's federation example). */
+export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph> {
+  const base = await buildSchema({
+    resolvers: options.resolvers,
+    orphanedTypes: options.orphanedTypes,
+    container: options.container,
+    skipCheck: true,
+    validate: false,
+  });
+  const sdl = `${FEDERATION_LINK}\n\n${printSchemaWithDirectives(base)}`;
+  const resolvers = createResolversMap(base) as Record<string, Record<string, unknown>>;
+  for (const [typeName, resolve] of Object.entries(options.references ?? {})) {
+    resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolve };
+  }
+  const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as never });
+  return { schema, sdl };
+}
+
+export const bearerMatches = (header: string | undefined, token: string): boolean => {
+  const got = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+  const want = Buffer.from(token);
+  return got.length === want.length && timingSafeEqual(got, want);
+};
+
+export interface SubgraphServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a subgraph at /graphql. Subgraphs are internal: only the gateway calls them, forwarding
+ * the caller's super-admin token, which is checked here again.
+ */
+export async function startSubgraphServer(
+  schema: GraphQLSchema,
+  port: number,
+  opts: { superAdminToken: string; log: Logger; host?: string },
+): Promise<SubgraphServer> {
+  const app = Fastify({ logger: false });
+  const apollo = new ApolloServer({
+    schema,
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
+  });
+  await apollo.start();
+  app.addHook('onRequest', async (req, reply) => {
+    if (!bearerMatches(req.headers.authorization, opts.superAdminToken)) {
+      await reply.code(401).send({ success: false, error: 'ERR_UNAUTHORIZED', message: 'Super-admin token required' });
+    }
+  });
+  await app.register(fastifyApollo(apollo), { path: '/graphql' });
+  await app.listen({ port, host: opts.host ?? '0.0.0.0' });
+  const address = app.server.address();
+  return {
+    port: typeof address === 'object' && address ? address.port : port,
+    close: async () => {
+      await app.close();
+    },
+  };
+}

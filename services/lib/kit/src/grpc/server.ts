@@ -1,0 +1,78 @@
+import * as grpc from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from '../logger';
+import { loadService, type ServiceName, type ServiceRegistry } from './protos';
+import { toGrpcError } from './status';
+
+type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
+
+/** A service's handlers written as async functions of the request. */
+export type AsyncHandlers<H> = {
+  [K in keyof H as string extends K ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+    ? AsyncUnary<Req, Res>
+    : never;
+};
+
+function adapt<Req, Res>(name: string, fn: AsyncUnary<Req, Res>, log: Logger): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    fn(call.request, call).then(
+      (res) => callback(null, res),
+      (err: unknown) => {
+        const status = toGrpcError(err);
+        if (status.code === grpc.status.INTERNAL) log.error({ err, method: name }, 'unhandled error in handler');
+        callback(status);
+      },
+    );
+  };
+}
+
+export interface GrpcServerHandle {
+  server: grpc.Server;
+  port: number;
+  health: HealthImplementation;
+  setServing(serving: boolean): void;
+  /** Graceful shutdown bounded by `graceMs`, then forced. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+export async function startGrpcServer<N extends ServiceName>(
+  name: N,
+  handlers: AsyncHandlers<ServiceRegistry[N]['handlers']>,
+  port: number,
+  log: Logger,
+  host = '0.0.0.0',
+): Promise<GrpcServerHandle> {
+  const { definition, fullName } = loadService(name);
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
+  const impl: grpc.UntypedServiceImplementation = {};
+  for (const [method, fn] of Object.entries(handlers as Record<string, AsyncUnary<unknown, unknown>>)) {
+    impl[method] = adapt(`${fullName}/${method}`, fn, log);
+  }
+  server.addService(definition, impl);
+  // Health answers NOT_SERVING until the caller says the service is ready (database connected).
+  const health = new HealthImplementation({ '': 'NOT_SERVING', [fullName]: 'NOT_SERVING' });
+  health.addToServer(server);
+  const bound = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
+      err ? reject(err) : resolve(p),
+    ),
+  );
+  const setServing = (serving: boolean) => {
+    const s = serving ? 'SERVING' : 'NOT_SERVING';
+    health.setStatus('', s);
+    health.setStatus(fullName, s);
+  };
+  const shutdown = (graceMs: number) =>
+    new Promise<void>((resolve) => {
+      setServing(false);
+      const timer = setTimeout(() => {
+        server.forceShutdown();
+        resolve();
+      }, graceMs);
+      server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  return { server, port: bound, health, setServing, shutdown };
+}

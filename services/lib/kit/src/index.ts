@@ -1,0 +1,11 @@
+export * from './config';
+export * from './errors';
+export * from './logger';
+export * from './mongo';
+export * from './service';
+export * from './grpc/protos';
+export * from './grpc/status';
+export * from './grpc/server';
+export * from './grpc/client';
+export * from './graphql/subgraph';
+export * as proto from './proto-types';

@@ -1,0 +1,14 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** JSON logs with a `severity` field, which log collectors (Cloud Logging, Loki) understand. */
+export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    messageKey: 'message',
+    formatters: { level: (label) => ({ severity: label.toUpperCase() }) },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}

@@ -1,0 +1,138 @@
+import * as grpc from '@grpc/grpc-js';
+import type { Connection } from 'mongoose';
+import type { GraphQLSchema } from 'graphql';
+import { EnvReader } from './config';
+import { DomainError } from './errors';
+import { createLogger, type Logger } from './logger';
+import { connectDatabase } from './mongo';
+import { closeAllClients } from './grpc/client';
+import { loadService, type ServiceName, type ServiceRegistry } from './grpc/protos';
+import { startGrpcServer, type AsyncHandlers } from './grpc/server';
+import { startSubgraphServer } from './graphql/subgraph';
+
+export interface ServiceContext<C> {
+  db: Connection;
+  log: Logger;
+  config: C;
+}
+
+export interface ServiceParts<N extends ServiceName> {
+  handlers: AsyncHandlers<ServiceRegistry[N]['handlers']>;
+  schema: GraphQLSchema;
+  close?(): Promise<void>;
+}
+
+export interface ServiceSpec<N extends ServiceName, C> {
+  /** Log name, e.g. `tickets`. */
+  name: string;
+  grpc: N;
+  database: string;
+  ports: { grpc: number; graphql: number };
+  /** Reads the service's own settings; problems are reported with the common ones. */
+  config(env: EnvReader): C;
+  create(ctx: ServiceContext<C>): Promise<ServiceParts<N>>;
+}
+
+export interface BaseConfig {
+  mongodbUri: string;
+  grpcPort: number;
+  graphqlPort: number;
+  superAdminToken: string;
+  shutdownGraceMs: number;
+}
+
+export interface RunningService<C> {
+  grpcPort: number;
+  graphqlPort: number;
+  config: C & BaseConfig;
+  db: Connection;
+  stop(): Promise<void>;
+}
+
+const unavailable = () => new DomainError('unavailable', 'ERR_UNAVAILABLE', 'Service is starting or stopping');
+
+/**
+ * Wiring shared by every service: config → gRPC server (health NOT_SERVING) → database → domain
+ * → subgraph → SERVING. Nothing is served before the database is connected.
+ */
+export async function startService<N extends ServiceName, C>(
+  spec: ServiceSpec<N, C>,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningService<C>> {
+  const reader = new EnvReader(env);
+  const config: C & BaseConfig = {
+    mongodbUri: reader.str('MONGODB_URI'),
+    grpcPort: reader.int('GRPC_PORT', spec.ports.grpc),
+    graphqlPort: reader.int('GRAPHQL_PORT', spec.ports.graphql),
+    superAdminToken: reader.str('SUPER_ADMIN_TOKEN'),
+    shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 10_000),
+    ...spec.config(reader),
+  };
+  reader.done();
+  const log = createLogger(spec.name, env.LOG_LEVEL);
+
+  let parts: ServiceParts<N> | undefined;
+  const forward: Record<string, (req: unknown, call: unknown) => Promise<unknown>> = {};
+  for (const method of Object.keys(loadService(spec.grpc).definition)) {
+    forward[method] = async (req, call) => {
+      const fn = (parts?.handlers as Record<string, (r: unknown, c: unknown) => Promise<unknown>> | undefined)?.[method];
+      if (!fn) throw unavailable();
+      return fn(req, call);
+    };
+  }
+  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log);
+  let db: Connection | undefined;
+  try {
+    db = await connectDatabase(config.mongodbUri, spec.database);
+    parts = await spec.create({ db, log, config });
+  } catch (err) {
+    await grpcServer.shutdown(0);
+    await db?.close();
+    throw err;
+  }
+  const subgraph = await startSubgraphServer(parts.schema, config.graphqlPort, {
+    superAdminToken: config.superAdminToken,
+    log,
+  });
+  db.on('disconnected', () => grpcServer.setServing(false));
+  db.on('reconnected', () => grpcServer.setServing(true));
+  grpcServer.setServing(true);
+  log.info({ grpcPort: grpcServer.port, graphqlPort: subgraph.port, database: spec.database }, 'serving');
+
+  const connection = db;
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      grpcServer.setServing(false);
+      await subgraph.close();
+      await grpcServer.shutdown(config.shutdownGraceMs);
+      await parts?.close?.();
+      closeAllClients();
+      await connection.close();
+      log.info('stopped');
+    })());
+  return { grpcPort: grpcServer.port, graphqlPort: subgraph.port, config, db: connection, stop };
+}
+
+/** Process entry point: start, then stop gracefully on SIGTERM/SIGINT. */
+export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): void {
+  startService(spec).then(
+    (svc) => {
+      const onSignal = (signal: string) => {
+        createLogger(spec.name).info({ signal }, 'shutting down');
+        svc.stop().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    },
+    (err: unknown) => {
+      createLogger(spec.name).fatal({ err }, 'failed to start');
+      process.exit(1);
+    },
+  );
+}
+
+export { grpc };
