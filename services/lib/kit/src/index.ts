@@ -7,5 +7,6 @@ export * from './grpc/protos';
 export * from './grpc/status';
 export * from './grpc/server';
 export * from './grpc/client';
+export * from './grpc/health';
 export * from './graphql/subgraph';
 export * as proto from './proto-types';

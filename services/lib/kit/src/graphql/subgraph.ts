@@ -13,7 +13,9 @@ import type { Logger } from '../logger';
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external"])';
 
-export type ReferenceResolver = (reference: { __typename: string; id: number | string }) => unknown;
+// The representation holds the entity's key fields, which differ per entity.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ReferenceResolver = (reference: any) => unknown;
 
 export interface SubgraphOptions {
   resolvers: BuildSchemaOptions['resolvers'];
@@ -23,6 +25,9 @@ export interface SubgraphOptions {
   /** `__resolveReference` per entity type name. */
   references?: Record<string, ReferenceResolver>;
 }
+
+/** The type-graphql classes of a subgraph: enough to print its SDL without any database. */
+export type SubgraphTypes = Pick<SubgraphOptions, 'resolvers' | 'orphanedTypes'>;
 
 export interface Subgraph {
   schema: GraphQLSchema;
@@ -70,6 +75,7 @@ export async function startSubgraphServer(
   const app = Fastify({ logger: false });
   const apollo = new ApolloServer({
     schema,
+    includeStacktraceInErrorResponses: false,
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();

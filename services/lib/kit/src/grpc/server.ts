@@ -43,7 +43,12 @@ export async function startGrpcServer<N extends ServiceName>(
   host = '0.0.0.0',
 ): Promise<GrpcServerHandle> {
   const { definition, fullName } = loadService(name);
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 32 * 1024 * 1024 });
+  // Connections are recycled every few minutes so that clients spread over new replicas.
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 32 * 1024 * 1024,
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
   const impl: grpc.UntypedServiceImplementation = {};
   for (const [method, fn] of Object.entries(handlers as Record<string, AsyncUnary<unknown, unknown>>)) {
     impl[method] = adapt(`${fullName}/${method}`, fn, log);

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { DomainError, notFound, providerFailed, validation, conflict, payloadTooLarge } from '../errors';
-import { CODE_TO_HTTP, GRPC_TO_HTTP, grpcToHttp, toGrpcError } from './status';
+import { CODE_TO_HTTP, GRPC_TO_HTTP, domainToHttp, grpcToHttp, toGrpcError } from './status';
 
 const { status: S } = grpc;
 
@@ -98,5 +98,13 @@ describe('domain error → gRPC → HTTP envelope', () => {
   it('answers 503 with a generic code when a peer is unreachable', () => {
     const r = grpcToHttp(asServiceError({ code: S.UNAVAILABLE, details: 'No connection established' }));
     expect(r).toEqual({ status: 503, body: { success: false, error: 'ERR_UNAVAILABLE', message: 'Service unavailable or failed' } });
+  });
+});
+
+describe('domain error raised in the facade → HTTP', () => {
+  it('answers what the same error would answer after crossing gRPC', () => {
+    for (const err of [validation('bad', [{ field: 'x', message: 'y' }]), notFound('tenant'), conflict('ERR_X', 'x'), providerFailed('no')]) {
+      expect(domainToHttp(err)).toEqual(grpcToHttp(asServiceError(toGrpcError(err))));
+    }
   });
 });

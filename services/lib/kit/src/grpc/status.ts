@@ -97,3 +97,12 @@ export function grpcToHttp(err: unknown): HttpError {
   const message = status >= 500 && !err.metadata?.get(CODE_KEY).length ? 'Service unavailable or failed' : err.details;
   return { status, body: { success: false, error: code, message, ...(details ? { details } : {}) } };
 }
+
+/** A domain error raised in the REST facade itself, mapped through the same tables. */
+export function domainToHttp(err: DomainError): HttpError {
+  const status = CODE_TO_HTTP[err.code] ?? GRPC_TO_HTTP[KIND_TO_GRPC[err.kind]];
+  return {
+    status,
+    body: { success: false, error: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}) },
+  };
+}

@@ -1,0 +1,34 @@
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import { protoPath } from 'grpc-health-check';
+
+interface HealthClient extends grpc.Client {
+  check(
+    req: { service: string },
+    options: grpc.CallOptions,
+    cb: (err: grpc.ServiceError | null, res?: { status: string }) => void,
+  ): void;
+}
+
+let HealthCtor: (new (addr: string, creds: grpc.ChannelCredentials) => HealthClient) | undefined;
+const clients = new Map<string, HealthClient>();
+
+/** grpc.health.v1 Check against a peer: its status, or UNREACHABLE when it does not answer in time. */
+export function checkHealth(address: string, deadlineMs = 1_000, service = ''): Promise<string> {
+  HealthCtor ??= (grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { enums: String })) as any).grpc.health.v1.Health;
+  let client = clients.get(address);
+  if (!client) {
+    client = new HealthCtor!(address, grpc.credentials.createInsecure());
+    clients.set(address, client);
+  }
+  return new Promise((resolve) =>
+    client!.check({ service }, { deadline: Date.now() + deadlineMs }, (err, res) =>
+      resolve(err ? 'UNREACHABLE' : (res?.status ?? 'UNKNOWN')),
+    ),
+  );
+}
+
+export function closeHealthClients(): void {
+  for (const c of clients.values()) c.close();
+  clients.clear();
+}
