@@ -1,0 +1,25 @@
+import type { proto } from '@convo/kit';
+
+export interface Outbound {
+  channel: proto.channelEngines.ChannelTarget__Output;
+  /** Digits of the contact number, or the platform user id on social channels. */
+  to: string;
+  content: proto.channelEngines.OutboundContent__Output;
+  reference: string;
+}
+
+export interface Delivered {
+  providerMessageId: string;
+}
+
+/** One driver per channel kind; each speaks its provider's own HTTP contract. */
+export interface Driver {
+  readonly kind: string;
+  send(message: Outbound): Promise<Delivered>;
+}
+
+export interface DriverSettings {
+  timeoutMs: number;
+  /** ENGINE_URL_<KIND> then ENGINE_URL, used when a channel has no engineUrl of its own. */
+  engineUrl(kind: string): string;
+}

@@ -1,0 +1,50 @@
+import { providerFailed } from '@convo/kit';
+
+export interface HttpResult {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * JSON POST to a provider with a total timeout. Provider base URLs are set by the operator and
+ * trusted; redirects are still not followed, so a provider cannot bounce a request elsewhere.
+ */
+export async function postJson(
+  url: string,
+  body: unknown,
+  opts: { headers?: Record<string, string>; timeoutMs: number; provider: string },
+): Promise<HttpResult> {
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
+      body: JSON.stringify(body),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+  } catch (err) {
+    const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
+    throw providerFailed(`${opts.provider} is unreachable: ${reason}`);
+  }
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // Keep the raw text: it is the provider's reason.
+  }
+  if (res.status < 200 || res.status >= 300) {
+    throw providerFailed(`${opts.provider} refused the message (HTTP ${res.status}): ${reasonOf(parsed)}`, [
+      { provider: opts.provider, status: res.status, body: parsed },
+    ]);
+  }
+  return { status: res.status, body: parsed };
+}
+
+function reasonOf(body: unknown): string {
+  if (typeof body === 'string') return body.slice(0, 300) || 'no reason given';
+  const b = body as { message?: unknown; error?: unknown } | null;
+  const msg = b?.message ?? (typeof b?.error === 'object' ? (b.error as { message?: unknown }).message : b?.error);
+  return typeof msg === 'string' ? msg : JSON.stringify(body).slice(0, 300);
+}

@@ -1,0 +1,27 @@
+import { Arg, Int, Query, Resolver } from 'type-graphql';
+import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
+import type { EnginesService } from '../domain/engines.service';
+import { Delivery } from './delivery.type';
+
+export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, createdAt: d.createdAt.toISOString() });
+
+@Resolver(() => Delivery)
+export class DeliveryResolver {
+  constructor(
+    private readonly repo: DeliveriesRepository,
+    private readonly engines: EnginesService,
+  ) {}
+
+  @Query(() => [Delivery], { description: 'Latest provider calls of a channel, newest first.' })
+  async deliveries(
+    @Arg('channelId', () => Int) channelId: number,
+    @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
+  ): Promise<Delivery[]> {
+    return (await this.repo.listByChannel(channelId, Math.min(limit, 500))).map(toDelivery);
+  }
+
+  @Query(() => [String], { description: 'Channel kinds that have a driver.' })
+  driverKinds(): string[] {
+    return this.engines.kinds();
+  }
+}

@@ -1,0 +1,9 @@
+import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { EnginesService } from '../domain/engines.service';
+
+export function enginesHandlers(svc: EnginesService): AsyncHandlers<ServiceRegistry['channelEngines']['handlers']> {
+  return {
+    Deliver: (req) => svc.deliver(req),
+    ListDrivers: async () => ({ kinds: svc.kinds() }),
+  };
+}

@@ -1,0 +1,4 @@
+import { runService } from '@convo/kit';
+import { channelEnginesService } from './server';
+
+runService(channelEnginesService);

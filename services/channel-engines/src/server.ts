@@ -1,0 +1,50 @@
+import { buildSubgraph, type SubgraphTypes, type EnvReader, type ServiceSpec } from '@convo/kit';
+import { DeliveriesRepository } from './db/deliveries.repository';
+import { EnginesService } from './domain/engines.service';
+import type { DriverSettings } from './drivers/driver';
+import { EngineADriver } from './drivers/engine-a.driver';
+import { enginesHandlers } from './grpc/engines.handlers';
+import { deliveryReference } from './graphql/delivery.reference';
+import { DeliveryResolver } from './graphql/delivery.resolver';
+
+export const subgraphTypes: SubgraphTypes = {
+  resolvers: [DeliveryResolver],
+};
+
+export interface EnginesConfig {
+  providerTimeoutMs: number;
+  engineUrls: Record<string, string>;
+  defaultEngineUrl: string;
+}
+
+export function readEnginesConfig(env: EnvReader): EnginesConfig {
+  const engineUrls: Record<string, string> = {};
+  for (const kind of ['whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h']) {
+    engineUrls[kind] = env.str(`ENGINE_URL_${kind.toUpperCase()}`, '');
+  }
+  return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', '') };
+}
+
+export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig> = {
+  name: 'channel-engines',
+  grpc: 'channelEngines',
+  database: 'convo_engines',
+  ports: { grpc: 50053, graphql: 4003 },
+  config: readEnginesConfig,
+  async create({ db, log, config }) {
+    const settings: DriverSettings = {
+      timeoutMs: config.providerTimeoutMs,
+      engineUrl: (kind) => config.engineUrls[kind] || config.defaultEngineUrl,
+    };
+    const repo = new DeliveriesRepository(db);
+    await repo.init();
+    const engines = new EnginesService([new EngineADriver(settings)], repo, log);
+    const resolver = new DeliveryResolver(repo, engines);
+    const { schema } = await buildSubgraph({
+      ...subgraphTypes,
+      container: { get: () => resolver },
+      references: { Delivery: deliveryReference(repo) },
+    });
+    return { handlers: enginesHandlers(engines), schema };
+  },
+};

@@ -1,0 +1,60 @@
+import { Schema, type Connection } from 'mongoose';
+
+export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
+
+export interface MessageDoc {
+  _id: string;
+  tenantId: number;
+  ticketId: number;
+  channelId: number;
+  direction: 'in' | 'out';
+  body: string;
+  status: MessageStatus;
+  providerMessageId: string;
+  error: string;
+  mediaUrl: string;
+  mimeType: string;
+  externalKey: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An externalKey claim of sendMessageByTicket; `_id` is `<tenantId>:<key>`, unique by nature. */
+export interface SendKeyDoc {
+  _id: string;
+  ticketId: number;
+  messageId: string;
+  createdAt: Date;
+}
+
+const opts = { versionKey: false as const };
+
+export function registerModels(conn: Connection) {
+  const message = new Schema<MessageDoc>(
+    {
+      _id: String,
+      tenantId: { type: Number, required: true },
+      ticketId: Number,
+      channelId: Number,
+      direction: String,
+      body: String,
+      status: String,
+      providerMessageId: { type: String, default: '' },
+      error: { type: String, default: '' },
+      mediaUrl: { type: String, default: '' },
+      mimeType: { type: String, default: '' },
+      externalKey: { type: String, default: '' },
+      createdAt: Date,
+      updatedAt: Date,
+    },
+    opts,
+  );
+  message.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
+  message.index({ channelId: 1, providerMessageId: 1 });
+  const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date }, opts);
+  return {
+    Message: conn.model<MessageDoc>('Message', message, 'messages'),
+    SendKey: conn.model<SendKeyDoc>('SendKey', sendKey, 'send_keys'),
+  };
+}

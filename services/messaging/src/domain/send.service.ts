@@ -1,0 +1,128 @@
+import { conflict, notFound, validation, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { randomUUID } from 'node:crypto';
+import type { MessagesRepository } from '../db/messages.repository';
+import type { MessageDoc } from '../db/models';
+
+/** The seed's deduplication window of sendMessageByTicket's externalKey. */
+export const SEND_KEY_WINDOW_MS = 120_000;
+
+export interface Peers {
+  tickets: ServiceClient<'tickets'>;
+  tenants: ServiceClient<'tenants'>;
+  engines: ServiceClient<'channelEngines'>;
+}
+
+export class SendService {
+  constructor(
+    private readonly repo: MessagesRepository,
+    private readonly peers: Peers,
+    private readonly log: Logger,
+    private readonly providerDeadlineMs: number,
+  ) {}
+
+  async sendByTicket(req: proto.messaging.SendByTicketRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
+    const media = req.media?.url ? req.media : undefined;
+    if (!req.body && !media) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
+
+    const messageId = randomUUID();
+    const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
+    if (keyId && !(await this.claim(keyId, req.ticketId, messageId))) {
+      return { idempotent: true, skipped: true, ticketId: req.ticketId };
+    }
+
+    let ticket: proto.tickets.Ticket__Output;
+    let channel: proto.tenants.Channel__Output;
+    try {
+      ticket = await this.peers.tickets.GetTicket({ tenantId: req.tenantId, ticketId: req.ticketId });
+      if (ticket.status === 'closed') {
+        if (!req.reopen) throw conflict('ERR_TICKET_CLOSED', 'Ticket is closed; send with reopen: true to reopen it');
+        ticket = await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: req.ticketId, status: 'open' });
+      }
+      channel = await this.peers.tenants.GetChannel({ tenantId: req.tenantId, channelId: ticket.channelId });
+      if (!ticket.contact?.number) throw notFound('contact', 'The ticket has no contact to write to');
+    } catch (err) {
+      // Nothing was sent: free the key so that a corrected retry goes through.
+      if (keyId) await this.repo.releaseKey(keyId, messageId);
+      throw err;
+    }
+
+    const now = new Date();
+    const doc: MessageDoc = {
+      _id: messageId,
+      tenantId: req.tenantId,
+      ticketId: ticket.id,
+      channelId: channel.id,
+      direction: 'out',
+      body: req.body,
+      status: 'pending',
+      providerMessageId: '',
+      error: '',
+      mediaUrl: media?.url ?? '',
+      mimeType: media?.mimeType ?? '',
+      externalKey: req.externalKey,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.repo.insert(doc);
+    try {
+      const { providerMessageId } = await this.peers.engines.Deliver(
+        {
+          channel: {
+            id: channel.id,
+            tenantId: channel.tenantId,
+            type: channel.type,
+            engineUrl: channel.engineUrl,
+            engineToken: channel.engineToken,
+            tokenApi: channel.tokenApi,
+            bmToken: channel.bmToken,
+            pageId: channel.pageId,
+            pageToken: channel.pageToken,
+          },
+          to: ticket.contact.number,
+          content: { text: req.body, mediaUrl: media?.url ?? '', mimeType: media?.mimeType ?? '', fileName: media?.fileName ?? '' },
+          reference: messageId,
+        },
+        { deadlineMs: this.providerDeadlineMs },
+      );
+      await this.repo.setStatus(messageId, 'sent', { providerMessageId });
+    } catch (err) {
+      await this.repo.setStatus(messageId, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
+      this.log.warn({ messageId, ticketId: ticket.id }, 'message failed');
+      throw err;
+    }
+    if (req.isClosed) {
+      await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: ticket.id, status: 'closed' });
+    }
+    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
+  }
+
+  async getMessage(tenantId: number, messageId: string) {
+    const doc = await this.repo.findById(tenantId, messageId);
+    if (!doc) throw notFound('message');
+    return toMessage(doc);
+  }
+
+  private async claim(keyId: string, ticketId: number, messageId: string): Promise<boolean> {
+    const doc = { _id: keyId, ticketId, messageId, createdAt: new Date() };
+    if (await this.repo.claimKey(doc)) return true;
+    return this.repo.takeOverExpiredKey(doc, new Date(Date.now() - SEND_KEY_WINDOW_MS));
+  }
+}
+
+export function toMessage(m: MessageDoc): proto.messaging.Message {
+  return {
+    messageId: m._id,
+    tenantId: m.tenantId,
+    ticketId: m.ticketId,
+    channelId: m.channelId,
+    direction: m.direction,
+    body: m.body,
+    status: m.status,
+    providerMessageId: m.providerMessageId,
+    error: m.error,
+    mediaUrl: m.mediaUrl,
+    mimeType: m.mimeType,
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
+}

@@ -1,0 +1,22 @@
+import { Directive, Field, Int, ObjectType } from 'type-graphql';
+
+@Directive('@key(fields: "id")')
+@ObjectType()
+export class Message {
+  @Field() id!: string;
+  @Field(() => Int) ticketId!: number;
+  @Field(() => Int) channelId!: number;
+  @Field() direction!: string;
+  @Field() body!: string;
+  @Field() status!: string;
+  @Field() providerMessageId!: string;
+  @Field() error!: string;
+  @Field() createdAt!: string;
+}
+
+/** The tickets subgraph owns tickets; this subgraph adds their messages. */
+@Directive('@key(fields: "id")')
+@ObjectType('Ticket')
+export class TicketMessages {
+  @Field(() => Int) id!: number;
+}

@@ -1,0 +1,4 @@
+import { runService } from '@convo/kit';
+import { messagingService } from './server';
+
+runService(messagingService);

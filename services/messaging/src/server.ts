@@ -1,0 +1,64 @@
+import { buildSubgraph, type SubgraphTypes, createClient, type EnvReader, type ServiceSpec } from '@convo/kit';
+import { MessagesRepository } from './db/messages.repository';
+import { SendService } from './domain/send.service';
+import { messagingHandlers } from './grpc/messaging.handlers';
+import { MessageResolver, TicketMessagesResolver, toGraphMessage } from './graphql/message.resolver';
+import { TicketMessages } from './graphql/message.type';
+
+export const subgraphTypes: SubgraphTypes = {
+  resolvers: [MessageResolver, TicketMessagesResolver],
+  orphanedTypes: [TicketMessages],
+};
+
+export interface MessagingConfig {
+  ticketsAddr: string;
+  tenantsAddr: string;
+  enginesAddr: string;
+  providerDeadlineMs: number;
+}
+
+export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
+  ticketsAddr: env.str('TICKETS_GRPC_ADDR', '127.0.0.1:50051'),
+  tenantsAddr: env.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
+  enginesAddr: env.str('CHANNEL_ENGINES_GRPC_ADDR', '127.0.0.1:50053'),
+  // Above the engines' own provider timeout, so that their clear error arrives first.
+  providerDeadlineMs: env.int('PROVIDER_TIMEOUT_MS', 10_000) + 2_000,
+});
+
+export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
+  name: 'messaging',
+  grpc: 'messaging',
+  database: 'convo_messaging',
+  ports: { grpc: 50052, graphql: 4002 },
+  config: readMessagingConfig,
+  async create({ db, log, config }) {
+    const repo = new MessagesRepository(db);
+    await repo.init();
+    const send = new SendService(
+      repo,
+      {
+        tickets: createClient('tickets', config.ticketsAddr),
+        tenants: createClient('tenants', config.tenantsAddr),
+        engines: createClient('channelEngines', config.enginesAddr),
+      },
+      log,
+      config.providerDeadlineMs,
+    );
+    const resolvers = new Map<unknown, unknown>([
+      [MessageResolver, new MessageResolver(repo)],
+      [TicketMessagesResolver, new TicketMessagesResolver(repo)],
+    ]);
+    const { schema } = await buildSubgraph({
+      ...subgraphTypes,
+      container: { get: (cls) => resolvers.get(cls) },
+      references: {
+        Message: async (ref) => {
+          const doc = await repo.findAnyById(String(ref.id));
+          return doc ? toGraphMessage(doc) : null;
+        },
+        Ticket: (ref) => ({ id: Number(ref.id) }),
+      },
+    });
+    return { handlers: messagingHandlers(send), schema };
+  },
+};

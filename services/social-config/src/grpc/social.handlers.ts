@@ -1,0 +1,8 @@
+import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { ProfilesService } from '../domain/profiles.service';
+
+export function socialHandlers(svc: ProfilesService): AsyncHandlers<ServiceRegistry['socialConfig']['handlers']> {
+  return {
+    GetProfile: (req) => svc.get(req.tenantId, req.channelId),
+  };
+}

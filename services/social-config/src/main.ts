@@ -1,0 +1,4 @@
+import { runService } from '@convo/kit';
+import { socialConfigService } from './server';
+
+runService(socialConfigService);

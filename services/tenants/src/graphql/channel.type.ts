@@ -1,0 +1,16 @@
+import { Directive, Field, Int, ObjectType } from 'type-graphql';
+
+/** A channel (session). Provider secrets (tokens) are never exposed here. */
+@Directive('@key(fields: "id")')
+@ObjectType()
+export class Channel {
+  @Field(() => Int) id!: number;
+  @Field(() => Int) tenantId!: number;
+  @Field() name!: string;
+  @Field() status!: string;
+  @Field() type!: string;
+  @Field() hybridMode!: string;
+  @Field(() => Int, { nullable: true }) linkedChannelId?: number;
+  @Field() webhookEnabled!: boolean;
+  @Field() createdAt!: string;
+}

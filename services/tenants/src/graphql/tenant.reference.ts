@@ -1,0 +1,7 @@
+import type { TenantsRepository } from '../db/tenants.repository';
+import { toTenant } from '../domain/tenants.service';
+
+export const tenantReference = (repo: TenantsRepository) => async (ref: { id: number | string }) => {
+  const doc = await repo.findTenant(Number(ref.id));
+  return doc ? toTenant(doc) : null;
+};

@@ -1,0 +1,25 @@
+import { Directive, Field, Int, ObjectType } from 'type-graphql';
+
+@Directive('@key(fields: "id")')
+@ObjectType()
+export class Tenant {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field() status!: string;
+  @Field(() => Int) maxUsers!: number;
+  @Field(() => Int) maxConnections!: number;
+  @Field() identity!: string;
+  @Field(() => Int, { nullable: true }) planId?: number;
+  @Field() paymentGateway!: string;
+  @Field() paymentStatus!: string;
+  @Field() createdAt!: string;
+}
+
+@ObjectType()
+export class Plan {
+  @Field(() => Int) id!: number;
+  @Field() name!: string;
+  @Field(() => Int) maxUsers!: number;
+  @Field(() => Int) maxConnections!: number;
+  @Field(() => [String]) features!: string[];
+}

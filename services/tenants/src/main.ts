@@ -1,0 +1,4 @@
+import { runService } from '@convo/kit';
+import { tenantsService } from './server';
+
+runService(tenantsService);

@@ -1,0 +1,34 @@
+import { Directive, Field, Float, Int, ObjectType } from 'type-graphql';
+
+/** The tenants subgraph owns channels; here only the key is known. */
+@Directive('@key(fields: "id", resolvable: false)')
+@ObjectType('Channel')
+export class ChannelRef {
+  @Field(() => Int) id!: number;
+}
+
+@ObjectType()
+export class Contact {
+  @Field(() => Int) id!: number;
+  @Field() number!: string;
+  @Field() name!: string;
+  @Field() email!: string;
+}
+
+@Directive('@key(fields: "id")')
+@ObjectType()
+export class Ticket {
+  @Field(() => Int) id!: number;
+  @Field(() => Int) tenantId!: number;
+  @Field(() => Int) channelId!: number;
+  @Field() status!: string;
+  @Field(() => Contact) contact!: Contact;
+  @Field(() => Int, { nullable: true }) userId?: number;
+  @Field(() => Int, { nullable: true }) queueId?: number;
+  @Field(() => Int, { nullable: true }) chatFlowId?: number;
+  @Field(() => Float, { nullable: true }) value?: number;
+  @Field(() => [Int]) tagIds!: number[];
+  @Field() createdAt!: string;
+  @Field() updatedAt!: string;
+  @Field(() => ChannelRef) channel!: ChannelRef;
+}

@@ -1,0 +1,4 @@
+import { runService } from '@convo/kit';
+import { ticketsService } from './server';
+
+runService(ticketsService);
