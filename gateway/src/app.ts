@@ -1,0 +1,56 @@
+import { checkHealth } from '@convo/kit';
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { Authenticator } from './auth';
+import { createClients, type Clients } from './clients';
+import type { GatewayConfig } from './config';
+import { installErrorHandler } from './errors';
+import { mountGraphql } from './graphql';
+import { externalRoutes } from './routes/external.routes';
+import { tenantRoutes } from './routes/tenant.routes';
+
+export interface Gateway {
+  app: FastifyInstance;
+  clients: Clients;
+  auth: Authenticator;
+}
+
+export async function buildGateway(config: GatewayConfig, opts: { logger?: boolean | object } = {}): Promise<Gateway> {
+  const app = Fastify({
+    logger: opts.logger ?? { level: process.env.LOG_LEVEL ?? 'info', messageKey: 'message' },
+    bodyLimit: config.bodyLimitBytes,
+    // Every field error at once, so an integrator fixes a request in one round.
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', removeAdditional: true, useDefaults: true },
+      plugins: [require('ajv-formats')],
+    },
+  });
+  const clients = createClients(config);
+  const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
+  installErrorHandler(app);
+  await app.register(multipart, { limits: { fileSize: config.bodyLimitBytes, files: 1 } });
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
+    const entries = await Promise.all(
+      Object.entries(config.peers).map(async ([name, addr]) => [name, await checkHealth(addr)] as const),
+    );
+    const ready = entries.every(([, s]) => s === 'SERVING');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', services: Object.fromEntries(entries) });
+  });
+
+  await app.register(tenantRoutes, { clients, auth });
+  await app.register(externalRoutes, { prefix: '/v2/api/external/:apiId', clients, auth });
+  const stopGraphql = await mountGraphql(app, config, auth);
+  app.addHook('onClose', async () => stopGraphql());
+  return { app, clients, auth };
+}

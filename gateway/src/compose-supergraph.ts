@@ -1,0 +1,32 @@
+// Build step: composes the five subgraphs' SDL into the supergraph the gateway serves, so that
+// the gateway's start-up does not depend on every subgraph being up.
+import { composeServices } from '@apollo/composition';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit';
+import { writeFileSync } from 'node:fs';
+import { parse } from 'graphql';
+import type { SubgraphName } from './config';
+import { SUPERGRAPH_PATH } from './graphql';
+
+async function main() {
+  const subgraphs: Record<SubgraphName, SubgraphTypes> = {
+    tickets: require('@convo/tickets').subgraphTypes,
+    messaging: require('@convo/messaging').subgraphTypes,
+    engines: require('@convo/channel-engines').subgraphTypes,
+    social: require('@convo/social-config').subgraphTypes,
+    tenants: require('@convo/tenants').subgraphTypes,
+  };
+  const services = [];
+  for (const [name, types] of Object.entries(subgraphs)) {
+    const { sdl } = await buildSubgraph(types);
+    services.push({ name, url: `http://${name}.invalid/graphql`, typeDefs: parse(sdl) });
+  }
+  const result = composeServices(services);
+  if (result.errors?.length) {
+    for (const e of result.errors) console.error(`composition error: ${e.message}`);
+    process.exit(1);
+  }
+  writeFileSync(SUPERGRAPH_PATH, result.supergraphSdl!);
+  console.log(`supergraph composed from ${services.length} subgraphs → ${SUPERGRAPH_PATH}`);
+}
+
+void main();

@@ -1,0 +1,48 @@
+import { EnvReader } from '@convo/kit';
+
+export interface GatewayConfig {
+  port: number;
+  host: string;
+  superAdminToken: string;
+  peers: { tickets: string; messaging: string; channelEngines: string; socialConfig: string; tenants: string };
+  subgraphs: Record<SubgraphName, string>;
+  /** How long a resolved integration token is trusted before it is asked again. */
+  tokenCacheMs: number;
+  /** Deadline of an ordinary gRPC call; sends get the provider timeout on top. */
+  rpcDeadlineMs: number;
+  sendDeadlineMs: number;
+  bodyLimitBytes: number;
+}
+
+export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
+export type SubgraphName = (typeof SUBGRAPHS)[number];
+
+export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const r = new EnvReader(env);
+  const config: GatewayConfig = {
+    port: r.int('PORT', 8080),
+    host: r.str('HOST', '0.0.0.0'),
+    superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
+    peers: {
+      tickets: r.str('TICKETS_GRPC_ADDR', '127.0.0.1:50051'),
+      messaging: r.str('MESSAGING_GRPC_ADDR', '127.0.0.1:50052'),
+      channelEngines: r.str('CHANNEL_ENGINES_GRPC_ADDR', '127.0.0.1:50053'),
+      socialConfig: r.str('SOCIAL_CONFIG_GRPC_ADDR', '127.0.0.1:50054'),
+      tenants: r.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
+    },
+    subgraphs: {
+      tickets: r.str('TICKETS_GRAPHQL_URL', 'http://127.0.0.1:4001/graphql'),
+      messaging: r.str('MESSAGING_GRAPHQL_URL', 'http://127.0.0.1:4002/graphql'),
+      engines: r.str('CHANNEL_ENGINES_GRAPHQL_URL', 'http://127.0.0.1:4003/graphql'),
+      social: r.str('SOCIAL_CONFIG_GRAPHQL_URL', 'http://127.0.0.1:4004/graphql'),
+      tenants: r.str('TENANTS_GRAPHQL_URL', 'http://127.0.0.1:4005/graphql'),
+    },
+    tokenCacheMs: r.int('TOKEN_CACHE_MS', 5_000),
+    rpcDeadlineMs: r.int('RPC_DEADLINE_MS', 5_000),
+    sendDeadlineMs: r.int('PROVIDER_TIMEOUT_MS', 10_000) + 5_000,
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 20 * 1024 * 1024),
+  };
+  r.done();
+  if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
+  return config;
+}

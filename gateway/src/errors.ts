@@ -1,0 +1,59 @@
+import { DomainError, domainToHttp, grpcToHttp, isServiceError } from '@convo/kit';
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+interface AjvIssue {
+  instancePath?: string;
+  message?: string;
+  params?: { missingProperty?: string; additionalProperty?: string };
+}
+
+/** `/buttons/0/id` → `buttons[0].id`; a missing property is named itself. */
+export function fieldOf(issue: AjvIssue, prefix = ''): string {
+  const path = (issue.instancePath ?? '')
+    .split('/')
+    .filter(Boolean)
+    .reduce((acc, part) => (/^\d+$/.test(part) ? `${acc}[${part}]` : acc ? `${acc}.${part}` : part), prefix);
+  const leaf = issue.params?.missingProperty ?? issue.params?.additionalProperty;
+  return leaf ? (path ? `${path}.${leaf}` : leaf) : path || '(body)';
+}
+
+export const envelope = (error: string, message: string, details?: unknown[]) => ({
+  success: false as const,
+  error,
+  message,
+  ...(details ? { details } : {}),
+});
+
+/** Every failure answers the envelope of CONVENTIONS.md, whichever layer raised it. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: unknown, req, reply) => {
+    if (isServiceError(error)) {
+      const { status, body } = grpcToHttp(error);
+      if (status >= 500) req.log.warn({ grpcCode: error.code, error: body.error }, 'upstream failure');
+      return reply.code(status).send(body);
+    }
+    if (error instanceof DomainError) {
+      const { status, body } = domainToHttp(error);
+      return reply.code(status).send(body);
+    }
+    const err = error as FastifyError & { validationContext?: string };
+    if (err.validation) {
+      const details = err.validation.map((v) => ({ field: fieldOf(v as AjvIssue), message: v.message ?? 'is invalid' }));
+      return reply.code(400).send(envelope('ERR_VALIDATION', `Invalid ${err.validationContext ?? 'request'}`, details));
+    }
+    if (err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).send(envelope('ERR_PAYLOAD_TOO_LARGE', 'Request body is too large'));
+    }
+    if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.code(415).send(envelope('ERR_UNSUPPORTED_MEDIA_TYPE', 'Send application/json or multipart/form-data'));
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return reply.code(err.statusCode).send(envelope('ERR_BAD_REQUEST', err.message));
+    }
+    req.log.error({ err }, 'unhandled error');
+    return reply.code(500).send(envelope('ERR_INTERNAL', 'Internal error'));
+  });
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send(envelope('ERR_ROUTE_NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,195 @@
+// `npm start`: the whole mesh on one machine. Starts the database, each service as its own
+// process, then the gateway; prints where everything listens. A process that dies is reported
+// and takes the mesh down with it: nothing is restarted silently.
+import { checkHealth, closeHealthClients } from '@convo/kit';
+import { startDatabase, type Database } from '@convo/dev-db';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+interface Part {
+  name: string;
+  main: string;
+  grpcPort: number;
+  graphqlPort: number;
+  addrEnv: string;
+  urlEnv: string;
+}
+
+const SERVICES = [
+  { name: 'tickets', pkg: '@convo/tickets', grpc: 50051, graphql: 4001, env: 'TICKETS' },
+  { name: 'messaging', pkg: '@convo/messaging', grpc: 50052, graphql: 4002, env: 'MESSAGING' },
+  { name: 'channel-engines', pkg: '@convo/channel-engines', grpc: 50053, graphql: 4003, env: 'CHANNEL_ENGINES' },
+  { name: 'social-config', pkg: '@convo/social-config', grpc: 50054, graphql: 4004, env: 'SOCIAL_CONFIG' },
+  { name: 'tenants', pkg: '@convo/tenants', grpc: 50055, graphql: 4005, env: 'TENANTS' },
+];
+
+export interface MeshOptions {
+  /** Pick free ports (tests) instead of the documented defaults. */
+  freePorts?: boolean;
+  gatewayPort?: number;
+  superAdminToken?: string;
+  /** Extra environment for every process (e.g. ENGINE_URL). */
+  env?: Record<string, string>;
+  onLine?: (part: string, line: string) => void;
+  /** Called when a process exits while the mesh is meant to be up. */
+  onCrash?: (part: string, code: number | null) => void;
+}
+
+export interface Mesh {
+  gatewayUrl: string;
+  graphqlUrl: string;
+  superAdminToken: string;
+  database: Database;
+  processes: Map<string, ChildProcess>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil(what: string, deadlineMs: number, ready: () => Promise<boolean>, alive: () => boolean) {
+  const until = Date.now() + deadlineMs;
+  while (Date.now() < until) {
+    if (!alive()) throw new Error(`${what} exited during start-up`);
+    if (await ready()) return;
+    await sleep(150);
+  }
+  throw new Error(`${what} was not ready within ${deadlineMs / 1000} s`);
+}
+
+export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
+  const superAdminToken = opts.superAdminToken ?? process.env.SUPER_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
+  const database = await startDatabase({ name: 'mesh' });
+  const parts: Part[] = [];
+  for (const s of SERVICES) {
+    parts.push({
+      name: s.name,
+      main: join(dirname(require.resolve(`${s.pkg}/package.json`)), 'dist', 'main.js'),
+      grpcPort: opts.freePorts ? await freePort() : s.grpc,
+      graphqlPort: opts.freePorts ? await freePort() : s.graphql,
+      addrEnv: `${s.env}_GRPC_ADDR`,
+      urlEnv: `${s.env}_GRAPHQL_URL`,
+    });
+  }
+  const gatewayPort = opts.gatewayPort ?? (opts.freePorts ? await freePort() : Number(process.env.PORT ?? 8080));
+  const common: Record<string, string> = {
+    MONGODB_URI: database.uri,
+    SUPER_ADMIN_TOKEN: superAdminToken,
+    ...Object.fromEntries(parts.flatMap((p) => [
+      [p.addrEnv, `127.0.0.1:${p.grpcPort}`],
+      [p.urlEnv, `http://127.0.0.1:${p.graphqlPort}/graphql`],
+    ])),
+    ...opts.env,
+  };
+
+  const processes = new Map<string, ChildProcess>();
+  let stopping = false;
+  const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
+  const launch = (name: string, main: string, env: Record<string, string>) => {
+    const child = spawn(process.execPath, ['--enable-source-maps', main], {
+      env: { ...process.env, ...common, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on('line', (line) => onLine(name, line));
+    }
+    child.once('exit', (code) => {
+      if (!stopping) (opts.onCrash ?? ((p, c) => onLine('mesh', `${p} exited unexpectedly (code ${c})`)))(name, code);
+    });
+    processes.set(name, child);
+    return child;
+  };
+
+  const stop = async () => {
+    stopping = true;
+    const order = ['gateway', ...parts.map((p) => p.name)];
+    await Promise.all(
+      order.map(async (name) => {
+        const child = processes.get(name);
+        if (!child || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+    closeHealthClients();
+    await database.stop();
+  };
+
+  try {
+    await Promise.all(
+      parts.map(async (p) => {
+        const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort) });
+        await waitUntil(
+          p.name,
+          60_000,
+          async () => (await checkHealth(`127.0.0.1:${p.grpcPort}`, 500)) === 'SERVING',
+          () => child.exitCode === null,
+        );
+      }),
+    );
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
+    await waitUntil(
+      'gateway',
+      30_000,
+      async () => (await fetch(`${gatewayUrl}/readyz`).catch(() => undefined))?.status === 200,
+      () => gateway.exitCode === null,
+    );
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+if (require.main === module) {
+  const started = Date.now();
+  let mesh: Mesh | undefined;
+  const shutdown = (code: number) => {
+    void (mesh?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
+  };
+  startMesh({
+    onCrash: (part, code) => {
+      console.error(`\n[mesh] ${part} exited unexpectedly (code ${code}); stopping everything.`);
+      shutdown(1);
+    },
+  }).then(
+    (m) => {
+      mesh = m;
+      console.log(
+        [
+          '',
+          `Mesh ready in ${((Date.now() - started) / 1000).toFixed(1)} s (database: ${m.database.kind})`,
+          `  REST facade:       ${m.gatewayUrl}   (external API under /v2/api/external/{apiId}/...)`,
+          `  GraphQL:           ${m.graphqlUrl}`,
+          `  OpenAPI / Swagger: ${m.gatewayUrl}/docs`,
+          `  Super-admin token: ${m.superAdminToken}`,
+          'Ctrl-C stops everything.',
+          '',
+        ].join('\n'),
+      );
+    },
+    (err: Error) => {
+      console.error(`[mesh] failed to start: ${err.message}`);
+      process.exit(1);
+    },
+  );
+  process.once('SIGINT', () => shutdown(0));
+  process.once('SIGTERM', () => shutdown(0));
+}
