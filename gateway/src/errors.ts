@@ -1,6 +1,12 @@
 import { DomainError, domainToHttp, grpcToHttp, isServiceError } from '@convo/kit';
 import type { FastifyError, FastifyInstance } from 'fastify';
 
+/** Every field error at once, so an integrator fixes a request in one round. */
+export const AJV_OPTIONS = {
+  customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: true, useDefaults: true },
+  plugins: [require('ajv-formats')],
+};
+
 interface AjvIssue {
   instancePath?: string;
   message?: string;

@@ -4,8 +4,11 @@ module.exports = {
   testEnvironment: 'node',
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // typebox 1.x (and cookie, under fastify's inject) ship ES modules only: swc turns them into
+  // CommonJS like our sources.
+  transformIgnorePatterns: ['/node_modules/(?!(typebox|cookie)/)'],
   transform: {
-    '^.+\\.ts$': [
+    '^.+\\.(ts|mjs|js)$': [
       require.resolve('@swc/jest'),
       {
         jsc: {

@@ -1,0 +1,42 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+
+export interface Recorded {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: any;
+}
+
+export interface FakeEngine {
+  url: string;
+  requests: Recorded[];
+  /** The next answers, in order; afterwards every request is answered 200 with a key id. */
+  failNext(status: number, body: unknown): void;
+  close(): Promise<void>;
+}
+
+/** A stand-in engine server on loopback that records what it receives (engine_a's contract). */
+export async function startFakeEngine(): Promise<FakeEngine> {
+  const requests: Recorded[] = [];
+  const queued: Array<{ status: number; body: unknown }> = [];
+  let n = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null });
+      const next = queued.shift() ?? { status: 200, body: { key: { id: `ENGINE-${++n}`, fromMe: true }, status: 'PENDING' } };
+      res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
+    });
+  });
+  server.keepAliveTimeout = 1000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    failNext: (status, body) => queued.push({ status, body }),
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
