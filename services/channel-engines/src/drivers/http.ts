@@ -15,6 +15,7 @@ export async function postJson(
   opts: { headers?: Record<string, string>; timeoutMs: number; provider: string },
 ): Promise<HttpResult> {
   let res: Response;
+  let text: string;
   try {
     res = await fetch(url, {
       method: 'POST',
@@ -23,11 +24,12 @@ export async function postJson(
       redirect: 'manual',
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
+    // The timeout covers the body too: an engine can stall after its headers.
+    text = await res.text();
   } catch (err) {
     const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
     throw providerFailed(`${opts.provider} is unreachable: ${reason}`);
   }
-  const text = await res.text();
   let parsed: unknown = text;
   try {
     parsed = text ? JSON.parse(text) : null;

@@ -19,10 +19,38 @@ interface CounterDoc {
 }
 
 /**
- * Installation-wide integer ids. `$inc` with upsert is atomic on MongoDB and FerretDB, so two
- * replicas never hand out the same id.
+ * Installation-wide integer ids. `$inc` with upsert is atomic on MongoDB, so two replicas never
+ * hand out the same id. FerretDB (the dev and test database, SQLite backend) applies updates as
+ * read-then-write: concurrent increments lose updates and return one value twice. There, the
+ * increments of this process are run one at a time per key (one process per service in dev).
  */
 export async function nextSequence(conn: Connection, key: string): Promise<number> {
+  let state = sequenceState.get(conn);
+  if (!state) sequenceState.set(conn, (state = { ferretDb: isFerretDb(conn), tails: new Map() }));
+  if (!(await state.ferretDb)) return incrementCounter(conn, key);
+  const { tails } = state;
+  const increment = () => incrementCounter(conn, key);
+  const turn = (tails.get(key) ?? Promise.resolve(0)).then(increment, increment);
+  tails.set(key, turn);
+  try {
+    return await turn;
+  } finally {
+    if (tails.get(key) === turn) tails.delete(key);
+  }
+}
+
+const sequenceState = new WeakMap<Connection, { ferretDb: Promise<boolean>; tails: Map<string, Promise<number>> }>();
+
+const isFerretDb = async (conn: Connection): Promise<boolean> => {
+  try {
+    const info = await conn.db!.admin().command({ buildInfo: 1 });
+    return 'ferretdbVersion' in info;
+  } catch {
+    return false;
+  }
+};
+
+async function incrementCounter(conn: Connection, key: string): Promise<number> {
   const doc = await conn
     .collection<CounterDoc>('counters')
     .findOneAndUpdate({ _id: key }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });

@@ -45,7 +45,7 @@ export class TicketsRepository {
   }
 
   updateTicket(tenantId: number, id: number, update: UpdateQuery<TicketDoc>) {
-    return this.models.Ticket.findOneAndUpdate({ _id: id, tenantId }, update, { new: true }).lean<TicketDoc>().exec();
+    return this.models.Ticket.findOneAndUpdate({ _id: id, tenantId }, update, { returnDocument: 'after' }).lean<TicketDoc>().exec();
   }
 
   /** True when the key was claimed now; false when it is already held. */

@@ -6,6 +6,8 @@ import { normalizeNumber } from './numbers';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see README). */
 export const CREATE_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
+/** How long a repeat of an externalKey waits for the concurrent call that holds it to insert its ticket. */
+const KEY_WAIT_MS = 2_000;
 /** Status of a ticket created without one: the API opened the conversation by writing first. */
 export const DEFAULT_STATUS: TicketStatus = 'open';
 
@@ -30,7 +32,8 @@ export class TicketsService {
       const key = await this.repo.findKey(keyId);
       const stillFresh = key && key.createdAt.getTime() > Date.now() - CREATE_KEY_WINDOW_MS;
       if (stillFresh || !(await this.repo.takeOverExpiredKey(keyId, new Date(Date.now() - CREATE_KEY_WINDOW_MS), id))) {
-        const existing = key && (await this.repo.findTicket(req.tenantId, key.ticketId));
+        // A concurrent call may hold the key and not have inserted its ticket yet: wait for it.
+        const existing = key && (await this.awaitTicket(req.tenantId, key.ticketId));
         if (!existing) throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', 'A ticket with this externalKey is being created');
         return { ticket: toTicket(existing), created: false };
       }
@@ -66,6 +69,16 @@ export class TicketsService {
     } catch (err) {
       if (keyId) await this.repo.releaseKey(keyId, id);
       throw err;
+    }
+  }
+
+  /** The ticket once it exists, or null after `waitMs` (its creator failed or is stuck). */
+  private async awaitTicket(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const ticket = await this.repo.findTicket(tenantId, id);
+      if (ticket || Date.now() >= deadline) return ticket;
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 

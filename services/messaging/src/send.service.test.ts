@@ -1,0 +1,254 @@
+import * as grpc from '@grpc/grpc-js';
+import { channelEnginesService } from '@convo/channel-engines';
+import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
+import { startDatabase, type Database } from '@convo/dev-db';
+import { tenantsService } from '@convo/tenants';
+import { ticketsService } from '@convo/tickets';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { messagingService } from './server';
+
+// The real tickets, tenants, channel-engines and messaging services on one FerretDB (each has its
+// own database), and a fake engine_a server standing in for WhatsApp.
+
+// ---- a fake engine_a server ----------------------------------------------------------------
+
+interface EngineRequest {
+  authorization?: string;
+  body: { jid: string; content: { text?: string }; options: { messageId: string } };
+}
+type EngineReply = { status: number; body: unknown };
+
+const acceptWithKey = (req: EngineRequest): EngineReply => ({ status: 200, body: { key: { id: `WA-${req.body.options.messageId}` } } });
+
+async function startFakeEngine() {
+  const requests: EngineRequest[] = [];
+  let reply = acceptWithKey;
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      const recorded = { authorization: req.headers.authorization, body: JSON.parse(raw) };
+      requests.push(recorded);
+      const answer = reply(recorded);
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    answer(fn: (req: EngineRequest) => EngineReply) {
+      reply = fn;
+    },
+    reset() {
+      requests.length = 0;
+      reply = acceptWithKey;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+// ---- helpers -------------------------------------------------------------------------------
+
+async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
+  try {
+    await call;
+  } catch (err) {
+    return err as grpc.ServiceError;
+  }
+  throw new Error('expected the call to fail, it succeeded');
+}
+const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
+
+// ---- setup ---------------------------------------------------------------------------------
+
+let database: Database;
+let engine: Awaited<ReturnType<typeof startFakeEngine>>;
+const running: RunningService<unknown>[] = [];
+let messagingDb: RunningService<unknown>['db'];
+let tickets: ServiceClient<'tickets'>;
+let messaging: ServiceClient<'messaging'>;
+let tenantId: number;
+let channelId: number;
+
+const addr = (svc: RunningService<unknown>) => `127.0.0.1:${svc.grpcPort}`;
+
+beforeAll(async () => {
+  [database, engine] = await Promise.all([startDatabase({ name: 'messaging-test' }), startFakeEngine()]);
+  const env = {
+    MONGODB_URI: database.uri,
+    GRPC_PORT: '0',
+    GRAPHQL_PORT: '0',
+    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
+    LOG_LEVEL: 'silent',
+    PROVIDER_TIMEOUT_MS: '3000',
+  };
+  const [ticketsSvc, tenantsSvc, enginesSvc] = await Promise.all([
+    startService(ticketsService, env),
+    startService(tenantsService, env),
+    startService(channelEnginesService, env),
+  ]);
+  running.push(ticketsSvc, tenantsSvc, enginesSvc);
+  const messagingSvc = await startService(messagingService, {
+    ...env,
+    TICKETS_GRPC_ADDR: addr(ticketsSvc),
+    TENANTS_GRPC_ADDR: addr(tenantsSvc),
+    CHANNEL_ENGINES_GRPC_ADDR: addr(enginesSvc),
+  });
+  running.push(messagingSvc);
+  messagingDb = messagingSvc.db;
+
+  tickets = createClient('tickets', addr(ticketsSvc));
+  messaging = createClient('messaging', addr(messagingSvc), { deadlineMs: 15_000 });
+  const tenants = createClient('tenants', addr(tenantsSvc));
+  const { tenant } = await tenants.StoreTenant({
+    status: 'active',
+    name: 'Acme',
+    maxUsers: 5,
+    maxConnections: 2,
+    acceptTerms: true,
+    email: 'owner@acme.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
+  });
+  tenantId = tenant!.id;
+  const session = await tenants.CreateSession({ tenant: tenantId, name: 'WhatsApp', type: 'engine_a', engineUrl: engine.url, engineToken: 'eng-tok' });
+  channelId = session.whatsapp!.id;
+});
+
+afterAll(async () => {
+  closeAllClients();
+  for (const svc of running.reverse()) await svc.stop();
+  await engine?.close();
+  await database?.stop();
+});
+
+beforeEach(() => engine.reset());
+
+let lastNumber = 0;
+const newTicket = async (status?: 'closed') => {
+  const number = `55119${String(20_000_000 + ++lastNumber)}`;
+  const { ticket } = await tickets.CreateTicket({ tenantId, channelId, number });
+  if (status) await tickets.UpdateTicket({ tenantId, ticketId: ticket!.id, status });
+  return ticket!;
+};
+const send = (ticketId: number, over: Record<string, unknown> = {}) =>
+  messaging.SendByTicket({ tenantId, ticketId, body: 'Hello!', ...over });
+const statusOf = async (ticketId: number) => (await tickets.GetTicket({ tenantId, ticketId })).status;
+const messagesOf = (ticketId: number) => messagingDb.collection('messages').find({ ticketId }).toArray();
+
+// ---- SendByTicket --------------------------------------------------------------------------
+
+describe('SendByTicket', () => {
+  it('delivers a text once to the engine and stores the message as sent', async () => {
+    const ticket = await newTicket();
+    const res = await send(ticket.id);
+
+    expect(res).toMatchObject({ ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false });
+    expect(engine.requests).toEqual([
+      {
+        authorization: 'Bearer eng-tok',
+        body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: res.messageId } },
+      },
+    ]);
+    await expect(messaging.GetMessage({ tenantId, messageId: res.messageId })).resolves.toMatchObject({
+      ticketId: ticket.id,
+      channelId,
+      direction: 'out',
+      body: 'Hello!',
+      status: 'sent',
+      providerMessageId: `WA-${res.messageId}`,
+    });
+  });
+
+  it('refuses a closed ticket without reopen, sending nothing', async () => {
+    const ticket = await newTicket('closed');
+    const err = await rpcError(send(ticket.id));
+
+    expect(err.code).toBe(grpc.status.ABORTED);
+    expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
+    expect(engine.requests).toEqual([]);
+    expect(await messagesOf(ticket.id)).toEqual([]);
+    expect(await statusOf(ticket.id)).toBe('closed');
+  });
+
+  it('reopens a closed ticket with reopen and sends', async () => {
+    const ticket = await newTicket('closed');
+    const res = await send(ticket.id, { reopen: true });
+
+    expect(res.status).toBe('sent');
+    expect(await statusOf(ticket.id)).toBe('open');
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it('closes the ticket after sending with isClosed', async () => {
+    const ticket = await newTicket();
+    await send(ticket.id, { isClosed: true });
+
+    expect(engine.requests).toHaveLength(1);
+    const after = await tickets.GetTicket({ tenantId, ticketId: ticket.id });
+    expect(after.status).toBe('closed');
+    expect(after.closedAt).not.toBe('');
+  });
+
+  it('skips a repeated externalKey and delivers only once', async () => {
+    const ticket = await newTicket();
+    const first = await send(ticket.id, { externalKey: 'order-7-shipped' });
+    const again = await send(ticket.id, { externalKey: 'order-7-shipped', body: 'Hello again' });
+
+    expect(first).toMatchObject({ idempotent: false, skipped: false, status: 'sent' });
+    expect(again).toMatchObject({ idempotent: true, skipped: true, ticketId: ticket.id });
+    expect(engine.requests).toHaveLength(1);
+    expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('delivers exactly once for 50 concurrent sends with one externalKey', async () => {
+    const ticket = await newTicket();
+    const answers = await Promise.all(Array.from({ length: 50 }, () => send(ticket.id, { externalKey: 'burst-1' })));
+
+    expect(engine.requests).toHaveLength(1);
+    expect(answers.filter((a) => !a.skipped)).toHaveLength(1);
+    expect(answers.filter((a) => a.skipped && a.idempotent)).toHaveLength(49);
+    expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('frees the key of a send refused on a closed ticket, so a retry with reopen goes through', async () => {
+    const ticket = await newTicket('closed');
+    const err = await rpcError(send(ticket.id, { externalKey: 'retry-me' }));
+    expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
+
+    const retry = await send(ticket.id, { externalKey: 'retry-me', reopen: true });
+    expect(retry).toMatchObject({ skipped: false, status: 'sent' });
+    expect(engine.requests).toHaveLength(1);
+    expect(await statusOf(ticket.id)).toBe('open');
+  });
+
+  it('answers UNAVAILABLE with ERR_PROVIDER_FAILED on an engine error and stores the message as failed', async () => {
+    const ticket = await newTicket();
+    engine.answer(() => ({ status: 500, body: { message: 'session closed' } }));
+    const err = await rpcError(send(ticket.id));
+
+    expect(err.code).toBe(grpc.status.UNAVAILABLE);
+    expect(errCode(err)).toBe('ERR_PROVIDER_FAILED');
+    expect(err.details).toContain('session closed');
+    const [message, ...more] = await messagesOf(ticket.id);
+    expect(more).toEqual([]);
+    expect(message).toMatchObject({ status: 'failed', providerMessageId: '' });
+    expect(message.error).toContain('session closed');
+  });
+
+  it('answers NOT_FOUND for a ticket of another tenant, sending nothing', async () => {
+    const ticket = await newTicket();
+    const err = await rpcError(messaging.SendByTicket({ tenantId: tenantId + 1000, ticketId: ticket.id, body: 'Hi' }));
+
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
+    expect(errCode(err)).toBe('ERR_TICKET_NOT_FOUND');
+    expect(engine.requests).toEqual([]);
+  });
+});
