@@ -21,11 +21,20 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   const app = Fastify({
     logger: opts.logger ?? { level: process.env.LOG_LEVEL ?? 'info', messageKey: 'message' },
     bodyLimit: config.bodyLimitBytes,
+    // Two log lines per request cost more than the request on the hot path; failures and slow
+    // requests are logged by the onResponse hook below instead.
+    disableRequestLogging: true,
     ajv: AJV_OPTIONS,
   });
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);
+  app.addHook('onResponse', async (req, reply) => {
+    const ms = reply.elapsedTime;
+    if (reply.statusCode >= 500 || ms > 2_000) {
+      req.log.warn({ method: req.method, url: req.routeOptions.url, status: reply.statusCode, ms: Math.round(ms) }, 'request');
+    }
+  });
   await app.register(multipart, { limits: { fileSize: config.bodyLimitBytes, files: 1 } });
   await app.register(swagger, {
     openapi: {

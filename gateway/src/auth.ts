@@ -1,4 +1,4 @@
-import { bearerMatches, isServiceError, type proto } from '@convo/kit';
+import { bearerMatches, isServiceError, TtlCache, type proto } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -25,13 +25,15 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
  * token on every external call.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { principal: Principal; until: number }>();
+  private readonly cache: TtlCache<string, Principal>;
 
   constructor(
     private readonly clients: Clients,
     private readonly superAdminToken: string,
-    private readonly cacheMs: number,
-  ) {}
+    cacheMs: number,
+  ) {
+    this.cache = new TtlCache(cacheMs);
+  }
 
   /** onRequest hook of the external API: the token must belong to the integration in the path. */
   external = async (req: FastifyRequest<{ Params: { apiId?: string } }>, reply: FastifyReply) => {
@@ -41,16 +43,10 @@ export class Authenticator {
       return reply.code(403).send(envelope('ERR_FORBIDDEN', 'The super-admin token is not an integration token'));
     }
     const apiId = req.params.apiId ?? '';
-    const key = `${apiId}:${sha256(token)}`;
-    const hit = this.cache.get(key);
-    if (hit && hit.until > Date.now()) {
-      req.principal = hit.principal;
-      return;
-    }
-    const principal = await this.clients.tenants.ResolveApiToken({ apiId, tokenSha256: sha256(token) });
-    this.cache.set(key, { principal, until: Date.now() + this.cacheMs });
-    if (this.cache.size > 10_000) this.cache.delete(this.cache.keys().next().value!);
-    req.principal = principal;
+    const tokenSha256 = sha256(token);
+    req.principal = await this.cache.getOrLoad(`${apiId}:${tokenSha256}`, () =>
+      this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 }),
+    );
   };
 
   /** onRequest hook of the tenant API: only the super-admin token; an integration token is 403. */

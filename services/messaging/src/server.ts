@@ -15,6 +15,7 @@ export interface MessagingConfig {
   tenantsAddr: string;
   enginesAddr: string;
   providerDeadlineMs: number;
+  channelCacheMs: number;
 }
 
 export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
@@ -23,6 +24,7 @@ export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
   enginesAddr: env.str('CHANNEL_ENGINES_GRPC_ADDR', '127.0.0.1:50053'),
   // Above the engines' own provider timeout, so that their clear error arrives first.
   providerDeadlineMs: env.int('PROVIDER_TIMEOUT_MS', 10_000) + 2_000,
+  channelCacheMs: env.int('CHANNEL_CACHE_MS', 5_000),
 });
 
 export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
@@ -43,6 +45,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       },
       log,
       config.providerDeadlineMs,
+      config.channelCacheMs,
     );
     const resolvers = new Map<unknown, unknown>([
       [MessageResolver, new MessageResolver(repo)],

@@ -42,7 +42,7 @@ export class DeliveriesRepository {
   }
 
   async record(doc: DeliveryDoc): Promise<void> {
-    await this.Delivery.create(doc);
+    await this.Delivery.insertMany([doc], { lean: true });
   }
 
   findById(id: string) {

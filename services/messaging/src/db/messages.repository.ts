@@ -13,8 +13,9 @@ export class MessagesRepository {
     await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
   }
 
+  /** The document is complete already: a lean insert skips mongoose's document machinery. */
   async insert(doc: MessageDoc): Promise<void> {
-    await this.models.Message.create(doc);
+    await this.models.Message.insertMany([doc], { lean: true });
   }
 
   findById(tenantId: number, id: string) {

@@ -1,4 +1,4 @@
-import { conflict, notFound, validation, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { conflict, notFound, TtlCache, validation, type Logger, type ServiceClient, type proto } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
@@ -13,12 +13,18 @@ export interface Peers {
 }
 
 export class SendService {
+  /** Channels change rarely and every send needs one: a few seconds of staleness saves a hop. */
+  private readonly channels: TtlCache<string, proto.tenants.Channel__Output>;
+
   constructor(
     private readonly repo: MessagesRepository,
     private readonly peers: Peers,
     private readonly log: Logger,
     private readonly providerDeadlineMs: number,
-  ) {}
+    channelCacheMs = 5_000,
+  ) {
+    this.channels = new TtlCache(channelCacheMs);
+  }
 
   async sendByTicket(req: proto.messaging.SendByTicketRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
     const media = req.media?.url ? req.media : undefined;
@@ -38,7 +44,11 @@ export class SendService {
         if (!req.reopen) throw conflict('ERR_TICKET_CLOSED', 'Ticket is closed; send with reopen: true to reopen it');
         ticket = await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: req.ticketId, status: 'open' });
       }
-      channel = await this.peers.tenants.GetChannel({ tenantId: req.tenantId, channelId: ticket.channelId });
+      const { tenantId } = req;
+      const { channelId } = ticket;
+      channel = await this.channels.getOrLoad(`${tenantId}:${channelId}`, () =>
+        this.peers.tenants.GetChannel({ tenantId, channelId }),
+      );
       if (!ticket.contact?.number) throw notFound('contact', 'The ticket has no contact to write to');
     } catch (err) {
       // Nothing was sent: free the key so that a corrected retry goes through.

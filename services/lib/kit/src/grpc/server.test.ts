@@ -1,8 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { HealthClient } from 'grpc-health-check/build/src/generated/grpc/health/v1/Health';
 import { notFound } from '../errors';
 import { createLogger } from '../logger';
 import { closeAllClients, createClient } from './client';
+import { checkHealth, closeHealthClients } from './health';
 import { startGrpcServer, type GrpcServerHandle } from './server';
 
 const log = createLogger('test', 'silent');
@@ -64,19 +64,13 @@ describe('gRPC server and client', () => {
   });
 
   it('reports health NOT_SERVING until told otherwise, then SERVING', async () => {
-    const { loadSync } = await import('@grpc/proto-loader');
-    const protoPath = require.resolve('grpc-health-check/proto/health/v1/health.proto');
-    const def = grpc.loadPackageDefinition(loadSync(protoPath, { enums: String })) as any;
-    const health: HealthClient = new def.grpc.health.v1.Health(`127.0.0.1:${handle.port}`, grpc.credentials.createInsecure());
-    const check = () =>
-      new Promise<string>((resolve, reject) =>
-        health.check({ service: '' }, (err, res) => (err ? reject(err) : resolve(res!.status as string))),
-      );
-    expect(await check()).toBe('NOT_SERVING');
+    const address = `127.0.0.1:${handle.port}`;
+    expect(await checkHealth(address)).toBe('NOT_SERVING');
     handle.setServing(true);
-    expect(await check()).toBe('SERVING');
+    expect(await checkHealth(address)).toBe('SERVING');
     handle.setServing(false);
-    expect(await check()).toBe('NOT_SERVING');
-    health.close();
+    expect(await checkHealth(address)).toBe('NOT_SERVING');
+    expect(await checkHealth('127.0.0.1:1', 200)).toBe('UNREACHABLE');
+    closeHealthClients();
   });
 });
