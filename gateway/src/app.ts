@@ -8,7 +8,7 @@ import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { AJV_OPTIONS, installErrorHandler } from './errors';
 import { mountGraphql } from './graphql';
-import { externalRoutes } from './routes/external.routes';
+import { externalApi } from './routes/external';
 import { tenantRoutes } from './routes/tenant.routes';
 
 export interface Gateway {
@@ -54,7 +54,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   });
 
   await app.register(tenantRoutes, { clients, auth });
-  await app.register(externalRoutes, { prefix: '/v2/api/external/:apiId', clients, auth });
+  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth });
   const stopGraphql = await mountGraphql(app, config, auth);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };

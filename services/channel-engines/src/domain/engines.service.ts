@@ -18,6 +18,18 @@ export class EnginesService {
     return [...this.drivers.keys()].sort();
   }
 
+  async checkNumber(req: proto.channelEngines.CheckNumberRequest__Output) {
+    const channel = req.channel;
+    if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
+    const driver = this.drivers.get(channel.type);
+    if (!driver?.checkNumber) {
+      throw validation(`Channel kind ${channel.type} cannot check numbers`, [
+        { field: 'validateNumber', message: `not available on ${channel.type} channels` },
+      ], 'ERR_VALIDATE_NUMBER_UNSUPPORTED');
+    }
+    return driver.checkNumber(channel, req.number);
+  }
+
   async deliver(req: proto.channelEngines.DeliverRequest__Output) {
     const channel = req.channel;
     if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);

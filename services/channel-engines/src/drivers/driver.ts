@@ -12,10 +12,17 @@ export interface Delivered {
   providerMessageId: string;
 }
 
+export interface NumberCheck {
+  exists: boolean;
+  networkId: string;
+}
+
 /** One driver per channel kind; each speaks its provider's own HTTP contract. */
 export interface Driver {
   readonly kind: string;
   send(message: Outbound): Promise<Delivered>;
+  /** Whether a number has an account on the network; absent where the provider cannot tell. */
+  checkNumber?(channel: Outbound['channel'], number: string): Promise<NumberCheck>;
 }
 
 export interface DriverSettings {

@@ -88,6 +88,34 @@ beforeAll(async () => {
 afterAll(() => engine.close());
 beforeEach(() => engine.reset());
 
+// ---- EngineADriver.checkNumber -------------------------------------------------------------
+
+describe('EngineADriver.checkNumber', () => {
+  const driver = new EngineADriver({ timeoutMs: 300, engineUrl: () => '' });
+  const check = () => driver.checkNumber(target({ engineUrl: engine.url }), '5511987654321');
+
+  it("asks Baileys' onWhatsApp through POST /contacts/check and reports the answer", async () => {
+    engine.answer(() => ({ status: 200, body: [{ jid: '5511987654321@s.whatsapp.net', exists: true }] }));
+    expect(await check()).toEqual({ exists: true, networkId: '5511987654321@s.whatsapp.net' });
+    expect(engine.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/contacts/check',
+      headers: { authorization: 'Bearer engine-secret' },
+      body: { jids: ['5511987654321@s.whatsapp.net'] },
+    });
+  });
+
+  it('reports a number that is not on the network', async () => {
+    engine.answer(() => ({ status: 200, body: [{ jid: '5511987654321@s.whatsapp.net', exists: false }] }));
+    expect((await check()).exists).toBe(false);
+  });
+
+  it('refuses an answer without exists as a provider failure', async () => {
+    engine.answer(() => ({ status: 200, body: { ok: true } }));
+    expect((await sendError(check())).code).toBe('ERR_PROVIDER_FAILED');
+  });
+});
+
 // ---- EngineADriver -------------------------------------------------------------------------
 
 describe('EngineADriver', () => {

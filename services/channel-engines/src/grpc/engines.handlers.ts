@@ -5,5 +5,6 @@ export function enginesHandlers(svc: EnginesService): AsyncHandlers<ServiceRegis
   return {
     Deliver: (req) => svc.deliver(req),
     ListDrivers: async () => ({ kinds: svc.kinds() }),
+    CheckNumber: (req) => svc.checkNumber(req),
   };
 }

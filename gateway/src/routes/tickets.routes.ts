@@ -1,19 +1,15 @@
 import { validation } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../auth';
+import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ticketRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';
-import { CreateTicketBody, SendMessageBody, TicketIdBody, UpdateTicketBody } from '../schemas/ticket.schemas';
+import { CreateTicketBody, TicketIdBody, UpdateTicketBody } from '../schemas/ticket.schemas';
+import { principalOf, security } from './external';
 
-const principalOf = (req: FastifyRequest): Principal => req.principal!;
-
-/** The external API: `{base_url}/v2/api/external/{apiId}/<operation>`, integration token only. */
-export async function externalRoutes(app: FastifyInstance, { clients, auth }: { clients: Clients; auth: Authenticator }) {
+/** Ticket operations of the external API. */
+export async function ticketRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  r.addHook('onRequest', auth.external);
-  const security = [{ bearer: [] }];
 
   r.post('/createTicket', { schema: { params: ApiParams, body: CreateTicketBody, tags: ['tickets'], security } }, async (req) => {
     const b = req.body;
@@ -65,27 +61,5 @@ export async function externalRoutes(app: FastifyInstance, { clients, auth }: { 
       workflowStatus: b.workflowStatus,
     });
     return { success: true, data: ticketRecord(ticket) };
-  });
-
-  r.post('/sendMessageByTicket', { schema: { params: ApiParams, body: SendMessageBody, tags: ['messages'], security } }, async (req) => {
-    const b = req.body;
-    const sources = (['mediaUrl', 'base64Data'] as const).filter((f) => b[f] !== undefined);
-    if (sources.length > 1) {
-      throw validation('At most one media source per request', sources.map((field) => ({ field, message: 'only one of media, mediaUrl, base64Data' })));
-    }
-    if (sources.length) {
-      throw validation('Media sending is not available in this release', sources.map((field) => ({ field, message: 'not supported yet; send text' })), 'ERR_MEDIA_UNSUPPORTED');
-    }
-    if (!b.body) throw validation('Invalid message', [{ field: 'body', message: 'is required for a text message' }]);
-    const res = await clients.messaging.SendByTicket({
-      tenantId: principalOf(req).tenantId,
-      ticketId: b.ticketId,
-      body: b.body,
-      externalKey: b.externalKey ?? '',
-      reopen: b.reopen ?? false,
-      isClosed: b.isClosed ?? false,
-    });
-    if (res.skipped) return { success: true, idempotent: true, skipped: true, ticketId: res.ticketId };
-    return { success: true, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
   });
 }
