@@ -9,7 +9,11 @@ import type { GatewayConfig } from './config';
 import { AJV_OPTIONS, installErrorHandler } from './errors';
 import { mountGraphql } from './graphql';
 import { externalApi } from './routes/external';
+import { mediaRoutes } from './routes/media.routes';
+import { paymentWebhookRoutes } from './routes/payment-webhooks.routes';
 import { tenantRoutes } from './routes/tenant.routes';
+import { whatsappRoutes } from './routes/whatsapp.routes';
+import type { UploadedFile } from './schemas/message.schemas';
 
 export interface Gateway {
   app: FastifyInstance;
@@ -35,7 +39,15 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
       req.log.warn({ method: req.method, url: req.routeOptions.url, status: reply.statusCode, ms: Math.round(ms) }, 'request');
     }
   });
-  await app.register(multipart, { limits: { fileSize: config.bodyLimitBytes, files: 1 } });
+  // Form fields land in the body as values, so one schema validates JSON and multipart alike.
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fileSize: config.mediaMaxBytes, files: 1, fields: 20 },
+    onFile: async (part) => {
+      const upload: UploadedFile = { data: await part.toBuffer(), mimeType: part.mimetype, fileName: part.filename, truncated: part.file.truncated };
+      (part as unknown as { value: UploadedFile }).value = upload;
+    },
+  });
   await app.register(swagger, {
     openapi: {
       info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
@@ -54,7 +66,10 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   });
 
   await app.register(tenantRoutes, { clients, auth });
-  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth });
+  await app.register(whatsappRoutes, { clients, auth });
+  await app.register(paymentWebhookRoutes, { clients });
+  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes });
+  await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   const stopGraphql = await mountGraphql(app, config, auth);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };

@@ -20,12 +20,109 @@ const bearer = (req: FastifyRequest): string | undefined => {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
+export interface RevocationWatchOptions {
+  /** No message (revocation or heartbeat) for this long: the stream is treated as down. */
+  staleMs: number;
+  firstRetryMs: number;
+  maxRetryMs: number;
+}
+
+export const DEFAULT_WATCH_OPTIONS: RevocationWatchOptions = { staleMs: 3_500, firstRetryMs: 100, maxRetryMs: 5_000 };
+
+export interface RevocationListener {
+  /** The stream delivered its first message: revocations will now arrive as they happen. */
+  onLive(): void;
+  /** The stream broke or fell silent: revocations may be missed until it is live again. */
+  onDown(): void;
+  onRevoked(apiIds: string[]): void;
+}
+
+/**
+ * One WatchRevocations stream to the tenants service for the life of the process, reopened with
+ * backoff when it fails or falls silent (the feed sends heartbeats only while it reads the log).
+ */
+export class RevocationWatch {
+  private stream?: grpc.ClientReadableStream<proto.tenants.RevocationBatch__Output>;
+  private live = false;
+  private closed = false;
+  private retryMs: number;
+  private staleTimer?: NodeJS.Timeout;
+  private retryTimer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly open: () => grpc.ClientReadableStream<proto.tenants.RevocationBatch__Output>,
+    private readonly listener: RevocationListener,
+    private readonly opts: RevocationWatchOptions = DEFAULT_WATCH_OPTIONS,
+  ) {
+    this.retryMs = opts.firstRetryMs;
+  }
+
+  start(): void {
+    if (this.closed || this.stream) return;
+    const stream = this.open();
+    this.stream = stream;
+    // Events of a stream already given up (cancelled, replaced) are ignored.
+    const current = () => this.stream === stream;
+    stream.on('data', (batch: proto.tenants.RevocationBatch__Output) => current() && this.onMessage(batch.apiIds));
+    stream.on('error', () => current() && this.drop());
+    stream.on('end', () => current() && this.drop());
+    this.armStaleTimer();
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.staleTimer);
+    clearTimeout(this.retryTimer);
+    const stream = this.stream;
+    this.stream = undefined;
+    stream?.cancel();
+  }
+
+  private onMessage(apiIds: string[]): void {
+    if (!this.live) {
+      this.live = true;
+      this.retryMs = this.opts.firstRetryMs;
+      this.listener.onLive();
+    }
+    if (apiIds.length) this.listener.onRevoked(apiIds);
+    this.armStaleTimer();
+  }
+
+  private armStaleTimer(): void {
+    clearTimeout(this.staleTimer);
+    this.staleTimer = setTimeout(() => this.drop(), this.opts.staleMs);
+  }
+
+  private drop(): void {
+    clearTimeout(this.staleTimer);
+    const stream = this.stream;
+    this.stream = undefined;
+    stream?.cancel();
+    if (this.live) {
+      this.live = false;
+      this.listener.onDown();
+    }
+    if (this.closed) return;
+    this.retryTimer = setTimeout(() => this.start(), this.retryMs);
+    this.retryMs = Math.min(this.retryMs * 2, this.opts.maxRetryMs);
+  }
+}
+
+/** Integrations whose deletion was seen recently; a resolution of one of them is never cached. */
+const REVOKED_MEMORY_MS = 10 * 60_000;
+
 /**
  * Integration tokens resolved through the tenants service, cached briefly: the gateway resolves a
- * token on every external call.
+ * token on every external call. A cached resolution is trusted only while the revocation stream
+ * is live, so a deleted integration's token stops working at once on every gateway process.
  */
 export class Authenticator {
   private readonly cache: TtlCache<string, Principal>;
+  private readonly revoked = new TtlCache<string, true>(REVOKED_MEMORY_MS, 100_000);
+  private cacheTrusted = false;
+  /** Bumped on every revocation and stream change: a resolution that straddles one is not cached. */
+  private generation = 0;
+  private watch?: RevocationWatch;
 
   constructor(
     private readonly clients: Clients,
@@ -43,11 +140,19 @@ export class Authenticator {
       return reply.code(403).send(envelope('ERR_FORBIDDEN', 'The super-admin token is not an integration token'));
     }
     const apiId = req.params.apiId ?? '';
-    const tokenSha256 = sha256(token);
-    req.principal = await this.cache.getOrLoad(`${apiId}:${tokenSha256}`, () =>
-      this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 }),
-    );
+    req.principal = await this.resolve(apiId, sha256(token));
   };
+
+  private async resolve(apiId: string, tokenSha256: string): Promise<Principal> {
+    const key = `${apiId}:${tokenSha256}`;
+    const cached = this.cacheTrusted ? this.cache.get(key) : undefined;
+    if (cached) return cached;
+    const generation = this.generation;
+    const principal = await this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 });
+    // A revocation can be seen before the deletion it announces is visible to this read.
+    if (this.cacheTrusted && generation === this.generation && !this.revoked.get(principal.apiId)) this.cache.set(key, principal);
+    return principal;
+  }
 
   /** onRequest hook of the tenant API: only the super-admin token; an integration token is 403. */
   superAdmin = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -65,8 +170,35 @@ export class Authenticator {
       : reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Unknown token'));
   };
 
-  /** Drops cached resolutions, e.g. when an integration is deleted. */
-  forget(): void {
+  /**
+   * Deletions are rare, so a revocation empties the whole cache rather than searching it; the
+   * revoked ids are remembered so that a resolution racing the deletion is not cached.
+   */
+  revoke(apiIds: string[]): void {
+    for (const id of apiIds) this.revoked.set(id, true);
+    this.generation++;
     this.cache.clear();
+  }
+
+  /** Opens the revocation stream; until it is live, every call is resolved afresh. */
+  watchRevocations(opts?: RevocationWatchOptions): void {
+    this.watch ??= new RevocationWatch(() => this.clients.tenants.WatchRevocations({}), this.streamListener, opts);
+    this.watch.start();
+  }
+
+  private readonly streamListener: RevocationListener = {
+    onLive: () => this.setTrusted(true),
+    onDown: () => this.setTrusted(false),
+    onRevoked: (apiIds) => this.revoke(apiIds),
+  };
+
+  private setTrusted(trusted: boolean): void {
+    this.generation++;
+    this.cache.clear();
+    this.cacheTrusted = trusted;
+  }
+
+  close(): void {
+    this.watch?.close();
   }
 }

@@ -12,6 +12,9 @@ export interface GatewayConfig {
   rpcDeadlineMs: number;
   sendDeadlineMs: number;
   bodyLimitBytes: number;
+  mediaMaxBytes: number;
+  /** Verifies the media links messaging signs (the same secret on both sides). */
+  mediaUrlSecret: string;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
@@ -40,9 +43,13 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     tokenCacheMs: r.int('TOKEN_CACHE_MS', 5_000),
     rpcDeadlineMs: r.int('RPC_DEADLINE_MS', 5_000),
     sendDeadlineMs: r.int('PROVIDER_TIMEOUT_MS', 10_000) + 5_000,
-    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 20 * 1024 * 1024),
+    // A 16 MiB file sent as base64 is a third larger, plus the other fields.
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 24 * 1024 * 1024),
+    mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
+    mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
   };
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
+  config.mediaUrlSecret ||= config.superAdminToken;
   return config;
 }

@@ -88,6 +88,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
     SUPER_ADMIN_TOKEN: superAdminToken,
+    // Providers fetch stored media through the gateway's signed links.
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
     ...Object.fromEntries(parts.flatMap((p) => [
       [p.addrEnv, `127.0.0.1:${p.grpcPort}`],
       [p.urlEnv, `http://127.0.0.1:${p.graphqlPort}/graphql`],

@@ -2,8 +2,20 @@ import type { proto } from '@convo/kit';
 
 const orNull = <T>(v: T | undefined) => (v === undefined ? null : v);
 
-/** The ticket record of every read (README, "Ticket record"). */
-export const ticketRecord = (t: proto.tickets.Ticket__Output) => ({
+/** The newest message of a ticket, as reads show it. */
+export const lastMessageRecord = (m: proto.messaging.LastMessage__Output) => ({
+  messageId: m.messageId,
+  body: m.body,
+  direction: m.direction,
+  at: m.createdAt,
+});
+export type LastMessageRecord = ReturnType<typeof lastMessageRecord>;
+
+/**
+ * The ticket record (README, "Ticket record"). Reads pass the ticket's last message (null when it
+ * has none); answers of changes leave `lastMessage` out rather than pay a call for it.
+ */
+export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: LastMessageRecord | null) => ({
   id: t.id,
   ticketId: t.id,
   status: t.status,
@@ -23,8 +35,59 @@ export const ticketRecord = (t: proto.tickets.Ticket__Output) => ({
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,
   closedAt: t.closedAt || null,
+  paused: t.paused,
+  pauseReason: t.pauseReason || null,
+  pausedAt: t.pausedAt || null,
+  evaluation: t.evaluation
+    ? {
+        sentAt: t.evaluation.sentAt,
+        messageId: t.evaluation.messageId,
+        answer: t.evaluation.answer || null,
+        answeredAt: t.evaluation.answeredAt || null,
+      }
+    : null,
+  ...(lastMessage === undefined ? {} : { lastMessage }),
 });
 
+/** The message record of every message read (README, "Message record"). */
+export const messageRecord = (m: proto.messaging.Message__Output) => ({
+  messageId: m.messageId,
+  ticketId: m.ticketId,
+  whatsappId: m.channelId,
+  direction: m.direction,
+  body: m.body,
+  status: m.status,
+  mediaUrl: m.mediaUrl || null,
+  mimeType: m.mimeType || null,
+  error: m.error || null,
+  providerMessageId: m.providerMessageId || null,
+  createdAt: m.createdAt,
+  updatedAt: m.updatedAt,
+});
+
+export const noteRecord = (n: proto.tickets.Note__Output) => ({
+  id: n.id,
+  notes: n.notes,
+  ticketId: n.ticketId,
+  userId: orNull(n.userId),
+  idFront: n.idFront || null,
+  createdAt: n.createdAt,
+});
+
+/** `<gateway>CustomerId` and `<gateway>Token` of every stored gateway account, the token masked. */
+const gatewayFields = (t: proto.tenants.Tenant__Output) =>
+  Object.fromEntries(t.gatewayAccounts.flatMap((a) => [[`${a.gateway}CustomerId`, a.customerId], [`${a.gateway}Token`, a.tokenHint]]));
+
+/** `social_aWebhookProxyUrl`, `social_aWebhookProxySecret` (masked) and the same for social_b. */
+const proxyFields = (t: proto.tenants.Tenant__Output) =>
+  Object.fromEntries(
+    ['social_a', 'social_b'].flatMap((channel) => {
+      const p = t.webhookProxies.find((w) => w.channel === channel);
+      return [[`${channel}WebhookProxyUrl`, p?.url || null], [`${channel}WebhookProxySecret`, p?.secretHint || null]];
+    }),
+  );
+
+/** The tenant record of the tenant API; gateway tokens and proxy secrets come back masked (`****abcd`). */
 export const tenantRecord = (t: proto.tenants.Tenant__Output) => ({
   id: t.id,
   name: t.name,
@@ -36,9 +99,36 @@ export const tenantRecord = (t: proto.tenants.Tenant__Output) => ({
   paymentGateway: t.paymentGateway || null,
   gateway_a: t.gatewayAEnabled ? 'enabled' : 'disabled',
   paymentStatus: t.paymentStatus || null,
+  ...gatewayFields(t),
+  supportChatEnabled: t.supportChatEnabled ? 'enabled' : 'disabled',
+  menuVisibility: t.menuVisibility,
+  allowedChannels: t.allowedChannels,
+  channelConnectionLimits: t.channelConnectionLimits,
+  oauthEnabled: t.oauthEnabled,
+  oauthProxyUrl: t.oauthProxyUrl || null,
+  ...proxyFields(t),
   createdAt: t.createdAt,
   updatedAt: t.updatedAt,
 });
+
+/** An API integration; `authToken` only in the answer of tenantApiCreateSession, which generated it. */
+export const apiRecord = (a: proto.tenants.ApiIntegration__Output) => ({
+  apiId: a.apiId,
+  name: a.name,
+  sessionId: a.sessionId,
+  userId: a.userId,
+  tenant: a.tenant,
+  urlServiceStatus: a.urlServiceStatus || null,
+  urlMessageStatus: a.urlMessageStatus || null,
+  ...(a.authToken ? { authToken: a.authToken } : {}),
+  createdAt: a.createdAt,
+});
+
+/** `data.hybrid`: the link as applied, or the seed's error code. */
+export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
+  h.applied
+    ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: orNull(h.linkedChannelId) }
+    : { applied: false, error: h.error };
 
 /** Provider secrets (bmToken, engineToken, pageToken) are never returned. */
 export const channelRecord = (c: proto.tenants.Channel__Output) => ({

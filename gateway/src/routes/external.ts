@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
+import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
+import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
 
 export const principalOf = (req: FastifyRequest): Principal => req.principal!;
@@ -11,8 +13,17 @@ export const security = [{ bearer: [] }];
  * The external API: `{base_url}/v2/api/external/{apiId}/<operation>`, integration token only.
  * Each area registers its routes in its own file.
  */
-export async function externalApi(app: FastifyInstance, deps: { clients: Clients; auth: Authenticator }) {
+export async function externalApi(
+  app: FastifyInstance,
+  deps: { clients: Clients; auth: Authenticator; mediaMaxBytes: number },
+) {
   app.addHook('onRequest', deps.auth.external);
-  await app.register(ticketRoutes, deps);
-  await app.register(messageRoutes, deps);
+  // Only the dependencies go down: the options this plugin was registered with also carry its
+  // `prefix`, which Fastify would apply a second time to each area.
+  const { clients, auth, mediaMaxBytes } = deps;
+  const areaDeps = { clients, auth, mediaMaxBytes };
+  await app.register(ticketRoutes, areaDeps);
+  await app.register(messageRoutes, areaDeps);
+  await app.register(ticketActionRoutes, areaDeps);
+  await app.register(messageReadRoutes, areaDeps);
 }

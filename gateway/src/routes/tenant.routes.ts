@@ -1,36 +1,99 @@
-import { validation } from '@convo/kit';
+import { validation, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
-import { channelRecord, tenantRecord } from '../presenters';
-import { CreateSessionBody, PAYMENT_GATEWAYS, ShowTenantBody, StoreTenantBody } from '../schemas/tenant.schemas';
+import { apiRecord, channelRecord, hybridRecord, tenantRecord } from '../presenters';
+import {
+  CreateApiBody,
+  CreateSessionBody,
+  DeleteApiBody,
+  ListTenantsQuery,
+  PAYMENT_GATEWAYS,
+  ShowTenantBody,
+  StoreTenantBody,
+  UpdateTenantBody,
+} from '../schemas/tenant.schemas';
 
-const optionalInt = (v: unknown, field: string): number | undefined => {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  throw validation('Invalid session', [{ field, message: 'must be an integer' }]);
+/**
+ * A link field as the tenants service takes it: decimal text for numbers, the value itself for
+ * strings, JSON for anything else (reported there as invalid); null is "not given" on create.
+ */
+export const linkValue = (v: unknown, nullAs?: string): string | undefined => {
+  if (v === undefined) return undefined;
+  if (v === null) return nullAs;
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
 };
 
-/** The platform's tenant API: `{base_url}/<operation>`, super-admin token only. */
+/** Store: send only the pair of the chosen gateway. */
+function strayPairs(b: Record<string, unknown>, gw: string) {
+  return PAYMENT_GATEWAYS.filter((g) => g !== gw).flatMap((g) =>
+    [`${g}CustomerId`, `${g}Token`].filter((f) => b[f] !== undefined).map((field) => ({
+      field,
+      message: gw ? `does not belong to ${gw}` : 'needs paymentGateway',
+    })),
+  );
+}
+
+/** Update: every `<gateway>CustomerId`/`<gateway>Token` sent, as pairs (the service checks them). */
+const sentPairs = (b: Record<string, unknown>): proto.tenants.GatewayPair[] =>
+  PAYMENT_GATEWAYS.filter((g) => b[`${g}CustomerId`] !== undefined || b[`${g}Token`] !== undefined).map((gateway) => ({
+    gateway,
+    customerId: b[`${gateway}CustomerId`] as string | undefined,
+    token: b[`${gateway}Token`] as string | undefined,
+  }));
+
+const list = (values: string[] | undefined) => (values === undefined ? undefined : { values });
+
+function updateRequest(b: UpdateTenantBody): proto.tenants.UpdateTenantRequest {
+  return {
+    identity: b.identity,
+    status: b.status,
+    maxUsers: b.maxUsers,
+    maxConnections: b.maxConnections,
+    paymentGateway: b.paymentGateway,
+    gatewayPairs: sentPairs(b),
+    gatewayA: b.gateway_a,
+    supportChatEnabled: b.supportChatEnabled,
+    menuVisibility: list(b.menuVisibility),
+    allowedChannels: list(b.allowedChannels),
+    channelConnectionLimits: b.channelConnectionLimits === undefined ? undefined : { limits: b.channelConnectionLimits },
+    oauthEnabled: b.oauthEnabled,
+    oauthProxyUrl: b.oauthProxyUrl,
+    socialAWebhookProxyUrl: b.social_aWebhookProxyUrl,
+    socialAWebhookProxySecret: b.social_aWebhookProxySecret,
+    socialBWebhookProxyUrl: b.social_bWebhookProxyUrl,
+    socialBWebhookProxySecret: b.social_bWebhookProxySecret,
+  };
+}
+
+/**
+ * The platform's tenant API: `{base_url}/<operation>`, super-admin token only. The tenant API
+ * deletes integrations, so this plugin also keeps the gateway's revocation stream open for the
+ * life of the app (auth.ts).
+ */
 export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { clients: Clients; auth: Authenticator }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.addHook('onRequest', auth.superAdmin);
+  auth.watchRevocations();
+  app.addHook('onClose', async () => auth.close());
   const tags = ['tenant'];
   const security = [{ bearer: [] }];
+
+  r.get('/tenantApiListTenants', { schema: { querystring: ListTenantsQuery, tags, security } }, async (req) => {
+    const q = req.query;
+    const res = await clients.tenants.ListTenants({ page: q.page, limit: q.limit, status: q.status, name: q.name });
+    return {
+      success: true,
+      data: { tenants: res.tenants.map(tenantRecord), page: res.page, limit: res.limit, total: res.total, hasMore: res.hasMore },
+    };
+  });
 
   r.post('/tenantApiStoreTenant', { schema: { body: StoreTenantBody, tags, security } }, async (req) => {
     const b = req.body as StoreTenantBody;
     const gw = b.paymentGateway ?? '';
-    const strays = PAYMENT_GATEWAYS.filter((g) => g !== gw).flatMap((g) =>
-      [`${g}CustomerId`, `${g}Token`].filter((f) => b[f] !== undefined),
-    );
-    if (strays.length) {
-      throw validation(
-        'Send only the credentials of the chosen gateway',
-        strays.map((field) => ({ field, message: gw ? `does not belong to ${gw}` : 'needs paymentGateway' })),
-      );
-    }
+    const strays = strayPairs(b, gw);
+    if (strays.length) throw validation('Send only the credentials of the chosen gateway', strays);
     const res = await clients.tenants.StoreTenant({
       status: b.status,
       name: b.name,
@@ -55,6 +118,11 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
     data: tenantRecord(await clients.tenants.ShowTenant({ id: req.body.id })),
   }));
 
+  r.post('/tenantApiUpdateTenant', { schema: { body: UpdateTenantBody, tags, security } }, async (req) => ({
+    success: true,
+    data: tenantRecord(await clients.tenants.UpdateTenant(updateRequest(req.body as UpdateTenantBody))),
+  }));
+
   r.post('/tenantApiCreateSession', { schema: { body: CreateSessionBody, tags, security } }, async (req) => {
     const b = req.body;
     const res = await clients.tenants.CreateSession({
@@ -65,9 +133,9 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       tokenApi: b.tokenAPI ?? '',
       wabaId: b.wabaId ?? '',
       bmToken: b.bmToken ?? '',
-      hybridMode: b.hybridMode ?? '',
-      linkedChannelId: optionalInt(b.linkedChannelId, 'linkedChannelId'),
-      linkToWhatsappId: optionalInt(b.linkToWhatsappId, 'linkToWhatsappId'),
+      hybridMode: linkValue(b.hybridMode),
+      linkedChannelId: linkValue(b.linkedChannelId),
+      linkToWhatsappId: linkValue(b.linkToWhatsappId),
       engineUrl: b.engineUrl ?? '',
       engineToken: b.engineToken ?? '',
       webhookEnabled: b.webhookEnabled ?? false,
@@ -76,29 +144,34 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       pageId: b.pageId ?? '',
       pageToken: b.pageToken ?? '',
     });
-    const api = res.api!;
     return {
       success: true,
       data: {
         whatsapp: channelRecord(res.whatsapp!),
-        api: {
-          apiId: api.apiId,
-          name: api.name,
-          sessionId: api.sessionId,
-          userId: api.userId,
-          tenant: api.tenant,
-          urlServiceStatus: api.urlServiceStatus || null,
-          urlMessageStatus: api.urlMessageStatus || null,
-          authToken: api.authToken,
-          createdAt: api.createdAt,
-        },
+        api: apiRecord(res.api!),
         ...(res.hybrid?.present ? { hybrid: hybridRecord(res.hybrid) } : {}),
       },
     };
   });
-}
 
-const hybridRecord = (h: { applied: boolean; whatsappId: number; hybridMode: string; linkedChannelId: number; error: string }) =>
-  h.applied
-    ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: h.linkedChannelId }
-    : { applied: false, error: h.error };
+  r.post('/tenantCreateApi', { schema: { body: CreateApiBody, tags, security } }, async (req) => {
+    const b = req.body;
+    const api = await clients.tenants.CreateApi({
+      name: b.name,
+      sessionId: b.sessionId,
+      urlServiceStatus: b.urlServiceStatus ?? '',
+      urlMessageStatus: b.urlMessageStatus ?? '',
+      userId: b.userId,
+      authToken: b.authToken,
+      tenant: b.tenant,
+    });
+    return { success: true, data: { api: apiRecord(api) } };
+  });
+
+  r.post('/tenantDeleteApi', { schema: { body: DeleteApiBody, tags, security } }, async (req) => {
+    const res = await clients.tenants.DeleteApi(req.body);
+    // This process stops trusting its cache for the integration at once; others hear it from the stream.
+    auth.revoke([res.apiId]);
+    return { success: true, data: { apiId: res.apiId, deleted: res.deleted } };
+  });
+}

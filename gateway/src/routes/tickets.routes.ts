@@ -1,21 +1,73 @@
-import { validation } from '@convo/kit';
+import { validation, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
-import { ticketRecord } from '../presenters';
+import { lastMessageRecord, ticketRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';
-import { CreateTicketBody, TicketIdBody, UpdateTicketBody } from '../schemas/ticket.schemas';
+import {
+  CreateTicketBody,
+  ListTicketsQuery,
+  NumberBody,
+  TicketIdBody,
+  UpdateQueueBody,
+  UpdateTicketBody,
+} from '../schemas/ticket.schemas';
 import { principalOf, security } from './external';
 
-/** Ticket operations of the external API. */
+const tags = ['tickets'];
+
+/** The parts of a channel a driver needs, as channel-engines takes them. */
+export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEngines.ChannelTarget => ({
+  id: c.id,
+  tenantId: c.tenantId,
+  type: c.type,
+  engineUrl: c.engineUrl,
+  engineToken: c.engineToken,
+  tokenApi: c.tokenApi,
+  bmToken: c.bmToken,
+  pageId: c.pageId,
+  pageToken: c.pageToken,
+});
+
+/** Ticket records of a read, each with its last message: one messaging call for the whole list. */
+export async function withLastMessages(clients: Clients, tenantId: number, tickets: proto.tickets.Ticket__Output[]) {
+  if (!tickets.length) return [];
+  const { messages } = await clients.messaging.LastMessages({ tenantId, ticketIds: tickets.map((t) => t.id) });
+  const last = new Map(messages.map((m) => [m.ticketId, lastMessageRecord(m)]));
+  return tickets.map((t) => ticketRecord(t, last.get(t.id) ?? null));
+}
+
+const idList = (csv?: string) => (csv ? csv.split(',').map((s) => Number(s.trim())) : []);
+const MAX_INT32 = 2_147_483_647;
+
+/** Ticket operations of the external API: create, read, update. */
 export async function ticketRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.post('/createTicket', { schema: { params: ApiParams, body: CreateTicketBody, tags: ['tickets'], security } }, async (req) => {
+  r.post('/createTicket', { schema: { params: ApiParams, body: CreateTicketBody, tags, security } }, async (req) => {
     const b = req.body;
     const { tenantId, sessionId } = principalOf(req);
     if (!b.number && !(b.email && b.channelId)) {
       throw validation('Invalid ticket', [{ field: 'number', message: 'is required unless email and channelId are sent' }]);
+    }
+    if (!b.number) {
+      // The e-mail variant names its channel: it must be a webmail channel of this tenant
+      // (another tenant's channel is NOT_FOUND, as if absent).
+      const channel = await clients.tenants.GetChannel({ tenantId, channelId: b.channelId! });
+      if (channel.type !== 'webmail') {
+        throw validation('The e-mail variant needs a webmail channel', [
+          { field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` },
+        ], 'ERR_CHANNEL_NOT_WEBMAIL');
+      }
+    } else if (b.validateNumber) {
+      // Asked before anything is written: a number without an account creates nothing.
+      const channel = await clients.tenants.GetChannel({ tenantId, channelId: sessionId });
+      const { exists } = await clients.channelEngines.CheckNumber({ channel: channelTarget(channel), number: b.number.replace(/\D/g, '') });
+      if (!exists) {
+        throw validation('The number has no account on the channel network', [
+          { field: 'number', message: `not on the ${channel.type} network` },
+        ], 'ERR_NUMBER_NOT_ON_NETWORK');
+      }
     }
     const { ticket, created } = await clients.tickets.CreateTicket({
       tenantId,
@@ -40,12 +92,61 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
     };
   });
 
-  r.post('/showTicketById', { schema: { params: ApiParams, body: TicketIdBody, tags: ['tickets'], security } }, async (req) => ({
-    success: true,
-    data: ticketRecord(await clients.tickets.GetTicket({ tenantId: principalOf(req).tenantId, ticketId: req.body.ticketId })),
-  }));
+  r.get('/listTickets', { schema: { params: ApiParams, querystring: ListTicketsQuery, tags, security } }, async (req) => {
+    const q = req.query;
+    const tenantId = principalOf(req).tenantId;
+    const queueIds = idList(q.queuesIds);
+    const channelIds = idList(q.whatsappIds);
+    const tooBig = [
+      ...(queueIds.some((id) => id > MAX_INT32) ? [{ field: 'queuesIds', message: 'ids must be at most 2147483647' }] : []),
+      ...(channelIds.some((id) => id > MAX_INT32) ? [{ field: 'whatsappIds', message: 'ids must be at most 2147483647' }] : []),
+    ];
+    if (tooBig.length) throw validation('Invalid ticket filter', tooBig);
+    const page = await clients.tickets.ListTickets({
+      tenantId,
+      page: q.pageNumber,
+      status: q.status ?? '',
+      search: q.searchParam ?? '',
+      queueIds,
+      channelIds,
+    });
+    return {
+      success: true,
+      data: {
+        tickets: await withLastMessages(clients, tenantId, page.tickets),
+        count: page.count,
+        hasMore: page.hasMore,
+        pageNumber: page.page,
+        pageSize: page.pageSize,
+      },
+    };
+  });
 
-  r.post('/updateticketinfo', { schema: { params: ApiParams, body: UpdateTicketBody, tags: ['tickets'], security } }, async (req) => {
+  r.post('/showticket', { schema: { params: ApiParams, body: NumberBody, tags, security } }, async (req) => {
+    const tenantId = principalOf(req).tenantId;
+    const { tickets } = await clients.tickets.FindContactTickets({ tenantId, number: req.body.number, all: false });
+    const [record] = await withLastMessages(clients, tenantId, tickets);
+    return { success: true, data: record };
+  });
+
+  r.post('/showallticket', { schema: { params: ApiParams, body: NumberBody, tags, security } }, async (req) => {
+    const tenantId = principalOf(req).tenantId;
+    const { tickets } = await clients.tickets.FindContactTickets({ tenantId, number: req.body.number, all: true });
+    return { success: true, data: { tickets: await withLastMessages(clients, tenantId, tickets), count: tickets.length } };
+  });
+
+  r.post('/showTicketById', { schema: { params: ApiParams, body: TicketIdBody, tags, security } }, async (req) => {
+    const tenantId = principalOf(req).tenantId;
+    const ticketId = req.body.ticketId;
+    // Both at once: the last-message read is tenant-filtered, so asking before the ticket is known leaks nothing.
+    const [ticket, { messages }] = await Promise.all([
+      clients.tickets.GetTicket({ tenantId, ticketId }),
+      clients.messaging.LastMessages({ tenantId, ticketIds: [ticketId] }),
+    ]);
+    return { success: true, data: ticketRecord(ticket, messages[0] ? lastMessageRecord(messages[0]) : null) };
+  });
+
+  r.post('/updateticketinfo', { schema: { params: ApiParams, body: UpdateTicketBody, tags, security } }, async (req) => {
     const b = req.body;
     const ticket = await clients.tickets.UpdateTicket({
       tenantId: principalOf(req).tenantId,
@@ -60,6 +161,12 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       llmAssistantStatus: b.llmAssistantStatus,
       workflowStatus: b.workflowStatus,
     });
+    return { success: true, data: ticketRecord(ticket) };
+  });
+
+  r.post('/updatequeue', { schema: { params: ApiParams, body: UpdateQueueBody, tags, security } }, async (req) => {
+    const { ticketId, queueId } = req.body;
+    const ticket = await clients.tickets.SetQueue({ tenantId: principalOf(req).tenantId, ticketId, queueId });
     return { success: true, data: ticketRecord(ticket) };
   });
 }

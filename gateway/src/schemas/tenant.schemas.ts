@@ -18,14 +18,14 @@ export const StoreTenantBody = Type.Object({
   status: StringEnum(['active', 'inactive']),
   name: NonEmpty('Company name', 200),
   maxUsers: Type.Integer({ minimum: 0, description: 'Ignored when planId is given' }),
-  maxConnections: Type.Integer({ minimum: 0, description: 'Ignored when planId is given' }),
+  maxConnections: Type.Integer({ minimum: 0, description: 'Ignored when planId is given; 0 = unlimited' }),
   acceptTerms: Type.Boolean({ description: 'Must be true' }),
   email: Type.String({ format: 'email', maxLength: 254, description: 'Administrator e-mail' }),
   password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters with digits and special characters' }),
   userName: NonEmpty('Administrator full name', 200),
   profile: StringEnum(['admin', 'user']),
   planId: Type.Optional(Id('Plan whose limits override maxUsers and maxConnections')),
-  identity: Type.Optional(Type.String({ maxLength: 32, description: 'Tax id (CPF/CNPJ)' })),
+  identity: Type.Optional(Type.String({ maxLength: 32, description: 'Tax id (CPF/CNPJ); one tenant per identity; the key of tenantApiUpdateTenant' })),
   paymentGateway: Type.Optional(StringEnum(PAYMENT_GATEWAYS)),
   gateway_a: Type.Optional(StringEnum(['enabled'], { description: 'Legacy gateway_a mode flag; sent with gateway_a' })),
   ...gatewayPairs,
@@ -34,7 +34,48 @@ export type StoreTenantBody = Static<typeof StoreTenantBody> & Record<string, un
 
 export const ShowTenantBody = Type.Object({ id: Id('Tenant id') });
 
+export const ListTenantsQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Default 20, at most 100' })),
+  status: Type.Optional(StringEnum(['active', 'inactive'])),
+  name: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive "contains", matched literally' })),
+});
+export type ListTenantsQuery = Static<typeof ListTenantsQuery>;
+
 const optionalUrl = Type.Optional(Type.String({ maxLength: 2048 }));
+const namesList = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64, description }));
+
+export const UpdateTenantBody = Type.Object({
+  identity: Type.String({ minLength: 1, maxLength: 32, description: 'Tax id of the tenant to update' }),
+  status: Type.Optional(StringEnum(['active', 'inactive'])),
+  maxUsers: Type.Optional(Type.Integer({ minimum: 0 })),
+  maxConnections: Type.Optional(Type.Integer({ minimum: 0, description: '0 = unlimited; a plan’s limit wins' })),
+  paymentGateway: Type.Optional(StringEnum([...PAYMENT_GATEWAYS, 'none'], { description: 'none clears the gateway' })),
+  gateway_a: Type.Optional(StringEnum(['enabled', 'disabled'], { description: 'Legacy gateway_a mode' })),
+  ...gatewayPairs,
+  supportChatEnabled: Type.Optional(StringEnum(['enabled', 'disabled'])),
+  menuVisibility: namesList('Groups, MassDispatch, Kanban, Tasks, Api, ChatBot, Reports, Campaigns, PrivateChat, Teams, AllowedChannels'),
+  allowedChannels: namesList('Channel types of the seed; empty = every type'),
+  channelConnectionLimits: Type.Optional(
+    Type.Record(Type.String({ maxLength: 64 }), Type.Integer({ minimum: 0, maximum: 1_000_000 }), {
+      description: 'Per channel type (allowedChannels values); 0 = unlimited; replaces the stored limits',
+    }),
+  ),
+  oauthEnabled: Type.Optional(Type.Boolean()),
+  oauthProxyUrl: optionalUrl,
+  social_aWebhookProxyUrl: optionalUrl,
+  social_aWebhookProxySecret: Type.Optional(Type.String({ maxLength: 1024, description: 'Returned masked' })),
+  social_bWebhookProxyUrl: optionalUrl,
+  social_bWebhookProxySecret: Type.Optional(Type.String({ maxLength: 1024, description: 'Returned masked' })),
+});
+export type UpdateTenantBody = Static<typeof UpdateTenantBody> & Record<string, unknown>;
+
+/**
+ * Link fields are taken as sent: a value that is not a valid id or mode is a `data.hybrid` error,
+ * not a request error, since the channel is created (or edited) regardless.
+ */
+const linkField = (description: string) => Type.Optional(Type.Unknown({ description }));
+
 export const CreateSessionBody = Type.Object({
   tenant: Id('Tenant id'),
   name: NonEmpty('Channel name', 200),
@@ -43,9 +84,9 @@ export const CreateSessionBody = Type.Object({
   tokenAPI: Type.Optional(Type.String({ pattern: '^[0-9]+$', maxLength: 64, description: 'waba: phone-number id, digits only' })),
   wabaId: Type.Optional(Type.String({ maxLength: 64 })),
   bmToken: Type.Optional(Type.String({ maxLength: 1024 })),
-  hybridMode: Type.Optional(Type.String({ maxLength: 32 })),
-  linkedChannelId: Type.Optional(Type.Unknown()),
-  linkToWhatsappId: Type.Optional(Type.Unknown()),
+  hybridMode: linkField('disabled (default), two_numbers or coexistence'),
+  linkedChannelId: linkField('waba: the unofficial channel that becomes the transport'),
+  linkToWhatsappId: linkField('unofficial engine: the waba channel made to point at this one'),
   engineUrl: optionalUrl,
   engineToken: Type.Optional(Type.String({ maxLength: 1024 })),
   webhookEnabled: Type.Optional(Type.Boolean()),
@@ -55,3 +96,44 @@ export const CreateSessionBody = Type.Object({
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
 });
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
+
+export const WhatsappParams = Type.Object({ whatsappId: Id('Channel id') });
+
+export const UpdateWhatsappBody = Type.Object({
+  name: Type.Optional(NonEmpty('Channel name', 200)),
+  status: Type.Optional(StringEnum(['DISCONNECTED', 'CONNECTED'])),
+  hybridMode: linkField('disabled, two_numbers or coexistence (waba only)'),
+  linkedChannelId: linkField('waba: the transport channel; null clears the link'),
+  engineUrl: optionalUrl,
+  engineToken: Type.Optional(Type.String({ maxLength: 1024 })),
+  webhookEnabled: Type.Optional(Type.Boolean()),
+  webhookUrl: optionalUrl,
+  webhookIncoming: Type.Optional(Type.Boolean()),
+  pageId: Type.Optional(Type.String({ maxLength: 64 })),
+  pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
+});
+export type UpdateWhatsappBody = Static<typeof UpdateWhatsappBody>;
+
+const nullableUrl = (description: string) =>
+  Type.Optional(Type.Unsafe<string | null>({ type: ['string', 'null'], maxLength: 2048, description }));
+
+export const CreateApiBody = Type.Object({
+  name: NonEmpty('Integration name', 200),
+  sessionId: Id('A channel of the tenant'),
+  urlServiceStatus: nullableUrl('Channel connection status callbacks'),
+  urlMessageStatus: nullableUrl('Message status callbacks'),
+  userId: Id('A user of the tenant'),
+  authToken: Type.String({ minLength: 32, maxLength: 512, description: 'Bearer token of the new integration (32+ characters); stored hashed' }),
+  tenant: Id('Tenant id'),
+});
+export type CreateApiBody = Static<typeof CreateApiBody>;
+
+export const DeleteApiBody = Type.Object({
+  sessionId: Id(),
+  userId: Id(),
+  tenant: Id(),
+  apiId: Type.String({ format: 'uuid' }),
+});
+export type DeleteApiBody = Static<typeof DeleteApiBody>;
+
+export const PaymentWebhookParams = Type.Object({ gateway: Type.String({ maxLength: 32 }) });

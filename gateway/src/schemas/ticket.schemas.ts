@@ -1,9 +1,15 @@
 import Type, { type Static } from 'typebox';
 import { Id, NonEmpty, NullableId, StringEnum } from './common';
 
+/** A contact number as integrators write it: digits with an optional + and common separators. */
+const Number_ = (description: string) =>
+  Type.String({ minLength: 8, maxLength: 20, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
+/** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
+const IdList = (description: string) => Type.String({ pattern: '^ *[1-9][0-9]{0,9} *(, *[1-9][0-9]{0,9} *)*$', maxLength: 1100, description });
+
 export const CreateTicketBody = Type.Object({
   body: NonEmpty('First message, sent to the contact'),
-  number: Type.Optional(Type.String({ minLength: 8, maxLength: 20, description: 'E.164, with or without +' })),
+  number: Type.Optional(Number_('E.164, with or without +; checked on the network first when validateNumber is true')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'E-mail variant, with channelId' })),
   channelId: Type.Optional(Id('Webmail channel of the e-mail variant')),
   externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -32,15 +38,56 @@ export const UpdateTicketBody = Type.Object({
 });
 export type UpdateTicketBody = Static<typeof UpdateTicketBody>;
 
-export const SendMessageBody = Type.Object({
-  ticketId: Id(),
-  body: Type.Optional(Type.String({ maxLength: 4096, description: 'Text, or the caption of a file' })),
-  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s)' })),
-  reopen: Type.Optional(Type.Boolean({ default: false })),
-  isClosed: Type.Optional(Type.Boolean({ default: false })),
-  mediaUrl: Type.Optional(Type.String({ maxLength: 2048 })),
-  base64Data: Type.Optional(Type.String()),
-  mimeType: Type.Optional(Type.String({ maxLength: 128 })),
-  fileName: Type.Optional(Type.String({ maxLength: 200 })),
+export const ListTicketsQuery = Type.Object({
+  pageNumber: Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: '1-based; pages hold 20 tickets' }),
+  status: Type.Optional(StringEnum(['open', 'pending', 'closed'])),
+  searchParam: Type.Optional(Type.String({ maxLength: 100, description: "Plain text in the contact's name, number or e-mail" })),
+  queuesIds: Type.Optional(IdList('Comma-separated queue ids')),
+  whatsappIds: Type.Optional(IdList('Comma-separated channel ids')),
 });
-export type SendMessageBody = Static<typeof SendMessageBody>;
+export type ListTicketsQuery = Static<typeof ListTicketsQuery>;
+
+export const NumberBody = Type.Object({ number: Number_('Contact number, E.164 with or without +') });
+
+export const UpdateQueueBody = Type.Object({ ticketId: Id(), queueId: Id('A queue of the tenant (GraphQL createQueue)') });
+
+export const AddTagBody = Type.Object({
+  ticketId: Id(),
+  tagId: Type.Optional(Id('A tag of the tenant (GraphQL createTag)')),
+  tagIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: 50, description: 'Several tags at once' })),
+});
+export type AddTagBody = Static<typeof AddTagBody>;
+
+export const RemoveTagBody = Type.Object({ ticketId: Id(), tagId: Id() });
+
+export const CreateNotesBody = Type.Object({
+  notes: NonEmpty('Note text, for agents only', 10_000),
+  ticketId: Id(),
+  userId: Type.Optional(Id('Author')),
+  idFront: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Client key: a repeat answers the same note' })),
+});
+export type CreateNotesBody = Static<typeof CreateNotesBody>;
+
+export const PauseParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 64 }), ticketId: Id() });
+export const PauseStartBody = Type.Object({ pauseReason: NonEmpty('Why the ticket is paused', 500) });
+
+export const SendEvaluationBody = Type.Object({
+  ticketId: Id(),
+  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Deduplicates for 24 hours' })),
+  force: Type.Optional(Type.Boolean({ default: false, description: 'Send again although already sent' })),
+});
+export type SendEvaluationBody = Static<typeof SendEvaluationBody>;
+
+export const ShowAllMessagesBody = Type.Object({
+  ticket: Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'Ticket id as text, e.g. "42"' }),
+});
+
+export const SearchMessagesQuery = Type.Object({
+  ticketId: Id(),
+  searchParam: Type.String({ minLength: 1, maxLength: 200, description: 'Plain text, case-insensitive' }),
+  page: Type.Integer({ minimum: 1, maximum: 100_000, default: 1 }),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+});
+export type SearchMessagesQuery = Static<typeof SearchMessagesQuery>;
+
+export const MessageIdQuery = Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 64 }) });

@@ -1,5 +1,8 @@
 import { buildSubgraph, type SubgraphTypes, createClient, type EnvReader, type ServiceSpec } from '@convo/kit';
-import { MessagesRepository } from './db/messages.repository';
+import { MessageReadRepository, MessagesRepository } from './db/messages.repository';
+import { GridFsMediaStore } from './db/media.store';
+import { MediaService, type MediaSettings } from './domain/media.service';
+import { ReadService } from './domain/read.service';
 import { SendService } from './domain/send.service';
 import { messagingHandlers } from './grpc/messaging.handlers';
 import { MessageResolver, TicketMessagesResolver, toGraphMessage } from './graphql/message.resolver';
@@ -16,6 +19,7 @@ export interface MessagingConfig {
   enginesAddr: string;
   providerDeadlineMs: number;
   channelCacheMs: number;
+  media: MediaSettings;
 }
 
 export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
@@ -25,6 +29,15 @@ export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
   // Above the engines' own provider timeout, so that their clear error arrives first.
   providerDeadlineMs: env.int('PROVIDER_TIMEOUT_MS', 10_000) + 2_000,
   channelCacheMs: env.int('CHANNEL_CACHE_MS', 5_000),
+  media: {
+    maxBytes: env.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
+    publicBaseUrl: env.str('PUBLIC_BASE_URL', 'http://127.0.0.1:8080'),
+    // Signed with the platform secret unless a dedicated one is set; the gateway verifies with the same.
+    linkSecret: env.str('MEDIA_URL_SECRET', '') || env.str('SUPER_ADMIN_TOKEN', ''),
+    linkTtlSeconds: env.int('MEDIA_LINK_TTL_SECONDS', 24 * 60 * 60),
+    fetchConnectTimeoutMs: env.int('MEDIA_FETCH_CONNECT_TIMEOUT_MS', 5_000),
+    fetchTotalTimeoutMs: env.int('MEDIA_FETCH_TIMEOUT_MS', 30_000),
+  },
 });
 
 export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
@@ -43,6 +56,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
         tenants: createClient('tenants', config.tenantsAddr),
         engines: createClient('channelEngines', config.enginesAddr),
       },
+      new MediaService(new GridFsMediaStore(db), config.media),
       log,
       config.providerDeadlineMs,
       config.channelCacheMs,
@@ -62,6 +76,9 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
         Ticket: (ref) => ({ id: Number(ref.id) }),
       },
     });
-    return { handlers: messagingHandlers(send), schema };
+    const reads = new MessageReadRepository(db);
+    await reads.init();
+    const read = new ReadService(reads, createClient('tickets', config.ticketsAddr));
+    return { handlers: messagingHandlers(send, read), schema };
   },
 };

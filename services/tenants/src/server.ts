@@ -1,5 +1,16 @@
-import { buildSubgraph, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
+import { buildSubgraph, type EnvReader, type ServiceSpec, type SubgraphTypes } from '@convo/kit';
+import type { Connection } from 'mongoose';
+import { ApisRepository } from './db/apis.repository';
+import { ChannelsRepository } from './db/channels.repository';
+import { registerModels } from './db/models';
 import { TenantsRepository } from './db/tenants.repository';
+import { PAYMENT_GATEWAYS } from './domain/catalog';
+import { ChannelsService } from './domain/channels.service';
+import { IntegrationsService } from './domain/integrations.service';
+import type { WebhookSecrets } from './domain/payment-webhooks';
+import { PaymentsService } from './domain/payments.service';
+import { PlansService } from './domain/plans.service';
+import { DEFAULT_FEED_OPTIONS, RevocationFeed, type RevocationFeedOptions } from './domain/revocations';
 import { TenantsService } from './domain/tenants.service';
 import { tenantsHandlers } from './grpc/tenants.handlers';
 import { channelReference } from './graphql/channel.reference';
@@ -8,30 +19,69 @@ import { tenantReference } from './graphql/tenant.reference';
 import { TenantResolver } from './graphql/tenant.resolver';
 import { Tenant } from './graphql/tenant.type';
 
+export interface TenantsConfig {
+  /** `SEED_DEV_PLANS=true`: create the development plans when the installation has none. */
+  seedDevPlans: boolean;
+  /** `PAYMENT_WEBHOOK_SECRET_GATEWAY_A` … `_D`; a gateway without one answers 503. */
+  paymentWebhookSecrets: WebhookSecrets;
+  revocationFeed: RevocationFeedOptions;
+}
+
+export function readTenantsConfig(env: EnvReader): TenantsConfig {
+  return {
+    seedDevPlans: env.str('SEED_DEV_PLANS', '') === 'true',
+    paymentWebhookSecrets: Object.fromEntries(
+      PAYMENT_GATEWAYS.map((gw) => [gw, env.str(`PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`, '')]),
+    ),
+    revocationFeed: DEFAULT_FEED_OPTIONS,
+  };
+}
+
 export const subgraphTypes: SubgraphTypes = {
   resolvers: [TenantResolver],
   orphanedTypes: [Channel, Tenant],
 };
 
-export async function buildTenantsSubgraph(repo: TenantsRepository) {
-  const resolver = new TenantResolver(repo);
-  return buildSubgraph({
-    ...subgraphTypes,
-    container: { get: () => resolver },
-    references: { Tenant: tenantReference(repo), Channel: channelReference(repo) },
-  });
+export function createRepositories(db: Connection) {
+  const models = registerModels(db);
+  return {
+    models,
+    tenants: new TenantsRepository(db, models),
+    channels: new ChannelsRepository(models),
+    apis: new ApisRepository(models),
+  };
 }
 
-export const tenantsService: ServiceSpec<'tenants', Record<string, never>> = {
+export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
   name: 'tenants',
   grpc: 'tenants',
   database: 'convo_tenants',
   ports: { grpc: 50055, graphql: 4005 },
-  config: () => ({}),
-  async create({ db }) {
-    const repo = new TenantsRepository(db);
-    await repo.init();
-    const { schema } = await buildTenantsSubgraph(repo);
-    return { handlers: tenantsHandlers(new TenantsService(repo)), schema };
+  config: readTenantsConfig,
+  async create({ db, log, config }) {
+    const repos = createRepositories(db);
+    await Promise.all(Object.values(repos.models).map((m) => m.createIndexes()));
+    const plans = new PlansService(repos.tenants);
+    if (config.seedDevPlans) {
+      const seeded = await plans.seedDevPlans();
+      if (seeded.length) log.info({ plans: seeded.map((p) => p.name) }, 'seeded development plans');
+    }
+    const revocations = new RevocationFeed(repos.apis, log, config.revocationFeed);
+    await revocations.start();
+
+    const resolver = new TenantResolver(repos.tenants, repos.channels, plans);
+    const { schema } = await buildSubgraph({
+      ...subgraphTypes,
+      container: { get: () => resolver },
+      references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
+    });
+    const handlers = tenantsHandlers({
+      tenants: new TenantsService(repos.tenants),
+      channels: new ChannelsService(repos.tenants, repos.channels, repos.apis),
+      integrations: new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations),
+      payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
+      revocations,
+    });
+    return { handlers, schema, close: async () => revocations.stop() };
   },
 };

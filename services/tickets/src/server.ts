@@ -1,21 +1,28 @@
 import { buildSubgraph, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
 import { TicketsRepository } from './db/tickets.repository';
+import { CatalogService } from './domain/catalog.service';
+import { EvaluationService } from './domain/evaluation.service';
+import { NotesService } from './domain/notes.service';
 import { TicketsService } from './domain/tickets.service';
 import { ticketsHandlers } from './grpc/tickets.handlers';
+import { CatalogResolver } from './graphql/catalog.resolver';
 import { ticketReference } from './graphql/ticket.reference';
 import { TicketResolver } from './graphql/ticket.resolver';
 import { ChannelRef } from './graphql/ticket.type';
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TicketResolver],
+  resolvers: [TicketResolver, CatalogResolver],
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsRepository) {
-  const resolver = new TicketResolver(repo);
+export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService) {
+  const resolvers = new Map<unknown, unknown>([
+    [TicketResolver, new TicketResolver(repo)],
+    [CatalogResolver, new CatalogResolver(catalog)],
+  ]);
   return buildSubgraph({
     ...subgraphTypes,
-    container: { get: () => resolver },
+    container: { get: (cls) => resolvers.get(cls) },
     references: { Ticket: ticketReference(repo) },
   });
 }
@@ -29,7 +36,13 @@ export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
   async create({ db }) {
     const repo = new TicketsRepository(db);
     await repo.init();
-    const { schema } = await buildTicketsSubgraph(repo);
-    return { handlers: ticketsHandlers(new TicketsService(repo)), schema };
+    const catalog = new CatalogService(repo);
+    const { schema } = await buildTicketsSubgraph(repo, catalog);
+    const handlers = ticketsHandlers({
+      tickets: new TicketsService(repo, catalog),
+      notes: new NotesService(repo),
+      evaluations: new EvaluationService(repo),
+    });
+    return { handlers, schema };
   },
 };

@@ -13,8 +13,11 @@ export interface MessageDoc {
   status: MessageStatus;
   providerMessageId: string;
   error: string;
+  /** The caller's mediaUrl, when the file came from one. */
   mediaUrl: string;
+  mediaId: string;
   mimeType: string;
+  fileName: string;
   externalKey: string;
   createdAt: Date;
   updatedAt: Date;
@@ -43,7 +46,9 @@ export function registerModels(conn: Connection) {
       providerMessageId: { type: String, default: '' },
       error: { type: String, default: '' },
       mediaUrl: { type: String, default: '' },
+      mediaId: { type: String, default: '' },
       mimeType: { type: String, default: '' },
+      fileName: { type: String, default: '' },
       externalKey: { type: String, default: '' },
       createdAt: Date,
       updatedAt: Date,

@@ -2,6 +2,7 @@ import { conflict, notFound, TtlCache, validation, type Logger, type ServiceClie
 import { randomUUID } from 'node:crypto';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
+import type { MediaService, ResolvedMedia } from './media.service';
 
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
@@ -19,6 +20,7 @@ export class SendService {
   constructor(
     private readonly repo: MessagesRepository,
     private readonly peers: Peers,
+    private readonly media: MediaService,
     private readonly log: Logger,
     private readonly providerDeadlineMs: number,
     channelCacheMs = 5_000,
@@ -27,8 +29,8 @@ export class SendService {
   }
 
   async sendByTicket(req: proto.messaging.SendByTicketRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
-    const media = req.media?.url ? req.media : undefined;
-    if (!req.body && !media) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
+    const hasMedia = !!(req.media?.url || req.media?.data.length);
+    if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
 
     const messageId = randomUUID();
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
@@ -38,11 +40,12 @@ export class SendService {
 
     let ticket: proto.tickets.Ticket__Output;
     let channel: proto.tenants.Channel__Output;
+    let media: ResolvedMedia | undefined;
     try {
+      // Everything that can refuse the send happens before the ticket changes or anything is sent.
       ticket = await this.peers.tickets.GetTicket({ tenantId: req.tenantId, ticketId: req.ticketId });
-      if (ticket.status === 'closed') {
-        if (!req.reopen) throw conflict('ERR_TICKET_CLOSED', 'Ticket is closed; send with reopen: true to reopen it');
-        ticket = await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: req.ticketId, status: 'open' });
+      if (ticket.status === 'closed' && !req.reopen) {
+        throw conflict('ERR_TICKET_CLOSED', 'Ticket is closed; send with reopen: true to reopen it');
       }
       const { tenantId } = req;
       const { channelId } = ticket;
@@ -50,6 +53,10 @@ export class SendService {
         this.peers.tenants.GetChannel({ tenantId, channelId }),
       );
       if (!ticket.contact?.number) throw notFound('contact', 'The ticket has no contact to write to');
+      if (hasMedia) media = await this.media.resolve(tenantId, req.media!);
+      if (ticket.status === 'closed') {
+        ticket = await this.peers.tickets.UpdateTicket({ tenantId, ticketId: req.ticketId, status: 'open' });
+      }
     } catch (err) {
       // Nothing was sent: free the key so that a corrected retry goes through.
       if (keyId) await this.repo.releaseKey(keyId, messageId);
@@ -67,8 +74,10 @@ export class SendService {
       status: 'pending',
       providerMessageId: '',
       error: '',
-      mediaUrl: media?.url ?? '',
+      mediaUrl: media?.sourceUrl ?? '',
+      mediaId: media?.mediaId ?? '',
       mimeType: media?.mimeType ?? '',
+      fileName: media?.fileName ?? '',
       externalKey: req.externalKey,
       createdAt: now,
       updatedAt: now,
@@ -88,8 +97,8 @@ export class SendService {
             pageId: channel.pageId,
             pageToken: channel.pageToken,
           },
-          to: ticket.contact.number,
-          content: { text: req.body, mediaUrl: media?.url ?? '', mimeType: media?.mimeType ?? '', fileName: media?.fileName ?? '' },
+          to: ticket.contact!.number,
+          content: { text: req.body, mediaUrl: media?.link ?? '', mimeType: media?.mimeType ?? '', fileName: media?.fileName ?? '' },
           reference: messageId,
         },
         { deadlineMs: this.providerDeadlineMs },
@@ -104,6 +113,10 @@ export class SendService {
       await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: ticket.id, status: 'closed' });
     }
     return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
+  }
+
+  async getMedia(mediaId: string) {
+    return this.media.get(mediaId);
   }
 
   async getMessage(tenantId: number, messageId: string) {

@@ -1,9 +1,14 @@
 import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { ReadService } from '../domain/read.service';
 import type { SendService } from '../domain/send.service';
 
-export function messagingHandlers(svc: SendService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
+export function messagingHandlers(svc: SendService, read: ReadService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
   return {
     SendByTicket: (req) => svc.sendByTicket(req),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
+    GetMedia: (req) => svc.getMedia(req.mediaId),
+    ListTicketMessages: (req) => read.listTicketMessages(req),
+    SearchMessages: (req) => read.searchMessages(req),
+    LastMessages: (req) => read.lastMessages(req),
   };
 }

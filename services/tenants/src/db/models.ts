@@ -1,5 +1,15 @@
 import { Schema, type Connection } from 'mongoose';
 
+export interface GatewayAccountDoc {
+  customerId: string;
+  token: string;
+}
+
+export interface WebhookProxyDoc {
+  url: string;
+  secret: string;
+}
+
 export interface TenantDoc {
   _id: number;
   name: string;
@@ -10,8 +20,17 @@ export interface TenantDoc {
   planId?: number;
   paymentGateway: string;
   gatewayAEnabled: boolean;
-  gatewayCredentials: Record<string, { customerId: string; token: string }>;
+  /** Per gateway; kept when the tenant switches gateways, so switching back needs no new pair. */
+  gatewayCredentials: Record<string, GatewayAccountDoc>;
   paymentStatus: string;
+  supportChatEnabled: boolean;
+  menuVisibility: string[];
+  allowedChannels: string[];
+  /** Keyed by limit key (README, "Tenant API"); 0 = unlimited. */
+  channelConnectionLimits: Record<string, number>;
+  oauthEnabled: boolean;
+  oauthProxyUrl: string;
+  webhookProxies: Record<string, WebhookProxyDoc>;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -32,6 +51,8 @@ export interface PlanDoc {
   maxUsers: number;
   maxConnections: number;
   features: string[];
+  /** Empty: the plan does not restrict channel types. */
+  allowedChannels: string[];
   createdAt: Date;
 }
 
@@ -41,6 +62,8 @@ export interface ChannelDoc {
   name: string;
   status: 'DISCONNECTED' | 'CONNECTED';
   type: string;
+  /** The channelConnectionLimits key the channel counts under. */
+  channelKind: string;
   tokenAPI: string;
   wabaId: string;
   bmToken: string;
@@ -69,9 +92,61 @@ export interface ApiIntegrationDoc {
   createdAt: Date;
 }
 
+// Claims: documents whose only job is a unique `_id`. FerretDB has no transactions and applies
+// findOneAndUpdate as read-then-write, so "only one may have X" is an insert that fails with a
+// duplicate key for everyone but the first, on every replica.
+
+/** `_id`: the normalised tax id. One tenant per identity, since updates are keyed by it. */
+export interface IdentityClaimDoc {
+  _id: string;
+  tenantId: number;
+}
+
+/** `_id`: `<gateway>:<customerId>`. Webhooks find the tenant through it. */
+export interface CustomerClaimDoc {
+  _id: string;
+  tenantId: number;
+}
+
+/** `_id`: `<gateway>:<eventId>`. A gateway's event is applied once. */
+export interface PaymentEventDoc {
+  _id: string;
+  tenantId: number;
+  status: string;
+  receivedAt: Date;
+}
+
+/** `_id`: `<tenantId>:<limit key or "all">:<n>`, n = 1..limit. One per counted channel. */
+export interface SlotClaimDoc {
+  _id: string;
+  tenantId: number;
+  channelId: number;
+}
+
+/** `_id`: `waba:<channelId>` or `transport:<channelId>`; a link holds one of each. */
+export interface LinkClaimDoc {
+  _id: string;
+  tenantId: number;
+  wabaId: number;
+  transportId: number;
+  createdAt: Date;
+}
+
+/** `_id`: the deleted integration's apiId. Read by every replica's revocation feed. */
+export interface RevocationDoc {
+  _id: string;
+  tenantId: number;
+  createdAt: Date;
+}
+
+export interface SeedClaimDoc {
+  _id: string;
+  createdAt: Date;
+}
+
 const opts = { versionKey: false as const, timestamps: false };
 
-export function registerModels(conn: Connection) {
+function tenantSchema() {
   const tenant = new Schema<TenantDoc>(
     {
       _id: Number,
@@ -85,14 +160,24 @@ export function registerModels(conn: Connection) {
       gatewayAEnabled: { type: Boolean, default: false },
       gatewayCredentials: { type: Schema.Types.Mixed, default: {} },
       paymentStatus: { type: String, default: '' },
+      supportChatEnabled: { type: Boolean, default: false },
+      menuVisibility: { type: [String], default: [] },
+      allowedChannels: { type: [String], default: [] },
+      channelConnectionLimits: { type: Schema.Types.Mixed, default: {} },
+      oauthEnabled: { type: Boolean, default: false },
+      oauthProxyUrl: { type: String, default: '' },
+      webhookProxies: { type: Schema.Types.Mixed, default: {} },
       createdAt: Date,
       updatedAt: Date,
     },
-    opts,
+    { ...opts, minimize: false },
   );
-  tenant.index({ identity: 1 });
+  // Listing filters on status (equality) and pages by id.
   tenant.index({ status: 1, _id: 1 });
+  return tenant;
+}
 
+function userSchema() {
   const user = new Schema<UserDoc>(
     {
       _id: Number,
@@ -106,13 +191,11 @@ export function registerModels(conn: Connection) {
     opts,
   );
   user.index({ email: 1 }, { unique: true });
-  user.index({ tenantId: 1 });
+  user.index({ tenantId: 1, profile: 1, _id: 1 });
+  return user;
+}
 
-  const plan = new Schema<PlanDoc>(
-    { _id: Number, name: String, maxUsers: Number, maxConnections: Number, features: [String], createdAt: Date },
-    opts,
-  );
-
+function channelSchema() {
   const channel = new Schema<ChannelDoc>(
     {
       _id: Number,
@@ -120,6 +203,7 @@ export function registerModels(conn: Connection) {
       name: String,
       status: String,
       type: String,
+      channelKind: { type: String, default: '' },
       tokenAPI: { type: String, default: '' },
       wabaId: { type: String, default: '' },
       bmToken: { type: String, default: '' },
@@ -138,7 +222,12 @@ export function registerModels(conn: Connection) {
     opts,
   );
   channel.index({ tenantId: 1, _id: 1 });
+  // Per-type connection counts.
+  channel.index({ tenantId: 1, channelKind: 1 });
+  return channel;
+}
 
+function apiSchema() {
   const api = new Schema<ApiIntegrationDoc>(
     {
       _id: String,
@@ -155,13 +244,41 @@ export function registerModels(conn: Connection) {
   );
   api.index({ tokenHash: 1 }, { unique: true });
   api.index({ tenantId: 1 });
+  return api;
+}
+
+const claimSchema = <T>(fields: Record<string, unknown>) => new Schema<T>({ _id: String, ...fields }, opts);
+
+export function registerModels(conn: Connection) {
+  const plan = new Schema<PlanDoc>(
+    { _id: Number, name: String, maxUsers: Number, maxConnections: Number, features: [String], allowedChannels: [String], createdAt: Date },
+    opts,
+  );
+  const revocation = claimSchema<RevocationDoc>({ tenantId: Number, createdAt: Date });
+  // Each replica reads the recent revocations a few times a second.
+  revocation.index({ createdAt: 1 });
 
   return {
-    Tenant: conn.model<TenantDoc>('Tenant', tenant, 'tenants'),
-    User: conn.model<UserDoc>('User', user, 'users'),
+    Tenant: conn.model<TenantDoc>('Tenant', tenantSchema(), 'tenants'),
+    User: conn.model<UserDoc>('User', userSchema(), 'users'),
     Plan: conn.model<PlanDoc>('Plan', plan, 'plans'),
-    Channel: conn.model<ChannelDoc>('Channel', channel, 'channels'),
-    Api: conn.model<ApiIntegrationDoc>('ApiIntegration', api, 'api_integrations'),
+    Channel: conn.model<ChannelDoc>('Channel', channelSchema(), 'channels'),
+    Api: conn.model<ApiIntegrationDoc>('ApiIntegration', apiSchema(), 'api_integrations'),
+    IdentityClaim: conn.model<IdentityClaimDoc>('IdentityClaim', claimSchema({ tenantId: Number }), 'tenant_identities'),
+    CustomerClaim: conn.model<CustomerClaimDoc>('CustomerClaim', claimSchema({ tenantId: Number }), 'payment_customers'),
+    PaymentEvent: conn.model<PaymentEventDoc>(
+      'PaymentEvent',
+      claimSchema({ tenantId: Number, status: String, receivedAt: Date }),
+      'payment_events',
+    ),
+    SlotClaim: conn.model<SlotClaimDoc>('SlotClaim', claimSchema({ tenantId: Number, channelId: Number }), 'channel_slots'),
+    LinkClaim: conn.model<LinkClaimDoc>(
+      'LinkClaim',
+      claimSchema({ tenantId: Number, wabaId: Number, transportId: Number, createdAt: Date }),
+      'link_claims',
+    ),
+    Revocation: conn.model<RevocationDoc>('Revocation', revocation, 'api_revocations'),
+    SeedClaim: conn.model<SeedClaimDoc>('SeedClaim', claimSchema({ createdAt: Date }), 'seed_claims'),
   };
 }
 

@@ -1,22 +1,40 @@
-import { nextSequence } from '@convo/kit';
+import { isDuplicateKey, nextSequence } from '@convo/kit';
 import type { Connection } from 'mongoose';
-import { registerModels, type ApiIntegrationDoc, type ChannelDoc, type Models, type PlanDoc, type TenantDoc, type UserDoc } from './models';
+import type { Models, PlanDoc, TenantDoc, UserDoc } from './models';
 
-/** Every query of the tenants service, one method each; all filter on an indexed key. */
+export type SequenceKind = 'tenant' | 'user' | 'plan' | 'channel';
+
+/** Literal text inside a regular expression: a name filter never becomes a pattern. */
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+export interface TenantFilter {
+  status?: TenantDoc['status'];
+  name?: string;
+}
+
+/** Inserts a claim document; false when another request already holds it. */
+export async function claim(insert: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await insert();
+    return true;
+  } catch (err) {
+    if (isDuplicateKey(err)) return false;
+    throw err;
+  }
+}
+
+/** Tenants, their users and plans, and the claims that keep identities and gateway customers unique. */
 export class TenantsRepository {
-  readonly models: Models;
+  constructor(
+    private readonly conn: Connection,
+    private readonly models: Models,
+  ) {}
 
-  constructor(private readonly conn: Connection) {
-    this.models = registerModels(conn);
-  }
-
-  async init(): Promise<void> {
-    await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
-  }
-
-  nextId(kind: 'tenant' | 'user' | 'plan' | 'channel'): Promise<number> {
+  nextId(kind: SequenceKind): Promise<number> {
     return nextSequence(this.conn, kind);
   }
+
+  // ---- plans
 
   findPlan(id: number) {
     return this.models.Plan.findById(id).lean<PlanDoc>().exec();
@@ -26,17 +44,39 @@ export class TenantsRepository {
     return this.models.Plan.find().sort({ _id: 1 }).lean<PlanDoc[]>().exec();
   }
 
+  async hasPlans(): Promise<boolean> {
+    return (await this.models.Plan.findOne().select({ _id: 1 }).lean().exec()) !== null;
+  }
+
   async insertPlan(plan: PlanDoc): Promise<PlanDoc> {
     await this.models.Plan.create(plan);
     return plan;
   }
 
+  claimSeed(name: string): Promise<boolean> {
+    return claim(() => this.models.SeedClaim.create({ _id: name, createdAt: new Date() }));
+  }
+
+  // ---- tenants
+
   findTenant(id: number) {
     return this.models.Tenant.findById(id).lean<TenantDoc>().exec();
   }
 
-  listTenants(limit: number) {
-    return this.models.Tenant.find().sort({ _id: 1 }).limit(limit).lean<TenantDoc[]>().exec();
+  /** Status is an indexed equality; the name filter is a case-insensitive literal match. */
+  private tenantQuery(filter: TenantFilter) {
+    return {
+      ...(filter.status ? { status: filter.status } : {}),
+      ...(filter.name ? { name: { $regex: escapeRegex(filter.name), $options: 'i' } } : {}),
+    };
+  }
+
+  pageTenants(filter: TenantFilter, skip: number, limit: number) {
+    return this.models.Tenant.find(this.tenantQuery(filter)).sort({ _id: 1 }).skip(skip).limit(limit).lean<TenantDoc[]>().exec();
+  }
+
+  countTenants(filter: TenantFilter): Promise<number> {
+    return this.models.Tenant.countDocuments(this.tenantQuery(filter)).exec();
   }
 
   async insertTenant(tenant: TenantDoc): Promise<void> {
@@ -47,8 +87,60 @@ export class TenantsRepository {
     await this.models.Tenant.deleteOne({ _id: id }).exec();
   }
 
+  /** Sets the given fields and answers the stored tenant. */
+  updateTenant(id: number, set: Record<string, unknown>) {
+    return this.models.Tenant.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<TenantDoc>().exec();
+  }
+
+  async setPaymentStatus(id: number, paymentStatus: string): Promise<void> {
+    await this.models.Tenant.updateOne({ _id: id }, { $set: { paymentStatus, updatedAt: new Date() } }).exec();
+  }
+
+  // ---- identity claims
+
+  claimIdentity(key: string, tenantId: number): Promise<boolean> {
+    return claim(() => this.models.IdentityClaim.create({ _id: key, tenantId }));
+  }
+
+  async releaseIdentity(key: string): Promise<void> {
+    await this.models.IdentityClaim.deleteOne({ _id: key }).exec();
+  }
+
+  async tenantIdByIdentity(key: string): Promise<number | undefined> {
+    return (await this.models.IdentityClaim.findById(key).lean().exec())?.tenantId;
+  }
+
+  // ---- payment gateway customers and events
+
+  claimCustomer(key: string, tenantId: number): Promise<boolean> {
+    return claim(() => this.models.CustomerClaim.create({ _id: key, tenantId }));
+  }
+
+  async tenantIdByCustomer(key: string): Promise<number | undefined> {
+    return (await this.models.CustomerClaim.findById(key).lean().exec())?.tenantId;
+  }
+
+  /** Releases a customer claim only if this tenant holds it. */
+  async releaseCustomer(key: string, tenantId: number): Promise<void> {
+    await this.models.CustomerClaim.deleteOne({ _id: key, tenantId }).exec();
+  }
+
+  claimPaymentEvent(key: string, tenantId: number, status: string): Promise<boolean> {
+    return claim(() => this.models.PaymentEvent.create({ _id: key, tenantId, status, receivedAt: new Date() }));
+  }
+
+  async releasePaymentEvent(key: string): Promise<void> {
+    await this.models.PaymentEvent.deleteOne({ _id: key }).exec();
+  }
+
+  // ---- users
+
   findUserByEmail(email: string) {
     return this.models.User.findOne({ email }).lean<UserDoc>().exec();
+  }
+
+  findUser(tenantId: number, id: number) {
+    return this.models.User.findOne({ _id: id, tenantId }).lean<UserDoc>().exec();
   }
 
   async insertUser(user: UserDoc): Promise<void> {
@@ -57,33 +149,5 @@ export class TenantsRepository {
 
   findTenantAdmin(tenantId: number) {
     return this.models.User.findOne({ tenantId, profile: 'admin' }).sort({ _id: 1 }).lean<UserDoc>().exec();
-  }
-
-  async deleteChannel(id: number): Promise<void> {
-    await this.models.Channel.deleteOne({ _id: id }).exec();
-  }
-
-  findChannel(tenantId: number, id: number) {
-    return this.models.Channel.findOne({ _id: id, tenantId }).lean<ChannelDoc>().exec();
-  }
-
-  findChannelById(id: number) {
-    return this.models.Channel.findById(id).lean<ChannelDoc>().exec();
-  }
-
-  listChannels(tenantId: number) {
-    return this.models.Channel.find({ tenantId }).sort({ _id: 1 }).lean<ChannelDoc[]>().exec();
-  }
-
-  async insertChannel(channel: ChannelDoc): Promise<void> {
-    await this.models.Channel.create(channel);
-  }
-
-  findApiByTokenHash(tokenHash: string) {
-    return this.models.Api.findOne({ tokenHash }).lean<ApiIntegrationDoc>().exec();
-  }
-
-  async insertApi(api: ApiIntegrationDoc): Promise<void> {
-    await this.models.Api.create(api);
   }
 }

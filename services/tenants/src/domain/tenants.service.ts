@@ -1,76 +1,83 @@
-import { forbidden, isDuplicateKey, notFound, unauthenticated, validation, type FieldIssue, type proto } from '@convo/kit';
+import { conflict, isDuplicateKey, notFound, validation, type proto } from '@convo/kit';
+import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
-import type { ChannelDoc, TenantDoc, UserDoc } from '../db/models';
+import { isOneOf, PAYMENT_GATEWAYS, PROFILES, TENANT_STATUSES } from './catalog';
+import { withCompensation, type Compensation } from './compensation';
 import { hashPassword, passwordProblems } from './passwords';
-import { newApiId, newApiToken, sha256 } from './tokens';
+import { toTenant, toUser } from './records';
+import { customerKey, identityKey, planTenantUpdate } from './tenant-update';
+import { Issues } from './validation';
 
-export const TENANT_STATUSES = ['active', 'inactive'] as const;
-export const PROFILES = ['admin', 'user'] as const;
-export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
-export const CHANNEL_STATUSES = ['DISCONNECTED', 'CONNECTED'] as const;
-export const ENGINE_TYPES = ['whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h'] as const;
-/** The seed's session types, the social channels (CONVENTIONS.md) and the other channel kinds of the product. */
-export const CHANNEL_TYPES = [...ENGINE_TYPES, 'waba', 'social_a', 'social_b', 'webchat', 'marketplace', 'webmail'] as const;
+export const LIST_DEFAULT_LIMIT = 20;
+export const LIST_MAX_LIMIT = 100;
 
-const oneOf = (values: readonly string[], v: string) => values.includes(v);
+const emailInUse = () =>
+  validation('E-mail already in use', [{ field: 'email', message: 'is already used by another user' }], 'ERR_EMAIL_IN_USE');
 
-function check(issues: FieldIssue[], ok: boolean, field: string, message: string) {
-  if (!ok) issues.push({ field, message });
+function storeIssues(req: proto.tenants.StoreTenantRequest__Output): Issues {
+  const issues = new Issues();
+  issues.check(isOneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
+  issues.check(req.name.trim().length > 0, 'name', 'is required');
+  issues.check(req.maxUsers >= 0, 'maxUsers', 'must be an integer ≥ 0');
+  issues.check(req.maxConnections >= 0, 'maxConnections', 'must be an integer ≥ 0');
+  issues.check(req.acceptTerms, 'acceptTerms', 'must be true');
+  issues.check(/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(req.email), 'email', 'must be an e-mail address');
+  const pw = passwordProblems(req.password);
+  if (pw) issues.add('password', pw);
+  issues.check(req.userName.trim().length > 0, 'userName', 'is required');
+  issues.check(isOneOf(PROFILES, req.profile), 'profile', 'must be admin or user');
+  if (req.paymentGateway) {
+    const gw = req.paymentGateway;
+    issues.check(isOneOf(PAYMENT_GATEWAYS, gw), 'paymentGateway', `must be one of ${PAYMENT_GATEWAYS.join(', ')}`);
+    issues.check(!!req.gatewayCredentials?.customerId, `${gw}CustomerId`, 'is required with paymentGateway');
+    issues.check(!!req.gatewayCredentials?.token, `${gw}Token`, 'is required with paymentGateway');
+    if (gw === 'gateway_a') issues.check(req.gatewayAEnabled, 'gateway_a', 'must be "enabled" with gateway_a');
+  }
+  return issues;
+}
+
+/** A new tenant's settings beyond the seed's create fields start empty (nothing restricted). */
+function newTenantDoc(id: number, req: proto.tenants.StoreTenantRequest__Output, plan: PlanDoc | null): TenantDoc {
+  const now = new Date();
+  const gw = req.paymentGateway;
+  return {
+    _id: id,
+    name: req.name.trim(),
+    status: req.status as TenantDoc['status'],
+    maxUsers: plan?.maxUsers ?? req.maxUsers,
+    maxConnections: plan?.maxConnections ?? req.maxConnections,
+    identity: req.identity.trim(),
+    planId: plan?._id,
+    paymentGateway: gw,
+    gatewayAEnabled: gw === 'gateway_a' && req.gatewayAEnabled,
+    gatewayCredentials: gw ? { [gw]: { customerId: req.gatewayCredentials!.customerId, token: req.gatewayCredentials!.token } } : {},
+    paymentStatus: gw ? 'pending' : '',
+    supportChatEnabled: false,
+    menuVisibility: [],
+    allowedChannels: [],
+    channelConnectionLimits: {},
+    oauthEnabled: false,
+    oauthProxyUrl: '',
+    webhookProxies: {},
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 export class TenantsService {
   constructor(private readonly repo: TenantsRepository) {}
 
   async storeTenant(req: proto.tenants.StoreTenantRequest__Output) {
-    const issues: FieldIssue[] = [];
-    check(issues, oneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
-    check(issues, req.name.trim().length > 0, 'name', 'is required');
-    check(issues, req.acceptTerms, 'acceptTerms', 'must be true');
-    check(issues, /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(req.email), 'email', 'must be an e-mail address');
-    const pw = passwordProblems(req.password);
-    if (pw) issues.push({ field: 'password', message: pw });
-    check(issues, req.userName.trim().length > 0, 'userName', 'is required');
-    check(issues, oneOf(PROFILES, req.profile), 'profile', 'must be admin or user');
-    if (req.paymentGateway) {
-      const gw = req.paymentGateway;
-      check(issues, oneOf(PAYMENT_GATEWAYS, gw), 'paymentGateway', `must be one of ${PAYMENT_GATEWAYS.join(', ')}`);
-      check(issues, !!req.gatewayCredentials?.customerId, `${gw}CustomerId`, 'is required with paymentGateway');
-      check(issues, !!req.gatewayCredentials?.token, `${gw}Token`, 'is required with paymentGateway');
-      if (gw === 'gateway_a') check(issues, req.gatewayAEnabled, 'gateway_a', 'must be "enabled" with gateway_a');
-    }
-    if (issues.length) throw validation('Invalid tenant', issues);
-
-    let maxUsers = req.maxUsers;
-    let maxConnections = req.maxConnections;
-    if (req.planId !== undefined) {
-      const plan = await this.repo.findPlan(req.planId);
-      if (!plan) throw validation('Unknown plan', [{ field: 'planId', message: `plan ${req.planId} does not exist` }], 'ERR_PLAN_NOT_FOUND');
-      maxUsers = plan.maxUsers;
-      maxConnections = plan.maxConnections;
+    const issues = storeIssues(req);
+    if (issues.any) throw validation('Invalid tenant', issues.list);
+    const plan = req.planId !== undefined ? await this.repo.findPlan(req.planId) : null;
+    if (req.planId !== undefined && !plan) {
+      throw validation('Unknown plan', [{ field: 'planId', message: `plan ${req.planId} does not exist` }], 'ERR_PLAN_NOT_FOUND');
     }
     const email = req.email.trim().toLowerCase();
-    if (await this.repo.findUserByEmail(email)) {
-      throw validation('E-mail already in use', [{ field: 'email', message: 'is already used by another user' }], 'ERR_EMAIL_IN_USE');
-    }
+    if (await this.repo.findUserByEmail(email)) throw emailInUse();
 
-    const now = new Date();
-    const tenant: TenantDoc = {
-      _id: await this.repo.nextId('tenant'),
-      name: req.name.trim(),
-      status: req.status as TenantDoc['status'],
-      maxUsers,
-      maxConnections,
-      identity: req.identity,
-      planId: req.planId,
-      paymentGateway: req.paymentGateway,
-      gatewayAEnabled: req.paymentGateway === 'gateway_a' && req.gatewayAEnabled,
-      gatewayCredentials: req.paymentGateway
-        ? { [req.paymentGateway]: { customerId: req.gatewayCredentials!.customerId, token: req.gatewayCredentials!.token } }
-        : {},
-      paymentStatus: req.paymentGateway ? 'pending' : '',
-      createdAt: now,
-      updatedAt: now,
-    };
+    const tenant = newTenantDoc(await this.repo.nextId('tenant'), req, plan);
     const user: UserDoc = {
       _id: await this.repo.nextId('user'),
       tenantId: tenant._id,
@@ -78,20 +85,39 @@ export class TenantsService {
       email,
       passwordHash: await hashPassword(req.password),
       profile: req.profile as UserDoc['profile'],
-      createdAt: now,
+      createdAt: tenant.createdAt,
     };
-    await this.repo.insertTenant(tenant);
-    try {
-      await this.repo.insertUser(user);
-    } catch (err) {
-      // No multi-document transactions on FerretDB: undo the tenant so nothing is half-written.
-      await this.repo.deleteTenant(tenant._id);
-      if (isDuplicateKey(err)) {
-        throw validation('E-mail already in use', [{ field: 'email', message: 'is already used by another user' }], 'ERR_EMAIL_IN_USE');
-      }
-      throw err;
-    }
+    await withCompensation(async (undo) => {
+      await this.claimTenantKeys(tenant, undo);
+      await this.repo.insertTenant(tenant);
+      undo.add(() => this.repo.deleteTenant(tenant._id));
+      await this.repo.insertUser(user).catch((err: unknown) => {
+        throw isDuplicateKey(err) ? emailInUse() : err;
+      });
+    });
     return { tenant: toTenant(tenant), adminUser: toUser(user) };
+  }
+
+  /** The identity and the gateway customer are each one tenant's; claimed before anything is written. */
+  private async claimTenantKeys(tenant: TenantDoc, undo: Compensation): Promise<void> {
+    const key = identityKey(tenant.identity);
+    if (key) {
+      if (!(await this.repo.claimIdentity(key, tenant._id))) {
+        throw conflict('ERR_IDENTITY_IN_USE', 'Another tenant already has this identity');
+      }
+      undo.add(() => this.repo.releaseIdentity(key));
+    }
+    const gw = tenant.paymentGateway;
+    if (gw) await this.claimCustomers([customerKey(gw, tenant.gatewayCredentials[gw].customerId)], tenant._id, undo);
+  }
+
+  private async claimCustomers(keys: string[], tenantId: number, undo: Compensation): Promise<void> {
+    for (const key of keys) {
+      if (!(await this.repo.claimCustomer(key, tenantId))) {
+        throw conflict('ERR_GATEWAY_CUSTOMER_IN_USE', `Another tenant already uses the customer ${key.split(':')[1]} of ${key.split(':')[0]}`);
+      }
+      undo.add(() => this.repo.releaseCustomer(key, tenantId));
+    }
   }
 
   async showTenant(id: number) {
@@ -100,134 +126,38 @@ export class TenantsService {
     return toTenant(tenant);
   }
 
-  async createSession(req: proto.tenants.CreateSessionRequest__Output) {
-    const issues: FieldIssue[] = [];
-    check(issues, req.name.trim().length > 0, 'name', 'is required');
-    check(issues, oneOf(CHANNEL_TYPES, req.type), 'type', `must be one of ${CHANNEL_TYPES.join(', ')}`);
-    check(issues, !req.status || oneOf(CHANNEL_STATUSES, req.status), 'status', 'must be DISCONNECTED or CONNECTED');
-    if (req.type === 'waba') {
-      check(issues, /^\d+$/.test(req.tokenApi), 'tokenAPI', 'is required for waba and must be digits only');
-      check(issues, req.wabaId.length > 0, 'wabaId', 'is required for waba');
-      check(issues, req.bmToken.length > 0, 'bmToken', 'is required for waba');
-    }
-    if (req.type === 'social_a' || req.type === 'social_b') {
-      check(issues, req.pageId.length > 0, 'pageId', `is required for ${req.type}`);
-      check(issues, req.pageToken.length > 0, 'pageToken', `is required for ${req.type}`);
-    }
-    if (issues.length) throw validation('Invalid session', issues);
-
-    const tenant = await this.repo.findTenant(req.tenant);
-    if (!tenant) throw notFound('tenant');
-    const admin = await this.repo.findTenantAdmin(tenant._id);
-
-    const now = new Date();
-    const channel: ChannelDoc = {
-      _id: await this.repo.nextId('channel'),
-      tenantId: tenant._id,
-      name: req.name.trim(),
-      status: (req.status || 'DISCONNECTED') as ChannelDoc['status'],
-      type: req.type,
-      tokenAPI: req.tokenApi,
-      wabaId: req.wabaId,
-      bmToken: req.bmToken,
-      hybridMode: 'disabled',
-      engineUrl: req.engineUrl,
-      engineToken: req.engineToken,
-      webhookEnabled: req.webhookEnabled,
-      webhookUrl: req.webhookUrl,
-      webhookIncoming: req.webhookIncoming,
-      pageId: req.pageId,
-      pageToken: req.pageToken,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const token = newApiToken();
-    const api = {
-      _id: newApiId(),
-      tenantId: tenant._id,
-      name: channel.name,
-      sessionId: channel._id,
-      urlServiceStatus: '',
-      urlMessageStatus: '',
-      userId: admin?._id ?? 0,
-      tokenHash: sha256(token),
-      createdAt: now,
-    };
-    await this.repo.insertChannel(channel);
-    try {
-      await this.repo.insertApi(api);
-    } catch (err) {
-      await this.repo.deleteChannel(channel._id);
-      throw err;
-    }
-    return {
-      whatsapp: toChannel(channel),
-      api: { apiId: api._id, name: api.name, sessionId: api.sessionId, userId: api.userId, tenant: api.tenantId, authToken: token, createdAt: now.toISOString() },
-    };
+  async listTenants(req: proto.tenants.ListTenantsRequest__Output) {
+    const page = req.page || 1;
+    const limit = req.limit || LIST_DEFAULT_LIMIT;
+    const issues = new Issues();
+    issues.check(page >= 1, 'page', 'must be an integer ≥ 1');
+    issues.check(limit >= 1 && limit <= LIST_MAX_LIMIT, 'limit', `must be an integer from 1 to ${LIST_MAX_LIMIT}`);
+    issues.check(!req.status || isOneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
+    if (issues.any) throw validation('Invalid listing options', issues.list);
+    const filter = { status: (req.status || undefined) as TenantDoc['status'] | undefined, name: req.name.trim() || undefined };
+    const [docs, total] = await Promise.all([
+      this.repo.pageTenants(filter, (page - 1) * limit, limit),
+      this.repo.countTenants(filter),
+    ]);
+    return { tenants: docs.map(toTenant), page, limit, total, hasMore: page * limit < total };
   }
 
-  async getChannel(tenantId: number, channelId: number) {
-    const channel = await this.repo.findChannel(tenantId, channelId);
-    if (!channel) throw notFound('channel');
-    return toChannel(channel);
+  async updateTenant(req: proto.tenants.UpdateTenantRequest__Output) {
+    const key = identityKey(req.identity);
+    if (!key) throw validation('Invalid tenant update', [{ field: 'identity', message: 'is required' }]);
+    const tenantId = await this.repo.tenantIdByIdentity(key);
+    const tenant = tenantId === undefined ? null : await this.repo.findTenant(tenantId);
+    if (!tenant) throw notFound('tenant', 'No tenant has this identity');
+
+    const { changes, issues } = planTenantUpdate(tenant, req);
+    if (issues.any) throw validation('Invalid tenant update', issues.list);
+    const updated = await withCompensation(async (undo) => {
+      await this.claimCustomers(changes.claimCustomers, tenant._id, undo);
+      return this.repo.updateTenant(tenant._id, changes.set);
+    });
+    // Released only once the tenant no longer points at them.
+    await Promise.all(changes.releaseCustomers.map((k) => this.repo.releaseCustomer(k, tenant._id)));
+    if (!updated) throw notFound('tenant');
+    return toTenant(updated);
   }
-
-  /** 401 for a token nobody owns, 403 for a real token used on another integration's path. */
-  async resolveApiToken(apiId: string, tokenSha256: string) {
-    const api = await this.repo.findApiByTokenHash(tokenSha256);
-    if (!api) throw unauthenticated();
-    if (api._id !== apiId) throw forbidden('This token belongs to another API integration');
-    return { apiId: api._id, tenantId: api.tenantId, sessionId: api.sessionId, userId: api.userId };
-  }
-}
-
-const iso = (d?: Date) => (d ? new Date(d).toISOString() : '');
-
-export function toTenant(t: TenantDoc): proto.tenants.Tenant {
-  return {
-    id: t._id,
-    name: t.name,
-    status: t.status,
-    maxUsers: t.maxUsers,
-    maxConnections: t.maxConnections,
-    identity: t.identity,
-    planId: t.planId ?? undefined,
-    paymentGateway: t.paymentGateway,
-    gatewayAEnabled: t.gatewayAEnabled,
-    paymentStatus: t.paymentStatus,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
-  };
-}
-
-export const toUser = (u: UserDoc): proto.tenants.User => ({
-  id: u._id,
-  tenantId: u.tenantId,
-  name: u.name,
-  email: u.email,
-  profile: u.profile,
-});
-
-export function toChannel(c: ChannelDoc): proto.tenants.Channel {
-  return {
-    id: c._id,
-    tenantId: c.tenantId,
-    name: c.name,
-    status: c.status,
-    type: c.type,
-    tokenApi: c.tokenAPI,
-    wabaId: c.wabaId,
-    bmToken: c.bmToken,
-    hybridMode: c.hybridMode,
-    linkedChannelId: c.linkedChannelId ?? undefined,
-    engineUrl: c.engineUrl,
-    engineToken: c.engineToken,
-    webhookEnabled: c.webhookEnabled,
-    webhookUrl: c.webhookUrl,
-    webhookIncoming: c.webhookIncoming,
-    pageId: c.pageId,
-    pageToken: c.pageToken,
-    createdAt: iso(c.createdAt),
-    updatedAt: iso(c.updatedAt),
-  };
 }

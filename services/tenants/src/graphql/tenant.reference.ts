@@ -1,5 +1,5 @@
 import type { TenantsRepository } from '../db/tenants.repository';
-import { toTenant } from '../domain/tenants.service';
+import { toTenant } from '../domain/records';
 
 export const tenantReference = (repo: TenantsRepository) => async (ref: { id: number | string }) => {
   const doc = await repo.findTenant(Number(ref.id));

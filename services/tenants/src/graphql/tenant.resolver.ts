@@ -1,32 +1,41 @@
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { ChannelsRepository } from '../db/channels.repository';
+import type { PlanDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
-import { toChannel, toTenant } from '../domain/tenants.service';
+import type { PlansService } from '../domain/plans.service';
+import { toChannel, toTenant } from '../domain/records';
 import { Channel } from './channel.type';
 import { Plan, Tenant } from './tenant.type';
 
+const toPlan = (p: PlanDoc): Plan => ({ ...p, allowedChannels: p.allowedChannels ?? [], id: p._id });
+
 @Resolver(() => Tenant)
 export class TenantResolver {
-  constructor(private readonly repo: TenantsRepository) {}
+  constructor(
+    private readonly tenantsRepo: TenantsRepository,
+    private readonly channelsRepo: ChannelsRepository,
+    private readonly plansService: PlansService,
+  ) {}
 
   @Query(() => [Tenant])
   async tenants(@Arg('limit', () => Int, { defaultValue: 100 }) limit: number): Promise<Tenant[]> {
-    return (await this.repo.listTenants(Math.min(limit, 500))).map((t) => toTenant(t) as Tenant);
+    return (await this.tenantsRepo.pageTenants({}, 0, Math.min(limit, 500))).map((t) => toTenant(t) as Tenant);
   }
 
   @Query(() => Tenant, { nullable: true })
   async tenant(@Arg('id', () => Int) id: number): Promise<Tenant | null> {
-    const doc = await this.repo.findTenant(id);
+    const doc = await this.tenantsRepo.findTenant(id);
     return doc ? (toTenant(doc) as Tenant) : null;
   }
 
   @Query(() => [Channel])
   async channels(@Arg('tenantId', () => Int) tenantId: number): Promise<Channel[]> {
-    return (await this.repo.listChannels(tenantId)).map((c) => toChannel(c) as Channel);
+    return (await this.channelsRepo.listChannels(tenantId)).map((c) => toChannel(c) as Channel);
   }
 
   @Query(() => [Plan])
   async plans(): Promise<Plan[]> {
-    return (await this.repo.listPlans()).map((p) => ({ ...p, id: p._id }));
+    return (await this.tenantsRepo.listPlans()).map(toPlan);
   }
 
   @Mutation(() => Plan)
@@ -35,15 +44,8 @@ export class TenantResolver {
     @Arg('maxUsers', () => Int) maxUsers: number,
     @Arg('maxConnections', () => Int) maxConnections: number,
     @Arg('features', () => [String], { defaultValue: [] }) features: string[],
+    @Arg('allowedChannels', () => [String], { defaultValue: [] }) allowedChannels: string[],
   ): Promise<Plan> {
-    const plan = await this.repo.insertPlan({
-      _id: await this.repo.nextId('plan'),
-      name,
-      maxUsers,
-      maxConnections,
-      features,
-      createdAt: new Date(),
-    });
-    return { ...plan, id: plan._id };
+    return toPlan(await this.plansService.createPlan({ name, maxUsers, maxConnections, features, allowedChannels }));
   }
 }

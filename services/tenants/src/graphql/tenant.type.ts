@@ -12,6 +12,7 @@ export class Tenant {
   @Field(() => Int, { nullable: true }) planId?: number;
   @Field() paymentGateway!: string;
   @Field() paymentStatus!: string;
+  @Field(() => [String]) allowedChannels!: string[];
   @Field() createdAt!: string;
 }
 
@@ -22,4 +23,6 @@ export class Plan {
   @Field(() => Int) maxUsers!: number;
   @Field(() => Int) maxConnections!: number;
   @Field(() => [String]) features!: string[];
+  /** Empty: the plan admits every channel type. */
+  @Field(() => [String]) allowedChannels!: string[];
 }

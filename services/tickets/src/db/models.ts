@@ -14,6 +14,13 @@ export interface ContactDoc {
   createdAt: Date;
 }
 
+export interface EvaluationDoc {
+  sentAt: Date;
+  messageId: string;
+  answer?: string | null;
+  answeredAt?: Date | null;
+}
+
 export interface TicketDoc {
   _id: number;
   tenantId: number;
@@ -32,6 +39,11 @@ export interface TicketDoc {
   llmAssistantStatus: boolean;
   workflowStatus: boolean;
   tagIds: number[];
+  /** Tickets stored before pausing existed have no pause fields: absent reads as not paused. */
+  paused?: boolean;
+  pauseReason?: string | null;
+  pausedAt?: Date | null;
+  evaluation?: EvaluationDoc | null;
   createdAt: Date;
   updatedAt: Date;
   closedAt?: Date | null;
@@ -41,6 +53,42 @@ export interface TicketDoc {
 export interface TicketKeyDoc {
   _id: string;
   ticketId: number;
+  createdAt: Date;
+}
+
+/** Tags and queues: tenant entities created by the GraphQL admin, referenced by tickets. */
+export interface CatalogDoc {
+  _id: number;
+  tenantId: number;
+  name: string;
+  createdAt: Date;
+}
+
+export interface NoteDoc {
+  _id: number;
+  tenantId: number;
+  ticketId: number;
+  userId?: number | null;
+  notes: string;
+  idFront: string;
+  createdAt: Date;
+}
+
+/** A note's idFront, `<tenantId>:<idFront>`: the unique _id makes the claim atomic on any database. */
+export interface NoteKeyDoc {
+  _id: string;
+  noteId: number;
+  createdAt: Date;
+}
+
+/**
+ * Claims of sendEvaluation. `_id` is `once:<ticketId>` (the survey of a ticket) or
+ * `key:<tenantId>:<externalKey>`; `claimId` tells which call holds it, so an abort frees only its own.
+ */
+export interface EvaluationClaimDoc {
+  _id: string;
+  ticketId: number;
+  claimId: string;
   createdAt: Date;
 }
 
@@ -72,6 +120,10 @@ export function registerModels(conn: Connection) {
       llmAssistantStatus: { type: Boolean, default: false },
       workflowStatus: { type: Boolean, default: false },
       tagIds: { type: [Number], default: [] },
+      paused: { type: Boolean, default: false },
+      pauseReason: String,
+      pausedAt: Date,
+      evaluation: { type: new Schema<EvaluationDoc>({ sentAt: Date, messageId: String, answer: String, answeredAt: Date }, { _id: false }) },
       createdAt: Date,
       updatedAt: Date,
       closedAt: Date,
@@ -80,13 +132,43 @@ export function registerModels(conn: Connection) {
   );
   ticket.index({ tenantId: 1, _id: 1 });
   ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1 });
+  // listTickets: newest activity first, with or without a status; the id breaks ties so pages are stable.
+  ticket.index({ tenantId: 1, updatedAt: -1, _id: -1 });
+  ticket.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
+  // listTickets filtered by queues or channels ($in ranges merged in index order).
+  ticket.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
+  ticket.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
+  // showticket / showallticket: a contact number across the tenant's channels.
+  ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1 });
 
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
+
+  const catalog = () => {
+    const schema = new Schema<CatalogDoc>({ _id: Number, tenantId: { type: Number, required: true }, name: String, createdAt: Date }, opts);
+    // A name is unique in its tenant: creating it again answers the existing entity.
+    schema.index({ tenantId: 1, name: 1 }, { unique: true });
+    schema.index({ tenantId: 1, _id: 1 });
+    return schema;
+  };
+
+  const note = new Schema<NoteDoc>(
+    { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, userId: Number, notes: String, idFront: String, createdAt: Date },
+    opts,
+  );
+  note.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
+  const noteKey = new Schema<NoteKeyDoc>({ _id: String, noteId: Number, createdAt: Date }, opts);
+  const evaluationClaim = new Schema<EvaluationClaimDoc>({ _id: String, ticketId: Number, claimId: String, createdAt: Date }, opts);
+  evaluationClaim.index({ claimId: 1 });
 
   return {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
     Ticket: conn.model<TicketDoc>('Ticket', ticket, 'tickets'),
     TicketKey: conn.model<TicketKeyDoc>('TicketKey', key, 'ticket_keys'),
+    Tag: conn.model<CatalogDoc>('Tag', catalog(), 'tags'),
+    Queue: conn.model<CatalogDoc>('Queue', catalog(), 'queues'),
+    Note: conn.model<NoteDoc>('Note', note, 'notes'),
+    NoteKey: conn.model<NoteKeyDoc>('NoteKey', noteKey, 'note_keys'),
+    EvaluationClaim: conn.model<EvaluationClaimDoc>('EvaluationClaim', evaluationClaim, 'evaluation_claims'),
   };
 }
 

@@ -1,9 +1,40 @@
 import { isDuplicateKey, nextSequence } from '@convo/kit';
-import type { Connection, UpdateQuery } from 'mongoose';
-import { registerModels, type ContactDoc, type Models, type TicketDoc, type TicketKeyDoc } from './models';
+import type { Connection, QueryFilter, UpdateQuery } from 'mongoose';
+import { KeyedQueue } from './keyed-queue';
+import {
+  registerModels,
+  type CatalogDoc,
+  type ContactDoc,
+  type EvaluationClaimDoc,
+  type Models,
+  type NoteDoc,
+  type NoteKeyDoc,
+  type TicketDoc,
+  type TicketKeyDoc,
+  type TicketStatus,
+} from './models';
+
+/** The filters of listTickets; every one is optional but the tenant. */
+export interface TicketQuery {
+  tenantId: number;
+  status?: TicketStatus;
+  /** Plain text (not a pattern) matched case-insensitively in the contact's name, number and e-mail. */
+  search?: string;
+  queueIds?: number[];
+  channelIds?: number[];
+}
+
+export type CatalogKind = 'tag' | 'queue';
+
+/** Newest activity first; the id breaks ties, so a page boundary never repeats or skips a ticket. */
+const LIST_ORDER = { updatedAt: -1, _id: -1 } as const;
+
+/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 export class TicketsRepository {
   readonly models: Models;
+  private readonly perTicket = new KeyedQueue();
 
   constructor(private readonly conn: Connection) {
     this.models = registerModels(conn);
@@ -13,9 +44,11 @@ export class TicketsRepository {
     await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
   }
 
-  nextId(kind: 'ticket' | 'contact'): Promise<number> {
+  nextId(kind: 'ticket' | 'contact' | 'note' | CatalogKind): Promise<number> {
     return nextSequence(this.conn, kind);
   }
+
+  // ---- contacts --------------------------------------------------------------------------------
 
   /** Finds the contact of a channel, creating it once even under concurrent callers. */
   async findOrCreateContact(tenantId: number, channelId: number, number: string, email: string): Promise<ContactDoc> {
@@ -32,6 +65,8 @@ export class TicketsRepository {
     }
   }
 
+  // ---- tickets ---------------------------------------------------------------------------------
+
   findTicket(tenantId: number, id: number) {
     return this.models.Ticket.findOne({ _id: id, tenantId }).lean<TicketDoc>().exec();
   }
@@ -45,18 +80,48 @@ export class TicketsRepository {
   }
 
   updateTicket(tenantId: number, id: number, update: UpdateQuery<TicketDoc>) {
-    return this.models.Ticket.findOneAndUpdate({ _id: id, tenantId }, update, { returnDocument: 'after' }).lean<TicketDoc>().exec();
+    return this.updateTicketWhere(tenantId, id, {}, update);
   }
+
+  /** Applies the update only while `condition` holds; null when the ticket is absent or the condition fails. */
+  updateTicketWhere(tenantId: number, id: number, condition: QueryFilter<TicketDoc>, update: UpdateQuery<TicketDoc>) {
+    return this.perTicket.run(id, () =>
+      this.models.Ticket.findOneAndUpdate({ ...condition, _id: id, tenantId }, update, { returnDocument: 'after' })
+        .lean<TicketDoc>()
+        .exec(),
+    );
+  }
+
+  listTickets(query: TicketQuery, skip: number, limit: number) {
+    return this.models.Ticket.find(ticketFilter(query)).sort(LIST_ORDER).skip(skip).limit(limit).lean<TicketDoc[]>().exec();
+  }
+
+  countTickets(query: TicketQuery) {
+    return this.models.Ticket.countDocuments(ticketFilter(query)).exec();
+  }
+
+  /** The most recently active open or pending ticket of a contact number, on any channel of the tenant. */
+  findCurrentTicketOfNumber(tenantId: number, number: string) {
+    return this.models.Ticket.findOne({ tenantId, 'contact.number': number, status: { $in: ['open', 'pending'] } })
+      .sort({ updatedAt: -1, _id: -1 })
+      .lean<TicketDoc>()
+      .exec();
+  }
+
+  /** Every ticket of a contact number in the tenant, newest first. */
+  listTicketsOfNumber(tenantId: number, number: string, limit: number) {
+    return this.models.Ticket.find({ tenantId, 'contact.number': number })
+      .sort({ createdAt: -1, _id: -1 })
+      .limit(limit)
+      .lean<TicketDoc[]>()
+      .exec();
+  }
+
+  // ---- createTicket's externalKey ------------------------------------------------------------
 
   /** True when the key was claimed now; false when it is already held. */
   async claimKey(id: string, ticketId: number): Promise<boolean> {
-    try {
-      await this.models.TicketKey.create({ _id: id, ticketId, createdAt: new Date() });
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+    return this.claim(this.models.TicketKey.create({ _id: id, ticketId, createdAt: new Date() }));
   }
 
   findKey(id: string) {
@@ -75,4 +140,104 @@ export class TicketsRepository {
   async releaseKey(id: string, ticketId: number): Promise<void> {
     await this.models.TicketKey.deleteOne({ _id: id, ticketId }).exec();
   }
+
+  // ---- tags and queues -------------------------------------------------------------------------
+
+  private catalog(kind: CatalogKind) {
+    return kind === 'tag' ? this.models.Tag : this.models.Queue;
+  }
+
+  /** Creates the named entity, or answers the one the tenant already has under that name. */
+  async findOrCreateCatalog(kind: CatalogKind, tenantId: number, name: string): Promise<CatalogDoc> {
+    const model = this.catalog(kind);
+    const existing = await model.findOne({ tenantId, name }).lean<CatalogDoc>().exec();
+    if (existing) return existing;
+    const doc: CatalogDoc = { _id: await this.nextId(kind), tenantId, name, createdAt: new Date() };
+    try {
+      await model.create(doc);
+      return doc;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      return (await model.findOne({ tenantId, name }).lean<CatalogDoc>().exec())!;
+    }
+  }
+
+  findCatalogIds(kind: CatalogKind, tenantId: number, ids: number[]) {
+    return this.catalog(kind).find({ tenantId, _id: { $in: ids } }, { _id: 1 }).lean<Array<Pick<CatalogDoc, '_id'>>>().exec();
+  }
+
+  listCatalog(kind: CatalogKind, tenantId: number) {
+    return this.catalog(kind).find({ tenantId }).sort({ _id: 1 }).lean<CatalogDoc[]>().exec();
+  }
+
+  // ---- notes -----------------------------------------------------------------------------------
+
+  async insertNote(note: NoteDoc): Promise<void> {
+    await this.models.Note.create(note);
+  }
+
+  findNote(tenantId: number, id: number) {
+    return this.models.Note.findOne({ _id: id, tenantId }).lean<NoteDoc>().exec();
+  }
+
+  /** True when this caller holds the idFront now; a concurrent duplicate gets false. */
+  claimNoteKey(id: string, noteId: number): Promise<boolean> {
+    return this.claim(this.models.NoteKey.create({ _id: id, noteId, createdAt: new Date() }));
+  }
+
+  findNoteKey(id: string) {
+    return this.models.NoteKey.findById(id).lean<NoteKeyDoc>().exec();
+  }
+
+  async releaseNoteKey(id: string, noteId: number): Promise<void> {
+    await this.models.NoteKey.deleteOne({ _id: id, noteId }).exec();
+  }
+
+  // ---- sendEvaluation claims -----------------------------------------------------------------
+
+  claimEvaluation(doc: EvaluationClaimDoc): Promise<boolean> {
+    return this.claim(this.models.EvaluationClaim.create(doc));
+  }
+
+  /** Takes over a claim older than `olderThan` (an expired externalKey); of concurrent callers one wins. */
+  async takeOverExpiredEvaluationClaim(doc: EvaluationClaimDoc, olderThan: Date): Promise<boolean> {
+    const res = await this.models.EvaluationClaim.findOneAndUpdate(
+      { _id: doc._id, createdAt: { $lt: olderThan } },
+      { $set: { ticketId: doc.ticketId, claimId: doc.claimId, createdAt: doc.createdAt } },
+    ).exec();
+    return res !== null;
+  }
+
+  /** Frees every claim one sendEvaluation call took (its once-claim and its externalKey). */
+  async releaseEvaluationClaims(claimId: string): Promise<void> {
+    await this.models.EvaluationClaim.deleteMany({ claimId }).exec();
+  }
+
+  /** A unique `_id` insert is atomic on MongoDB and FerretDB alike, unlike a conditional update. */
+  private async claim(insert: Promise<unknown>): Promise<boolean> {
+    try {
+      await insert;
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+}
+
+function ticketFilter(q: TicketQuery): QueryFilter<TicketDoc> {
+  const filter: QueryFilter<TicketDoc> = { tenantId: q.tenantId };
+  if (q.status) filter.status = q.status;
+  if (q.queueIds?.length) filter.queueId = { $in: q.queueIds };
+  if (q.channelIds?.length) filter.channelId = { $in: q.channelIds };
+  const search = q.search?.trim();
+  if (search) {
+    const text = { $regex: escapeRegex(search), $options: 'i' };
+    const or: QueryFilter<TicketDoc>[] = [{ 'contact.name': text }, { 'contact.email': text }];
+    // "+55 (11) 9876" finds 5511987654321: numbers are stored as digits.
+    const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
+    or.push({ 'contact.number': digits ? { $regex: escapeRegex(digits) } : text });
+    filter.$or = or;
+  }
+  return filter;
 }

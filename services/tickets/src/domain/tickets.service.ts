@@ -2,6 +2,7 @@ import { conflict, notFound, validation, type FieldIssue, type proto } from '@co
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { TICKET_STATUSES, type TicketDoc, type TicketStatus } from '../db/models';
+import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see README). */
@@ -10,11 +11,21 @@ export const CREATE_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 const KEY_WAIT_MS = 2_000;
 /** Status of a ticket created without one: the API opened the conversation by writing first. */
 export const DEFAULT_STATUS: TicketStatus = 'open';
+/** listTickets answers pages of this many tickets (the seed fixes only pageNumber). */
+export const TICKETS_PAGE_SIZE = 20;
+/** showallticket answers at most this many tickets of a contact, newest first. */
+export const CONTACT_TICKETS_LIMIT = 200;
+const MAX_PAUSE_REASON = 500;
+/** Open or pending: what a pause may start on. */
+const NOT_CLOSED = { status: { $ne: 'closed' as const } };
 
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
 export class TicketsService {
-  constructor(private readonly repo: TicketsRepository) {}
+  constructor(
+    private readonly repo: TicketsRepository,
+    private readonly catalog: CatalogService,
+  ) {}
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
     const issues: FieldIssue[] = [];
@@ -25,6 +36,8 @@ export class TicketsService {
     if (issues.length) throw validation('Invalid ticket', issues);
     const number = req.number ? normalizeNumber(req.number) : '';
     const email = req.email.trim().toLowerCase();
+    // Before anything is claimed or written: an unknown queue creates nothing.
+    if (req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
 
     const id = await this.repo.nextId('ticket');
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
@@ -92,10 +105,13 @@ export class TicketsService {
     if (req.status && !isStatus(req.status)) {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
     }
+    if (!req.clearQueue && req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
     const set: Partial<TicketDoc> = { updatedAt: new Date() };
     if (req.status) {
       set.status = req.status as TicketStatus;
       set.closedAt = req.status === 'closed' ? new Date() : null;
+      // A closed conversation has nobody working on it: closing ends its pause.
+      if (req.status === 'closed') Object.assign(set, { paused: false, pauseReason: null, pausedAt: null });
     }
     if (req.userId !== undefined) set.userId = req.userId;
     if (req.clearQueue) set.queueId = null;
@@ -109,9 +125,106 @@ export class TicketsService {
     if (!updated) throw notFound('ticket');
     return toTicket(updated);
   }
+
+  async listTickets(req: proto.tickets.ListTicketsRequest__Output): Promise<proto.tickets.TicketPage> {
+    if (req.status && !isStatus(req.status)) {
+      throw validation('Invalid ticket filter', [{ field: 'status', message: 'must be open, pending or closed' }]);
+    }
+    const page = Math.max(1, req.page || 1);
+    const query = {
+      tenantId: req.tenantId,
+      status: (req.status || undefined) as TicketStatus | undefined,
+      search: req.search,
+      queueIds: req.queueIds,
+      channelIds: req.channelIds,
+    };
+    // Two queries in parallel: the page and the total, so a page costs one round trip.
+    const [tickets, count] = await Promise.all([
+      this.repo.listTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE),
+      this.repo.countTickets(query),
+    ]);
+    return { tickets: tickets.map(toTicket), count, hasMore: page * TICKETS_PAGE_SIZE < count, page, pageSize: TICKETS_PAGE_SIZE };
+  }
+
+  /** showticket (`all` false) and showallticket (`all` true). */
+  async findContactTickets(req: proto.tickets.FindContactTicketsRequest__Output): Promise<proto.tickets.ContactTickets> {
+    const number = normalizeNumber(req.number);
+    if (req.all) return { tickets: (await this.repo.listTicketsOfNumber(req.tenantId, number, CONTACT_TICKETS_LIMIT)).map(toTicket) };
+    const current = await this.repo.findCurrentTicketOfNumber(req.tenantId, number);
+    if (!current) throw notFound('ticket', 'No open or pending ticket for this number');
+    return { tickets: [toTicket(current)] };
+  }
+
+  async setQueue(tenantId: number, ticketId: number, queueId: number) {
+    await this.catalog.requireQueue(tenantId, queueId);
+    const updated = await this.repo.updateTicket(tenantId, ticketId, { $set: { queueId, updatedAt: new Date() } });
+    if (!updated) throw notFound('ticket');
+    return toTicket(updated);
+  }
+
+  /** Adding a tag the ticket has already is a no-op: a ticket never lists a tag twice. */
+  async addTags(tenantId: number, ticketId: number, tagIds: number[]) {
+    const ids = [...new Set(tagIds)];
+    if (!ids.length) throw validation('No tag to add', [{ field: 'tagIds', message: 'give tagId or a non-empty tagIds' }]);
+    await this.catalog.requireTags(tenantId, ids);
+    const updated = await this.repo.updateTicket(tenantId, ticketId, {
+      $addToSet: { tagIds: { $each: ids } },
+      $set: { updatedAt: new Date() },
+    });
+    if (!updated) throw notFound('ticket');
+    return toTicket(updated);
+  }
+
+  /** Removing a tag the ticket does not have is a no-op; an unknown tag is 404. */
+  async removeTag(tenantId: number, ticketId: number, tagId: number) {
+    await this.catalog.requireTags(tenantId, [tagId]);
+    const updated = await this.repo.updateTicket(tenantId, ticketId, { $pull: { tagIds: tagId }, $set: { updatedAt: new Date() } });
+    if (!updated) throw notFound('ticket');
+    return toTicket(updated);
+  }
+
+  /**
+   * A pause marks that the agent stopped working the ticket for a while (a break, waiting on a
+   * third party); it leaves `status` as it is and does not stop messages.
+   */
+  async startPause(tenantId: number, ticketId: number, rawReason: string) {
+    const pauseReason = rawReason.trim();
+    if (!pauseReason || pauseReason.length > MAX_PAUSE_REASON) {
+      throw validation('Invalid pause', [{ field: 'pauseReason', message: `is required, at most ${MAX_PAUSE_REASON} characters` }]);
+    }
+    const now = new Date();
+    const updated = await this.repo.updateTicketWhere(
+      tenantId,
+      ticketId,
+      { ...NOT_CLOSED, paused: { $ne: true } },
+      { $set: { paused: true, pauseReason, pausedAt: now, updatedAt: now } },
+    );
+    if (updated) return toTicket(updated);
+    const ticket = await this.requireTicket(tenantId, ticketId);
+    if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', 'A closed ticket cannot be paused');
+    throw conflict('ERR_TICKET_ALREADY_PAUSED', `Ticket is already paused since ${iso(ticket.pausedAt)}`);
+  }
+
+  async endPause(tenantId: number, ticketId: number) {
+    const updated = await this.repo.updateTicketWhere(
+      tenantId,
+      ticketId,
+      { paused: true },
+      { $set: { paused: false, pauseReason: null, pausedAt: null, updatedAt: new Date() } },
+    );
+    if (updated) return toTicket(updated);
+    await this.requireTicket(tenantId, ticketId);
+    throw conflict('ERR_TICKET_NOT_PAUSED', 'Ticket is not paused');
+  }
+
+  private async requireTicket(tenantId: number, ticketId: number): Promise<TicketDoc> {
+    const ticket = await this.repo.findTicket(tenantId, ticketId);
+    if (!ticket) throw notFound('ticket');
+    return ticket;
+  }
 }
 
-const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
+export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
 export function toTicket(t: TicketDoc): proto.tickets.Ticket {
@@ -135,5 +248,16 @@ export function toTicket(t: TicketDoc): proto.tickets.Ticket {
     createdAt: iso(t.createdAt),
     updatedAt: iso(t.updatedAt),
     closedAt: iso(t.closedAt),
+    paused: t.paused ?? false,
+    pauseReason: t.pauseReason ?? '',
+    pausedAt: iso(t.pausedAt),
+    evaluation: t.evaluation?.sentAt
+      ? {
+          sentAt: iso(t.evaluation.sentAt),
+          messageId: t.evaluation.messageId,
+          answer: t.evaluation.answer ?? '',
+          answeredAt: iso(t.evaluation.answeredAt),
+        }
+      : null,
   };
 }

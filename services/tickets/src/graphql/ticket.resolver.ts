@@ -4,8 +4,10 @@ import type { TicketsRepository } from '../db/tickets.repository';
 import { toTicket } from '../domain/tickets.service';
 import { Ticket } from './ticket.type';
 
-export const toGraphTicket = (doc: TicketDoc): Ticket =>
-  ({ ...toTicket(doc), channel: { id: doc.channelId } }) as Ticket;
+export const toGraphTicket = (doc: TicketDoc): Ticket => {
+  const ticket = toTicket(doc);
+  return { ...ticket, pauseReason: ticket.pauseReason || null, channel: { id: doc.channelId } } as Ticket;
+};
 
 @Resolver(() => Ticket)
 export class TicketResolver {

@@ -28,6 +28,8 @@ export class Ticket {
   @Field(() => Int, { nullable: true }) chatFlowId?: number;
   @Field(() => Float, { nullable: true }) value?: number;
   @Field(() => [Int]) tagIds!: number[];
+  @Field() paused!: boolean;
+  @Field(() => String, { nullable: true }) pauseReason?: string | null;
   @Field() createdAt!: string;
   @Field() updatedAt!: string;
   @Field(() => ChannelRef) channel!: ChannelRef;

@@ -1,10 +1,30 @@
 import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { EvaluationService } from '../domain/evaluation.service';
+import type { NotesService } from '../domain/notes.service';
 import type { TicketsService } from '../domain/tickets.service';
 
-export function ticketsHandlers(svc: TicketsService): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export interface TicketsDomain {
+  tickets: TicketsService;
+  notes: NotesService;
+  evaluations: EvaluationService;
+}
+
+export function ticketsHandlers({ tickets, notes, evaluations }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
-    CreateTicket: (req) => svc.createTicket(req),
-    GetTicket: (req) => svc.getTicket(req.tenantId, req.ticketId),
-    UpdateTicket: (req) => svc.updateTicket(req),
+    CreateTicket: (req) => tickets.createTicket(req),
+    GetTicket: (req) => tickets.getTicket(req.tenantId, req.ticketId),
+    UpdateTicket: (req) => tickets.updateTicket(req),
+    ListTickets: (req) => tickets.listTickets(req),
+    FindContactTickets: (req) => tickets.findContactTickets(req),
+    SetQueue: (req) => tickets.setQueue(req.tenantId, req.ticketId, req.queueId),
+    AddTags: (req) => tickets.addTags(req.tenantId, req.ticketId, req.tagIds),
+    RemoveTag: (req) => tickets.removeTag(req.tenantId, req.ticketId, req.tagId),
+    CreateNote: (req) => notes.createNote(req),
+    StartPause: (req) => tickets.startPause(req.tenantId, req.ticketId, req.pauseReason),
+    EndPause: (req) => tickets.endPause(req.tenantId, req.ticketId),
+    BeginEvaluation: (req) => evaluations.begin(req),
+    CompleteEvaluation: (req) => evaluations.complete(req),
+    AbortEvaluation: (req) => evaluations.abort(req),
+    RecordEvaluationAnswer: (req) => evaluations.recordAnswer(req),
   };
 }

@@ -7,11 +7,24 @@ export interface CallOptions {
 }
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
+type ServerStream<A, R> = (argument: A, options?: grpc.CallOptions) => grpc.ClientReadableStream<R>;
 
-/** The PascalCase unary methods of a generated client, as promise-returning functions. */
+/**
+ * The PascalCase methods of a generated client: unary ones as promise-returning functions,
+ * server-streaming ones as functions that open the stream (no deadline: it lives until cancelled).
+ */
 export type RpcClient<C> = {
-  [K in keyof C as K extends string ? (K extends Capitalize<K> ? (C[K] extends Unary<any, any> ? K : never) : never) : never]:
-    C[K] extends Unary<infer A, infer R> ? (request: A, options?: CallOptions) => Promise<R> : never;
+  [K in keyof C as K extends string
+    ? K extends Capitalize<K>
+      ? C[K] extends Unary<any, any> | ServerStream<any, any>
+        ? K
+        : never
+      : never
+    : never]: C[K] extends Unary<infer A, infer R>
+    ? (request: A, options?: CallOptions) => Promise<R>
+    : C[K] extends ServerStream<infer A, infer R>
+      ? (request: A) => grpc.ClientReadableStream<R>
+      : never;
 };
 
 export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N]['client']>;
@@ -38,7 +51,13 @@ export function createClient<N extends ServiceName>(
   }
   const client = raw;
   const wrapper: Record<string, unknown> = {};
-  for (const method of Object.keys(loadService(name).definition)) {
+  const { definition } = loadService(name);
+  for (const method of Object.keys(definition)) {
+    if (definition[method].responseStream) {
+      wrapper[method] = (request: unknown) =>
+        (client as unknown as Record<string, Function>)[method].call(client, request, new grpc.Metadata(), {});
+      continue;
+    }
     wrapper[method] = (request: unknown, options: CallOptions = {}) =>
       new Promise((resolve, reject) => {
         const deadline = Date.now() + (options.deadlineMs ?? defaults.deadlineMs ?? DEFAULT_DEADLINE_MS);

@@ -6,11 +6,19 @@ import { toGrpcError } from './status';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
+/**
+ * A server-streaming handler: writes to `call` and settles when the stream is over (the server
+ * then ends it) or fails (the error becomes the stream's status, as for unary handlers).
+ */
+export type AsyncServerStream<Req, Res> = (request: Req, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>;
+
 /** A service's handlers written as async functions of the request. */
 export type AsyncHandlers<H> = {
   [K in keyof H as string extends K ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
     ? AsyncUnary<Req, Res>
-    : never;
+    : H[K] extends grpc.handleServerStreamingCall<infer Req, infer Res>
+      ? AsyncServerStream<Req, Res>
+      : never;
 };
 
 function adapt<Req, Res>(name: string, fn: AsyncUnary<Req, Res>, log: Logger): grpc.handleUnaryCall<Req, Res> {
@@ -21,6 +29,34 @@ function adapt<Req, Res>(name: string, fn: AsyncUnary<Req, Res>, log: Logger): g
         const status = toGrpcError(err);
         if (status.code === grpc.status.INTERNAL) log.error({ err, method: name }, 'unhandled error in handler');
         callback(status);
+      },
+    );
+  };
+}
+
+type OpenStreams = Set<grpc.ServerWritableStream<unknown, unknown>>;
+
+function adaptServerStream<Req, Res>(
+  name: string,
+  fn: AsyncServerStream<Req, Res>,
+  log: Logger,
+  open: OpenStreams,
+): grpc.handleServerStreamingCall<Req, Res> {
+  return (call) => {
+    const tracked = call as grpc.ServerWritableStream<unknown, unknown>;
+    open.add(tracked);
+    const settle = (status?: Partial<grpc.StatusObject>) => {
+      open.delete(tracked);
+      if (call.cancelled || call.writableEnded) return;
+      if (status) call.emit('error', status);
+      else call.end();
+    };
+    fn(call.request, call).then(
+      () => settle(),
+      (err: unknown) => {
+        const status = toGrpcError(err);
+        if (status.code === grpc.status.INTERNAL) log.error({ err, method: name }, 'unhandled error in stream handler');
+        settle(status);
       },
     );
   };
@@ -50,8 +86,11 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_connection_age_grace_ms': 30_000,
   });
   const impl: grpc.UntypedServiceImplementation = {};
-  for (const [method, fn] of Object.entries(handlers as Record<string, AsyncUnary<unknown, unknown>>)) {
-    impl[method] = adapt(`${fullName}/${method}`, fn, log);
+  const openStreams: OpenStreams = new Set();
+  for (const [method, fn] of Object.entries(handlers as Record<string, (req: unknown, call: never) => Promise<unknown>>)) {
+    impl[method] = definition[method].responseStream
+      ? adaptServerStream(`${fullName}/${method}`, fn as AsyncServerStream<unknown, unknown>, log, openStreams)
+      : adapt(`${fullName}/${method}`, fn as AsyncUnary<unknown, unknown>, log);
   }
   server.addService(definition, impl);
   // Health answers NOT_SERVING until the caller says the service is ready (database connected).
@@ -70,6 +109,12 @@ export async function startGrpcServer<N extends ServiceName>(
   const shutdown = (graceMs: number) =>
     new Promise<void>((resolve) => {
       setServing(false);
+      // Long-lived streams would hold a graceful shutdown for the whole grace period: end them
+      // with UNAVAILABLE so their clients reconnect to another replica at once.
+      for (const call of openStreams) {
+        if (!call.cancelled && !call.writableEnded) call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'Server shutting down' });
+      }
+      openStreams.clear();
       const timer = setTimeout(() => {
         server.forceShutdown();
         resolve();

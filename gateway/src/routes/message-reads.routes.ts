@@ -1,0 +1,44 @@
+import { validation } from '@convo/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Clients } from '../clients';
+import { messageRecord } from '../presenters';
+import { ApiParams } from '../schemas/common';
+import { MessageIdQuery, SearchMessagesQuery, ShowAllMessagesBody } from '../schemas/ticket.schemas';
+import { principalOf, security } from './external';
+
+const tags = ['messages'];
+const MAX_INT32 = 2_147_483_647;
+
+/** Reading a ticket's messages: all of them, a search, or one by id. */
+export async function messageReadRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post('/showAllMessages', { schema: { params: ApiParams, body: ShowAllMessagesBody, tags, security } }, async (req) => {
+    // The seed sends the ticket id as text; the schema admits digits only.
+    const ticketId = Number(req.body.ticket);
+    if (ticketId > MAX_INT32) throw validation('Invalid ticket', [{ field: 'ticket', message: 'is not a ticket id' }]);
+    const page = await clients.messaging.ListTicketMessages({ tenantId: principalOf(req).tenantId, ticketId });
+    return { success: true, data: { ticketId, messages: page.messages.map(messageRecord), hasMore: page.hasMore } };
+  });
+
+  r.get('/searchMessages', { schema: { params: ApiParams, querystring: SearchMessagesQuery, tags, security } }, async (req) => {
+    const q = req.query;
+    const page = await clients.messaging.SearchMessages({
+      tenantId: principalOf(req).tenantId,
+      ticketId: q.ticketId,
+      search: q.searchParam,
+      page: q.page,
+      limit: q.limit,
+    });
+    return {
+      success: true,
+      data: { messages: page.messages.map(messageRecord), count: page.count, hasMore: page.hasMore, page: page.page, limit: page.limit },
+    };
+  });
+
+  r.get('/getMessageByMessageId', { schema: { params: ApiParams, querystring: MessageIdQuery, tags, security } }, async (req) => {
+    const message = await clients.messaging.GetMessage({ tenantId: principalOf(req).tenantId, messageId: req.query.messageId });
+    return { success: true, data: messageRecord(message) };
+  });
+}

@@ -1,0 +1,83 @@
+import { validation } from '@convo/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Clients } from '../clients';
+import { noteRecord, ticketRecord } from '../presenters';
+import { ApiParams } from '../schemas/common';
+import {
+  AddTagBody,
+  CreateNotesBody,
+  PauseParams,
+  PauseStartBody,
+  RemoveTagBody,
+  SendEvaluationBody,
+} from '../schemas/ticket.schemas';
+import { principalOf, security } from './external';
+
+const tags = ['tickets'];
+
+/** What is done to a ticket besides updating it: tags, notes, pauses and the satisfaction survey. */
+export async function ticketActionRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.post('/addTag', { schema: { params: ApiParams, body: AddTagBody, tags, security } }, async (req) => {
+    const b = req.body;
+    const tagIds = [...(b.tagId ? [b.tagId] : []), ...(b.tagIds ?? [])];
+    if (!tagIds.length) throw validation('No tag to add', [{ field: 'tagId', message: 'send tagId or tagIds' }]);
+    const ticket = await clients.tickets.AddTags({ tenantId: principalOf(req).tenantId, ticketId: b.ticketId, tagIds });
+    return { success: true, data: ticketRecord(ticket) };
+  });
+
+  r.post('/removeTag', { schema: { params: ApiParams, body: RemoveTagBody, tags, security } }, async (req) => {
+    const { ticketId, tagId } = req.body;
+    const ticket = await clients.tickets.RemoveTag({ tenantId: principalOf(req).tenantId, ticketId, tagId });
+    return { success: true, data: ticketRecord(ticket) };
+  });
+
+  r.post('/createNotes', { schema: { params: ApiParams, body: CreateNotesBody, tags, security } }, async (req) => {
+    const b = req.body;
+    const note = await clients.tickets.CreateNote({
+      tenantId: principalOf(req).tenantId,
+      ticketId: b.ticketId,
+      userId: b.userId,
+      notes: b.notes,
+      idFront: b.idFront ?? '',
+    });
+    return { success: true, data: noteRecord(note) };
+  });
+
+  r.post('/ticket/pause/start/:ticketId', { schema: { params: PauseParams, body: PauseStartBody, tags, security } }, async (req) => {
+    const ticket = await clients.tickets.StartPause({
+      tenantId: principalOf(req).tenantId,
+      ticketId: req.params.ticketId,
+      pauseReason: req.body.pauseReason,
+    });
+    return { success: true, data: ticketRecord(ticket) };
+  });
+
+  r.post('/ticket/pause/end/:ticketId', { schema: { params: PauseParams, tags, security } }, async (req) => {
+    const ticket = await clients.tickets.EndPause({ tenantId: principalOf(req).tenantId, ticketId: req.params.ticketId });
+    return { success: true, data: ticketRecord(ticket) };
+  });
+
+  r.post('/sendEvaluation', { schema: { params: ApiParams, body: SendEvaluationBody, tags, security } }, async (req) => {
+    const b = req.body;
+    const tenantId = principalOf(req).tenantId;
+    const ticketId = b.ticketId;
+    const begun = await clients.tickets.BeginEvaluation({ tenantId, ticketId, force: b.force ?? false, externalKey: b.externalKey ?? '' });
+    if (!begun.proceed) return { success: true, idempotent: true, skipped: true, ticketId };
+    let messageId: string;
+    try {
+      ({ messageId } = await clients.messaging.SendByTicket({ tenantId, ticketId, body: begun.body }));
+    } catch (err) {
+      // Not delivered: free the claims so that a retry sends the survey.
+      await clients.tickets.AbortEvaluation({ tenantId, ticketId, claimId: begun.claimId }).catch((abortErr: unknown) => {
+        req.log.warn({ err: abortErr, ticketId }, 'evaluation claims not freed');
+      });
+      throw err;
+    }
+    const ticket = await clients.tickets.CompleteEvaluation({ tenantId, ticketId, claimId: begun.claimId, messageId });
+    const record = ticketRecord(ticket);
+    return { success: true, data: { message: 'Evaluation sent', ticketId, messageId, evaluation: record.evaluation, ticket: record } };
+  });
+}

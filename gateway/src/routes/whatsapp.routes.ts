@@ -1,0 +1,40 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth';
+import type { Clients } from '../clients';
+import { channelRecord, hybridRecord } from '../presenters';
+import { UpdateWhatsappBody, WhatsappParams } from '../schemas/tenant.schemas';
+import { linkValue } from './tenant.routes';
+
+/** `PUT {base_url}/whatsapp/{whatsappId}` (CONVENTIONS.md): edits a channel; super-admin token only. */
+export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { clients: Clients; auth: Authenticator }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.addHook('onRequest', auth.superAdmin);
+
+  r.put(
+    '/whatsapp/:whatsappId',
+    { schema: { params: WhatsappParams, body: UpdateWhatsappBody, tags: ['tenant'], security: [{ bearer: [] }] } },
+    async (req) => {
+      const b = req.body;
+      const res = await clients.tenants.UpdateChannel({
+        id: req.params.whatsappId,
+        name: b.name,
+        status: b.status,
+        hybridMode: linkValue(b.hybridMode),
+        // null clears the link.
+        linkedChannelId: linkValue(b.linkedChannelId, ''),
+        engineUrl: b.engineUrl,
+        engineToken: b.engineToken,
+        webhookEnabled: b.webhookEnabled,
+        webhookUrl: b.webhookUrl,
+        webhookIncoming: b.webhookIncoming,
+        pageId: b.pageId,
+        pageToken: b.pageToken,
+      });
+      return {
+        success: true,
+        data: { whatsapp: channelRecord(res.whatsapp!), ...(res.hybrid?.present ? { hybrid: hybridRecord(res.hybrid) } : {}) },
+      };
+    },
+  );
+}

@@ -1,0 +1,184 @@
+import * as grpc from '@grpc/grpc-js';
+import {
+  engineSession,
+  errCode,
+  errDetails,
+  errFields,
+  rpcError,
+  startHarness,
+  tenantRequest,
+  uniqueIdentity,
+  wabaSession,
+  type Harness,
+} from './test-harness';
+
+let h: Harness;
+let planSeq = 9_000;
+
+beforeAll(async () => {
+  h = await startHarness('tenants-channels-test');
+});
+
+afterAll(async () => {
+  await h?.stop();
+});
+
+const newTenant = async (over: Record<string, unknown> = {}) => {
+  const identity = uniqueIdentity();
+  const { tenant } = await h.client.StoreTenant(tenantRequest({ identity, ...over }));
+  return { ...tenant!, identity };
+};
+
+const newPlan = async (over: Record<string, unknown>) => {
+  const id = ++planSeq;
+  await h.svc.db.collection('plans').insertOne({ _id: id as never, name: `plan ${id}`, maxUsers: 5, maxConnections: 10, features: [], allowedChannels: [], ...over });
+  return id;
+};
+
+const create = (tenant: number, over: Record<string, unknown> = {}) => h.client.CreateSession(engineSession(tenant, over));
+const channelsOf = (tenantId: number) => h.count('channels', { tenantId });
+
+// ---- policies on create --------------------------------------------------------------------
+
+describe('CreateSession policies', () => {
+  it('refuses a channel for an inactive tenant with 409 ERR_TENANT_INACTIVE, creating nothing', async () => {
+    const t = await newTenant({ status: 'inactive' });
+    const err = await rpcError(create(t.id));
+    expect(err.code).toBe(grpc.status.ABORTED);
+    expect(errCode(err)).toBe('ERR_TENANT_INACTIVE');
+    expect(await channelsOf(t.id)).toBe(0);
+    expect(await h.count('api_integrations', { tenantId: t.id })).toBe(0);
+  });
+
+  it("admits only the tenant's allowedChannels, mapping session types onto them", async () => {
+    const t = await newTenant();
+    await h.client.UpdateTenant({ identity: t.identity, allowedChannels: { values: ['waba_oauth', 'engine_a', 'social_a_oauth'] } });
+
+    const err = await rpcError(create(t.id, { type: 'engine_b' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(errCode(err)).toBe('ERR_CHANNEL_TYPE_NOT_ALLOWED');
+    expect(errDetails(err)).toEqual([{ field: 'type', message: expect.stringContaining('engine_b') }]);
+    await expect(create(t.id, { type: 'whatsapp' })).resolves.toMatchObject({ whatsapp: { type: 'whatsapp' } });
+    await expect(h.client.CreateSession(wabaSession(t.id))).resolves.toMatchObject({ whatsapp: { type: 'waba' } });
+    await expect(create(t.id, { type: 'social_a', pageId: 'p1', pageToken: 'pt' })).resolves.toMatchObject({ whatsapp: { type: 'social_a' } });
+    expect(errCode(await rpcError(create(t.id, { type: 'social_b', pageId: 'p1', pageToken: 'pt' })))).toBe('ERR_CHANNEL_TYPE_NOT_ALLOWED');
+  });
+
+  it("also applies the plan's allowedChannels", async () => {
+    const planId = await newPlan({ allowedChannels: ['engine_b'] });
+    const t = await newTenant({ planId });
+    expect(errCode(await rpcError(create(t.id, { type: 'engine_a' })))).toBe('ERR_CHANNEL_TYPE_NOT_ALLOWED');
+    await expect(create(t.id, { type: 'engine_b' })).resolves.toMatchObject({ whatsapp: { type: 'engine_b' } });
+  });
+
+  it('refuses the channel past maxConnections with 409 ERR_CONNECTION_LIMIT, creating nothing', async () => {
+    const t = await newTenant({ maxConnections: 2 });
+    await create(t.id);
+    await create(t.id, { type: 'engine_b' });
+    const apis = await h.count('api_integrations', { tenantId: t.id });
+
+    const err = await rpcError(create(t.id, { type: 'engine_c' }));
+    expect(err.code).toBe(grpc.status.ABORTED);
+    expect(errCode(err)).toBe('ERR_CONNECTION_LIMIT');
+    expect(await channelsOf(t.id)).toBe(2);
+    expect(await h.count('api_integrations', { tenantId: t.id })).toBe(apis);
+  });
+
+  it("enforces the plan's maxConnections over the tenant's", async () => {
+    const planId = await newPlan({ maxConnections: 1 });
+    const t = await newTenant({ planId });
+    await h.client.UpdateTenant({ identity: t.identity, maxConnections: 5 });
+    await create(t.id);
+    expect(errCode(await rpcError(create(t.id)))).toBe('ERR_CONNECTION_LIMIT');
+  });
+
+  it('treats maxConnections 0 as unlimited', async () => {
+    const t = await newTenant({ maxConnections: 0 });
+    for (let i = 0; i < 3; i++) await create(t.id);
+    expect(await channelsOf(t.id)).toBe(3);
+  });
+
+  it('lets exactly maxConnections of many concurrent creates through', async () => {
+    const t = await newTenant({ maxConnections: 3 });
+    const results = await Promise.allSettled(Array.from({ length: 8 }, () => create(t.id)));
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    expect(refused.map((r) => errCode(r.reason))).toEqual(Array(5).fill('ERR_CONNECTION_LIMIT'));
+    expect(await channelsOf(t.id)).toBe(3);
+  });
+});
+
+describe('channelConnectionLimits', () => {
+  const limited = async (limits: Record<string, number>, over: Record<string, unknown> = {}) => {
+    const t = await newTenant(over);
+    await h.client.UpdateTenant({ identity: t.identity, channelConnectionLimits: { limits } });
+    return t;
+  };
+
+  it('limits each channel type, whatsapp counting as engine_a, 0 meaning unlimited', async () => {
+    const t = await limited({ engine_a: 1, engine_b: 0 });
+    await create(t.id, { type: 'engine_a' });
+    const err = await rpcError(create(t.id, { type: 'whatsapp' }));
+    expect(errCode(err)).toBe('ERR_CONNECTION_LIMIT');
+    expect(err.details).toContain('engine_a');
+    for (let i = 0; i < 3; i++) await create(t.id, { type: 'engine_b' });
+  });
+
+  it('counts waba under the waba_oauth limit', async () => {
+    const t = await limited({ waba_oauth: 1 });
+    await h.client.CreateSession(wabaSession(t.id));
+    expect(errCode(await rpcError(h.client.CreateSession(wabaSession(t.id))))).toBe('ERR_CONNECTION_LIMIT');
+  });
+
+  it('gives back the total slot of a create refused by its type limit', async () => {
+    const t = await limited({ engine_a: 1 }, { maxConnections: 2 });
+    await create(t.id, { type: 'engine_a' });
+    expect(errCode(await rpcError(create(t.id, { type: 'engine_a' })))).toBe('ERR_CONNECTION_LIMIT');
+    await expect(create(t.id, { type: 'engine_b' })).resolves.toMatchObject({ whatsapp: { type: 'engine_b' } });
+  });
+});
+
+// ---- UpdateChannel (PUT /whatsapp/{id}) -----------------------------------------------------
+
+describe('UpdateChannel', () => {
+  it('answers NOT_FOUND ERR_NO_WAPP_FOUND for an unknown channel', async () => {
+    const err = await rpcError(h.client.UpdateChannel({ id: 999_999, name: 'x' }));
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
+    expect(errCode(err)).toBe('ERR_NO_WAPP_FOUND');
+  });
+
+  it('edits the name, status, engine and webhook settings', async () => {
+    const t = await newTenant();
+    const { whatsapp } = await create(t.id);
+    const res = await h.client.UpdateChannel({
+      id: whatsapp!.id,
+      name: '  Sales  ',
+      status: 'CONNECTED',
+      engineUrl: 'http://engine-2.local:3000',
+      engineToken: 'new-token',
+      webhookEnabled: true,
+      webhookUrl: 'https://hooks.example/in',
+      webhookIncoming: true,
+    });
+    expect(res.hybrid).toMatchObject({ present: false });
+    expect(res.whatsapp).toMatchObject({ name: 'Sales', status: 'CONNECTED', engineUrl: 'http://engine-2.local:3000', webhookUrl: 'https://hooks.example/in' });
+    await expect(h.client.GetChannel({ tenantId: t.id, channelId: whatsapp!.id })).resolves.toMatchObject({
+      engineToken: 'new-token',
+      webhookEnabled: true,
+      webhookIncoming: true,
+    });
+    // Fields not sent stay as they were.
+    const again = await h.client.UpdateChannel({ id: whatsapp!.id, webhookEnabled: false });
+    expect(again.whatsapp).toMatchObject({ name: 'Sales', webhookEnabled: false, webhookIncoming: true });
+  });
+
+  it("edits a social channel's page and refuses invalid values, all at once", async () => {
+    const t = await newTenant();
+    const { whatsapp } = await create(t.id, { type: 'social_b', pageId: 'page-1', pageToken: 'pt-1' });
+    await expect(h.client.UpdateChannel({ id: whatsapp!.id, pageId: 'page-2', pageToken: 'pt-2' })).resolves.toMatchObject({
+      whatsapp: { pageId: 'page-2', pageToken: 'pt-2' },
+    });
+    const err = await rpcError(h.client.UpdateChannel({ id: whatsapp!.id, status: 'ONLINE', webhookUrl: 'not a url', pageId: '', name: ' ' }));
+    expect(errFields(err).sort()).toEqual(['name', 'pageId', 'status', 'webhookUrl']);
+  });
+});

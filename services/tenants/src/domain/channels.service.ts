@@ -1,0 +1,170 @@
+import { DomainError, notFound, validation, type proto } from '@convo/kit';
+import type { ApisRepository } from '../db/apis.repository';
+import type { ChannelsRepository } from '../db/channels.repository';
+import type { ApiIntegrationDoc, ChannelDoc } from '../db/models';
+import type { TenantsRepository } from '../db/tenants.repository';
+import { CHANNEL_STATUSES, CHANNEL_TYPES, isOneOf, limitKeyOf, type ChannelType } from './catalog';
+import { assertTenantActive, assertTypeAllowed, ConnectionLimits } from './channel-policy';
+import { withCompensation } from './compensation';
+import { HybridLinks, type HybridOutcome, type LinkPlan } from './hybrid-links';
+import { toApi, toChannel } from './records';
+import { newApiId, newApiToken, sha256 } from './tokens';
+import { isOptionalUrl, Issues } from './validation';
+
+type CreateRequest = proto.tenants.CreateSessionRequest__Output;
+type UpdateRequest = proto.tenants.UpdateChannelRequest__Output;
+
+/** The seed's code for an unknown channel on PUT /whatsapp/{id}. */
+const noWappFound = () => new DomainError('not_found', 'ERR_NO_WAPP_FOUND', 'Channel not found');
+
+export function toHybrid(outcome: HybridOutcome): proto.tenants.HybridResult {
+  if (!outcome.present) return { present: false };
+  if (!outcome.applied) return { present: true, applied: false, error: outcome.error };
+  return { ...outcome, linkedChannelId: outcome.linkedChannelId };
+}
+
+function createIssues(req: CreateRequest): Issues {
+  const issues = new Issues();
+  issues.check(req.name.trim().length > 0, 'name', 'is required');
+  issues.check(isOneOf(CHANNEL_TYPES, req.type), 'type', `must be one of ${CHANNEL_TYPES.join(', ')}`);
+  issues.check(!req.status || isOneOf(CHANNEL_STATUSES, req.status), 'status', 'must be DISCONNECTED or CONNECTED');
+  issues.check(isOptionalUrl(req.engineUrl), 'engineUrl', 'must be an http(s) URL');
+  issues.check(isOptionalUrl(req.webhookUrl), 'webhookUrl', 'must be an http(s) URL');
+  if (req.type === 'waba') {
+    issues.check(/^\d+$/.test(req.tokenApi), 'tokenAPI', 'is required for waba and must be digits only');
+    issues.check(req.wabaId.length > 0, 'wabaId', 'is required for waba');
+    issues.check(req.bmToken.length > 0, 'bmToken', 'is required for waba');
+  }
+  if (req.type === 'social_a' || req.type === 'social_b') {
+    issues.check(req.pageId.length > 0, 'pageId', `is required for ${req.type}`);
+    issues.check(req.pageToken.length > 0, 'pageToken', `is required for ${req.type}`);
+  }
+  return issues;
+}
+
+function newChannelDoc(id: number, tenantId: number, req: CreateRequest, link: LinkPlan): ChannelDoc {
+  const now = new Date();
+  return {
+    _id: id,
+    tenantId,
+    name: req.name.trim(),
+    status: (req.status || 'DISCONNECTED') as ChannelDoc['status'],
+    type: req.type,
+    channelKind: limitKeyOf(req.type as ChannelType),
+    tokenAPI: req.tokenApi,
+    wabaId: req.wabaId,
+    bmToken: req.bmToken,
+    hybridMode: link.set.hybridMode ?? 'disabled',
+    ...(link.set.linkedChannelId !== undefined ? { linkedChannelId: link.set.linkedChannelId } : {}),
+    engineUrl: req.engineUrl,
+    engineToken: req.engineToken,
+    webhookEnabled: req.webhookEnabled,
+    webhookUrl: req.webhookUrl,
+    webhookIncoming: req.webhookIncoming,
+    pageId: req.pageId,
+    pageToken: req.pageToken,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+const EDITABLE = ['name', 'status', 'engineUrl', 'engineToken', 'webhookEnabled', 'webhookUrl', 'webhookIncoming', 'pageId', 'pageToken'] as const;
+
+function updateIssues(channel: ChannelDoc, req: UpdateRequest): Issues {
+  const issues = new Issues();
+  if (req.name !== undefined) issues.check(req.name.trim().length > 0, 'name', 'must not be empty');
+  if (req.status !== undefined) issues.check(isOneOf(CHANNEL_STATUSES, req.status), 'status', 'must be DISCONNECTED or CONNECTED');
+  issues.check(isOptionalUrl(req.engineUrl), 'engineUrl', 'must be an http(s) URL or empty');
+  issues.check(isOptionalUrl(req.webhookUrl), 'webhookUrl', 'must be an http(s) URL or empty');
+  if (channel.type === 'social_a' || channel.type === 'social_b') {
+    if (req.pageId !== undefined) issues.check(req.pageId.length > 0, 'pageId', `is required for ${channel.type}`);
+    if (req.pageToken !== undefined) issues.check(req.pageToken.length > 0, 'pageToken', `is required for ${channel.type}`);
+  }
+  return issues;
+}
+
+/** Channels (sessions): creation with its integration, edits, and the limits and links around them. */
+export class ChannelsService {
+  private readonly limits: ConnectionLimits;
+  private readonly links: HybridLinks;
+
+  constructor(
+    private readonly tenants: TenantsRepository,
+    private readonly channels: ChannelsRepository,
+    private readonly apis: ApisRepository,
+  ) {
+    this.limits = new ConnectionLimits(channels);
+    this.links = new HybridLinks(channels);
+  }
+
+  async createSession(req: CreateRequest) {
+    const issues = createIssues(req);
+    if (issues.any) throw validation('Invalid session', issues.list);
+    const tenant = await this.tenants.findTenant(req.tenant);
+    if (!tenant) throw notFound('tenant');
+    assertTenantActive(tenant);
+    const plan = tenant.planId ? await this.tenants.findPlan(tenant.planId) : null;
+    const type = req.type as ChannelType;
+    assertTypeAllowed(type, tenant, plan);
+    const admin = await this.tenants.findTenantAdmin(tenant._id);
+    const id = await this.tenants.nextId('channel');
+    const token = newApiToken();
+
+    return withCompensation(async (undo) => {
+      await this.limits.reserve(tenant, plan, limitKeyOf(type), id, undo);
+      const link = await this.links.planCreate({ id, tenantId: tenant._id, type }, linkInputOf(req), undo);
+      const channel = newChannelDoc(id, tenant._id, req, link);
+      await this.channels.insertChannel(channel);
+      undo.add(() => this.channels.deleteChannel(id));
+      const api = newApiDoc(channel, admin?._id ?? 0, sha256(token));
+      await this.apis.insertApi(api);
+      undo.add(() => this.apis.deleteApi(api._id));
+      await link.commit();
+      return { whatsapp: toChannel(channel), api: toApi(api, token), hybrid: toHybrid(link.outcome) };
+    });
+  }
+
+  async updateChannel(req: UpdateRequest) {
+    const channel = await this.channels.findChannelById(req.id);
+    if (!channel) throw noWappFound();
+    const issues = updateIssues(channel, req);
+    if (issues.any) throw validation('Invalid channel update', issues.list);
+    const set: Record<string, unknown> = { updatedAt: new Date() };
+    for (const field of EDITABLE) if (req[field] !== undefined) set[field] = field === 'name' ? req.name!.trim() : req[field];
+
+    return withCompensation(async (undo) => {
+      const link = await this.links.planUpdate(channel, { hybridMode: req.hybridMode, linkedChannelId: req.linkedChannelId }, undo);
+      const updated = await this.channels.updateChannel(channel._id, { ...set, ...link.set }, link.unsetLinked ? ['linkedChannelId'] : []);
+      if (!updated) throw noWappFound();
+      await link.commit();
+      return { whatsapp: toChannel(updated), hybrid: toHybrid(link.outcome) };
+    });
+  }
+
+  async getChannel(tenantId: number, channelId: number) {
+    const channel = await this.channels.findChannel(tenantId, channelId);
+    if (!channel) throw notFound('channel');
+    return toChannel(channel);
+  }
+}
+
+const linkInputOf = (req: CreateRequest) => ({
+  hybridMode: req.hybridMode,
+  linkedChannelId: req.linkedChannelId,
+  linkToWhatsappId: req.linkToWhatsappId,
+});
+
+/** The integration every new channel gets, owned by the tenant's administrator. */
+function newApiDoc(channel: ChannelDoc, userId: number, tokenHash: string): ApiIntegrationDoc {
+  return {
+    _id: newApiId(),
+    tenantId: channel.tenantId,
+    name: channel.name,
+    sessionId: channel._id,
+    urlServiceStatus: '',
+    urlMessageStatus: '',
+    userId,
+    tokenHash,
+    createdAt: channel.createdAt,
+  };
+}

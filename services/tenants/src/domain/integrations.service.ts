@@ -1,0 +1,78 @@
+import { conflict, forbidden, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
+import type { ApisRepository } from '../db/apis.repository';
+import type { ChannelsRepository } from '../db/channels.repository';
+import type { ApiIntegrationDoc } from '../db/models';
+import type { TenantsRepository } from '../db/tenants.repository';
+import { toApi } from './records';
+import type { RevocationFeed } from './revocations';
+import { newApiId, sha256 } from './tokens';
+import { isOptionalUrl, Issues } from './validation';
+
+/** A caller-chosen token must be as hard to guess as the ones we generate (32+ characters). */
+export const MIN_TOKEN_LENGTH = 32;
+
+function createIssues(req: proto.tenants.CreateApiRequest__Output): Issues {
+  const issues = new Issues();
+  issues.check(req.name.trim().length > 0, 'name', 'is required');
+  issues.check(req.authToken.length >= MIN_TOKEN_LENGTH, 'authToken', `must have at least ${MIN_TOKEN_LENGTH} characters`);
+  issues.check(isOptionalUrl(req.urlServiceStatus), 'urlServiceStatus', 'must be an http(s) URL or null');
+  issues.check(isOptionalUrl(req.urlMessageStatus), 'urlMessageStatus', 'must be an http(s) URL or null');
+  return issues;
+}
+
+/** API integrations: created with a caller's token or with a channel; deleted with immediate revocation. */
+export class IntegrationsService {
+  constructor(
+    private readonly tenants: TenantsRepository,
+    private readonly channels: ChannelsRepository,
+    private readonly apis: ApisRepository,
+    private readonly revocations: RevocationFeed,
+  ) {}
+
+  /** The token is the caller's; only its SHA-256 is stored and it is not echoed back. */
+  async createApi(req: proto.tenants.CreateApiRequest__Output) {
+    const issues = createIssues(req);
+    if (issues.any) throw validation('Invalid API integration', issues.list);
+    if (!(await this.tenants.findTenant(req.tenant))) throw notFound('tenant');
+    if (!(await this.channels.findChannel(req.tenant, req.sessionId))) throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
+    if (!(await this.tenants.findUser(req.tenant, req.userId))) throw notFound('user', `User ${req.userId} is not a user of tenant ${req.tenant}`);
+    const api: ApiIntegrationDoc = {
+      _id: newApiId(),
+      tenantId: req.tenant,
+      name: req.name.trim(),
+      sessionId: req.sessionId,
+      urlServiceStatus: req.urlServiceStatus,
+      urlMessageStatus: req.urlMessageStatus,
+      userId: req.userId,
+      tokenHash: sha256(req.authToken),
+      createdAt: new Date(),
+    };
+    await this.apis.insertApi(api).catch((err: unknown) => {
+      throw isDuplicateKey(err) ? conflict('ERR_TOKEN_IN_USE', 'This authToken is already used by another integration') : err;
+    });
+    return toApi(api);
+  }
+
+  /**
+   * Every identifying field must match, else the integration is "not found". The revocation is
+   * recorded before the deletion, so no replica can miss it, and pushed to this replica's
+   * watchers at once; the others read it from the log within one poll.
+   */
+  async deleteApi(req: proto.tenants.DeleteApiRequest__Output) {
+    const api = await this.apis.findApi(req.apiId);
+    const matches = api && api.tenantId === req.tenant && api.sessionId === req.sessionId && api.userId === req.userId;
+    if (!api || !matches) throw notFound('api', 'No API integration matches apiId, tenant, sessionId and userId');
+    await this.apis.recordRevocation(api._id, api.tenantId);
+    await this.apis.deleteApi(api._id);
+    this.revocations.publish([api._id]);
+    return { apiId: api._id, deleted: true };
+  }
+
+  /** 401 for a token nobody owns, 403 for a real token used on another integration's path. */
+  async resolveApiToken(apiId: string, tokenSha256: string) {
+    const api = await this.apis.findApiByTokenHash(tokenSha256);
+    if (!api) throw unauthenticated();
+    if (api._id !== apiId) throw forbidden('This token belongs to another API integration');
+    return { apiId: api._id, tenantId: api.tenantId, sessionId: api.sessionId, userId: api.userId };
+  }
+}

@@ -1,0 +1,52 @@
+import { validation } from '@convo/kit';
+import type { PlanDoc } from '../db/models';
+import type { TenantsRepository } from '../db/tenants.repository';
+import { ALLOWED_CHANNELS, MENU_VISIBILITY } from './catalog';
+import { checkEnumList, Issues } from './validation';
+
+export interface NewPlan {
+  name: string;
+  maxUsers: number;
+  maxConnections: number;
+  features: string[];
+  allowedChannels: string[];
+}
+
+/** What `SEED_DEV_PLANS=true` puts into an empty installation: one plan that restricts nothing. */
+export const DEV_PLANS: NewPlan[] = [
+  { name: 'Development', maxUsers: 10, maxConnections: 10, features: [...MENU_VISIBILITY], allowedChannels: [] },
+];
+
+export class PlansService {
+  constructor(private readonly repo: TenantsRepository) {}
+
+  async createPlan(input: NewPlan): Promise<PlanDoc> {
+    const issues = new Issues();
+    issues.check(input.name.trim().length > 0, 'name', 'is required');
+    issues.check(input.maxUsers >= 0, 'maxUsers', 'must be an integer ≥ 0');
+    issues.check(input.maxConnections >= 0, 'maxConnections', 'must be an integer ≥ 0 (0 = unlimited)');
+    checkEnumList(issues, 'allowedChannels', input.allowedChannels, ALLOWED_CHANNELS);
+    if (issues.any) throw validation('Invalid plan', issues.list);
+    return this.repo.insertPlan({
+      _id: await this.repo.nextId('plan'),
+      name: input.name.trim(),
+      maxUsers: input.maxUsers,
+      maxConnections: input.maxConnections,
+      features: input.features,
+      allowedChannels: [...new Set(input.allowedChannels)],
+      createdAt: new Date(),
+    });
+  }
+
+  /**
+   * Seeds the development plans when there are none. Replicas starting together race for one
+   * claim, so the plans are written once.
+   */
+  async seedDevPlans(): Promise<PlanDoc[]> {
+    if (await this.repo.hasPlans()) return [];
+    if (!(await this.repo.claimSeed('dev-plans'))) return [];
+    const created: PlanDoc[] = [];
+    for (const plan of DEV_PLANS) created.push(await this.createPlan(plan));
+    return created;
+  }
+}

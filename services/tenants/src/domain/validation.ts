@@ -1,0 +1,46 @@
+import type { FieldIssue } from '@convo/kit';
+
+/** Collects every field problem of a request, so the caller fixes it in one round. */
+export class Issues {
+  readonly list: FieldIssue[] = [];
+
+  check(ok: boolean, field: string, message: string): void {
+    if (!ok) this.list.push({ field, message });
+  }
+
+  add(field: string, message: string): void {
+    this.list.push({ field, message });
+  }
+
+  get any(): boolean {
+    return this.list.length > 0;
+  }
+}
+
+export const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/** Empty (clears the setting) or an http(s) URL. */
+export const isOptionalUrl = (value: string | undefined): boolean => !value || isHttpUrl(value);
+
+const MAX_INT32 = 2_147_483_647;
+
+/** A positive integer id written as decimal text, as link fields arrive; undefined when invalid. */
+export function parseId(raw: string): number | undefined {
+  if (!/^\d{1,10}$/.test(raw)) return undefined;
+  const n = Number(raw);
+  return n >= 1 && n <= MAX_INT32 ? n : undefined;
+}
+
+/** Checks each value of a list against an enumeration, naming every bad value. */
+export function checkEnumList(issues: Issues, field: string, values: string[], allowed: readonly string[]): void {
+  values.forEach((v, i) => {
+    if (!allowed.includes(v)) issues.add(`${field}[${i}]`, `unknown value "${v}"; allowed: ${allowed.join(', ')}`);
+  });
+}

@@ -1,0 +1,79 @@
+import { conflict, notFound, validation, type proto } from '@convo/kit';
+import type { NoteDoc } from '../db/models';
+import type { TicketsRepository } from '../db/tickets.repository';
+
+const MAX_NOTE = 10_000;
+const MAX_ID_FRONT = 200;
+/** How long a repeat of an idFront waits for the concurrent call that holds it to insert its note. */
+const KEY_WAIT_MS = 2_000;
+
+/** Internal notes on a ticket, for agents; never sent to the contact. */
+export class NotesService {
+  constructor(private readonly repo: TicketsRepository) {}
+
+  /**
+   * `idFront` identifies the note for good, per tenant: a repeat, even concurrent, answers the note
+   * the first call created. The claim is a unique `_id` insert, because FerretDB applies a
+   * conditional update (findOneAndUpdate with upsert) as read-then-write, which two concurrent
+   * calls can both win.
+   */
+  async createNote(req: proto.tickets.CreateNoteRequest__Output): Promise<proto.tickets.Note> {
+    const notes = req.notes.trim();
+    const idFront = req.idFront.trim();
+    const issues = [];
+    if (!notes || notes.length > MAX_NOTE) issues.push({ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` });
+    if (idFront.length > MAX_ID_FRONT) issues.push({ field: 'idFront', message: `at most ${MAX_ID_FRONT} characters` });
+    if (issues.length) throw validation('Invalid note', issues);
+
+    const ticket = await this.repo.findTicket(req.tenantId, req.ticketId);
+    if (!ticket) throw notFound('ticket');
+
+    const id = await this.repo.nextId('note');
+    const keyId = idFront ? `${req.tenantId}:${idFront}` : '';
+    if (keyId && !(await this.repo.claimNoteKey(keyId, id))) {
+      const key = await this.repo.findNoteKey(keyId);
+      const existing = key && (await this.awaitNote(req.tenantId, key.noteId));
+      if (!existing) throw conflict('ERR_NOTE_CREATION_IN_PROGRESS', 'A note with this idFront is being created; retry');
+      return toNote(existing);
+    }
+    const doc: NoteDoc = {
+      _id: id,
+      tenantId: req.tenantId,
+      ticketId: ticket._id,
+      userId: req.userId ?? null,
+      notes,
+      idFront,
+      createdAt: new Date(),
+    };
+    try {
+      await this.repo.insertNote(doc);
+    } catch (err) {
+      // Nothing was stored: free the idFront so that a retry creates the note.
+      if (keyId) await this.repo.releaseNoteKey(keyId, id);
+      throw err;
+    }
+    return toNote(doc);
+  }
+
+  /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */
+  private async awaitNote(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const note = await this.repo.findNote(tenantId, id);
+      if (note || Date.now() >= deadline) return note;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+export function toNote(n: NoteDoc): proto.tickets.Note {
+  return {
+    id: n._id,
+    tenantId: n.tenantId,
+    ticketId: n.ticketId,
+    userId: n.userId ?? undefined,
+    notes: n.notes,
+    idFront: n.idFront,
+    createdAt: new Date(n.createdAt).toISOString(),
+  };
+}

@@ -1,0 +1,19 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+/** A ticket tag of a tenant (addTag/removeTag refer to its id). */
+@ObjectType()
+export class Tag {
+  @Field(() => Int) id!: number;
+  @Field(() => Int) tenantId!: number;
+  @Field() name!: string;
+  @Field() createdAt!: string;
+}
+
+/** A queue (department) of a tenant (createTicket, updatequeue, updateticketinfo refer to its id). */
+@ObjectType()
+export class Queue {
+  @Field(() => Int) id!: number;
+  @Field(() => Int) tenantId!: number;
+  @Field() name!: string;
+  @Field() createdAt!: string;
+}
