@@ -99,6 +99,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
 
   const processes = new Map<string, ChildProcess>();
   let stopping = false;
+  // Whatever happens to the parent (a test runner exiting, an uncaught error), no child outlives it.
+  process.once('exit', () => {
+    for (const child of processes.values()) if (child.exitCode === null) child.kill('SIGKILL');
+  });
   const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
   const launch = (name: string, main: string, env: Record<string, string>) => {
     const child = spawn(process.execPath, ['--enable-source-maps', main], {
