@@ -171,6 +171,8 @@ if (require.main === module) {
     void (mesh?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
   };
   startMesh({
+    // npm start is a development mesh: seed the development plans when there are none.
+    env: { SEED_DEV_PLANS: process.env.SEED_DEV_PLANS ?? 'true' },
     onCrash: (part, code) => {
       console.error(`\n[mesh] ${part} exited unexpectedly (code ${code}); stopping everything.`);
       shutdown(1);

@@ -33,8 +33,7 @@ describe('tenant API, end to end', () => {
   });
 
   afterAll(async () => {
-    await replica?.stop();
-    await mesh?.stop();
+    await Promise.all([replica?.stop(), mesh?.stop()]);
   });
 
   afterEach(() => expect(crashes).toEqual([]));

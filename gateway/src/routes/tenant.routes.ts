@@ -76,7 +76,9 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   r.addHook('onRequest', auth.superAdmin);
   auth.watchRevocations();
-  app.addHook('onClose', async () => auth.close());
+  // preClose, not onClose: the GraphQL drain closes the app from inside an onClose hook, after
+  // which later onClose hooks never run, and an open stream would keep the process alive.
+  app.addHook('preClose', async () => auth.close());
   const tags = ['tenant'];
   const security = [{ bearer: [] }];
 

@@ -70,9 +70,9 @@ export class HybridLinks {
 
   /** tenantApiCreateSession: claims are taken now (released by `undo`), the waba side written in `commit`. */
   async planCreate(channel: NewChannel, input: LinkInput, undo: Compensation): Promise<LinkPlan> {
-    const own = new Compensation();
     const present = input.hybridMode !== undefined || input.linkedChannelId !== undefined || input.linkToWhatsappId !== undefined;
     if (!present) return { outcome: { present: false }, set: {}, unsetLinked: false, commit: nothing };
+    const own = new Compensation();
     return this.settle(() => this.settleCreate(channel, input, own), own, undo, { hybridMode: 'disabled' });
   }
 
@@ -194,19 +194,22 @@ export class HybridLinks {
     undo: Compensation,
   ): Promise<void> {
     const doc = { _id: `${side}:${channelId}`, ...link, createdAt: new Date() };
-    const taken = (await this.channels.claimLink(doc)) || ((await this.dropIfStale(doc._id)) && (await this.channels.claimLink(doc)));
-    if (!taken) fail('ERR_HYBRID_LINKED_IN_USE');
-    undo.add(() => this.channels.releaseLink(doc._id, link.wabaId));
+    const release = () => this.channels.releaseLink(doc._id, link.wabaId);
+    if (await this.channels.claimLink(doc)) return undo.add(release);
+    const holder = await this.channels.findLinkClaim(doc._id);
+    // The same link already holds it (a repeated request): nothing to take, nothing to give back.
+    if (holder && holder.wabaId === link.wabaId && holder.transportId === link.transportId) return;
+    if ((await this.dropIfStale(holder)) && (await this.channels.claimLink(doc))) return undo.add(release);
+    fail('ERR_HYBRID_LINKED_IN_USE');
   }
 
   /** A claim left by a request that died half-way: old, and its waba does not record the link. */
-  private async dropIfStale(id: string): Promise<boolean> {
-    const holder = await this.channels.findLinkClaim(id);
+  private async dropIfStale(holder: LinkClaimDoc | null): Promise<boolean> {
     if (!holder) return true;
     if (Date.now() - new Date(holder.createdAt).getTime() < STALE_CLAIM_MS) return false;
     const waba = await this.channels.findChannelById(holder.wabaId);
     if (waba?.linkedChannelId === holder.transportId) return false;
-    await this.channels.releaseLink(id, holder.wabaId);
+    await this.channels.releaseLink(holder._id, holder.wabaId);
     return true;
   }
 }

@@ -114,7 +114,8 @@ export class TenantsService {
   private async claimCustomers(keys: string[], tenantId: number, undo: Compensation): Promise<void> {
     for (const key of keys) {
       if (!(await this.repo.claimCustomer(key, tenantId))) {
-        throw conflict('ERR_GATEWAY_CUSTOMER_IN_USE', `Another tenant already uses the customer ${key.split(':')[1]} of ${key.split(':')[0]}`);
+        const [gateway, customerId] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
+        throw conflict('ERR_GATEWAY_CUSTOMER_IN_USE', `Another tenant already uses the ${gateway} customer ${customerId}`);
       }
       undo.add(() => this.repo.releaseCustomer(key, tenantId));
     }
