@@ -27,6 +27,8 @@ export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEn
   bmToken: c.bmToken,
   pageId: c.pageId,
   pageToken: c.pageToken,
+  wabaId: c.wabaId,
+  emailAddress: c.emailAddress,
 });
 
 /** Ticket records of a read, each with its last message: one messaging call for the whole list. */

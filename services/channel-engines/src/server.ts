@@ -2,7 +2,7 @@ import { buildSubgraph, type SubgraphTypes, type EnvReader, type ServiceSpec } f
 import { DeliveriesRepository } from './db/deliveries.repository';
 import { EnginesService } from './domain/engines.service';
 import type { DriverSettings } from './drivers/driver';
-import { EngineADriver } from './drivers/engine-a.driver';
+import { createDrivers } from './drivers';
 import { enginesHandlers } from './grpc/engines.handlers';
 import { deliveryReference } from './graphql/delivery.reference';
 import { DeliveryResolver } from './graphql/delivery.resolver';
@@ -15,6 +15,8 @@ export interface EnginesConfig {
   providerTimeoutMs: number;
   engineUrls: Record<string, string>;
   defaultEngineUrl: string;
+  metaGraphUrl: string;
+  smtpUrl: string;
 }
 
 export function readEnginesConfig(env: EnvReader): EnginesConfig {
@@ -22,7 +24,10 @@ export function readEnginesConfig(env: EnvReader): EnginesConfig {
   for (const kind of ['whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h']) {
     engineUrls[kind] = env.str(`ENGINE_URL_${kind.toUpperCase()}`, '');
   }
-  return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', '') };
+  return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', ''),
+    metaGraphUrl: env.str('META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
+    smtpUrl: env.str('SMTP_URL', ''),
+  };
 }
 
 export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig> = {
@@ -35,10 +40,12 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
     const settings: DriverSettings = {
       timeoutMs: config.providerTimeoutMs,
       engineUrl: (kind) => config.engineUrls[kind] || config.defaultEngineUrl,
+      metaGraphUrl: config.metaGraphUrl.replace(/\/+$/, ''),
+      smtpUrl: config.smtpUrl,
     };
     const repo = new DeliveriesRepository(db);
     await repo.init();
-    const engines = new EnginesService([new EngineADriver(settings)], repo, log);
+    const engines = new EnginesService(createDrivers(settings, db), repo, log);
     const resolver = new DeliveryResolver(repo, engines);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,

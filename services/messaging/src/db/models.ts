@@ -19,6 +19,11 @@ export interface MessageDoc {
   mimeType: string;
   fileName: string;
   externalKey: string;
+  /** Interactive sends: "<route>/<type>" and the validated body (JSON), to match a later reply. */
+  interactiveType?: string;
+  interactiveJson?: string;
+  /** E-mail subject (webmail channels). */
+  subject?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -50,6 +55,9 @@ export function registerModels(conn: Connection) {
       mimeType: { type: String, default: '' },
       fileName: { type: String, default: '' },
       externalKey: { type: String, default: '' },
+      interactiveType: { type: String, default: '' },
+      interactiveJson: { type: String, default: '' },
+      subject: { type: String, default: '' },
       createdAt: Date,
       updatedAt: Date,
     },

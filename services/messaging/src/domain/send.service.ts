@@ -52,7 +52,7 @@ export class SendService {
       channel = await this.channels.getOrLoad(`${tenantId}:${channelId}`, () =>
         this.peers.tenants.GetChannel({ tenantId, channelId }),
       );
-      if (!ticket.contact?.number) throw notFound('contact', 'The ticket has no contact to write to');
+      if (!ticket.contact?.number && !ticket.contact?.email) throw notFound('contact', 'The ticket has no contact to write to');
       if (hasMedia) media = await this.media.resolve(tenantId, req.media!);
       if (ticket.status === 'closed') {
         ticket = await this.peers.tickets.UpdateTicket({ tenantId, ticketId: req.ticketId, status: 'open' });
@@ -96,8 +96,11 @@ export class SendService {
             bmToken: channel.bmToken,
             pageId: channel.pageId,
             pageToken: channel.pageToken,
+            wabaId: channel.wabaId,
+            emailAddress: channel.emailAddress,
           },
-          to: ticket.contact!.number,
+          // E-mail tickets (webmail channels) have an address instead of a number.
+          to: ticket.contact!.number || ticket.contact!.email,
           content: { text: req.body, mediaUrl: media?.link ?? '', mimeType: media?.mimeType ?? '', fileName: media?.fileName ?? '' },
           reference: messageId,
         },

@@ -33,6 +33,9 @@ export function streamRevocations(
 
 export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry['tenants']['handlers']> {
   return {
+    FindChannelByAccount: async () => { throw new Error('PENDING: FindChannelByAccount not implemented yet'); },
+    ListChannelIntegrations: async () => { throw new Error('PENDING: ListChannelIntegrations not implemented yet'); },
+    SetChannelStatus: async () => { throw new Error('PENDING: SetChannelStatus not implemented yet'); },
     StoreTenant: (req) => d.tenants.storeTenant(req),
     ShowTenant: (req) => d.tenants.showTenant(req.id),
     ListTenants: (req) => d.tenants.listTenants(req),

@@ -1,0 +1,74 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as a fake provider received it: the exact wire request a driver sent. */
+export interface ProviderRequest {
+  method: string;
+  /** Path and query, as sent. */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The body parsed as JSON when it is JSON, else the raw text ('' when empty). */
+  body: any;
+  raw: string;
+}
+
+/** What the fake answers: a status and JSON body, 'hang' to never answer, 'stall' to stop mid-body. */
+export type ProviderReply = { status: number; body?: unknown; headers?: Record<string, string> } | 'hang' | 'stall';
+
+export interface FakeProvider {
+  url: string;
+  requests: ProviderRequest[];
+  /** Sets how the fake answers from now on. */
+  answer(fn: (req: ProviderRequest) => ProviderReply): void;
+  /** Forgets the recorded requests and restores the default answer. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A provider (engine server, Graph API, marketplace...) on loopback that records every request and
+ * answers what the test says. Drivers are tested against it over real HTTP.
+ */
+export async function startFakeProvider(defaultReply: (req: ProviderRequest) => ProviderReply = () => ({ status: 200, body: {} })): Promise<FakeProvider> {
+  const requests: ProviderRequest[] = [];
+  let reply = defaultReply;
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (raw += chunk));
+    req.on('end', () => {
+      let body: unknown = raw;
+      try {
+        body = raw ? JSON.parse(raw) : '';
+      } catch {
+        // not JSON: keep the text
+      }
+      const recorded: ProviderRequest = { method: req.method!, url: req.url!, headers: req.headers, body, raw };
+      requests.push(recorded);
+      const answer = reply(recorded);
+      if (answer === 'hang') return;
+      if (answer === 'stall') {
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
+        return;
+      }
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body ?? {}));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    answer(fn) {
+      reply = fn;
+    },
+    reset() {
+      requests.length = 0;
+      reply = defaultReply;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
