@@ -23,6 +23,13 @@ export interface Driver {
   send(message: Outbound): Promise<Delivered>;
   /** Whether a number has an account on the network; absent where the provider cannot tell. */
   checkNumber?(channel: Outbound['channel'], number: string): Promise<NumberCheck>;
+  /**
+   * Engine-style kinds: turns the body their server posted to `/webhooks/engine/{channelId}` into
+   * neutral events (the caller fills in channel_id and channel_type). An event kind the driver does
+   * not use yields no event, never an error: engines send many events we do not need. Meta kinds
+   * (waba, social_a, social_b) are parsed from Meta's shared envelope instead, not here.
+   */
+  parseInbound?(channel: Outbound['channel'], body: unknown): proto.channelEngines.InboundEvent[];
 }
 
 export interface DriverSettings {
