@@ -130,7 +130,10 @@ export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
     ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: orNull(h.linkedChannelId) }
     : { applied: false, error: h.error };
 
-/** Provider secrets (bmToken, engineToken, pageToken) are never returned. */
+/**
+ * Provider secrets (bmToken, engineToken, pageToken) are never returned. The webhook signing secret
+ * is: the customer needs it to verify webhooks, and only the super-admin reads channel records.
+ */
 export const channelRecord = (c: proto.tenants.Channel__Output) => ({
   id: c.id,
   tenantId: c.tenantId,
@@ -145,7 +148,10 @@ export const channelRecord = (c: proto.tenants.Channel__Output) => ({
   webhookEnabled: c.webhookEnabled,
   webhookUrl: c.webhookUrl || null,
   webhookIncoming: c.webhookIncoming,
+  webhookSecret: c.webhookSecret || null,
+  ...(c.webhookSecretPrevious ? { webhookSecretPrevious: c.webhookSecretPrevious, webhookSecretPreviousUntil: c.webhookSecretPreviousUntil } : {}),
   pageId: c.pageId || null,
+  emailAddress: c.emailAddress || null,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });

@@ -145,6 +145,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       webhookIncoming: b.webhookIncoming ?? false,
       pageId: b.pageId ?? '',
       pageToken: b.pageToken ?? '',
+      emailAddress: b.emailAddress ?? '',
     });
     return {
       success: true,

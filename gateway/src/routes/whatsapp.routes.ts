@@ -30,6 +30,8 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
         webhookIncoming: b.webhookIncoming,
         pageId: b.pageId,
         pageToken: b.pageToken,
+        emailAddress: b.emailAddress,
+        rotateWebhookSecret: b.rotateWebhookSecret ?? false,
       });
       return {
         success: true,

@@ -94,6 +94,7 @@ export const CreateSessionBody = Type.Object({
   webhookIncoming: Type.Optional(Type.Boolean()),
   pageId: Type.Optional(Type.String({ maxLength: 64 })),
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
+  emailAddress: Type.Optional(Type.String({ maxLength: 254, description: 'webmail: the From address (required for webmail)' })),
 });
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
@@ -111,6 +112,8 @@ export const UpdateWhatsappBody = Type.Object({
   webhookIncoming: Type.Optional(Type.Boolean()),
   pageId: Type.Optional(Type.String({ maxLength: 64 })),
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
+  emailAddress: Type.Optional(Type.String({ maxLength: 254, description: 'webmail: the From address' })),
+  rotateWebhookSecret: Type.Optional(Type.Boolean({ description: 'true: a new webhook signing secret; the old one also signs for 24 hours' })),
 });
 export type UpdateWhatsappBody = Static<typeof UpdateWhatsappBody>;
 

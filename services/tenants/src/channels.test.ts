@@ -182,3 +182,104 @@ describe('UpdateChannel', () => {
     expect(errFields(err).sort()).toEqual(['name', 'pageId', 'status', 'webhookUrl']);
   });
 });
+
+// ---- webmail, webhook secrets and the lookups of the inbound path ------------------------
+
+describe('webmail channels', () => {
+  it('require an e-mail From address and take an smtp(s):// engineUrl only', async () => {
+    const t = await newTenant();
+    const err = await rpcError(create(t.id, { type: 'webmail', engineUrl: 'https://mail.example.com' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(errFields(err).sort()).toEqual(['emailAddress', 'engineUrl']);
+    expect(await channelsOf(t.id)).toBe(0);
+
+    const { whatsapp } = await create(t.id, { type: 'webmail', emailAddress: ' Support@Shop.example ', engineUrl: 'smtp://u:p@127.0.0.1:2525' });
+    expect(whatsapp).toMatchObject({ type: 'webmail', emailAddress: 'support@shop.example', engineUrl: 'smtp://u:p@127.0.0.1:2525' });
+
+    const bad = await rpcError(h.client.UpdateChannel({ id: whatsapp!.id, emailAddress: 'not-an-address' }));
+    expect(errFields(bad)).toEqual(['emailAddress']);
+    const { whatsapp: edited } = await h.client.UpdateChannel({ id: whatsapp!.id, emailAddress: 'help@shop.example' });
+    expect(edited!.emailAddress).toBe('help@shop.example');
+  });
+
+  it('refuses emailAddress on other channel kinds', async () => {
+    const t = await newTenant();
+    const { whatsapp } = await create(t.id);
+    const err = await rpcError(h.client.UpdateChannel({ id: whatsapp!.id, emailAddress: 'a@b.example' }));
+    expect(errFields(err)).toEqual(['emailAddress']);
+  });
+});
+
+describe('webhook signing secrets', () => {
+  it('are generated per channel and rotated with a 24 h overlap of the previous one', async () => {
+    const t = await newTenant();
+    const { whatsapp: a } = await create(t.id);
+    const { whatsapp: b } = await create(t.id);
+    expect(a!.webhookSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(b!.webhookSecret).not.toBe(a!.webhookSecret);
+    expect(a!.webhookSecretPrevious).toBe('');
+
+    const before = Date.now();
+    const { whatsapp: rotated } = await h.client.UpdateChannel({ id: a!.id, rotateWebhookSecret: true });
+    expect(rotated!.webhookSecret).toMatch(/^whsec_/);
+    expect(rotated!.webhookSecret).not.toBe(a!.webhookSecret);
+    expect(rotated!.webhookSecretPrevious).toBe(a!.webhookSecret);
+    const until = Date.parse(rotated!.webhookSecretPreviousUntil);
+    expect(until - before).toBeGreaterThanOrEqual(24 * 3600 * 1000 - 1000);
+    expect(until - before).toBeLessThanOrEqual(24 * 3600 * 1000 + 60_000);
+
+    // Once the overlap is over the previous secret is no longer handed out.
+    await h.svc.db.collection('channels').updateOne({ _id: a!.id as never }, { $set: { webhookSecretPreviousUntil: new Date(Date.now() - 1) } });
+    const read = await h.client.GetChannel({ tenantId: t.id, channelId: a!.id });
+    expect(read.webhookSecretPrevious).toBe('');
+    expect(read.webhookSecret).toBe(rotated!.webhookSecret);
+  });
+});
+
+describe('lookups of the inbound path', () => {
+  it('GetChannel with tenant 0 finds a channel of any tenant; a real tenant id still isolates', async () => {
+    const t = await newTenant();
+    const other = await newTenant();
+    const { whatsapp } = await create(t.id);
+    expect((await h.client.GetChannel({ tenantId: 0, channelId: whatsapp!.id })).tenantId).toBe(t.id);
+    const err = await rpcError(h.client.GetChannel({ tenantId: other.id, channelId: whatsapp!.id }));
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('FindChannelByAccount finds waba by phone-number id and social channels by page id', async () => {
+    const t = await newTenant();
+    const phoneId = `${Date.now()}${Math.floor(Math.random() * 1000)}`;
+    const pageId = `page-${phoneId}`;
+    const { whatsapp: waba } = await h.client.CreateSession(wabaSession(t.id, { tokenApi: phoneId }));
+    const { whatsapp: social } = await create(t.id, { type: 'social_b', pageId, pageToken: 'pt' });
+
+    expect((await h.client.FindChannelByAccount({ type: 'waba', accountId: phoneId })).id).toBe(waba!.id);
+    expect((await h.client.FindChannelByAccount({ type: 'social_b', accountId: pageId })).id).toBe(social!.id);
+    // The kind is part of the key: the page of a Messenger channel is not an Instagram account.
+    expect((await rpcError(h.client.FindChannelByAccount({ type: 'social_a', accountId: pageId }))).code).toBe(grpc.status.NOT_FOUND);
+    expect((await rpcError(h.client.FindChannelByAccount({ type: 'waba', accountId: '' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect((await rpcError(h.client.FindChannelByAccount({ type: 'engine_a', accountId: phoneId }))).code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+
+  it("ListChannelIntegrations answers the channel's integrations, within its tenant only", async () => {
+    const t = await newTenant();
+    const other = await newTenant();
+    const { whatsapp, api } = await create(t.id);
+    const { integrations } = await h.client.ListChannelIntegrations({ tenantId: t.id, channelId: whatsapp!.id });
+    expect(integrations.map((i) => i.apiId)).toEqual([api!.apiId]);
+    expect(integrations[0].authToken).toBe('');
+    const err = await rpcError(h.client.ListChannelIntegrations({ tenantId: other.id, channelId: whatsapp!.id }));
+    expect(err.code).toBe(grpc.status.NOT_FOUND);
+  });
+
+  it('SetChannelStatus moves a channel between CONNECTED and DISCONNECTED, tenant-scoped', async () => {
+    const t = await newTenant();
+    const other = await newTenant();
+    const { whatsapp } = await create(t.id);
+    expect(whatsapp!.status).toBe('DISCONNECTED');
+    expect((await h.client.SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'CONNECTED' })).status).toBe('CONNECTED');
+    expect((await h.client.GetChannel({ tenantId: t.id, channelId: whatsapp!.id })).status).toBe('CONNECTED');
+    expect(errFields(await rpcError(h.client.SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'ONLINE' })))).toEqual(['status']);
+    expect((await rpcError(h.client.SetChannelStatus({ tenantId: other.id, channelId: whatsapp!.id, status: 'DISCONNECTED' }))).code).toBe(grpc.status.NOT_FOUND);
+  });
+});

@@ -8,6 +8,10 @@ export class ApisRepository {
     return this.models.Api.findById(id).lean<ApiIntegrationDoc>().exec();
   }
 
+  listChannelApis(tenantId: number, sessionId: number) {
+    return this.models.Api.find({ tenantId, sessionId }).sort({ createdAt: 1 }).lean<ApiIntegrationDoc[]>().exec();
+  }
+
   findApiByTokenHash(tokenHash: string) {
     return this.models.Api.findOne({ tokenHash }).lean<ApiIntegrationDoc>().exec();
   }

@@ -13,6 +13,11 @@ export class ChannelsRepository {
     return this.models.Channel.findById(id).lean<ChannelDoc>().exec();
   }
 
+  /** The oldest channel of a kind holding a provider account id (see FindChannelByAccount). */
+  findChannelByAccount(type: string, field: 'tokenAPI' | 'pageId', accountId: string) {
+    return this.models.Channel.findOne({ type, [field]: accountId }).sort({ _id: 1 }).lean<ChannelDoc>().exec();
+  }
+
   listChannels(tenantId: number) {
     return this.models.Channel.find({ tenantId }).sort({ _id: 1 }).lean<ChannelDoc[]>().exec();
   }

@@ -76,6 +76,13 @@ export interface ChannelDoc {
   webhookIncoming: boolean;
   pageId: string;
   pageToken: string;
+  /** webmail: the From address of outgoing e-mail. */
+  emailAddress: string;
+  /** Standard Webhooks secret ("whsec_" + base64) signing this channel's customer webhooks. */
+  webhookSecret: string;
+  /** After a rotation the previous secret also signs until `webhookSecretPreviousUntil`. */
+  webhookSecretPrevious?: string;
+  webhookSecretPreviousUntil?: Date;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -216,6 +223,10 @@ function channelSchema() {
       webhookIncoming: { type: Boolean, default: false },
       pageId: { type: String, default: '' },
       pageToken: { type: String, default: '' },
+      emailAddress: { type: String, default: '' },
+      webhookSecret: { type: String, default: '' },
+      webhookSecretPrevious: String,
+      webhookSecretPreviousUntil: Date,
       createdAt: Date,
       updatedAt: Date,
     },
@@ -224,6 +235,9 @@ function channelSchema() {
   channel.index({ tenantId: 1, _id: 1 });
   // Per-type connection counts.
   channel.index({ tenantId: 1, channelKind: 1 });
+  // Inbound Meta webhooks name the account: waba by phone-number id, social channels by page id.
+  channel.index({ type: 1, tokenAPI: 1 });
+  channel.index({ type: 1, pageId: 1 });
   return channel;
 }
 
@@ -244,6 +258,7 @@ function apiSchema() {
   );
   api.index({ tokenHash: 1 }, { unique: true });
   api.index({ tenantId: 1 });
+  api.index({ tenantId: 1, sessionId: 1 });
   return api;
 }
 

@@ -8,11 +8,18 @@ import { assertTenantActive, assertTypeAllowed, ConnectionLimits } from './chann
 import { withCompensation } from './compensation';
 import { HybridLinks, type HybridOutcome, type LinkPlan } from './hybrid-links';
 import { toApi, toChannel } from './records';
-import { newApiId, newApiToken, sha256 } from './tokens';
-import { isOptionalUrl, Issues } from './validation';
+import { newApiId, newApiToken, newWebhookSecret, sha256 } from './tokens';
+import { isEmailAddress, isOptionalUrl, isSmtpUrl, Issues } from './validation';
 
 type CreateRequest = proto.tenants.CreateSessionRequest__Output;
 type UpdateRequest = proto.tenants.UpdateChannelRequest__Output;
+
+/** How long a rotated-out webhook secret keeps signing, so receivers can switch without a gap. */
+export const WEBHOOK_SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/** engineUrl: an engine's http(s) base, or for webmail an smtp(s):// relay URL. */
+const engineUrlOk = (type: string, url: string | undefined) => !url || (type === 'webmail' ? isSmtpUrl(url) : isOptionalUrl(url));
+const engineUrlRule = (type: string) => (type === 'webmail' ? 'must be an smtp:// or smtps:// URL' : 'must be an http(s) URL');
 
 /** The seed's code for an unknown channel on PUT /whatsapp/{id}. */
 const noWappFound = () => new DomainError('not_found', 'ERR_NO_WAPP_FOUND', 'Channel not found');
@@ -28,8 +35,11 @@ function createIssues(req: CreateRequest): Issues {
   issues.check(req.name.trim().length > 0, 'name', 'is required');
   issues.check(isOneOf(CHANNEL_TYPES, req.type), 'type', `must be one of ${CHANNEL_TYPES.join(', ')}`);
   issues.check(!req.status || isOneOf(CHANNEL_STATUSES, req.status), 'status', 'must be DISCONNECTED or CONNECTED');
-  issues.check(isOptionalUrl(req.engineUrl), 'engineUrl', 'must be an http(s) URL');
+  issues.check(engineUrlOk(req.type, req.engineUrl), 'engineUrl', engineUrlRule(req.type));
   issues.check(isOptionalUrl(req.webhookUrl), 'webhookUrl', 'must be an http(s) URL');
+  if (req.type === 'webmail') {
+    issues.check(isEmailAddress(req.emailAddress.trim()), 'emailAddress', 'is required for webmail and must be an e-mail address');
+  }
   if (req.type === 'waba') {
     issues.check(/^\d+$/.test(req.tokenApi), 'tokenAPI', 'is required for waba and must be digits only');
     issues.check(req.wabaId.length > 0, 'wabaId', 'is required for waba');
@@ -63,18 +73,24 @@ function newChannelDoc(id: number, tenantId: number, req: CreateRequest, link: L
     webhookIncoming: req.webhookIncoming,
     pageId: req.pageId,
     pageToken: req.pageToken,
+    emailAddress: req.emailAddress.trim().toLowerCase(),
+    webhookSecret: newWebhookSecret(),
     createdAt: now,
     updatedAt: now,
   };
 }
 
-const EDITABLE = ['name', 'status', 'engineUrl', 'engineToken', 'webhookEnabled', 'webhookUrl', 'webhookIncoming', 'pageId', 'pageToken'] as const;
+const EDITABLE = ['name', 'status', 'engineUrl', 'engineToken', 'webhookEnabled', 'webhookUrl', 'webhookIncoming', 'pageId', 'pageToken', 'emailAddress'] as const;
 
 function updateIssues(channel: ChannelDoc, req: UpdateRequest): Issues {
   const issues = new Issues();
   if (req.name !== undefined) issues.check(req.name.trim().length > 0, 'name', 'must not be empty');
   if (req.status !== undefined) issues.check(isOneOf(CHANNEL_STATUSES, req.status), 'status', 'must be DISCONNECTED or CONNECTED');
-  issues.check(isOptionalUrl(req.engineUrl), 'engineUrl', 'must be an http(s) URL or empty');
+  issues.check(engineUrlOk(channel.type, req.engineUrl), 'engineUrl', `${engineUrlRule(channel.type)} or empty`);
+  if (req.emailAddress !== undefined) {
+    issues.check(channel.type === 'webmail', 'emailAddress', 'applies to webmail channels only');
+    issues.check(isEmailAddress(req.emailAddress.trim()), 'emailAddress', 'must be an e-mail address');
+  }
   issues.check(isOptionalUrl(req.webhookUrl), 'webhookUrl', 'must be an http(s) URL or empty');
   if (channel.type === 'social_a' || channel.type === 'social_b') {
     if (req.pageId !== undefined) issues.check(req.pageId.length > 0, 'pageId', `is required for ${channel.type}`);
@@ -130,7 +146,16 @@ export class ChannelsService {
     const issues = updateIssues(channel, req);
     if (issues.any) throw validation('Invalid channel update', issues.list);
     const set: Record<string, unknown> = { updatedAt: new Date() };
-    for (const field of EDITABLE) if (req[field] !== undefined) set[field] = field === 'name' ? req.name!.trim() : req[field];
+    for (const field of EDITABLE) if (req[field] !== undefined) set[field] = req[field];
+    if (req.name !== undefined) set.name = req.name.trim();
+    if (req.emailAddress !== undefined) set.emailAddress = req.emailAddress.trim().toLowerCase();
+    if (req.rotateWebhookSecret) {
+      set.webhookSecret = newWebhookSecret();
+      if (channel.webhookSecret) {
+        set.webhookSecretPrevious = channel.webhookSecret;
+        set.webhookSecretPreviousUntil = new Date(Date.now() + WEBHOOK_SECRET_OVERLAP_MS);
+      }
+    }
 
     return withCompensation(async (undo) => {
       const link = await this.links.planUpdate(channel, { hybridMode: req.hybridMode, linkedChannelId: req.linkedChannelId }, undo);
@@ -141,10 +166,40 @@ export class ChannelsService {
     });
   }
 
+  /** tenantId 0: any tenant (internal callers that hold no tenant yet, e.g. engine webhooks). */
   async getChannel(tenantId: number, channelId: number) {
-    const channel = await this.channels.findChannel(tenantId, channelId);
+    const channel = tenantId === 0 ? await this.channels.findChannelById(channelId) : await this.channels.findChannel(tenantId, channelId);
     if (!channel) throw notFound('channel');
     return toChannel(channel);
+  }
+
+  /**
+   * The channel behind a provider account of an inbound Meta webhook: waba by its phone-number id
+   * (tokenAPI), social_a/social_b by page id. Were two channels to hold one account, the oldest wins.
+   */
+  async findChannelByAccount(type: string, accountId: string) {
+    const field = type === 'waba' ? 'tokenAPI' : type === 'social_a' || type === 'social_b' ? 'pageId' : undefined;
+    if (!field) throw validation('Unknown account type', [{ field: 'type', message: 'must be waba, social_a or social_b' }]);
+    const channel = accountId ? await this.channels.findChannelByAccount(type, field, accountId) : null;
+    if (!channel) throw notFound('channel', `No ${type} channel has account ${accountId}`);
+    return toChannel(channel);
+  }
+
+  async listChannelIntegrations(tenantId: number, channelId: number) {
+    await this.getChannel(tenantId, channelId);
+    return { integrations: (await this.apis.listChannelApis(tenantId, channelId)).map((a) => toApi(a)) };
+  }
+
+  /** Engine connection events move a channel between CONNECTED and DISCONNECTED. */
+  async setChannelStatus(tenantId: number, channelId: number, status: string) {
+    if (!isOneOf(CHANNEL_STATUSES, status)) {
+      throw validation('Invalid status', [{ field: 'status', message: 'must be DISCONNECTED or CONNECTED' }]);
+    }
+    const channel = await this.channels.findChannel(tenantId, channelId);
+    if (!channel) throw notFound('channel');
+    const updated = await this.channels.updateChannel(channelId, { status, updatedAt: new Date() });
+    if (!updated) throw notFound('channel');
+    return toChannel(updated);
   }
 }
 

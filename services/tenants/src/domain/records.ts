@@ -74,6 +74,12 @@ export function toChannel(c: ChannelDoc): proto.tenants.Channel {
     webhookIncoming: c.webhookIncoming,
     pageId: c.pageId,
     pageToken: c.pageToken,
+    emailAddress: c.emailAddress ?? '',
+    webhookSecret: c.webhookSecret ?? '',
+    // The previous secret only while it still signs.
+    ...(c.webhookSecretPrevious && c.webhookSecretPreviousUntil && c.webhookSecretPreviousUntil > new Date()
+      ? { webhookSecretPrevious: c.webhookSecretPrevious, webhookSecretPreviousUntil: iso(c.webhookSecretPreviousUntil) }
+      : {}),
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt),
   };

@@ -33,9 +33,6 @@ export function streamRevocations(
 
 export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry['tenants']['handlers']> {
   return {
-    FindChannelByAccount: async () => { throw new Error('PENDING: FindChannelByAccount not implemented yet'); },
-    ListChannelIntegrations: async () => { throw new Error('PENDING: ListChannelIntegrations not implemented yet'); },
-    SetChannelStatus: async () => { throw new Error('PENDING: SetChannelStatus not implemented yet'); },
     StoreTenant: (req) => d.tenants.storeTenant(req),
     ShowTenant: (req) => d.tenants.showTenant(req.id),
     ListTenants: (req) => d.tenants.listTenants(req),
@@ -43,6 +40,9 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     CreateSession: (req) => d.channels.createSession(req),
     UpdateChannel: (req) => d.channels.updateChannel(req),
     GetChannel: (req) => d.channels.getChannel(req.tenantId, req.channelId),
+    FindChannelByAccount: (req) => d.channels.findChannelByAccount(req.type, req.accountId),
+    ListChannelIntegrations: (req) => d.channels.listChannelIntegrations(req.tenantId, req.channelId),
+    SetChannelStatus: (req) => d.channels.setChannelStatus(req.tenantId, req.channelId, req.status),
     CreateApi: (req) => d.integrations.createApi(req),
     DeleteApi: (req) => d.integrations.deleteApi(req),
     ResolveApiToken: (req) => d.integrations.resolveApiToken(req.apiId, req.tokenSha256),
