@@ -15,8 +15,10 @@ export function createClients(config: GatewayConfig): Clients {
   return {
     tickets: createClient('tickets', config.peers.tickets, { deadlineMs }),
     messaging: createClient('messaging', config.peers.messaging, { deadlineMs: config.sendDeadlineMs }),
-    channelEngines: createClient('channelEngines', config.peers.channelEngines, { deadlineMs }),
-    socialConfig: createClient('socialConfig', config.peers.socialConfig, { deadlineMs }),
+    // Number checks and social configuration call a provider before answering: they get the
+    // provider timeout on top, like sends.
+    channelEngines: createClient('channelEngines', config.peers.channelEngines, { deadlineMs: config.sendDeadlineMs }),
+    socialConfig: createClient('socialConfig', config.peers.socialConfig, { deadlineMs: config.sendDeadlineMs }),
     tenants: createClient('tenants', config.peers.tenants, { deadlineMs }),
   };
 }

@@ -3,6 +3,7 @@ import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
 import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
+import { socialConfigRoutes } from './social-config.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
 
@@ -26,4 +27,5 @@ export async function externalApi(
   await app.register(messageRoutes, areaDeps);
   await app.register(ticketActionRoutes, areaDeps);
   await app.register(messageReadRoutes, areaDeps);
+  await app.register(socialConfigRoutes, areaDeps);
 }

@@ -1,30 +1,50 @@
-import { buildSubgraph, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
+import { buildSubgraph, createClient, type EnvReader, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
 import { ProfilesRepository } from './db/profiles.repository';
+import { ConfigureService } from './domain/configure.service';
 import { ProfilesService } from './domain/profiles.service';
 import { socialHandlers } from './grpc/social.handlers';
 import { profileReference } from './graphql/profile.reference';
 import { ProfileResolver } from './graphql/profile.resolver';
+import { GraphClient } from './meta/graph.client';
 
 export const subgraphTypes: SubgraphTypes = {
   resolvers: [ProfileResolver],
 };
 
-export const socialConfigService: ServiceSpec<'socialConfig', Record<string, never>> = {
+export interface SocialConfigSettings {
+  tenantsAddr: string;
+  /** Base of Meta's Graph API: the Messenger Profile and Personas APIs. */
+  graphUrl: string;
+  providerTimeoutMs: number;
+}
+
+export const readSocialConfig = (env: EnvReader): SocialConfigSettings => ({
+  tenantsAddr: env.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
+  graphUrl: env.str('META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
+  providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000),
+});
+
+export const socialConfigService: ServiceSpec<'socialConfig', SocialConfigSettings> = {
   name: 'social-config',
   grpc: 'socialConfig',
   database: 'convo_social',
   ports: { grpc: 50054, graphql: 4004 },
-  config: () => ({}),
-  async create({ db }) {
+  config: readSocialConfig,
+  async create({ db, config }) {
     const repo = new ProfilesRepository(db);
     await repo.init();
     const profiles = new ProfilesService(repo);
+    const configure = new ConfigureService(
+      repo,
+      new GraphClient(config.graphUrl, config.providerTimeoutMs),
+      createClient('tenants', config.tenantsAddr),
+    );
     const resolver = new ProfileResolver(profiles);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
       container: { get: () => resolver },
       references: { ChannelProfile: profileReference(repo) },
     });
-    return { handlers: socialHandlers(profiles), schema };
+    return { handlers: socialHandlers(profiles, configure), schema };
   },
 };

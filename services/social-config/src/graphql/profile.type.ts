@@ -12,6 +12,28 @@ export class Greeting {
   @Field() text!: string;
 }
 
+@ObjectType()
+export class MenuItem {
+  @Field({ description: 'postback or web_url' }) type!: string;
+  @Field() title!: string;
+  @Field(() => String, { nullable: true, description: 'postback items' }) payload?: string | null;
+  @Field(() => String, { nullable: true, description: 'web_url items' }) url?: string | null;
+}
+
+@ObjectType()
+export class PersistentMenu {
+  @Field() composerInputDisabled!: boolean;
+  @Field(() => [MenuItem]) menuItems!: MenuItem[];
+}
+
+@ObjectType({ description: 'A persona created through the personas endpoint' })
+export class Persona {
+  @Field() personaId!: string;
+  @Field() name!: string;
+  @Field() profilePictureUrl!: string;
+  @Field() createdAt!: string;
+}
+
 @Directive('@key(fields: "channelId")')
 @ObjectType()
 export class ChannelProfile {
@@ -19,5 +41,7 @@ export class ChannelProfile {
   @Field(() => Int) tenantId!: number;
   @Field(() => [IceBreaker]) iceBreakers!: IceBreaker[];
   @Field(() => [Greeting]) greetings!: Greeting[];
+  @Field(() => PersistentMenu, { nullable: true, description: 'null when no menu is set' }) persistentMenu!: PersistentMenu | null;
+  @Field(() => [Persona]) personas!: Persona[];
   @Field() updatedAt!: string;
 }
