@@ -52,6 +52,6 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
       container: { get: () => resolver },
       references: { Delivery: deliveryReference(repo) },
     });
-    return { handlers: enginesHandlers(engines), schema };
+    return { handlers: enginesHandlers(engines), schema, close: () => engines.close() };
   },
 };

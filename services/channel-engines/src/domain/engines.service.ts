@@ -2,6 +2,8 @@ import { providerFailed, validation, type Logger, type proto } from '@convo/kit'
 import { randomUUID } from 'node:crypto';
 import type { DeliveriesRepository } from '../db/deliveries.repository';
 import type { Driver } from '../drivers/driver';
+import { WebchatDriver } from '../drivers/webchat.driver';
+import { parseMetaWebhook } from '../inbound/meta.parser';
 
 export class EnginesService {
   private readonly drivers: Map<string, Driver>;
@@ -12,6 +14,10 @@ export class EnginesService {
     private readonly log: Logger,
   ) {
     this.drivers = new Map(drivers.map((d) => [d.kind, d]));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.drivers.values()].map((d) => d.close?.()));
   }
 
   kinds(): string[] {
@@ -30,6 +36,33 @@ export class EnginesService {
     return driver.checkNumber(channel, req.number);
   }
 
+  /**
+   * A provider webhook, already authenticated by the gateway, as neutral events. "meta" carries
+   * many accounts (each event names its channel by account id); "engine" is one channel's engine
+   * server, parsed by that kind's driver, and its events are stamped with the channel.
+   */
+  async parseInbound(req: proto.channelEngines.ParseInboundRequest__Output): Promise<{ events: proto.channelEngines.InboundEvent[] }> {
+    if (req.source === 'meta') return { events: parseMetaWebhook(jsonOf(req.body)) };
+    if (req.source !== 'engine') throw validation(`Unknown inbound source ${req.source}`, [{ field: 'source', message: 'must be meta or engine' }]);
+    const channel = req.channel;
+    if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
+    const driver = this.drivers.get(channel.type);
+    if (!driver?.parseInbound) {
+      throw validation(`channel kind ${channel.type} does not receive engine webhooks`, [
+        { field: 'channel', message: `${channel.type} channels do not receive engine webhooks` },
+      ]);
+    }
+    const events = driver.parseInbound(channel, jsonOf(req.body));
+    return { events: events.map((e) => ({ ...e, channelId: channel.id, channelType: channel.type })) };
+  }
+
+  /** Web chat's queue belongs to its driver: the one kind whose messages wait for their reader. */
+  async pullWebchat(req: proto.channelEngines.PullWebchatRequest__Output) {
+    const driver = this.drivers.get('webchat');
+    if (!(driver instanceof WebchatDriver)) throw providerFailed('No web chat driver');
+    return driver.pull(req);
+  }
+
   async deliver(req: proto.channelEngines.DeliverRequest__Output) {
     const channel = req.channel;
     if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
@@ -39,14 +72,22 @@ export class EnginesService {
     const started = Date.now();
     const base = { _id: randomUUID(), tenantId: channel.tenantId, channelId: channel.id, driver: driver.kind, to: req.to };
     try {
-      const { providerMessageId } = await driver.send({ channel, to: req.to, content: req.content!, reference: req.reference });
+      const { providerMessageId, status = 'sent' } = await driver.send({ channel, to: req.to, content: req.content!, reference: req.reference });
       await this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
-      return { providerMessageId, driver: driver.kind };
+      return { providerMessageId, driver: driver.kind, status };
     } catch (err) {
       const error = (err as Error).message;
       this.log.warn({ channelId: channel.id, driver: driver.kind, error }, 'delivery failed');
       await this.deliveries.record({ ...base, providerMessageId: '', ok: false, error, durationMs: Date.now() - started, createdAt: new Date() });
       throw err;
     }
+  }
+}
+
+function jsonOf(body: Buffer): unknown {
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    throw validation('The webhook body is not valid JSON', [{ field: 'body', message: 'must be JSON' }]);
   }
 }

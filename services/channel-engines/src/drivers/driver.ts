@@ -10,6 +10,8 @@ export interface Outbound {
 
 export interface Delivered {
   providerMessageId: string;
+  /** "queued" when the message waits for its reader (web chat); absent means "sent". */
+  status?: 'sent' | 'queued';
 }
 
 export interface NumberCheck {
@@ -30,6 +32,8 @@ export interface Driver {
    * (waba, social_a, social_b) are parsed from Meta's shared envelope instead, not here.
    */
   parseInbound?(channel: Outbound['channel'], body: unknown): proto.channelEngines.InboundEvent[];
+  /** Releases what the driver keeps open (pooled SMTP connections) when the service stops. */
+  close?(): void | Promise<void>;
 }
 
 export interface DriverSettings {

@@ -1,11 +1,32 @@
 import { providerFailed } from '@convo/kit';
+import { baileysMessage, baileysStatus } from './baileys-inbound';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
+import { isObject, sendInOrder } from './graph';
 import { postJson } from './http';
+import { nativeFlowMessage } from './native-flow';
+import {
+  connectionEvent,
+  engineBaseUrl,
+  interactiveFor,
+  mediaKindOf,
+  obj,
+  personJid,
+  requireContent,
+  statusEvent,
+  str,
+  webhookBody,
+  type InboundEvent,
+} from './wa-engine';
+
+/** The `content` argument of Baileys' sendMessage. */
+type Content = Record<string, unknown>;
 
 /**
- * engine_a: a Baileys-based engine server. Its HTTP contract (README, "Engine contracts") mirrors
+ * engine_a: a Baileys-based engine server. Its HTTP contract (docs/engines-abc.md) mirrors
  * Baileys' `sendMessage(jid, content, options)`: POST {base}/messages with
  * `{ jid, content, options: { messageId } }`, answered with the WAMessage whose `key.id` is the id.
+ * Interactive sends are native-flow `interactiveMessage` contents; inbound events are Baileys'
+ * own (`messages.upsert`, `messages.update`, `connection.update`) as `{ event, data }`.
  */
 export class EngineADriver implements Driver {
   readonly kind = 'engine_a';
@@ -13,28 +34,55 @@ export class EngineADriver implements Driver {
   constructor(private readonly settings: DriverSettings) {}
 
   async send(msg: Outbound): Promise<Delivered> {
-    const body = await this.post(msg.channel, '/messages', {
-      jid: `${msg.to}@s.whatsapp.net`,
-      content: contentOf(msg),
-      options: { messageId: msg.reference },
-    });
-    const id = (body as { key?: { id?: unknown } } | null)?.key?.id;
-    if (typeof id !== 'string' || !id) throw providerFailed('engine_a answered without key.id');
-    return { providerMessageId: id };
+    // An audio takes no caption: its text follows as a second message, with an id of its own.
+    return sendInOrder(contentsOf(this.kind, msg), (content) =>
+      this.sendMessage(msg, content.content, content.second && msg.reference ? `${msg.reference}-text` : msg.reference),
+    );
   }
 
   /** Baileys' `onWhatsApp(...jids)`: POST {base}/contacts/check → `[{ jid, exists }]`. */
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
-    const body = await this.post(channel, '/contacts/check', { jids: [`${number}@s.whatsapp.net`] });
+    const body = await this.post(channel, '/contacts/check', { jids: [personJid(number)] });
     const first = Array.isArray(body) ? (body[0] as { exists?: unknown; jid?: unknown } | undefined) : undefined;
     if (!first || typeof first.exists !== 'boolean') throw providerFailed('engine_a answered the number check without exists');
     return { exists: first.exists, networkId: typeof first.jid === 'string' ? first.jid : '' };
   }
 
+  /**
+   * `{ event, data }` with Baileys' event payload as emitted: messages.upsert `{ messages, type }`,
+   * messages.update `[{ key, update: { status } }]`, connection.update `{ connection, lastDisconnect }`.
+   */
+  parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
+    const { event, data } = webhookBody(this.kind, body);
+    if (event === 'messages.upsert') {
+      const messages = obj(data).messages;
+      return (Array.isArray(messages) ? messages : []).filter(isObject).flatMap((m) => baileysMessage(m) ?? []);
+    }
+    if (event === 'messages.update') {
+      // Receipts of our own messages only: an update of the contact's message is our device reading it.
+      return (Array.isArray(data) ? data : []).filter(isObject).flatMap((u) => {
+        const key = obj(u.key);
+        const status = baileysStatus(obj(u.update).status);
+        return key.fromMe === true && status && str(key.id) ? [statusEvent(str(key.id), status)] : [];
+      });
+    }
+    if (event === 'connection.update') {
+      const { connection, lastDisconnect } = obj(data);
+      if (connection === 'open') return [connectionEvent('CONNECTED')];
+      if (connection === 'close') return [connectionEvent('DISCONNECTED', str(obj(obj(lastDisconnect).error).message))];
+    }
+    return [];
+  }
+
+  private async sendMessage(msg: Outbound, content: Content, messageId: string): Promise<string> {
+    const body = await this.post(msg.channel, '/messages', { jid: personJid(msg.to), content, options: { messageId } });
+    const id = (body as { key?: { id?: unknown } } | null)?.key?.id;
+    if (typeof id !== 'string' || !id) throw providerFailed('engine_a answered without key.id');
+    return id;
+  }
+
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
-    const base = (channel.engineUrl || this.settings.engineUrl(this.kind)).replace(/\/+$/, '');
-    if (!base) throw providerFailed('engine_a has no engine URL (channel engineUrl, ENGINE_URL_ENGINE_A or ENGINE_URL)');
-    const { body } = await postJson(`${base}${path}`, payload, {
+    const { body } = await postJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, payload, {
       headers: channel.engineToken ? { authorization: `Bearer ${channel.engineToken}` } : {},
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
@@ -43,11 +91,21 @@ export class EngineADriver implements Driver {
   }
 }
 
-function contentOf({ content }: Outbound): Record<string, unknown> {
-  if (!content.mediaUrl) return { text: content.text };
-  const kind = content.mimeType.split('/')[0];
+/** The Baileys contents of one send, in order; `second` marks the text that follows an audio. */
+function contentsOf(kind: string, { content, reference }: Outbound): { content: Content; second?: boolean }[] {
+  if (content.interactiveType) {
+    const { type, json } = interactiveFor(kind, content);
+    return [{ content: { interactiveMessage: nativeFlowMessage(kind, type, json, reference) } }];
+  }
+  requireContent(content);
+  if (!content.mediaUrl) return [{ content: { text: content.text } }];
+  const media = mediaKindOf(content.mimeType);
+  const url = { url: content.mediaUrl };
   const caption = content.text || undefined;
-  if (kind === 'image' || kind === 'video') return { [kind]: { url: content.mediaUrl }, caption, mimetype: content.mimeType };
-  if (kind === 'audio') return { audio: { url: content.mediaUrl }, mimetype: content.mimeType };
-  return { document: { url: content.mediaUrl }, mimetype: content.mimeType, fileName: content.fileName, caption };
+  if (media === 'audio') {
+    const audio = { content: { audio: url, mimetype: content.mimeType } };
+    return caption ? [audio, { content: { text: caption }, second: true }] : [audio];
+  }
+  if (media === 'document') return [{ content: { document: url, mimetype: content.mimeType, fileName: content.fileName || undefined, caption } }];
+  return [{ content: { [media]: url, caption, mimetype: content.mimeType } }];
 }

@@ -1,0 +1,123 @@
+import { providerFailed } from '@convo/kit';
+import { baileysMessage } from './baileys-inbound';
+import type { NumberCheck, Outbound } from './driver';
+import { isObject, type Json } from './graph';
+import { RestEngineDriver, type Part, type Status } from './rest-engine';
+import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+
+/**
+ * engine_d: WuzAPI (github.com/asternic/wuzapi), a REST server over whatsmeow. One server holds
+ * many users; the user's token (header `Token`) picks the WhatsApp number, so the engine URL is
+ * the server itself. Media go by link: WuzAPI fetches an http(s) URL given in place of a data URL.
+ */
+export class EngineDDriver extends RestEngineDriver {
+  readonly kind = 'engine_d';
+
+  protected async deliver(msg: Outbound, part: Part): Promise<string> {
+    const { path, body } = requestOf(part);
+    const answer = await this.post(`${this.baseUrl(msg.channel)}${path}`, { Phone: msg.to, ...body }, this.headers(msg.channel));
+    return this.idFrom(obj(obj(answer).data).Id, 'data.Id');
+  }
+
+  /** POST /user/check `{ Phone: [...] }` → `data.Users[{ IsInWhatsapp, JID }]`. */
+  async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
+    const answer = await this.post(`${this.baseUrl(channel)}/user/check`, { Phone: [number] }, this.headers(channel));
+    const users = obj(obj(answer).data).Users;
+    const user = obj(Array.isArray(users) ? users[0] : undefined);
+    if (typeof user.IsInWhatsapp !== 'boolean') throw providerFailed('engine_d answered the number check without data.Users[0].IsInWhatsapp');
+    return { exists: user.IsInWhatsapp, networkId: user.IsInWhatsapp ? str(user.JID) : '' };
+  }
+
+  /**
+   * With WEBHOOK_FORMAT=json WuzAPI posts `{ type, event, userID, instanceName, token, ... }`,
+   * `event` being whatsmeow's event as Go marshals it (the default form format is no JSON).
+   */
+  parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
+    const payload = webhookBody(this.kind, body);
+    switch (payload.type) {
+      case 'Message':
+        return message(payload);
+      case 'ReadReceipt':
+        return receipts(payload);
+      case 'Connected':
+        return [connectionEvent('CONNECTED')];
+      case 'Disconnected':
+      case 'LoggedOut':
+      case 'ConnectFailure':
+        return [connectionEvent('DISCONNECTED', str(payload.type))];
+      default:
+        return [];
+    }
+  }
+
+  private headers(channel: Outbound['channel']): Record<string, string> {
+    return this.tokenHeader(channel, 'token');
+  }
+}
+
+function requestOf(part: Part): { path: string; body: Json } {
+  const caption = part.kind === 'text' ? undefined : part.caption || undefined;
+  switch (part.kind) {
+    case 'text':
+      return { path: '/chat/send/text', body: { Body: part.text } };
+    case 'image':
+      return { path: '/chat/send/image', body: { Image: part.url, Caption: caption, MimeType: part.mimeType || undefined } };
+    case 'video':
+      return { path: '/chat/send/video', body: { Video: part.url, Caption: caption, MimeType: part.mimeType || undefined } };
+    case 'audio':
+      // An Ogg/Opus file plays as a voice note; anything else as an audio file.
+      return { path: '/chat/send/audio', body: { Audio: part.url, mimetype: part.mimeType || undefined, ptt: part.mimeType.startsWith('audio/ogg') } };
+    case 'document':
+      return { path: '/chat/send/document', body: { Document: part.url, FileName: part.fileName, MimeType: part.mimeType || undefined, Caption: caption } };
+  }
+}
+
+/**
+ * `event.Info` is whatsmeow's MessageInfo (Chat, Sender, SenderAlt, IsFromMe, ID, PushName,
+ * Timestamp) and `event.Message` the WhatsApp message itself, which Baileys serialises the same
+ * way: the event is read as Baileys' WAMessage. A media file is linked only when the WuzAPI user
+ * stores media in S3 (`s3.url`); the base64 copy and the token are left out of raw_json.
+ */
+function message(payload: Json): InboundEvent[] {
+  const event = obj(payload.event);
+  const info = obj(event.Info);
+  const read = baileysMessage({
+    key: { remoteJid: str(info.Chat), fromMe: info.IsFromMe === true, id: str(info.ID), senderPn: str(info.SenderAlt) || str(info.Sender) },
+    pushName: str(info.PushName),
+    message: { ...obj(baileysSpelling(event.Message)), mediaUrl: str(obj(payload.s3).url) },
+  });
+  if (!read) return [];
+  return [
+    {
+      ...read,
+      mimeType: read.mimeType || str(payload.mimeType),
+      timestampMs: Date.parse(str(info.Timestamp)) || 0,
+      // The user's token rides along in the body: it must not reach the customer's webhook.
+      rawJson: JSON.stringify({ ...payload, base64: undefined, token: undefined }),
+    },
+  ];
+}
+
+/**
+ * whatsmeow writes the proto's acronyms in capitals (stanzaID, selectedRowID, paramsJSON,
+ * mentionedJID) where Baileys writes stanzaId, selectedRowId, paramsJson, mentionedJid.
+ */
+function baileysSpelling(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(baileysSpelling);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key.replace(/(ID|JID|JSON)$/, (acronym) => acronym[0] + acronym.slice(1).toLowerCase()), baileysSpelling(inner)]),
+  );
+}
+
+const RECEIPT_STATES: Record<string, Status> = { Delivered: 'delivered', Read: 'read' };
+
+/** A receipt names the messages it covers (MessageIDs); ReadSelf (read on our own device) is no status of ours. */
+function receipts(payload: Json): InboundEvent[] {
+  const status = RECEIPT_STATES[str(payload.state)];
+  const event = obj(payload.event);
+  const ids = Array.isArray(event.MessageIDs) ? event.MessageIDs.filter((id): id is string => typeof id === 'string' && !!id) : [];
+  if (!status) return [];
+  const at = Date.parse(str(event.Timestamp)) || 0;
+  return ids.map((id) => statusEvent(id, status, at));
+}

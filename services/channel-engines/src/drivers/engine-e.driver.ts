@@ -1,0 +1,137 @@
+import { providerFailed } from '@convo/kit';
+import type { NumberCheck, Outbound } from './driver';
+import type { Json } from './graph';
+import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
+import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+
+/**
+ * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
+ * `/api/{session}/...` with the session's bearer token (from `generate-token`); the engine URL is
+ * the server followed by the session name. Media go by link in `path`, which WPPConnect
+ * downloads itself.
+ */
+export class EngineEDriver extends RestEngineDriver {
+  readonly kind = 'engine_e';
+
+  protected async deliver(msg: Outbound, part: Part): Promise<string> {
+    const { path, body } = requestOf(part);
+    const answer = await this.post(this.route(msg.channel, path), { phone: msg.to, isGroup: false, ...body }, this.headers(msg.channel));
+    // `{ status: "success", response: [<message>] }`: one message per phone sent to.
+    const response = obj(answer).response;
+    const sent = obj(Array.isArray(response) ? response[0] : undefined);
+    return this.idFrom(serialised(sent.id), 'response[0].id');
+  }
+
+  /** GET /api/{session}/check-number-status/{phone} → `response: { numberExists, id: { _serialized } }`. */
+  async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
+    const answer = await this.get(this.route(channel, `/check-number-status/${encodeURIComponent(number)}`), this.headers(channel));
+    const status = obj(obj(answer).response);
+    if (typeof status.numberExists !== 'boolean') throw providerFailed('engine_e answered the number check without response.numberExists');
+    return { exists: status.numberExists, networkId: status.numberExists ? serialised(status.id) : '' };
+  }
+
+  /** The server posts `{ event, session, ...data }`: the event's own object spread beside its name. */
+  parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
+    const payload = webhookBody(this.kind, body);
+    switch (payload.event) {
+      case 'onmessage':
+        return message(payload);
+      case 'onack':
+        return ack(payload);
+      case 'status-find': {
+        const connection = SESSION_STATES[str(payload.status)];
+        return connection ? [connectionEvent(connection, connection === 'DISCONNECTED' ? str(payload.status) : '')] : [];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private route(channel: Outbound['channel'], path: string): string {
+    const { server, session } = this.sessionOf(channel);
+    return `${server}/api/${encodeURIComponent(session)}${path}`;
+  }
+
+  private headers(channel: Outbound['channel']): Record<string, string> {
+    return this.tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`);
+  }
+}
+
+function requestOf(part: Part): { path: string; body: Json } {
+  switch (part.kind) {
+    case 'text':
+      return { path: '/send-message', body: { message: part.text } };
+    case 'image':
+      return { path: '/send-image', body: { path: part.url, filename: part.fileName, caption: part.caption || undefined } };
+    case 'audio':
+      return { path: '/send-voice', body: { path: part.url } };
+    case 'video':
+    case 'document':
+      return { path: '/send-file', body: { path: part.url, filename: part.fileName, caption: part.caption || undefined } };
+  }
+}
+
+/** statusFind values (wppconnect's StatusFind) that mean the session came up or went away. */
+const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
+  inChat: 'CONNECTED',
+  isLogged: 'CONNECTED',
+  desconnectedMobile: 'DISCONNECTED',
+  browserClose: 'DISCONNECTED',
+  autocloseCalled: 'DISCONNECTED',
+  notLogged: 'DISCONNECTED',
+  deleteToken: 'DISCONNECTED',
+  serverClose: 'DISCONNECTED',
+};
+
+/**
+ * A WA-JS message: `id`, `from`, `type`, `t` (seconds), `notifyName`/`sender.pushname`, and for
+ * media `mimetype`, `filename`, `caption` (`body` then holds a thumbnail or the file, never
+ * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3).
+ */
+function message(m: Json): InboundEvent[] {
+  const chat = str(m.from);
+  if (m.fromMe === true || !isDirectChat(chat)) return [];
+  const sender = obj(m.sender);
+  const messageType = webMessageType(m.type);
+  return [
+    messageEvent(
+      {
+        from: contactDigits(chat, serialised(sender.id)),
+        contactName: str(m.notifyName) || str(sender.pushname) || str(sender.name),
+        providerMessageId: serialised(m.id),
+        body: bodyOf(m, messageType),
+        messageType,
+        mediaUrl: str(m.fileUrl),
+        mimeType: str(m.mimetype),
+        fileName: str(m.filename),
+        replyTo: str(m.quotedMsgId) || str(m.quotedStanzaID),
+        timestampMs: secondsToMs(m.t),
+      },
+      m,
+    ),
+  ];
+}
+
+function bodyOf(m: Json, messageType: string): string {
+  switch (messageType) {
+    case 'text':
+      return str(m.body);
+    case 'button':
+      return str(m.selectedButtonId);
+    case 'interactive':
+      return str(obj(obj(m.listResponse).singleSelectReply).selectedRowId);
+    case 'location':
+      return coordinates(m.lat, m.lng);
+    default:
+      return str(m.caption);
+  }
+}
+
+/** onack: the message's `id` (serialised, or `{ fromMe, _serialized }`) and its `ack` level; acks of messages we received are not ours. */
+function ack(payload: Json): InboundEvent[] {
+  const id = serialised(payload.id);
+  const fromMe = payload.fromMe ?? obj(payload.id).fromMe ?? id.startsWith('true_');
+  const status = ackStatus(payload.ack);
+  if (!id || fromMe !== true || !status) return [];
+  return [statusEvent(id, status, secondsToMs(payload.t))];
+}

@@ -1,0 +1,124 @@
+import { providerFailed } from '@convo/kit';
+import type { NumberCheck, Outbound } from './driver';
+import type { Json } from './graph';
+import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
+import { connectionEvent, contactDigits, isDirectChat, mediaKindOf, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+
+/**
+ * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
+ * `/api/send*` with the session in the body and the key in `X-Api-Key`; the engine URL is the
+ * server followed by the session name. Media go by link: `file: { url, mimetype, filename }`.
+ */
+export class EngineGDriver extends RestEngineDriver {
+  readonly kind = 'engine_g';
+
+  protected async deliver(msg: Outbound, part: Part): Promise<string> {
+    const { server, session } = this.sessionOf(msg.channel);
+    const { path, body } = requestOf(part);
+    const answer = await this.post(`${server}${path}`, { session, chatId: `${msg.to}@c.us`, ...body }, this.headers(msg.channel));
+    return this.idFrom(messageIdOf(obj(answer)), 'the message id (id, _data.id._serialized or key.id)');
+  }
+
+  /** GET /api/contacts/check-exists?phone=&session= → `{ numberExists, chatId }`. */
+  async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
+    const { server, session } = this.sessionOf(channel);
+    const query = new URLSearchParams({ phone: number, session });
+    const answer = obj(await this.get(`${server}/api/contacts/check-exists?${query}`, this.headers(channel)));
+    if (typeof answer.numberExists !== 'boolean') throw providerFailed('engine_g answered the number check without numberExists');
+    return { exists: answer.numberExists, networkId: answer.numberExists ? str(answer.chatId) : '' };
+  }
+
+  /** `{ id, timestamp, event, session, me, payload, engine }`; the payload is the same for every engine. */
+  parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
+    const envelope = webhookBody(this.kind, body);
+    const payload = obj(envelope.payload);
+    switch (envelope.event) {
+      case 'message':
+        return message(payload, envelope);
+      case 'message.ack': {
+        const status = ackStatus(payload.ack);
+        const id = str(payload.id);
+        return status && id && payload.fromMe === true ? [statusEvent(id, status, Number(envelope.timestamp) || 0)] : [];
+      }
+      case 'session.status': {
+        const connection = SESSION_STATES[str(payload.status)];
+        return connection ? [connectionEvent(connection, connection === 'DISCONNECTED' ? str(payload.status) : '')] : [];
+      }
+      default:
+        return [];
+    }
+  }
+
+  private headers(channel: Outbound['channel']): Record<string, string> {
+    return this.tokenHeader(channel, 'x-api-key');
+  }
+}
+
+function requestOf(part: Part): { path: string; body: Json } {
+  if (part.kind === 'text') return { path: '/api/sendText', body: { text: part.text } };
+  const file = { mimetype: part.mimeType || undefined, url: part.url, filename: part.fileName };
+  const caption = part.caption || undefined;
+  switch (part.kind) {
+    case 'image':
+      return { path: '/api/sendImage', body: { file, caption } };
+    case 'video':
+      return { path: '/api/sendVideo', body: { file, caption } };
+    case 'audio':
+      // sendVoice wants Ogg/Opus; other audio travels as a file the contact can play.
+      return part.mimeType.startsWith('audio/ogg') ? { path: '/api/sendVoice', body: { file } } : { path: '/api/sendFile', body: { file } };
+    case 'document':
+      return { path: '/api/sendFile', body: { file, caption } };
+  }
+}
+
+/**
+ * The send APIs answer each engine's own message: WEBJS `{ id: { _serialized }, _data }`, NOWEB
+ * Baileys' `{ key: { remoteJid, fromMe, id } }`, older versions `{ id: "true_<chat>_<id>" }`.
+ * Acks name messages in the serialised form, so a Baileys key is turned into it.
+ */
+function messageIdOf(answer: Json): string {
+  const id = serialised(answer.id) || serialised(obj(answer._data).id);
+  if (id) return id;
+  const key = obj(answer.key);
+  return str(key.id) ? `${key.fromMe === false ? 'false' : 'true'}_${str(key.remoteJid).replace('@s.whatsapp.net', '@c.us')}_${str(key.id)}` : '';
+}
+
+/** WORKING is connected; STOPPED and FAILED need the operator. STARTING and SCAN_QR_CODE are steps, not changes. */
+const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = { WORKING: 'CONNECTED', STOPPED: 'DISCONNECTED', FAILED: 'DISCONNECTED' };
+
+/**
+ * `payload`: `id` (serialised), `timestamp` (seconds), `from`, `fromMe`, `body`, `hasMedia`,
+ * `media: { url, mimetype, filename }`, `replyTo: { id }`, `location`; the sender's name is in the
+ * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName).
+ */
+function message(p: Json, envelope: Json): InboundEvent[] {
+  const chat = str(p.from);
+  if (p.fromMe === true || !isDirectChat(chat)) return [];
+  const data = obj(p._data);
+  const media = obj(p.media);
+  const location = obj(p.location);
+  const mimeType = str(media.mimetype);
+  const messageType = p.hasMedia === true ? mediaType(mimeType) : p.location ? 'location' : 'text';
+  return [
+    messageEvent(
+      {
+        from: contactDigits(chat, obj(data.key).senderPn),
+        contactName: str(data.notifyName) || str(data.pushName) || str(obj(data.Info).PushName),
+        providerMessageId: str(p.id),
+        body: messageType === 'location' ? str(location.description) || coordinates(location.latitude, location.longitude) : str(p.body),
+        messageType,
+        mediaUrl: str(media.url),
+        mimeType,
+        fileName: str(media.filename),
+        replyTo: str(obj(p.replyTo).id),
+        timestampMs: secondsToMs(p.timestamp),
+      },
+      envelope,
+    ),
+  ];
+}
+
+/** WhatsApp stickers are WebP images; every other file is what its type says. */
+function mediaType(mimeType: string): string {
+  return mimeType === 'image/webp' ? 'sticker' : mediaKindOf(mimeType);
+}

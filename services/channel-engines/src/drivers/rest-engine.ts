@@ -1,0 +1,215 @@
+import { DomainError, providerFailed, validation } from '@convo/kit';
+import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
+import { sendInOrder } from './graph';
+import { postJson } from './http';
+import { engineBaseUrl, mediaKindOf, obj, requireContent, str, type InboundEvent } from './wa-engine';
+
+type Channel = Outbound['channel'];
+
+/** One request's worth of a message: a text, or one media file by its public link. */
+export type Part =
+  | { kind: 'text'; text: string }
+  | { kind: 'image' | 'video' | 'audio' | 'document'; url: string; mimeType: string; fileName: string; caption: string };
+
+/**
+ * What the REST engines behind engine_d … engine_h and whatsapp share (docs/engines-d-h.md): where
+ * the server is, how a message becomes requests, and how an answer or a refusal is read. Each
+ * driver only says which endpoint and body its engine wants for one part, and where the id is.
+ */
+export abstract class RestEngineDriver implements Driver {
+  abstract readonly kind: string;
+
+  constructor(protected readonly settings: DriverSettings) {}
+
+  /** Sends one part and answers the engine's id of the message it created. */
+  protected abstract deliver(msg: Outbound, part: Part): Promise<string>;
+
+  abstract checkNumber(channel: Channel, number: string): Promise<NumberCheck>;
+
+  abstract parseInbound(channel: Channel, body: unknown): InboundEvent[];
+
+  /** WhatsApp audio carries no caption: a text sent with one follows it as its own message. */
+  async send(msg: Outbound): Promise<Delivered> {
+    return sendInOrder(this.partsOf(msg), (part) => this.deliver(msg, part));
+  }
+
+  protected baseUrl(channel: Channel): string {
+    return engineBaseUrl(this.settings, this.kind, channel);
+  }
+
+  /**
+   * Engines that run many sessions (instances) on one server: the engine URL ends with the
+   * session's name, e.g. http://waha:3000/default → server http://waha:3000, session "default".
+   */
+  protected sessionOf(channel: Channel): { server: string; session: string } {
+    const base = this.baseUrl(channel);
+    let url: URL;
+    try {
+      url = new URL(base);
+    } catch {
+      throw providerFailed(`${this.kind} engine URL is not a URL: ${base}`);
+    }
+    const segments = url.pathname.split('/').filter(Boolean);
+    const session = segments.pop();
+    if (!session) throw providerFailed(`${this.kind} engine URL must end with the session name (e.g. ${url.origin}/default), got ${base}`);
+    return { server: `${url.origin}${segments.map((s) => `/${s}`).join('')}`, session: decodeURIComponent(session) };
+  }
+
+  /** `{server}{path}/{session}`: the route style of engines that name the session last (Evolution, whatsapp-web.js REST). */
+  protected sessionRoute(channel: Channel, path: string): string {
+    const { server, session } = this.sessionOf(channel);
+    return `${server}${path}/${encodeURIComponent(session)}`;
+  }
+
+  protected async post(url: string, payload: unknown, headers: Record<string, string>): Promise<unknown> {
+    try {
+      return (await postJson(url, payload, { headers, timeoutMs: this.settings.timeoutMs, provider: this.kind })).body;
+    } catch (err) {
+      throw this.explained(err);
+    }
+  }
+
+  /** The read endpoints (number checks) of engines that answer GET; same timeout and failure rules as postJson. */
+  protected async get(url: string, headers: Record<string, string>): Promise<unknown> {
+    let res: Response;
+    let text: string;
+    try {
+      res = await fetch(url, { headers: { accept: 'application/json', ...headers }, redirect: 'manual', signal: AbortSignal.timeout(this.settings.timeoutMs) });
+      text = await res.text();
+    } catch (err) {
+      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${this.settings.timeoutMs} ms` : (err as Error).message;
+      throw providerFailed(`${this.kind} is unreachable: ${reason}`);
+    }
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // Keep the raw text: it is the engine's reason.
+    }
+    if (!res.ok) {
+      throw providerFailed(`${this.kind} refused the request (HTTP ${res.status}): ${this.refusalReason(body) ?? plainReason(body)}`, [
+        { provider: this.kind, status: res.status, body },
+      ]);
+    }
+    return body;
+  }
+
+  /** An engine whose error envelope hides the reason where postJson does not look says where it is. */
+  protected refusalReason(_body: unknown): string | undefined {
+    return undefined;
+  }
+
+  /** The engine's headers for its token; none when the channel has no token. */
+  protected tokenHeader(channel: Channel, name: string, value = channel.engineToken): Record<string, string> {
+    return channel.engineToken ? { [name]: value } : {};
+  }
+
+  protected idFrom(value: unknown, where: string): string {
+    if (typeof value === 'string' && value) return value;
+    throw providerFailed(`${this.kind} answered without ${where}`);
+  }
+
+  private partsOf({ content }: Outbound): Part[] {
+    if (content.interactiveType) {
+      throw validation(`${content.interactiveType} cannot be sent through ${this.kind} channels: they take text and media only`, [
+        { field: 'interactive_type', message: `is not available on ${this.kind} channels` },
+      ]);
+    }
+    requireContent(content);
+    const text = content.text;
+    if (!content.mediaUrl) return [{ kind: 'text', text }];
+    const kind = mediaKindOf(content.mimeType);
+    const media = { url: content.mediaUrl, mimeType: content.mimeType, fileName: fileNameOf(content) };
+    if (kind !== 'audio') return [{ kind, ...media, caption: text }];
+    const audio: Part = { kind, ...media, caption: '' };
+    return text ? [audio, { kind: 'text', text }] : [audio];
+  }
+
+  private explained(err: unknown): unknown {
+    if (!(err instanceof DomainError)) return err;
+    const answer = err.details?.[0] as { status?: number; body?: unknown } | undefined;
+    const reason = answer && this.refusalReason(answer.body);
+    return reason ? providerFailed(`${this.kind} refused the message (HTTP ${answer!.status}): ${reason}`, err.details) : err;
+  }
+}
+
+function plainReason(body: unknown): string {
+  if (typeof body === 'string') return body.slice(0, 300) || 'no reason given';
+  const b = obj(body);
+  const reason = b.message ?? b.error;
+  return typeof reason === 'string' ? reason : JSON.stringify(body).slice(0, 300);
+}
+
+/** Engines show a document under a name; a link to our media store has none, so the type names it. */
+function fileNameOf(content: Outbound['content']): string {
+  if (content.fileName) return content.fileName;
+  const ext = extensionOf('', content.mimeType);
+  return ext ? `file.${ext}` : 'file';
+}
+
+const EXTENSIONS: Record<string, string> = {
+  'application/pdf': 'pdf',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.ms-powerpoint': 'ppt',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+  'application/zip': 'zip',
+  'text/plain': 'txt',
+  'text/csv': 'csv',
+};
+
+/** A file's extension: from its name, else from its type ("" when neither tells). */
+export function extensionOf(fileName: string, mimeType: string): string {
+  const dot = fileName.lastIndexOf('.');
+  if (dot > 0 && dot < fileName.length - 1) return fileName.slice(dot + 1).toLowerCase();
+  const type = mimeType.split(';')[0].trim().toLowerCase();
+  return EXTENSIONS[type] ?? (/^[a-z]+\/([a-z0-9]+)$/.exec(type)?.[1] || '');
+}
+
+// ---- reading engine webhooks (wa-engine.ts has the rest) ------------------------------------
+
+/** A whatsapp-web.js / WA-JS id: the serialised string ("true_5511…@c.us_3EB0…"), or the id object that carries it. */
+export function serialised(id: unknown): string {
+  return typeof id === 'string' ? id : str(obj(id)._serialized);
+}
+
+/** A location as "latitude,longitude" (engines send numbers or numeric strings); '' when either is missing. */
+export function coordinates(latitude: unknown, longitude: unknown): string {
+  const known = (v: unknown) => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? String(v) : '');
+  return known(latitude) && known(longitude) ? `${known(latitude)},${known(longitude)}` : '';
+}
+
+export type Status = 'sent' | 'delivered' | 'read' | 'failed';
+
+const ACKS: Record<string, Status> = { '-1': 'failed', '1': 'sent', '2': 'delivered', '3': 'read', '4': 'read' };
+
+/** whatsapp-web.js and WA-JS ack levels (WPPConnect, WAHA, whatsapp-web.js REST); PENDING (0) is no change. */
+export function ackStatus(ack: unknown): Status | undefined {
+  return ACKS[String(ack)];
+}
+
+/** A contact's message with the engine's own event kept as raw_json (the customer webhook's msg.raw). */
+export function messageEvent(fields: Omit<InboundEvent, 'kind' | 'rawJson'>, raw: unknown): InboundEvent {
+  return { kind: 'message', ...fields, rawJson: JSON.stringify(raw) };
+}
+
+const WEB_TYPES: Record<string, string> = {
+  chat: 'text',
+  image: 'image',
+  video: 'video',
+  audio: 'audio',
+  ptt: 'audio',
+  document: 'document',
+  sticker: 'sticker',
+  location: 'location',
+  buttons_response: 'button',
+  template_button_reply: 'button',
+  list_response: 'interactive',
+};
+
+/** whatsapp-web.js / WA-JS message types (WPPConnect, whatsapp-web.js REST) in neutral terms; `ptt` is a voice note. */
+export function webMessageType(type: unknown): string {
+  return WEB_TYPES[str(type)] ?? 'unknown';
+}

@@ -1,0 +1,151 @@
+import { providerFailed, validation, type proto } from '@convo/kit';
+import type { DriverSettings, Outbound } from './driver';
+import { interactiveOf, isObject, type Json } from './graph';
+
+/**
+ * Pieces every unofficial WhatsApp engine driver shares: where the engine server is, WhatsApp ids
+ * (JIDs), the kind of a media, the neutral inbound events, and readers of the interactive bodies
+ * the REST routes validated (the gateway checks their shape; these refuse, with the field named,
+ * only what would make a request the engine cannot read, before anything is sent).
+ */
+
+export type InboundEvent = proto.channelEngines.InboundEvent;
+
+/** The engine server's base URL: the channel's own engineUrl, else ENGINE_URL_<KIND>, else ENGINE_URL. */
+export function engineBaseUrl(settings: DriverSettings, kind: string, channel: Outbound['channel']): string {
+  const base = (channel.engineUrl || settings.engineUrl(kind)).replace(/\/+$/, '');
+  if (!base) throw providerFailed(`${kind} has no engine URL (channel engineUrl, ENGINE_URL_${kind.toUpperCase()} or ENGINE_URL)`);
+  return base;
+}
+
+// ---- WhatsApp ids ----------------------------------------------------------------------------
+
+/** The JID of a person's number (digits, E.164 without +). */
+export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
+
+/** A phone-number JID ("5511…@s.whatsapp.net", legacy "…@c.us"), not a LID, group or broadcast. */
+export const isPhoneJid = (jid: string) => /@(s\.whatsapp\.net|c\.us)$/.test(jid);
+
+/** A one-to-one chat: a phone-number JID or a LID ("…@lid"). Groups, status broadcasts and channels are not. */
+export const isDirectChat = (jid: string) => isPhoneJid(jid) || jid.endsWith('@lid');
+
+/** The digits of a JID's user part: "5511987654321:12@s.whatsapp.net" → "5511987654321" (the device suffix dropped). */
+export const digitsOf = (jid: string) => jid.split('@')[0].split(':')[0].replace(/\D/g, '');
+
+/**
+ * The contact's number among the JIDs an event names: the first phone-number JID, since WhatsApp
+ * addresses some chats by LID and puts the number in an alternate field. Only when no number is
+ * known at all does the LID's own id stand in.
+ */
+export function contactDigits(...jids: unknown[]): string {
+  const named = jids.filter((j): j is string => typeof j === 'string' && j !== '');
+  return digitsOf(named.find(isPhoneJid) ?? named[0] ?? '');
+}
+
+// ---- media -----------------------------------------------------------------------------------
+
+export type MediaKind = 'image' | 'video' | 'audio' | 'document';
+
+/** What WhatsApp sends a file as, from its MIME type: anything but image, video or audio is a document. */
+export function mediaKindOf(mimeType: string): MediaKind {
+  const kind = mimeType.split('/')[0];
+  return kind === 'image' || kind === 'video' || kind === 'audio' ? kind : 'document';
+}
+
+/** A plain message needs something to send: a text, a media, or both. */
+export function requireContent(content: Outbound['content']): void {
+  if (!content.text && !content.mediaUrl) throw validation('A message needs a text or a media', [{ field: 'body', message: 'is required' }]);
+}
+
+// ---- inbound ---------------------------------------------------------------------------------
+
+/** An engine's webhook body, which must be a JSON object; what it holds is each driver's business. */
+export function webhookBody(kind: string, body: unknown): Json {
+  if (!isObject(body)) throw validation(`${kind} webhook body must be a JSON object`, [{ field: 'body', message: 'must be a JSON object' }]);
+  return body;
+}
+
+/** A string field, or '' when absent or of another type (engines omit and null fields freely). */
+export const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** An object field, or {} when absent. */
+export const obj = (value: unknown): Json => (isObject(value) ? value : {});
+
+/** Seconds since the epoch as a number, a numeric string or a protobuf Long ({ low, high }) → milliseconds; 0 when unknown. */
+export function secondsToMs(value: unknown): number {
+  if (isObject(value) && typeof value.low === 'number') return ((Number(value.high) || 0) * 2 ** 32 + (value.low >>> 0)) * 1000;
+  const seconds = Number(value);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
+}
+
+export const connectionEvent = (connection: 'CONNECTED' | 'DISCONNECTED', error = ''): InboundEvent => ({ kind: 'connection', connection, error });
+
+export const statusEvent = (providerMessageId: string, status: string, timestampMs = 0): InboundEvent => ({ kind: 'status', providerMessageId, status, timestampMs });
+
+// ---- interactive bodies ----------------------------------------------------------------------
+
+/**
+ * The interactive type of a send, which must belong to this engine's route ("engine_b/poll" on an
+ * engine_b channel); a type of another route is refused before anything is sent.
+ */
+export function interactiveFor(kind: string, content: Outbound['content']): { type: string; json: Json } {
+  const { route, type, json } = interactiveOf(content);
+  if (route !== kind) {
+    throw validation(`${content.interactiveType} cannot be sent through ${kind} channels`, [
+      { field: 'interactive_type', message: `is not a ${kind} type` },
+    ]);
+  }
+  return { type, json };
+}
+
+export const unknownInteractive = (kind: string, type: string, known: string[]) =>
+  validation(`${kind} has no interactive type ${type}`, [{ field: 'interactive_type', message: `must be one of ${known.map((t) => `${kind}/${t}`).join(', ')}` }]);
+
+/** `{ field: { text } }`, the seed's body.text / footer.text. */
+export function nestedText(json: Json, field: string): string | undefined {
+  const text = obj(json[field]).text;
+  return typeof text === 'string' && text ? text : undefined;
+}
+
+export function requiredNestedText(json: Json, field: string): string {
+  const text = nestedText(json, field);
+  if (!text) throw validation(`${field}.text is required`, [{ field: `${field}.text`, message: 'is required' }]);
+  return text;
+}
+
+export function requiredObject(json: Json, field: string): Json {
+  const value = json[field];
+  if (!isObject(value)) throw validation(`${field} is required`, [{ field, message: 'must be an object' }]);
+  return value;
+}
+
+export function requiredStrings(json: Json, field: string): string[] {
+  const value = json[field];
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v)) {
+    throw validation(`${field} must be a non-empty list of texts`, [{ field, message: 'must be a non-empty list of texts' }]);
+  }
+  return value;
+}
+
+export function optionalInteger(json: Json, field: string): number | undefined {
+  const value = json[field];
+  if (value === undefined || value === null) return undefined;
+  if (!Number.isInteger(value)) throw validation(`${field} must be an integer`, [{ field, message: 'must be an integer' }]);
+  return value as number;
+}
+
+export function requiredNumber(json: Json, field: string): number {
+  const value = json[field];
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw validation(`${field} must be a number`, [{ field, message: 'must be a number' }]);
+  return value;
+}
+
+/** PIX key types as the seed (and the Central Bank's DICT, Baileys and uazapi) spell them. */
+export const PIX_TYPES = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'] as const;
+export type PixType = (typeof PIX_TYPES)[number];
+
+export function requiredPixType(json: Json): PixType {
+  const value = json.pixType;
+  if (!PIX_TYPES.includes(value as PixType)) throw validation('pixType must be one of EVP, CPF, CNPJ, EMAIL, PHONE', [{ field: 'pixType', message: `must be one of ${PIX_TYPES.join(', ')}` }]);
+  return value as PixType;
+}

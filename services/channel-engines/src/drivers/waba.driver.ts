@@ -1,0 +1,97 @@
+import { providerFailed, validation } from '@convo/kit';
+import type { Delivered, Driver, DriverSettings, Outbound } from './driver';
+import { graphPost, interactiveOf, optionalText, requiredList, requiredText, segment, sendInOrder, type Json } from './graph';
+
+/** One Cloud API message: its `type` and the object named after it (`{ type: "text", text: {...} }`). */
+type WabaMessage = { type: string } & Json;
+
+/**
+ * waba: the WhatsApp Business Cloud API. POST {graph}/{phone-number-id}/messages with the
+ * business token; media travel by `link` (the public link of the stored file), so nothing is
+ * uploaded first. docs/providers-meta.md lists what each content becomes.
+ */
+export class WabaDriver implements Driver {
+  readonly kind = 'waba';
+
+  constructor(private readonly settings: DriverSettings) {}
+
+  async send(msg: Outbound): Promise<Delivered> {
+    const { id, tokenApi, bmToken } = msg.channel;
+    if (!tokenApi) throw providerFailed(`waba channel ${id} has no tokenAPI (the WhatsApp phone number id)`);
+    if (!bmToken) throw providerFailed(`waba channel ${id} has no bmToken (the business token)`);
+    return sendInOrder(messagesOf(msg.content), async (message) => {
+      const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: msg.to,
+        ...message,
+      });
+      const sent = (body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+      if (typeof sent !== 'string' || !sent) throw providerFailed('waba answered without messages[0].id');
+      return sent;
+    });
+  }
+}
+
+function messagesOf(content: Outbound['content']): WabaMessage[] {
+  if (content.interactiveType) return [interactive(content)];
+  const text = content.text;
+  if (!content.mediaUrl) {
+    if (!text) throw validation('A message needs a text or a media', [{ field: 'body', message: 'is required' }]);
+    return [{ type: 'text', text: { body: text } }];
+  }
+  const link = content.mediaUrl;
+  const caption = text || undefined;
+  const kind = content.mimeType.split('/')[0];
+  // Audio and stickers take no caption: the text follows as its own message.
+  const followUp: WabaMessage[] = text ? [{ type: 'text', text: { body: text } }] : [];
+  if (content.mimeType === 'image/webp') return [{ type: 'sticker', sticker: { link } }, ...followUp];
+  if (kind === 'image' || kind === 'video') return [{ type: kind, [kind]: { link, caption } }];
+  if (kind === 'audio') return [{ type: 'audio', audio: { link } }, ...followUp];
+  return [{ type: 'document', document: { link, caption, filename: content.fileName || undefined } }];
+}
+
+function interactive(content: Outbound['content']): WabaMessage {
+  const { route, type, json } = interactiveOf(content);
+  if (route !== 'waba') throw validation(`${content.interactiveType} cannot be sent through a waba channel`, [{ field: 'interactive_type', message: `is not a waba type` }]);
+  if (type === 'button') return { type: 'interactive', interactive: replyButtons(json) };
+  if (type === 'list') return { type: 'interactive', interactive: list(json) };
+  throw validation(`waba has no interactive type ${type}`, [{ field: 'interactive_type', message: 'must be waba/button or waba/list' }]);
+}
+
+/**
+ * sendButtonWABA: each button's title is also its reply id, so the contact's tap comes back (as
+ * button_reply.id) with the very text the integrator chose, and needs no table of our own ids.
+ * Meta wants titles unique within a message, which makes the ids unique too.
+ */
+function replyButtons(json: Json): Json {
+  const titles = [requiredText(json, 'button1'), requiredText(json, 'button2'), optionalText(json, 'button3')].filter((t): t is string => !!t);
+  return {
+    type: 'button',
+    body: { text: requiredText(json, 'message') },
+    action: { buttons: titles.map((title) => ({ type: 'reply', reply: { id: title, title } })) },
+  };
+}
+
+/** sendListWABA: the seed's fields are the Cloud API's, under their own names; a list header is text only. */
+function list(json: Json): Json {
+  const header = optionalText(json, 'header');
+  const footer = optionalText(json, 'footer');
+  return {
+    type: 'list',
+    header: header ? { type: 'text', text: header } : undefined,
+    body: { text: requiredText(json, 'body') },
+    footer: footer ? { text: footer } : undefined,
+    action: {
+      button: requiredText(json, 'button_text'),
+      sections: requiredList(json, 'sections').map((section, s) => ({
+        title: optionalText(section, 'title'),
+        rows: requiredList(section, 'rows', `sections[${s}].rows`).map((row, r) => ({
+          id: requiredText(row, 'id', `sections[${s}].rows[${r}].id`),
+          title: requiredText(row, 'title', `sections[${s}].rows[${r}].title`),
+          description: optionalText(row, 'description'),
+        })),
+      })),
+    },
+  };
+}

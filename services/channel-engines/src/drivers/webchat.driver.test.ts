@@ -1,0 +1,149 @@
+import * as grpc from '@grpc/grpc-js';
+import { closeAllClients, createClient, grpcToHttp, startService, type RunningService, type ServiceClient } from '@convo/kit';
+import { startDatabase, type Database } from '@convo/dev-db';
+import { channelEnginesService } from '../server';
+import type { Outbound } from './driver';
+
+/** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */
+describe('web chat over gRPC', () => {
+  let database: Database;
+  let svc: RunningService<unknown>;
+  let client: ServiceClient<'channelEngines'>;
+  let lastChannel = 300;
+
+  beforeAll(async () => {
+    database = await startDatabase({ name: 'channel-engines-webchat-test' });
+    svc = await startService(channelEnginesService, {
+      MONGODB_URI: database.uri,
+      GRPC_PORT: '0',
+      GRAPHQL_PORT: '0',
+      SUPER_ADMIN_TOKEN: 'x'.repeat(24),
+      LOG_LEVEL: 'silent',
+    });
+    client = createClient('channelEngines', `127.0.0.1:${svc.grpcPort}`);
+  });
+
+  afterAll(async () => {
+    closeAllClients();
+    await svc?.stop();
+    await database?.stop();
+  });
+
+  const channel = (id: number, tenantId = 4): Outbound['channel'] => ({
+    id,
+    tenantId,
+    type: 'webchat',
+    engineUrl: '',
+    engineToken: '',
+    tokenApi: '',
+    bmToken: '',
+    pageId: '',
+    pageToken: '',
+    wabaId: '',
+    emailAddress: '',
+  });
+  const deliver = (channelId: number, visitor: string, text: string, more: Record<string, string> = {}) =>
+    client.Deliver({ channel: channel(channelId), to: visitor, content: { text, ...more }, reference: `ref-${text}` });
+  const pull = (channelId: number, visitorId: string, after = '', limit = 0) => client.PullWebchat({ channelId, visitorId, after, limit });
+  const texts = (res: { messages: { text: string }[] }) => res.messages.map((m) => m.text);
+  const refusal = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a refusal');
+      },
+      (err: grpc.ServiceError) => err,
+    );
+
+  it('lists the web chat, marketplace and webmail drivers', async () => {
+    const { kinds } = await client.ListDrivers({});
+    expect(kinds).toEqual(expect.arrayContaining(['webchat', 'marketplace', 'webmail']));
+  });
+
+  it('queues a message: status queued, the queue entry id as provider id, and a delivery record', async () => {
+    const channelId = ++lastChannel;
+    const res = await deliver(channelId, '551100000001', 'Hello visitor');
+
+    expect(res).toEqual({ providerMessageId: `${channelId}:551100000001:1`, driver: 'webchat', status: 'queued' });
+    const records = await svc.db.collection('deliveries').find({ channelId }).toArray();
+    expect(records).toEqual([expect.objectContaining({ driver: 'webchat', ok: true, providerMessageId: res.providerMessageId, tenantId: 4 })]);
+  });
+
+  it("answers the visitor's messages oldest first, with their content, and after a cursor only newer ones", async () => {
+    const channelId = ++lastChannel;
+    const v = '551100000002';
+    await deliver(channelId, v, 'one');
+    await deliver(channelId, v, 'two', { mediaUrl: 'https://gw.example/media/m/p.png?sig=s', mimeType: 'image/png', fileName: 'p.png' });
+    await deliver(channelId, v, 'three', { interactiveType: 'engine_a/quickReply', interactiveJson: '{"buttons":[]}' });
+
+    const all = await pull(channelId, v);
+    expect(texts(all)).toEqual(['one', 'two', 'three']);
+    expect(all.messages[1]).toEqual({
+      id: `${channelId}:${v}:2`,
+      reference: 'ref-two',
+      text: 'two',
+      mediaUrl: 'https://gw.example/media/m/p.png?sig=s',
+      mimeType: 'image/png',
+      fileName: 'p.png',
+      interactiveType: '',
+      interactiveJson: '',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(all.messages[2]).toMatchObject({ interactiveType: 'engine_a/quickReply', interactiveJson: '{"buttons":[]}' });
+
+    expect(texts(await pull(channelId, v, all.messages[0].id))).toEqual(['two', 'three']);
+    expect(texts(await pull(channelId, v, all.messages[2].id))).toEqual([]);
+    expect(texts(await pull(channelId, v, '', 2))).toEqual(['one', 'two']);
+  });
+
+  it('keeps visitors and channels apart', async () => {
+    const [a, b] = [++lastChannel, ++lastChannel];
+    await deliver(a, '551100000003', 'for visitor 3 on a');
+    await deliver(a, '551100000004', 'for visitor 4 on a');
+    await deliver(b, '551100000003', 'for visitor 3 on b');
+
+    expect(texts(await pull(a, '551100000003'))).toEqual(['for visitor 3 on a']);
+    expect(texts(await pull(a, '551100000004'))).toEqual(['for visitor 4 on a']);
+    expect(texts(await pull(b, '551100000003'))).toEqual(['for visitor 3 on b']);
+    expect(texts(await pull(b, '551100000004'))).toEqual([]);
+  });
+
+  it("refuses a cursor of another visitor's conversation", async () => {
+    const channelId = ++lastChannel;
+    const { providerMessageId } = await deliver(channelId, '551100000005', 'mine');
+    for (const [visitor, after] of [
+      ['551100000006', providerMessageId],
+      ['551100000005', `${channelId + 1}:551100000005:1`],
+      ['551100000005', 'garbage'],
+    ]) {
+      const err = await refusal(pull(channelId, visitor, after));
+      expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+      expect(grpcToHttp(err).body.details).toEqual([{ field: 'after', message: expect.any(String) }]);
+    }
+  });
+
+  it('refuses a pull without channel or visitor', async () => {
+    const err = await refusal(pull(0, ''));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(grpcToHttp(err).body.details).toEqual([
+      { field: 'channelId', message: 'is required' },
+      { field: 'visitorId', message: 'is required' },
+    ]);
+  });
+
+  it('gives concurrent messages to one visitor distinct, gapless positions', async () => {
+    const channelId = ++lastChannel;
+    const v = '551100000007';
+    const sent = await Promise.all(Array.from({ length: 12 }, (_, i) => deliver(channelId, v, `m${i}`)));
+
+    const ids = sent.map((s) => s.providerMessageId).sort((x, y) => Number(x.split(':')[2]) - Number(y.split(':')[2]));
+    expect(ids).toEqual(Array.from({ length: 12 }, (_, i) => `${channelId}:${v}:${i + 1}`));
+    const read = await pull(channelId, v);
+    expect(read.messages.map((m) => m.id)).toEqual(ids);
+    expect(new Set(texts(read)).size).toBe(12);
+  });
+
+  it('indexes the queue by channel, visitor and position', async () => {
+    const indexes = await svc.db.collection('webchat_messages').indexes();
+    expect(indexes.map((i) => i.key)).toContainEqual({ channelId: 1, visitorId: 1, seq: 1 });
+  });
+});

@@ -1,0 +1,107 @@
+import { providerFailed } from '@convo/kit';
+import type { NumberCheck, Outbound } from './driver';
+import type { Json } from './graph';
+import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
+import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+
+/**
+ * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
+ * continued as avoylenko/wwebjs-api). Routes are `/client/{action}/{sessionId}` with the key in
+ * `x-api-key`; the engine URL is the server followed by the session id. Media go by link:
+ * contentType `MessageMediaFromURL`.
+ */
+export class WhatsappDriver extends RestEngineDriver {
+  readonly kind = 'whatsapp';
+
+  protected async deliver(msg: Outbound, part: Part): Promise<string> {
+    const answer = obj(await this.post(this.sessionRoute(msg.channel, '/client/sendMessage'), { chatId: `${msg.to}@c.us`, ...requestOf(part) }, this.headers(msg.channel)));
+    // `{ success: true, message: <whatsapp-web.js Message> }`; some builds refuse with HTTP 200 and success false.
+    if (answer.success === false) throw providerFailed(`whatsapp refused the message: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
+    return this.idFrom(serialised(obj(answer.message).id), 'message.id._serialized');
+  }
+
+  /** POST /client/getNumberId/{sessionId} `{ number }` → `{ success, result: { _serialized } | null }`. */
+  async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
+    const answer = obj(await this.post(this.sessionRoute(channel, '/client/getNumberId'), { number }, this.headers(channel)));
+    if (answer.success !== true || !('result' in answer)) throw providerFailed('whatsapp answered the number check without success and result');
+    const id = serialised(answer.result);
+    return { exists: !!id, networkId: id };
+  }
+
+  /** `{ dataType, data, sessionId }`, one dataType per whatsapp-web.js client event. */
+  parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
+    const payload = webhookBody(this.kind, body);
+    const data = obj(payload.data);
+    switch (payload.dataType) {
+      case 'message':
+        return message(obj(data.message), payload);
+      case 'message_ack': {
+        const sent = obj(data.message);
+        const id = serialised(sent.id);
+        const status = ackStatus(data.ack);
+        const fromMe = sent.fromMe ?? obj(sent.id).fromMe;
+        return status && fromMe === true && id ? [statusEvent(id, status, secondsToMs(sent.timestamp))] : [];
+      }
+      case 'ready':
+        return [connectionEvent('CONNECTED')];
+      case 'disconnected':
+        return [connectionEvent('DISCONNECTED', str(data.reason))];
+      default:
+        return [];
+    }
+  }
+
+  private headers(channel: Outbound['channel']): Record<string, string> {
+    return this.tokenHeader(channel, 'x-api-key');
+  }
+}
+
+function requestOf(part: Part): Json {
+  if (part.kind === 'text') return { contentType: 'string', content: part.text };
+  // whatsapp-web.js MessageSendOptions: a document is media sent "as document"; Ogg audio as a voice note.
+  const options = {
+    caption: part.caption || undefined,
+    sendMediaAsDocument: part.kind === 'document' || undefined,
+    sendAudioAsVoice: (part.kind === 'audio' && part.mimeType.startsWith('audio/ogg')) || undefined,
+  };
+  return { contentType: 'MessageMediaFromURL', content: part.url, options };
+}
+
+/**
+ * A whatsapp-web.js Message: `id._serialized`, `from`, `fromMe`, `type`, `body` (the caption for
+ * media), `timestamp` (seconds), `_data.notifyName`, `_data.quotedStanzaID`. The server sends
+ * media files only as base64 (its `media` event), so an incoming media has no link here.
+ */
+function message(m: Json, payload: Json): InboundEvent[] {
+  const data = obj(m._data);
+  const chat = str(m.from);
+  if (m.fromMe === true || obj(m.id).fromMe === true || !isDirectChat(chat)) return [];
+  const messageType = webMessageType(m.type);
+  return [
+    messageEvent(
+      {
+        from: contactDigits(chat),
+        contactName: str(data.notifyName),
+        providerMessageId: serialised(m.id),
+        body: bodyOf(m, messageType),
+        messageType,
+        mimeType: str(data.mimetype),
+        fileName: str(data.filename),
+        replyTo: str(data.quotedStanzaID),
+        timestampMs: secondsToMs(m.timestamp),
+      },
+      payload,
+    ),
+  ];
+}
+
+/** A choice's id for replies to buttons and lists; a location's place (its `body` is a thumbnail). */
+function bodyOf(m: Json, messageType: string): string {
+  if (messageType === 'button') return str(m.selectedButtonId);
+  if (messageType === 'interactive') return str(m.selectedRowId);
+  if (messageType === 'location') {
+    const location = obj(m.location);
+    return str(location.description) || coordinates(location.latitude, location.longitude);
+  }
+  return str(m.body);
+}

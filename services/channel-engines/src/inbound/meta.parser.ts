@@ -1,0 +1,215 @@
+import type { proto } from '@convo/kit';
+
+type InboundEvent = proto.channelEngines.InboundEvent;
+type Obj = Record<string, unknown>;
+
+/**
+ * Meta's webhook envelope (already JSON-parsed and signature-checked by the gateway) → neutral
+ * events. One POST may carry many entries, changes and events, for many accounts: each event names
+ * its channel by channel_type + account_id. What we do not use (echoes, reactions, referrals,
+ * other webhook fields) yields no event, never an error. docs/providers-meta.md has the mapping.
+ */
+export function parseMetaWebhook(body: unknown): InboundEvent[] {
+  const envelope = obj(body);
+  const entries = list(envelope.entry).map(obj);
+  switch (envelope.object) {
+    case 'whatsapp_business_account':
+      return entries.flatMap(wabaEntry);
+    case 'page':
+      return entries.flatMap((entry) => socialEntry(entry, 'social_b'));
+    case 'instagram':
+      return entries.flatMap((entry) => socialEntry(entry, 'social_a'));
+    default:
+      return [];
+  }
+}
+
+// ---- WhatsApp Cloud API: entry[].changes[].value ------------------------------------------
+
+function wabaEntry(entry: Obj): InboundEvent[] {
+  return list(entry.changes)
+    .map(obj)
+    .filter((change) => change.field === 'messages')
+    .flatMap((change) => {
+      const value = obj(change.value);
+      const account = { channelType: 'waba', accountId: str(obj(value.metadata).phone_number_id) };
+      const names = new Map(list(value.contacts).map(obj).map((c) => [str(c.wa_id), str(obj(c.profile).name)]));
+      return [
+        ...list(value.messages).map((m) => wabaMessage(obj(m), account, names)),
+        ...list(value.statuses).map((s) => wabaStatus(obj(s), account)),
+      ];
+    });
+}
+
+function wabaMessage(m: Obj, account: Partial<InboundEvent>, names: Map<string, string>): InboundEvent {
+  const from = str(m.from);
+  return {
+    kind: 'message',
+    ...account,
+    from,
+    contactName: names.get(from) ?? '',
+    providerMessageId: str(m.id),
+    replyTo: str(obj(m.context).id),
+    timestampMs: seconds(m.timestamp),
+    ...wabaContent(m),
+    rawJson: JSON.stringify(m),
+  };
+}
+
+const WABA_MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+
+function wabaContent(m: Obj): Partial<InboundEvent> {
+  const type = str(m.type);
+  if (type === 'text') return { messageType: 'text', body: str(obj(m.text).body) };
+  if (WABA_MEDIA.has(type)) {
+    // Cloud API media come as an id to fetch with the channel's token, never as a URL.
+    const media = obj(m[type]);
+    return { messageType: type, body: str(media.caption), providerMediaId: str(media.id), mimeType: str(media.mime_type), fileName: str(media.filename) };
+  }
+  if (type === 'location') {
+    const l = obj(m.location);
+    return { messageType: 'location', body: [`${l.latitude},${l.longitude}`, str(l.name), str(l.address)].filter(Boolean).join('\n') };
+  }
+  if (type === 'interactive') {
+    // The chosen id: for sendButtonWABA buttons the id is the button's title (see WabaDriver).
+    const i = obj(m.interactive);
+    const choice = obj(i.button_reply ?? i.list_reply);
+    return { messageType: 'interactive', body: str(choice.id) || str(obj(i.nfm_reply).response_json) };
+  }
+  if (type === 'button') {
+    const b = obj(m.button);
+    return { messageType: 'button', body: str(b.payload) || str(b.text) };
+  }
+  return { messageType: 'unknown', body: '', error: errorText(m.errors) };
+}
+
+function wabaStatus(s: Obj, account: Partial<InboundEvent>): InboundEvent {
+  return {
+    kind: 'status',
+    ...account,
+    from: str(s.recipient_id),
+    providerMessageId: str(s.id),
+    status: str(s.status),
+    timestampMs: seconds(s.timestamp),
+    error: errorText(s.errors),
+    rawJson: JSON.stringify(s),
+  };
+}
+
+/** "(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed…". */
+function errorText(errors: unknown): string {
+  const e = obj(list(errors)[0]);
+  if (!Object.keys(e).length) return '';
+  const parts = [...new Set([str(e.title) || str(e.message), str(obj(e.error_data).details)].filter(Boolean))];
+  return `${e.code !== undefined ? `(#${e.code}) ` : ''}${parts.join(': ')}`;
+}
+
+// ---- Messenger (object "page") and Instagram (object "instagram"): entry[].messaging[] -----
+
+function socialEntry(entry: Obj, channelType: 'social_a' | 'social_b'): InboundEvent[] {
+  const accountId = str(entry.id);
+  return list(entry.messaging)
+    .map(obj)
+    .flatMap((event) => {
+      const base: InboundEvent = {
+        channelType,
+        accountId,
+        from: str(obj(event.sender).id),
+        // messaging_feedback carries no timestamp of its own: the entry's time stands in.
+        timestampMs: millis(event.timestamp) || millis(entry.time),
+        rawJson: JSON.stringify(event),
+      };
+      return socialEvent(event, base);
+    });
+}
+
+function socialEvent(event: Obj, base: InboundEvent): InboundEvent[] {
+  if (event.message) {
+    const m = obj(event.message);
+    // Our own sends come back as echoes (always on Instagram): they are not the contact's words.
+    if (m.is_echo) return [];
+    return [{ kind: 'message', ...base, providerMessageId: str(m.mid), replyTo: str(obj(m.reply_to).mid), ...socialContent(m) }];
+  }
+  if (event.postback) {
+    const p = obj(event.postback);
+    return [{ kind: 'message', ...base, providerMessageId: str(p.mid) || derivedId('postback', base), messageType: 'postback', body: str(p.payload) }];
+  }
+  if (event.delivery) {
+    const d = obj(event.delivery);
+    const status = { kind: 'status', ...base, status: 'delivered', timestampMs: millis(d.watermark) || base.timestampMs };
+    const mids = list(d.mids).map(str).filter(Boolean);
+    // Without mids Messenger only says "everything up to the watermark", as for read.
+    return mids.length ? mids.map((mid) => ({ ...status, providerMessageId: mid })) : [{ ...status, providerMessageId: '' }];
+  }
+  if (event.read) {
+    // Messenger reports reads as a watermark (every message sent before it was read), not by mid;
+    // Instagram names the mid. Without a mid the event has provider_message_id "" and the
+    // watermark as its timestamp, for the consumer to apply to the contact's earlier messages.
+    const r = obj(event.read);
+    return [{ kind: 'status', ...base, providerMessageId: str(r.mid), status: 'read', timestampMs: millis(r.watermark) || base.timestampMs }];
+  }
+  if (event.messaging_feedback) {
+    return [{ kind: 'message', ...base, providerMessageId: derivedId('feedback', base), messageType: 'feedback', body: feedbackAnswer(event.messaging_feedback) }];
+  }
+  return [];
+}
+
+/** Attachment type → our message type and a MIME class (Meta gives a URL, not the file's type). */
+const ATTACHMENT: Record<string, { messageType: string; mimeType: string }> = {
+  image: { messageType: 'image', mimeType: 'image/*' },
+  video: { messageType: 'video', mimeType: 'video/*' },
+  audio: { messageType: 'audio', mimeType: 'audio/*' },
+  file: { messageType: 'document', mimeType: 'application/octet-stream' },
+};
+
+function socialContent(m: Obj): Partial<InboundEvent> {
+  const text = str(m.text);
+  const quickReply = obj(m.quick_reply);
+  if (quickReply.payload !== undefined) return { messageType: 'quick_reply', body: str(quickReply.payload) };
+  const attachment = obj(list(m.attachments)[0]);
+  if (attachment.type !== undefined) {
+    const payload = obj(attachment.payload);
+    const known = ATTACHMENT[str(attachment.type)];
+    const messageType = payload.sticker_id !== undefined ? 'sticker' : known?.messageType ?? 'unknown';
+    return { messageType, body: text, mediaUrl: str(payload.url), mimeType: known?.mimeType ?? '' };
+  }
+  return text ? { messageType: 'text', body: text } : { messageType: 'unknown', body: '' };
+}
+
+/** The answer's score (the first question's payload); a free-form follow-up stays in raw_json. */
+function feedbackAnswer(feedback: unknown): string {
+  const screen = obj(list(obj(feedback).feedback_screens)[0]);
+  const question = obj(Object.values(obj(screen.questions))[0]);
+  return str(question.payload);
+}
+
+/**
+ * Events without a mid get an id built from what identifies them (sender and time), so Meta's
+ * redelivery of the same event yields the same id and is stored once.
+ */
+const derivedId = (kind: string, base: InboundEvent) => `${kind}:${base.from}:${base.timestampMs}`;
+
+// ---- tolerant readers: a field of the wrong shape reads as absent -------------------------
+
+function obj(value: unknown): Obj {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : {};
+}
+
+function list(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function str(value: unknown): string {
+  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+}
+
+/** Milliseconds as Meta's social webhooks give them; 0 when absent. */
+function millis(value: unknown): number {
+  const n = Number(value);
+  return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** WhatsApp gives Unix seconds as a string; 0 when absent. */
+function seconds(value: unknown): number {
+  return millis(value) * 1000;
+}

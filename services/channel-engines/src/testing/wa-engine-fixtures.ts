@@ -1,0 +1,60 @@
+import { DomainError } from '@convo/kit';
+import type { DriverSettings, Outbound } from '../drivers/driver';
+
+/** What the engine driver tests (engine_a, engine_b, engine_c) build their sends from. */
+
+export const settingsWith = (timeoutMs: number, engineUrl: (kind: string) => string = () => ''): DriverSettings => ({
+  timeoutMs,
+  engineUrl,
+  metaGraphUrl: '',
+  smtpUrl: '',
+});
+
+export const channelOf = (type: string, over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
+  id: 1,
+  tenantId: 1,
+  type,
+  engineUrl: '',
+  engineToken: 'engine-secret',
+  tokenApi: '',
+  bmToken: '',
+  pageId: '',
+  pageToken: '',
+  wabaId: '',
+  emailAddress: '',
+  ...over,
+});
+
+export const contentOf = (over: Partial<Outbound['content']> = {}): Outbound['content'] => ({
+  text: '',
+  mediaUrl: '',
+  mimeType: '',
+  fileName: '',
+  interactiveType: '',
+  interactiveJson: '',
+  subject: '',
+  ...over,
+});
+
+export const interactiveContent = (type: string, json: unknown) => contentOf({ interactiveType: type, interactiveJson: JSON.stringify(json) });
+
+/** The DomainError a call must fail with. */
+export async function failure(call: Promise<unknown>): Promise<DomainError> {
+  const err = await call.then(
+    () => new Error('expected the call to fail, it succeeded'),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
+}
+
+/** The same DomainError, from a synchronous call (parseInbound). */
+export function syncFailure(call: () => unknown): DomainError {
+  try {
+    call();
+  } catch (err) {
+    expect(err).toBeInstanceOf(DomainError);
+    return err as DomainError;
+  }
+  throw new Error('expected the call to fail, it succeeded');
+}
