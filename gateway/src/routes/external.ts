@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
+import { interactiveRoutes } from './interactive.routes';
 import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
 import { socialConfigRoutes } from './social-config.routes';
@@ -27,5 +28,6 @@ export async function externalApi(
   await app.register(messageRoutes, areaDeps);
   await app.register(ticketActionRoutes, areaDeps);
   await app.register(messageReadRoutes, areaDeps);
+  await app.register(interactiveRoutes, areaDeps);
   await app.register(socialConfigRoutes, areaDeps);
 }

@@ -2,10 +2,22 @@ import { conflict, notFound, TtlCache, validation, type Logger, type ServiceClie
 import { randomUUID } from 'node:crypto';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
+import { checkInteractive, isNumberRoute, requireRouteChannel } from './interactive';
 import type { MediaService, ResolvedMedia } from './media.service';
 
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
+
+/** One outbound message, whatever its kind. */
+interface Outgoing {
+  messageId: string;
+  /** The text, the caption, or what a person reading the ticket sees of an interactive message. */
+  body: string;
+  externalKey: string;
+  media?: ResolvedMedia;
+  /** "<route>/<type>" and the route's validated JSON. */
+  interactive?: { type: string; json: string };
+}
 
 export interface Peers {
   tickets: ServiceClient<'tickets'>;
@@ -43,16 +55,9 @@ export class SendService {
     let media: ResolvedMedia | undefined;
     try {
       // Everything that can refuse the send happens before the ticket changes or anything is sent.
-      ticket = await this.peers.tickets.GetTicket({ tenantId: req.tenantId, ticketId: req.ticketId });
-      if (ticket.status === 'closed' && !req.reopen) {
-        throw conflict('ERR_TICKET_CLOSED', 'Ticket is closed; send with reopen: true to reopen it');
-      }
       const { tenantId } = req;
-      const { channelId } = ticket;
-      channel = await this.channels.getOrLoad(`${tenantId}:${channelId}`, () =>
-        this.peers.tenants.GetChannel({ tenantId, channelId }),
-      );
-      if (!ticket.contact?.number && !ticket.contact?.email) throw notFound('contact', 'The ticket has no contact to write to');
+      ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
+      channel = await this.target(tenantId, ticket, { reopen: req.reopen });
       if (hasMedia) media = await this.media.resolve(tenantId, req.media!);
       if (ticket.status === 'closed') {
         ticket = await this.peers.tickets.UpdateTicket({ tenantId, ticketId: req.ticketId, status: 'open' });
@@ -63,14 +68,80 @@ export class SendService {
       throw err;
     }
 
+    await this.deliver(ticket, channel, { messageId, body: req.body, externalKey: req.externalKey, media });
+    if (req.isClosed) {
+      await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: ticket.id, status: 'closed' });
+    }
+    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
+  }
+
+  /**
+   * An interactive message of a seed route, sent like a text: the same ticket rules and one
+   * delivery path, with the route's JSON for the driver of the channel's kind. Ticket routes send
+   * to their ticket; waba routes address a number on the integration's channel, on the ticket the
+   * caller pins or on the contact's current ticket there, found or opened by tickets.
+   */
+  async sendInteractive(req: proto.messaging.SendInteractiveRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
+    checkInteractive(req);
+    const { tenantId } = req;
+    let ticket: proto.tickets.Ticket__Output;
+    if (isNumberRoute(req.route)) {
+      // The channel is checked before a contact or ticket is opened on it: a mismatch writes nothing.
+      requireRouteChannel(req.route, await this.channel(tenantId, req.channelId), 'apiId');
+      const opened = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
+      if (!opened.ticket) throw notFound('ticket');
+      ticket = opened.ticket;
+    } else {
+      ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId! });
+    }
+    const channel = await this.target(tenantId, ticket, { route: req.route });
+
+    const messageId = randomUUID();
+    await this.deliver(ticket, channel, {
+      messageId,
+      body: req.body,
+      externalKey: '',
+      interactive: { type: `${req.route}/${req.type}`, json: req.json },
+    });
+    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
+  }
+
+  /**
+   * The channel a send to this ticket goes through, once the ticket may take it: not closed (unless
+   * the caller reopens it), a channel of the route's kind for interactive sends, a contact to write to.
+   */
+  private async target(
+    tenantId: number,
+    ticket: proto.tickets.Ticket__Output,
+    opts: { reopen?: boolean; route?: string },
+  ): Promise<proto.tenants.Channel__Output> {
+    if (ticket.status === 'closed' && !opts.reopen) {
+      throw conflict(
+        'ERR_TICKET_CLOSED',
+        opts.route ? `Ticket ${ticket.id} is closed; reopen it (updateticketinfo) before sending` : 'Ticket is closed; send with reopen: true to reopen it',
+      );
+    }
+    const channel = await this.channel(tenantId, ticket.channelId);
+    if (opts.route) requireRouteChannel(opts.route, channel, 'ticketId');
+    if (!ticket.contact?.number && !ticket.contact?.email) throw notFound('contact', 'The ticket has no contact to write to');
+    return channel;
+  }
+
+  private channel(tenantId: number, channelId: number) {
+    return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
+  }
+
+  /** Stores the message as pending, hands it to the channel's driver and records the outcome. */
+  private async deliver(ticket: proto.tickets.Ticket__Output, channel: proto.tenants.Channel__Output, out: Outgoing): Promise<void> {
     const now = new Date();
+    const { media, interactive } = out;
     const doc: MessageDoc = {
-      _id: messageId,
-      tenantId: req.tenantId,
+      _id: out.messageId,
+      tenantId: ticket.tenantId,
       ticketId: ticket.id,
       channelId: channel.id,
       direction: 'out',
-      body: req.body,
+      body: out.body,
       status: 'pending',
       providerMessageId: '',
       error: '',
@@ -78,7 +149,9 @@ export class SendService {
       mediaId: media?.mediaId ?? '',
       mimeType: media?.mimeType ?? '',
       fileName: media?.fileName ?? '',
-      externalKey: req.externalKey,
+      externalKey: out.externalKey,
+      interactiveType: interactive?.type ?? '',
+      interactiveJson: interactive?.json ?? '',
       createdAt: now,
       updatedAt: now,
     };
@@ -101,21 +174,24 @@ export class SendService {
           },
           // E-mail tickets (webmail channels) have an address instead of a number.
           to: ticket.contact!.number || ticket.contact!.email,
-          content: { text: req.body, mediaUrl: media?.link ?? '', mimeType: media?.mimeType ?? '', fileName: media?.fileName ?? '' },
-          reference: messageId,
+          content: {
+            text: out.body,
+            mediaUrl: media?.link ?? '',
+            mimeType: media?.mimeType ?? '',
+            fileName: media?.fileName ?? '',
+            interactiveType: interactive?.type ?? '',
+            interactiveJson: interactive?.json ?? '',
+          },
+          reference: out.messageId,
         },
         { deadlineMs: this.providerDeadlineMs },
       );
-      await this.repo.setStatus(messageId, 'sent', { providerMessageId });
+      await this.repo.setStatus(out.messageId, 'sent', { providerMessageId });
     } catch (err) {
-      await this.repo.setStatus(messageId, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
-      this.log.warn({ messageId, ticketId: ticket.id }, 'message failed');
+      await this.repo.setStatus(out.messageId, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
+      this.log.warn({ messageId: out.messageId, ticketId: ticket.id }, 'message failed');
       throw err;
     }
-    if (req.isClosed) {
-      await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: ticket.id, status: 'closed' });
-    }
-    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
   }
 
   async getMedia(mediaId: string) {
@@ -148,6 +224,10 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     error: m.error,
     mediaUrl: m.mediaUrl,
     mimeType: m.mimeType,
+    fileName: m.fileName ?? '',
+    interactiveType: m.interactiveType ?? '',
+    interactiveJson: m.interactiveJson ?? '',
+    subject: m.subject ?? '',
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

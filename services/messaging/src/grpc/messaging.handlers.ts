@@ -4,7 +4,7 @@ import type { SendService } from '../domain/send.service';
 
 export function messagingHandlers(svc: SendService, read: ReadService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
   return {
-    SendInteractive: async () => { throw new Error('PENDING: SendInteractive not implemented yet'); },
+    SendInteractive: (req) => svc.sendInteractive(req),
     IngestEvents: async () => { throw new Error('PENDING: IngestEvents not implemented yet'); },
     SendByTicket: (req) => svc.sendByTicket(req),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),

@@ -92,6 +92,18 @@ export interface EvaluationClaimDoc {
   createdAt: Date;
 }
 
+/**
+ * OpenForContact's claim on opening the next ticket of a contact. `_id` is
+ * `<tenantId>:<contactId>:<id of the contact's last ticket, 0 for none>`: callers that all found no
+ * current ticket name the same claim, so one of them creates the ticket and the others wait for it;
+ * once that ticket closes, the next one is claimed under a new `_id`.
+ */
+export interface OpenClaimDoc {
+  _id: string;
+  ticketId: number;
+  createdAt: Date;
+}
+
 const opts = { versionKey: false as const };
 
 export function registerModels(conn: Connection) {
@@ -132,6 +144,8 @@ export function registerModels(conn: Connection) {
   );
   ticket.index({ tenantId: 1, _id: 1 });
   ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1 });
+  // OpenForContact: the contact's last ticket (ids grow with time), whatever its status.
+  ticket.index({ tenantId: 1, contactId: 1, _id: -1 });
   // listTickets: newest activity first, with or without a status; the id breaks ties so pages are stable.
   ticket.index({ tenantId: 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
@@ -159,6 +173,7 @@ export function registerModels(conn: Connection) {
   const noteKey = new Schema<NoteKeyDoc>({ _id: String, noteId: Number, createdAt: Date }, opts);
   const evaluationClaim = new Schema<EvaluationClaimDoc>({ _id: String, ticketId: Number, claimId: String, createdAt: Date }, opts);
   evaluationClaim.index({ claimId: 1 });
+  const openClaim = new Schema<OpenClaimDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   return {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
@@ -169,6 +184,7 @@ export function registerModels(conn: Connection) {
     Note: conn.model<NoteDoc>('Note', note, 'notes'),
     NoteKey: conn.model<NoteKeyDoc>('NoteKey', noteKey, 'note_keys'),
     EvaluationClaim: conn.model<EvaluationClaimDoc>('EvaluationClaim', evaluationClaim, 'evaluation_claims'),
+    OpenClaim: conn.model<OpenClaimDoc>('OpenClaim', openClaim, 'open_claims'),
   };
 }
 

@@ -9,6 +9,7 @@ import {
   type Models,
   type NoteDoc,
   type NoteKeyDoc,
+  type OpenClaimDoc,
   type TicketDoc,
   type TicketKeyDoc,
   type TicketStatus,
@@ -50,12 +51,15 @@ export class TicketsRepository {
 
   // ---- contacts --------------------------------------------------------------------------------
 
-  /** Finds the contact of a channel, creating it once even under concurrent callers. */
-  async findOrCreateContact(tenantId: number, channelId: number, number: string, email: string): Promise<ContactDoc> {
+  /**
+   * Finds the contact of a channel, creating it once even under concurrent callers; `name` (the
+   * provider's profile name) is given to a new contact only.
+   */
+  async findOrCreateContact(tenantId: number, channelId: number, number: string, email: string, name = ''): Promise<ContactDoc> {
     const filter = { tenantId, channelId, number, email };
     const existing = await this.models.Contact.findOne(filter).lean<ContactDoc>().exec();
     if (existing) return existing;
-    const doc: ContactDoc = { _id: await this.nextId('contact'), ...filter, name: '', createdAt: new Date() };
+    const doc: ContactDoc = { _id: await this.nextId('contact'), ...filter, name, createdAt: new Date() };
     try {
       await this.models.Contact.create(doc);
       return doc;
@@ -108,6 +112,20 @@ export class TicketsRepository {
       .exec();
   }
 
+  /** The most recently active open or pending ticket of one contact (so of one channel). */
+  findCurrentTicketOfContact(tenantId: number, contactId: number) {
+    return this.models.Ticket.findOne({ tenantId, contactId, status: { $in: ['open', 'pending'] } })
+      .sort({ updatedAt: -1, _id: -1 })
+      .lean<TicketDoc>()
+      .exec();
+  }
+
+  /** The id of the contact's newest ticket, whatever its status; null when it has none. */
+  async lastTicketIdOfContact(tenantId: number, contactId: number): Promise<number | null> {
+    const last = await this.models.Ticket.findOne({ tenantId, contactId }, { _id: 1 }).sort({ _id: -1 }).lean<Pick<TicketDoc, '_id'>>().exec();
+    return last?._id ?? null;
+  }
+
   /** Every ticket of a contact number in the tenant, newest first. */
   listTicketsOfNumber(tenantId: number, number: string, limit: number) {
     return this.models.Ticket.find({ tenantId, 'contact.number': number })
@@ -139,6 +157,30 @@ export class TicketsRepository {
 
   async releaseKey(id: string, ticketId: number): Promise<void> {
     await this.models.TicketKey.deleteOne({ _id: id, ticketId }).exec();
+  }
+
+  // ---- OpenForContact's claims ---------------------------------------------------------------
+
+  /** True when this caller may open the contact's next ticket (see OpenClaimDoc). */
+  claimOpen(id: string, ticketId: number): Promise<boolean> {
+    return this.claim(this.models.OpenClaim.create({ _id: id, ticketId, createdAt: new Date() }));
+  }
+
+  findOpenClaim(id: string) {
+    return this.models.OpenClaim.findById(id).lean<OpenClaimDoc>().exec();
+  }
+
+  /** Takes over a claim whose holder never inserted its ticket (it crashed); one caller wins. */
+  async takeOverStaleOpenClaim(id: string, olderThan: Date, ticketId: number): Promise<boolean> {
+    const res = await this.models.OpenClaim.findOneAndUpdate(
+      { _id: id, createdAt: { $lt: olderThan } },
+      { $set: { ticketId, createdAt: new Date() } },
+    ).exec();
+    return res !== null;
+  }
+
+  async releaseOpenClaim(id: string, ticketId: number): Promise<void> {
+    await this.models.OpenClaim.deleteOne({ _id: id, ticketId }).exec();
   }
 
   // ---- tags and queues -------------------------------------------------------------------------

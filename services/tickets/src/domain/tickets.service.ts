@@ -1,7 +1,7 @@
 import { conflict, notFound, validation, type FieldIssue, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsRepository } from '../db/tickets.repository';
-import { TICKET_STATUSES, type TicketDoc, type TicketStatus } from '../db/models';
+import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
 
@@ -16,6 +16,9 @@ export const TICKETS_PAGE_SIZE = 20;
 /** showallticket answers at most this many tickets of a contact, newest first. */
 export const CONTACT_TICKETS_LIMIT = 200;
 const MAX_PAUSE_REASON = 500;
+/** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
+const STALE_OPEN_CLAIM_MS = 60_000;
+const MAX_CONTACT_NAME = 200;
 /** Open or pending: what a pause may start on. */
 const NOT_CLOSED = { status: { $ne: 'closed' as const } };
 
@@ -54,14 +57,8 @@ export class TicketsService {
 
     try {
       const contact = await this.repo.findOrCreateContact(req.tenantId, req.channelId, number, email);
-      const now = new Date();
       const ticket: TicketDoc = {
-        _id: id,
-        tenantId: req.tenantId,
-        channelId: req.channelId,
-        contactId: contact._id,
-        contact: { number: contact.number, name: contact.name, email: contact.email },
-        status: (req.status || DEFAULT_STATUS) as TicketStatus,
+        ...newTicketDoc(id, req.tenantId, contact, (req.status || DEFAULT_STATUS) as TicketStatus),
         userId: req.userId ?? null,
         queueId: req.queueId ?? null,
         chatFlowId: req.chatFlowId ?? null,
@@ -69,13 +66,6 @@ export class TicketsService {
         reasonId: req.reasonId ?? null,
         value: req.value ?? null,
         externalKey: req.externalKey,
-        botBuilderStatus: false,
-        llmAssistantStatus: false,
-        workflowStatus: false,
-        tagIds: [],
-        createdAt: now,
-        updatedAt: now,
-        closedAt: null,
       };
       await this.repo.insertTicket(ticket);
       return { ticket: toTicket(ticket), created: true };
@@ -83,6 +73,64 @@ export class TicketsService {
       if (keyId) await this.repo.releaseKey(keyId, id);
       throw err;
     }
+  }
+
+  /**
+   * The contact's current ticket on a channel, found or opened (inbound messages, waba sends):
+   * its most recently active open or pending ticket there, else a new `pending` ticket (also when
+   * its last ticket is closed). Concurrent calls for one contact open one ticket: the callers that
+   * found none race for one claim document and the losers wait for the winner's ticket.
+   * `pinTicketId` names the ticket instead: it must be that contact's ticket on that channel
+   * (NOT_FOUND otherwise) and not closed (ERR_TICKET_CLOSED).
+   */
+  async openForContact(req: proto.tickets.OpenForContactRequest__Output): Promise<proto.tickets.CreateTicketResponse> {
+    const issues: FieldIssue[] = [];
+    if (!(req.channelId > 0)) issues.push({ field: 'channelId', message: 'is required' });
+    if (!req.number && !req.email) issues.push({ field: 'number', message: 'is required (or email)' });
+    if (issues.length) throw validation('Invalid contact', issues);
+    const number = req.number ? contactKey(req.number) : '';
+    const email = number ? '' : req.email.trim().toLowerCase();
+    const { tenantId, channelId } = req;
+
+    if (req.pinTicketId !== undefined) {
+      const ticket = await this.repo.findTicket(tenantId, req.pinTicketId);
+      const sameContact = number ? ticket?.contact.number === number : ticket?.contact.email === email;
+      if (!ticket || ticket.channelId !== channelId || !sameContact) {
+        throw notFound('ticket', `Ticket ${req.pinTicketId} is not a ticket of this contact on channel ${channelId}`);
+      }
+      if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', `Ticket ${ticket._id} is closed`);
+      return { ticket: toTicket(ticket), created: false };
+    }
+
+    const contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
+    // A second round covers a ticket that closed while this call waited for it.
+    for (let round = 0; round < 2; round++) {
+      // The last ticket is read before the current one: a ticket another caller opens between the
+      // two reads is then either seen as current, or claimed under the same last id (and awaited).
+      const last = await this.repo.lastTicketIdOfContact(tenantId, contact._id);
+      const current = await this.repo.findCurrentTicketOfContact(tenantId, contact._id);
+      if (current) return { ticket: toTicket(current), created: false };
+
+      const claimId = `${tenantId}:${contact._id}:${last ?? 0}`;
+      const id = await this.repo.nextId('ticket');
+      const mine =
+        (await this.repo.claimOpen(claimId, id)) ||
+        (await this.repo.takeOverStaleOpenClaim(claimId, new Date(Date.now() - STALE_OPEN_CLAIM_MS), id));
+      if (mine) {
+        const ticket = newTicketDoc(id, tenantId, contact, 'pending');
+        try {
+          await this.repo.insertTicket(ticket);
+        } catch (err) {
+          await this.repo.releaseOpenClaim(claimId, id);
+          throw err;
+        }
+        return { ticket: toTicket(ticket), created: true };
+      }
+      const claim = await this.repo.findOpenClaim(claimId);
+      const opened = claim && (await this.awaitTicket(tenantId, claim.ticketId));
+      if (opened && opened.status !== 'closed') return { ticket: toTicket(opened), created: false };
+    }
+    throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', "The contact's ticket is being opened; retry");
   }
 
   /** The ticket once it exists, or null after `waitMs` (its creator failed or is stuck). */
@@ -222,6 +270,46 @@ export class TicketsService {
     if (!ticket) throw notFound('ticket');
     return ticket;
   }
+}
+
+/** A ticket of the contact (on the contact's channel) with nothing applied yet. */
+function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status: TicketStatus): TicketDoc {
+  const now = new Date();
+  return {
+    _id: id,
+    tenantId,
+    channelId: contact.channelId,
+    contactId: contact._id,
+    contact: { number: contact.number, name: contact.name, email: contact.email },
+    status,
+    userId: null,
+    queueId: null,
+    chatFlowId: null,
+    kanbanId: null,
+    reasonId: null,
+    value: null,
+    externalKey: '',
+    botBuilderStatus: false,
+    llmAssistantStatus: false,
+    workflowStatus: false,
+    tagIds: [],
+    createdAt: now,
+    updatedAt: now,
+    closedAt: null,
+  };
+}
+
+/**
+ * OpenForContact's contact key: a phone number as digits (with or without `+` and separators), or
+ * a platform user id (PSID, IGSID) as given.
+ */
+function contactKey(raw: string): string {
+  const trimmed = raw.trim();
+  const key = /^\+?[\d\s().-]+$/.test(trimmed) ? trimmed.replace(/\D/g, '') : trimmed;
+  if (!/^[0-9A-Za-z_.@:-]{1,128}$/.test(key)) {
+    throw validation('Invalid contact', [{ field: 'number', message: 'must be a phone number or a platform user id' }]);
+  }
+  return key;
 }
 
 export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');

@@ -11,7 +11,7 @@ export interface TicketsDomain {
 
 export function ticketsHandlers({ tickets, notes, evaluations }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
-    OpenForContact: async () => { throw new Error('PENDING: OpenForContact not implemented yet'); },
+    OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
     GetTicket: (req) => tickets.getTicket(req.tenantId, req.ticketId),
     UpdateTicket: (req) => tickets.updateTicket(req),

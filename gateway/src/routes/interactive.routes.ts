@@ -1,0 +1,49 @@
+import { validation, type FieldIssue } from '@convo/kit';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import type { Clients } from '../clients';
+import { fieldOf } from '../errors';
+import { ApiParams } from '../schemas/common';
+import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive.schemas';
+import { principalOf, security } from './external';
+
+const tags = ['interactive'];
+
+/** The schema's errors (attached rather than thrown, so that the route's own rules join them). */
+const schemaIssues = (err: FastifyError | undefined): FieldIssue[] =>
+  (err?.validation ?? []).map((v) => ({ field: fieldOf(v), message: v.message ?? 'is invalid' }));
+
+/**
+ * Interactive messages (buttons, lists, polls, call-to-action, carousels, PIX and payment requests,
+ * Messenger/Instagram templates): each route validates its engine's body, then messaging sends it
+ * through the ticket's channel, which must be of the route's kind. docs/interactive.md.
+ */
+export async function interactiveRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
+  for (const def of INTERACTIVE) register(app, clients, def);
+}
+
+function register(app: FastifyInstance, clients: Clients, def: InteractiveDef) {
+  app.post(
+    def.path,
+    { schema: { params: ApiParams, body: def.schema, tags, security, summary: def.summary }, attachValidation: true },
+    async (req) => {
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const issues = [...schemaIssues(req.validationError as FastifyError | undefined), ...(def.check?.(body) ?? [])];
+      if (issues.length) throw validation('Invalid interactive message', issues);
+
+      const { ticketId, number, ...json } = body as { ticketId?: number; number?: string };
+      const principal = principalOf(req);
+      const res = await clients.messaging.SendInteractive({
+        tenantId: principal.tenantId,
+        route: def.route,
+        type: def.type,
+        json: JSON.stringify(json),
+        ticketId,
+        // waba routes address a number on the integration's own channel.
+        number: number?.replace(/\D/g, '') ?? '',
+        channelId: def.route === 'waba' ? principal.sessionId : 0,
+        body: def.text(body),
+      });
+      return { success: true, data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+    },
+  );
+}

@@ -1,0 +1,55 @@
+import { validation, type FieldIssue, type proto } from '@convo/kit';
+
+/**
+ * The channel type each interactive route segment sends through. A route's JSON is in its
+ * engine's dialect, so an engine_a quick reply cannot go out on a waba channel or the reverse.
+ */
+export const ROUTE_CHANNEL_TYPE: Readonly<Record<string, string>> = {
+  engine_a: 'engine_a',
+  engine_b: 'engine_b',
+  engine_c: 'engine_c',
+  waba: 'waba',
+  social_a: 'social_a',
+  social_b: 'social_b',
+};
+
+/** waba routes address a number on the integration's channel; every other route names a ticket. */
+export const isNumberRoute = (route: string) => route === 'waba';
+
+/** The request's own consistency, checked before anything is read or written. */
+export function checkInteractive(req: proto.messaging.SendInteractiveRequest__Output): void {
+  const issues: FieldIssue[] = [];
+  if (!(req.route in ROUTE_CHANNEL_TYPE)) {
+    issues.push({ field: 'route', message: `must be one of ${Object.keys(ROUTE_CHANNEL_TYPE).join(', ')}` });
+  }
+  if (!/^[A-Za-z]{1,40}$/.test(req.type)) issues.push({ field: 'type', message: 'is required' });
+  if (!isJsonObject(req.json)) issues.push({ field: 'json', message: 'must be a JSON object' });
+  if (!req.body.trim()) issues.push({ field: 'body', message: 'is required (the text kept in the ticket history)' });
+  if (isNumberRoute(req.route)) {
+    if (!/^[1-9]\d{7,14}$/.test(req.number)) issues.push({ field: 'number', message: 'must be an E.164 number as digits' });
+    if (!(req.channelId > 0)) issues.push({ field: 'channelId', message: "is required (the integration's channel)" });
+  } else if (!(req.ticketId !== undefined && req.ticketId > 0)) {
+    issues.push({ field: 'ticketId', message: 'is required' });
+  }
+  if (issues.length) throw validation('Invalid interactive message', issues);
+}
+
+/** ERR_CHANNEL_MISMATCH unless the channel is of the route's kind; `field` names what chose the channel. */
+export function requireRouteChannel(route: string, channel: proto.tenants.Channel__Output, field: string): void {
+  const needed = ROUTE_CHANNEL_TYPE[route];
+  if (channel.type === needed) return;
+  throw validation(
+    `The ${route} route sends through ${needed} channels; channel ${channel.id} is ${channel.type}`,
+    [{ field, message: `its channel is ${channel.type}, the ${route} route needs ${needed}` }],
+    'ERR_CHANNEL_MISMATCH',
+  );
+}
+
+function isJsonObject(json: string): boolean {
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
