@@ -1,9 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { channelEnginesService } from '../server';
+import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/wa-engine-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineADriver } from './engine-a.driver';
 
@@ -144,7 +142,7 @@ describe('EngineADriver', () => {
   });
 
   it('falls back to the configured engine URL of its kind when the channel has none', async () => {
-    const configured = new EngineADriver(settingsWith(TIMEOUT_MS, (kind) => (kind === 'engine_a' ? engine.url : '')));
+    const configured = new EngineADriver(settingsWith(TIMEOUT_MS, { engineUrl: (kind) => (kind === 'engine_a' ? engine.url : '') }));
     await configured.send({ channel: target(), to: '5511987654321', content: text('via env'), reference: 'msg-2' });
     expect(engine.requests.map((r) => r.body.content)).toEqual([{ text: 'via env' }]);
   });
@@ -483,36 +481,20 @@ describe('EngineADriver.parseInbound', () => {
 // ---- through the started service -----------------------------------------------------------
 
 describe('Deliver and ParseInbound over gRPC', () => {
-  let database: Database;
-  let svc: RunningService<unknown>;
-  let client: ServiceClient<'channelEngines'>;
+  let svc: RunningEngines;
   let lastChannel = 100;
 
   beforeAll(async () => {
-    database = await startDatabase({ name: 'channel-engines-test' });
-    svc = await startService(channelEnginesService, {
-      MONGODB_URI: database.uri,
-      GRPC_PORT: '0',
-      GRAPHQL_PORT: '0',
-      SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-      LOG_LEVEL: 'silent',
-      PROVIDER_TIMEOUT_MS: '1000',
-    });
-    client = createClient('channelEngines', `127.0.0.1:${svc.grpcPort}`);
+    svc = await startEnginesService('channel-engines-test');
   });
-
-  afterAll(async () => {
-    closeAllClients();
-    await svc?.stop();
-    await database?.stop();
-  });
+  afterAll(() => svc?.stop());
 
   const deliver = (channelId: number) =>
-    client.Deliver({ channel: target({ id: channelId, tenantId: 9, engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' }, reference: `ref-${channelId}` });
+    svc.client.Deliver({ channel: target({ id: channelId, tenantId: 9, engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' }, reference: `ref-${channelId}` });
   const deliveriesOf = (channelId: number) => svc.db.collection('deliveries').find({ channelId }).toArray();
 
   it('lists the engine_a, engine_b and engine_c drivers', async () => {
-    const { kinds } = await client.ListDrivers({});
+    const { kinds } = await svc.client.ListDrivers({});
     expect(kinds).toEqual(expect.arrayContaining(['engine_a', 'engine_b', 'engine_c']));
   });
 
@@ -530,12 +512,7 @@ describe('Deliver and ParseInbound over gRPC', () => {
   it('answers UNAVAILABLE with ERR_PROVIDER_FAILED and records the failed delivery with its reason', async () => {
     const channelId = ++lastChannel;
     engine.answer(() => ({ status: 500, body: { message: 'session closed' } }));
-    const err = await deliver(channelId).then(
-      () => {
-        throw new Error('expected Deliver to fail');
-      },
-      (e: grpc.ServiceError) => e,
-    );
+    const err = await rpcError(deliver(channelId));
 
     expect(err.code).toBe(grpc.status.UNAVAILABLE);
     expect(err.metadata.get('err-code')).toEqual(['ERR_PROVIDER_FAILED']);
@@ -547,17 +524,15 @@ describe('Deliver and ParseInbound over gRPC', () => {
   });
 
   it('refuses a channel kind without driver, sending nothing', async () => {
-    const err = await client
-      .Deliver({ channel: target({ type: 'engine_z', engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' } })
-      .catch((e: grpc.ServiceError) => e);
+    const err = await rpcError(svc.client.Deliver({ channel: target({ type: 'engine_z', engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' } }));
     expect(err).toMatchObject({ code: grpc.status.UNAVAILABLE });
-    expect((err as grpc.ServiceError).metadata.get('err-code')).toEqual(['ERR_PROVIDER_FAILED']);
+    expect(err.metadata.get('err-code')).toEqual(['ERR_PROVIDER_FAILED']);
     expect(engine.requests).toEqual([]);
   });
 
   it("parses an engine_a webhook into events stamped with the URL's channel", async () => {
     const body = { event: 'messages.upsert', data: { type: 'notify', messages: [{ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'IN-1' }, messageTimestamp: 1718000000, pushName: 'Ana', message: { buttonsResponseMessage: { selectedButtonId: 'sales' } } }] } };
-    const { events } = await client.ParseInbound({ source: 'engine', channel: target({ id: 77 }), body: Buffer.from(JSON.stringify(body)) });
+    const { events } = await svc.client.ParseInbound({ source: 'engine', channel: target({ id: 77 }), body: Buffer.from(JSON.stringify(body)) });
     expect(events).toEqual([
       expect.objectContaining({ kind: 'message', channelId: 77, channelType: 'engine_a', from: '5511987654321', providerMessageId: 'IN-1', body: 'sales', messageType: 'button', timestampMs: '1718000000000' }),
     ]);

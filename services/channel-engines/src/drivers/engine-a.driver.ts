@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
 import { isObject, sendInOrder } from './graph';
-import { postJson } from './http';
+import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
 import {
   connectionEvent,
@@ -14,6 +14,8 @@ import {
   requireContent,
   statusEvent,
   str,
+  tokenHeader,
+  waMessageId,
   webhookBody,
   type InboundEvent,
 } from './wa-engine';
@@ -75,15 +77,13 @@ export class EngineADriver implements Driver {
   }
 
   private async sendMessage(msg: Outbound, content: Content, messageId: string): Promise<string> {
-    const body = await this.post(msg.channel, '/messages', { jid: personJid(msg.to), content, options: { messageId } });
-    const id = (body as { key?: { id?: unknown } } | null)?.key?.id;
-    if (typeof id !== 'string' || !id) throw providerFailed('engine_a answered without key.id');
-    return id;
+    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: personJid(msg.to), content, options: { messageId } }));
   }
 
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
-    const { body } = await postJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, payload, {
-      headers: channel.engineToken ? { authorization: `Bearer ${channel.engineToken}` } : {},
+    const { body } = await requestJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, {
+      body: payload,
+      headers: tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
     });

@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/wa-engine-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineBDriver } from './engine-b.driver';
 
@@ -55,7 +55,7 @@ describe('EngineBDriver: text and media', () => {
   });
 
   it('takes the instance from ENGINE_URL_ENGINE_B when the channel has no engine URL', async () => {
-    const configured = new EngineBDriver(settingsWith(TIMEOUT_MS, (kind) => (kind === 'engine_b' ? `${evolution.url}/shared` : '')));
+    const configured = new EngineBDriver(settingsWith(TIMEOUT_MS, { engineUrl: (kind) => (kind === 'engine_b' ? `${evolution.url}/shared` : '') }));
     await configured.send({ channel: channel({ engineUrl: '' }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' });
     expect(evolution.requests.map((r) => r.url)).toEqual(['/message/sendText/shared']);
   });

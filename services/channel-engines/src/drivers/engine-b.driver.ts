@@ -1,30 +1,29 @@
-import { DomainError, providerFailed } from '@convo/kit';
-import { baileysMessage, baileysStatus } from './baileys-inbound';
+import { providerFailed } from '@convo/kit';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
+import { evolutionEvents, evolutionNumberCheck, evolutionReason, type EvolutionVersion } from './evolution';
 import { isObject, optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
-import { postJson } from './http';
+import { requestJson } from './http';
 import {
-  connectionEvent,
   engineBaseUrl,
   interactiveFor,
   mediaKindOf,
   nestedText,
-  obj,
   optionalInteger,
   requireContent,
   requiredNestedText,
   requiredObject,
   requiredPixType,
   requiredStrings,
-  statusEvent,
+  splitSession,
   str,
+  tokenHeader,
   unknownInteractive,
-  webhookBody,
+  waMessageId,
   type InboundEvent,
   type PixType,
 } from './wa-engine';
 
-/** One Evolution call: `POST {api}/message/{endpoint}/{instance}` with this body. */
+/** One Evolution call: `POST {server}/message/{endpoint}/{instance}` with this body. */
 interface EvolutionSend {
   endpoint: 'sendText' | 'sendMedia' | 'sendButtons' | 'sendList' | 'sendPoll';
   body: Json;
@@ -47,94 +46,44 @@ export class EngineBDriver implements Driver {
   constructor(private readonly settings: DriverSettings) {}
 
   async send(msg: Outbound): Promise<Delivered> {
-    return sendInOrder(sendsOf(this.kind, msg), async ({ endpoint, body }) => {
-      const answer = await this.post(msg.channel, `message/${endpoint}`, body);
-      const id = (answer as { key?: { id?: unknown } } | null)?.key?.id;
-      if (typeof id !== 'string' || !id) throw providerFailed('engine_b answered without key.id');
-      return id;
-    });
+    return sendInOrder(sendsOf(this.kind, msg), async ({ endpoint, body }) =>
+      waMessageId(this.kind, await this.post(msg.channel, `message/${endpoint}`, body)),
+    );
   }
 
-  /** Evolution's POST /chat/whatsappNumbers/{instance} `{ numbers }` → `[{ exists, jid, number }]`. */
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
-    const body = await this.post(channel, 'chat/whatsappNumbers', { numbers: [number] });
-    const first = Array.isArray(body) ? (body[0] as { exists?: unknown; jid?: unknown } | undefined) : undefined;
-    if (!first || typeof first.exists !== 'boolean') throw providerFailed('engine_b answered the number check without exists');
-    return { exists: first.exists, networkId: first.exists ? str(first.jid) : '' };
+    return evolutionNumberCheck(this.kind, await this.post(channel, 'chat/whatsappNumbers', { numbers: [number] }));
   }
 
-  /**
-   * Evolution's webhook body `{ event, instance, data, date_time, ... }`: messages.upsert carries
-   * one WAMessage, messages.update one receipt `{ keyId, fromMe, status }`, connection.update
-   * `{ state }`. Event names are read case- and separator-blind (MESSAGES_UPSERT = messages.upsert).
-   */
+  /** `{ event, instance, data, date_time, ... }`; a receipt is `{ keyId, fromMe, status }`. */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
-    const envelope = webhookBody(this.kind, body);
-    const data = obj(envelope.data);
-    switch (str(envelope.event).toLowerCase().replace(/_/g, '.')) {
-      case 'messages.upsert': {
-        const message = baileysMessage(data);
-        return message ? [message] : [];
-      }
-      case 'messages.update': {
-        // Receipts of our own messages only; fromMe false is our device reading the contact's message.
-        const status = baileysStatus(data.status);
-        const id = str(data.keyId);
-        return data.fromMe === true && status && id ? [statusEvent(id, status, Date.parse(str(envelope.date_time)) || 0)] : [];
-      }
-      case 'connection.update':
-        if (data.state === 'open') return [connectionEvent('CONNECTED')];
-        if (data.state === 'close') return [connectionEvent('DISCONNECTED')];
-        return [];
-      default:
-        return [];
-    }
+    return evolutionEvents(this.kind, body, V2);
   }
 
+  /** `POST {server}/{path}/{instance}`, the instance being the last path segment of the engine URL. */
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
-    const { api, instance } = evolutionTarget(engineBaseUrl(this.settings, this.kind, channel));
-    try {
-      const { body } = await postJson(`${api}/${path}/${encodeURIComponent(instance)}`, payload, {
-        headers: channel.engineToken ? { apikey: channel.engineToken } : {},
-        timeoutMs: this.settings.timeoutMs,
-        provider: this.kind,
-      });
-      return body;
-    } catch (err) {
-      throw evolutionRefusal(err) ?? err;
-    }
+    const base = engineBaseUrl(this.settings, this.kind, channel);
+    const { server, session: instance } = splitSession(this.kind, base);
+    if (!instance) throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
+    const { body } = await requestJson(`${server}/${path}/${encodeURIComponent(instance)}`, {
+      body: payload,
+      headers: tokenHeader(channel, 'apikey'),
+      timeoutMs: this.settings.timeoutMs,
+      provider: this.kind,
+      refusalReason: (answer) => evolutionReason(answer, notOnWhatsapp),
+    });
+    return body;
   }
 }
 
-/** Splits the engine URL into the Evolution server and the instance, its last path segment. */
-function evolutionTarget(base: string): { api: string; instance: string } {
-  let url: URL;
-  try {
-    url = new URL(base);
-  } catch {
-    throw providerFailed(`engine_b engine URL is not a URL: ${base}`);
-  }
-  const segments = url.pathname.split('/').filter(Boolean);
-  const instance = segments.pop();
-  if (!instance) throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
-  return { api: `${url.origin}${segments.map((s) => `/${s}`).join('')}`, instance: decodeURIComponent(instance) };
-}
+/** v2 keeps a receipt's id in `data.keyId` and its time in the envelope's `date_time`. */
+const V2: EvolutionVersion = {
+  receipt: (data, envelope) => ({ id: str(data.keyId), timestampMs: Date.parse(str(envelope.date_time)) || 0 }),
+  closeReason: () => '',
+};
 
-/**
- * Evolution answers a refusal as `{ status, error: "Bad Request", response: { message: [...] } }`;
- * its reason is the `response.message` list (texts, or `{ exists: false, number }` for a number
- * that is not on WhatsApp), not the generic `error`.
- */
-function evolutionRefusal(err: unknown): DomainError | undefined {
-  if (!(err instanceof DomainError)) return undefined;
-  const answer = err.details?.[0] as { status?: number; body?: unknown } | undefined;
-  const message = obj(obj(answer?.body).response).message;
-  if (message === undefined) return undefined;
-  const reasons = (Array.isArray(message) ? message : [message]).map((m) =>
-    isObject(m) && m.exists === false ? `${str(m.number) || str(m.jid)} is not on WhatsApp` : typeof m === 'string' ? m : JSON.stringify(m),
-  );
-  return providerFailed(`engine_b refused the message (HTTP ${answer!.status}): ${reasons.join('; ')}`, err.details);
-}
+/** v2 lists a number that is not on WhatsApp as `{ exists: false, jid, number }` among its refusal reasons. */
+const notOnWhatsapp = (item: unknown) => (isObject(item) && item.exists === false ? `${str(item.number) || str(item.jid)} is not on WhatsApp` : JSON.stringify(item));
 
 /** The Evolution calls of one send, in order: an audio takes no caption, so its text follows as sendText. */
 function sendsOf(kind: string, { content, to }: Outbound): EvolutionSend[] {

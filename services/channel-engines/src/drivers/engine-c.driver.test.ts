@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/wa-engine-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineCDriver } from './engine-c.driver';
 

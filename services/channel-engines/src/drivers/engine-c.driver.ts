@@ -1,7 +1,7 @@
 import { providerFailed, validation } from '@convo/kit';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
 import { optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
-import { postJson } from './http';
+import { requestJson } from './http';
 import {
   connectionEvent,
   contactDigits,
@@ -18,6 +18,8 @@ import {
   secondsToMs,
   statusEvent,
   str,
+  strings,
+  tokenHeader,
   unknownInteractive,
   webhookBody,
   type InboundEvent,
@@ -97,8 +99,9 @@ export class EngineCDriver implements Driver {
   }
 
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
-    const { body } = await postJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, payload, {
-      headers: channel.engineToken ? { token: channel.engineToken } : {},
+    const { body } = await requestJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, {
+      body: payload,
+      headers: tokenHeader(channel, 'token'),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
     });
@@ -243,6 +246,6 @@ function messageFields(m: Json, content: Json): Pick<InboundEvent, 'messageType'
 function receipts(event: Json, state: string): InboundEvent[] {
   if (String(event.IsFromMe).toLowerCase() === 'true') return [];
   const status = RECEIPTS[(str(event.Type) || state).toLowerCase()];
-  const ids = Array.isArray(event.MessageIDs) ? event.MessageIDs.filter((id): id is string => typeof id === 'string' && id !== '') : [];
+  const ids = strings(event.MessageIDs);
   return status ? ids.map((id) => statusEvent(id, status, secondsToMs(event.Timestamp))) : [];
 }

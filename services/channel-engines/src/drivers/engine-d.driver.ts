@@ -3,7 +3,7 @@ import { baileysMessage } from './baileys-inbound';
 import type { NumberCheck, Outbound } from './driver';
 import { isObject, type Json } from './graph';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
-import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { connectionEvent, obj, statusEvent, str, strings, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
 
 /**
  * engine_d: WuzAPI (github.com/asternic/wuzapi), a REST server over whatsmeow. One server holds
@@ -51,7 +51,7 @@ export class EngineDDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'token');
+    return tokenHeader(channel, 'token');
   }
 }
 
@@ -116,7 +116,7 @@ const RECEIPT_STATES: Record<string, Status> = { Delivered: 'delivered', Read: '
 function receipts(payload: Json): InboundEvent[] {
   const status = RECEIPT_STATES[str(payload.state)];
   const event = obj(payload.event);
-  const ids = Array.isArray(event.MessageIDs) ? event.MessageIDs.filter((id): id is string => typeof id === 'string' && !!id) : [];
+  const ids = strings(event.MessageIDs);
   if (!status) return [];
   const at = Date.parse(str(event.Timestamp)) || 0;
   return ids.map((id) => statusEvent(id, status, at));

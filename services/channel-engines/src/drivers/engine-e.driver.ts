@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
-import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -53,7 +53,7 @@ export class EngineEDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`);
+    return tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
-import { channelOf, contentOf, failure, settingsWith } from '../testing/wa-engine-fixtures';
+import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineFDriver } from './engine-f.driver';
 

@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
 import type { Json } from './graph';
 import { coordinates, extensionOf, messageEvent, RestEngineDriver, type Part, type Status } from './rest-engine';
-import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { connectionEvent, obj, statusEvent, str, strings, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
 
 /**
  * engine_f: Z-API (developer.z-api.io, docs in github.com/Z-API/z-api-docs). The engine URL is the
@@ -47,7 +47,7 @@ export class EngineFDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'client-token');
+    return tokenHeader(channel, 'client-token');
   }
 }
 
@@ -126,7 +126,7 @@ const STATUSES: Record<string, Status> = { SENT: 'sent', RECEIVED: 'delivered', 
 /** MessageStatusCallback names every message it covers in `ids`. */
 function statuses(p: Json): InboundEvent[] {
   const status = STATUSES[str(p.status)];
-  const ids = Array.isArray(p.ids) ? p.ids.filter((id): id is string => typeof id === 'string' && !!id) : [];
+  const ids = strings(p.ids);
   if (!status) return [];
   return ids.map((id) => statusEvent(id, status, Number(p.momment) || 0));
 }

@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
-import { connectionEvent, contactDigits, isDirectChat, mediaKindOf, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { connectionEvent, contactDigits, isDirectChat, mediaKindOf, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
@@ -50,7 +50,7 @@ export class EngineGDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'x-api-key');
+    return tokenHeader(channel, 'x-api-key');
   }
 }
 

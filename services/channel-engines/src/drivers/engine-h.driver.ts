@@ -1,9 +1,8 @@
-import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
+import { evolutionEvents, evolutionNumberCheck, evolutionReason, type EvolutionVersion } from './evolution';
 import type { Json } from './graph';
-import { baileysMessage, baileysStatus } from './baileys-inbound';
 import { RestEngineDriver, type Part } from './rest-engine';
-import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { str, tokenHeader, waMessageId, type InboundEvent } from './wa-engine';
 
 /**
  * engine_h: Evolution API v1 (github.com/EvolutionAPI/evolution-api, the 1.x line that grew out of
@@ -18,56 +17,32 @@ export class EngineHDriver extends RestEngineDriver {
     const { path, body } = requestOf(part);
     const answer = await this.post(this.sessionRoute(msg.channel, path), { number: msg.to, ...body }, this.headers(msg.channel));
     // The answer is Baileys' WAMessage: `{ key: { remoteJid, fromMe, id }, message, status }`.
-    return this.idFrom(obj(obj(answer).key).id, 'key.id');
+    return waMessageId(this.kind, answer);
   }
 
-  /** POST /chat/whatsappNumbers/{instance} `{ numbers: [...] }` → `[{ exists, jid, number }]`. */
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
-    const answer = await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel));
-    const first = obj(Array.isArray(answer) ? answer[0] : undefined);
-    if (typeof first.exists !== 'boolean') throw providerFailed('engine_h answered the number check without exists');
-    return { exists: first.exists, networkId: first.exists ? str(first.jid) : '' };
+    return evolutionNumberCheck(this.kind, await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel)));
   }
 
-  /**
-   * `{ event, instance, data, destination, date_time, sender, server_url, apikey }`. The event is
-   * dotted lower case ("messages.upsert"); the upper-case config spelling is accepted too.
-   */
+  /** `{ event, instance, data, destination, date_time, sender, server_url, apikey }`, the event dotted lower case. */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
-    const envelope = webhookBody(this.kind, body);
-    const data = obj(envelope.data);
-    switch (str(envelope.event).toLowerCase().replace(/_/g, '.')) {
-      case 'messages.upsert': {
-        // `data` is Baileys' WAMessage, as with engine_b; a media link is `message.mediaUrl` when the server stores media in S3/MinIO.
-        const message = baileysMessage(data);
-        return message ? [message] : [];
-      }
-      case 'messages.update': {
-        // `{ ...key (remoteJid, fromMe, id), status, datetime }`; fromMe false is our own device reading the contact's message.
-        const status = baileysStatus(data.status);
-        const id = str(data.id) || str(data.keyId);
-        return data.fromMe === true && status && id ? [statusEvent(id, status, Number(data.datetime) || 0)] : [];
-      }
-      case 'connection.update':
-        if (data.state === 'open') return [connectionEvent('CONNECTED')];
-        if (data.state === 'close') return [connectionEvent('DISCONNECTED', `${data.statusReason ?? ''}`)];
-        return [];
-      default:
-        return [];
-    }
+    return evolutionEvents(this.kind, body, V1);
   }
 
-  /** Evolution's refusals are `{ status, error: "Bad Request", response: { message: [...] } }`: the reason is the list. */
   protected override refusalReason(body: unknown): string | undefined {
-    const message = obj(obj(body).response).message;
-    const reasons = (Array.isArray(message) ? message : [message]).map((m) => (typeof m === 'string' ? m : m === undefined ? '' : JSON.stringify(m))).filter(Boolean);
-    return reasons.length ? reasons.join('; ') : undefined;
+    return evolutionReason(body);
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'apikey');
+    return tokenHeader(channel, 'apikey');
   }
 }
+
+/** v1 keeps a receipt's id in `data.id` (`{ ...key, status, datetime }`) and says why a session closed. */
+const V1: EvolutionVersion = {
+  receipt: (data) => ({ id: str(data.id) || str(data.keyId), timestampMs: Number(data.datetime) || 0 }),
+  closeReason: (data) => `${data.statusReason ?? ''}`,
+};
 
 function requestOf(part: Part): { path: string; body: Json } {
   switch (part.kind) {

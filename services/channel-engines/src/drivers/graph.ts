@@ -1,6 +1,6 @@
 import { DomainError, providerFailed, validation } from '@convo/kit';
 import type { Delivered, DriverSettings, Outbound } from './driver';
-import { postJson } from './http';
+import { requestJson } from './http';
 
 /** Meta's Graph error envelope: `{ error: { message, type, code, error_subcode, fbtrace_id, ... } }`. */
 interface GraphError {
@@ -21,7 +21,8 @@ interface GraphError {
  */
 export async function graphPost(settings: DriverSettings, provider: string, path: string, token: string, body: unknown): Promise<unknown> {
   try {
-    const res = await postJson(`${settings.metaGraphUrl}/${path}`, body, {
+    const res = await requestJson(`${settings.metaGraphUrl}/${path}`, {
+      body,
       headers: { authorization: `Bearer ${token}` },
       timeoutMs: settings.timeoutMs,
       provider,
@@ -32,7 +33,7 @@ export async function graphPost(settings: DriverSettings, provider: string, path
   }
 }
 
-/** postJson reports a refusal with the parsed answer in details[0].body; Graph's envelope is read from there. */
+/** requestJson reports a refusal with the parsed answer in details[0].body; Graph's envelope is read from there. */
 function graphRefusal(err: unknown, provider: string): DomainError | undefined {
   if (!(err instanceof DomainError)) return undefined;
   const answer = err.details?.[0] as { status?: number; body?: { error?: unknown } } | undefined;

@@ -5,22 +5,32 @@ export interface HttpResult {
   body: unknown;
 }
 
+export interface RequestOptions {
+  /** POST (the default) sends `body` as JSON; GET reads (number checks). */
+  method?: 'GET' | 'POST';
+  body?: unknown;
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  provider: string;
+  /** Where a provider's error envelope keeps its reason, when `message` / `error` do not hold it. */
+  refusalReason?: (body: unknown) => string | undefined;
+}
+
 /**
- * JSON POST to a provider with a total timeout. Provider base URLs are set by the operator and
+ * A JSON request to a provider with a total timeout. Provider base URLs are set by the operator and
  * trusted; redirects are still not followed, so a provider cannot bounce a request elsewhere.
+ * Unreachable, too slow and non-2xx all fail with ERR_PROVIDER_FAILED; a refusal keeps the parsed
+ * answer in details[0].body.
  */
-export async function postJson(
-  url: string,
-  body: unknown,
-  opts: { headers?: Record<string, string>; timeoutMs: number; provider: string },
-): Promise<HttpResult> {
+export async function requestJson(url: string, opts: RequestOptions): Promise<HttpResult> {
+  const method = opts.method ?? 'POST';
   let res: Response;
   let text: string;
   try {
     res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...opts.headers },
-      body: JSON.stringify(body),
+      method,
+      headers: { ...(method === 'POST' && { 'content-type': 'application/json' }), accept: 'application/json', ...opts.headers },
+      body: method === 'POST' ? JSON.stringify(opts.body) : undefined,
       redirect: 'manual',
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
@@ -37,7 +47,8 @@ export async function postJson(
     // Keep the raw text: it is the provider's reason.
   }
   if (res.status < 200 || res.status >= 300) {
-    throw providerFailed(`${opts.provider} refused the message (HTTP ${res.status}): ${reasonOf(parsed)}`, [
+    const what = method === 'GET' ? 'request' : 'message';
+    throw providerFailed(`${opts.provider} refused the ${what} (HTTP ${res.status}): ${opts.refusalReason?.(parsed) ?? reasonOf(parsed)}`, [
       { provider: opts.provider, status: res.status, body: parsed },
     ]);
   }
@@ -47,6 +58,6 @@ export async function postJson(
 function reasonOf(body: unknown): string {
   if (typeof body === 'string') return body.slice(0, 300) || 'no reason given';
   const b = body as { message?: unknown; error?: unknown } | null;
-  const msg = b?.message ?? (typeof b?.error === 'object' ? (b.error as { message?: unknown }).message : b?.error);
+  const msg = b?.message ?? (typeof b?.error === 'object' && b.error !== null ? (b.error as { message?: unknown }).message : b?.error);
   return typeof msg === 'string' ? msg : JSON.stringify(body).slice(0, 300);
 }

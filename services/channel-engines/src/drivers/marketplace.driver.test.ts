@@ -1,43 +1,11 @@
-import { DomainError } from '@convo/kit';
+import { channelOf, contentOf, failure, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import type { Outbound } from './driver';
 import { MarketplaceDriver } from './marketplace.driver';
 
 const TIMEOUT_MS = 300;
-const target = (over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
-  id: 5,
-  tenantId: 1,
-  type: 'marketplace',
-  engineUrl: '',
-  engineToken: 'bridge-secret',
-  tokenApi: '',
-  bmToken: '',
-  pageId: '',
-  pageToken: '',
-  wabaId: '',
-  emailAddress: '',
-  ...over,
-});
-const content = (over: Partial<Outbound['content']> = {}): Outbound['content'] => ({
-  text: 'Your parcel left today',
-  mediaUrl: '',
-  mimeType: '',
-  fileName: '',
-  interactiveType: '',
-  interactiveJson: '',
-  subject: '',
-  ...over,
-});
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(DomainError);
-    return err as DomainError;
-  }
-  throw new Error('expected a failure, it succeeded');
-}
+const target = (over: Partial<Outbound['channel']> = {}) => channelOf('marketplace', { id: 5, engineToken: 'bridge-secret', ...over });
+const content = (over: Partial<Outbound['content']> = {}) => contentOf({ text: 'Your parcel left today', ...over });
 
 let bridge: FakeProvider;
 beforeAll(async () => {
@@ -48,7 +16,7 @@ beforeEach(() => bridge.reset());
 
 describe('MarketplaceDriver.send', () => {
   // ENGINE_URL is set for the engines; a marketplace bridge must never be looked for there.
-  const driver = new MarketplaceDriver({ timeoutMs: TIMEOUT_MS, engineUrl: () => 'http://127.0.0.1:9', metaGraphUrl: '', smtpUrl: '' });
+  const driver = new MarketplaceDriver(settingsWith(TIMEOUT_MS, { engineUrl: () => 'http://127.0.0.1:9' }));
   const send = (over: Partial<Outbound> = {}) =>
     driver.send({ channel: target({ engineUrl: `${bridge.url}/` }), to: 'conv-981', content: content(), reference: 'msg-1', ...over });
 
@@ -109,7 +77,7 @@ describe('MarketplaceDriver.send', () => {
 });
 
 describe('MarketplaceDriver.parseInbound', () => {
-  const driver = new MarketplaceDriver({ timeoutMs: TIMEOUT_MS, engineUrl: () => '', metaGraphUrl: '', smtpUrl: '' });
+  const driver = new MarketplaceDriver(settingsWith(TIMEOUT_MS));
   const parse = (body: unknown) => driver.parseInbound(target(), body);
   const message = { type: 'message', conversationId: 'conv-981', buyerName: 'Bruno', id: 'mk-m-1', text: 'Is it in stock?', timestamp: 1767323045000 };
 
@@ -170,14 +138,9 @@ describe('MarketplaceDriver.parseInbound', () => {
     ['bad attachments', { ...message, attachments: [{ mimeType: 'image/png' }] }, ['attachments']],
     ['a status without id', { type: 'status', status: 'read' }, ['id']],
   ])('refuses %s, naming the fields', (_label, body, fields) => {
-    let err: DomainError | undefined;
-    try {
-      parse(body);
-    } catch (e) {
-      err = e as DomainError;
-    }
-    expect(err?.code).toBe('ERR_VALIDATION');
-    expect((err?.details as { field: string }[]).map((d) => d.field)).toEqual(fields);
+    const err = syncFailure(() => parse(body));
+    expect(err.code).toBe('ERR_VALIDATION');
+    expect((err.details as { field: string }[]).map((d) => d.field)).toEqual(fields);
   });
 
   it('refuses a body that is not an event object', () => {

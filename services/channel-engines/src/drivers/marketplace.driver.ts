@@ -1,7 +1,7 @@
 import { providerFailed, validation, type proto } from '@convo/kit';
 import { attachmentsOf, bridgeEvents, fieldsOf, mediaTypeOf, timestampOf, withAttachments, type BridgeEvent } from './bridge';
 import type { Delivered, Driver, DriverSettings, Outbound } from './driver';
-import { postJson } from './http';
+import { requestJson } from './http';
 
 /** What a ticket contact key may be (tickets' OpenForContact): the conversation id becomes the contact. */
 const CONVERSATION_ID = /^[0-9A-Za-z_.@:-]{1,128}$/;
@@ -27,20 +27,17 @@ export class MarketplaceDriver implements Driver {
     // No environment fallback: ENGINE_URL is a WhatsApp engine's, never a marketplace bridge.
     const base = channel.engineUrl.replace(/\/+$/, '');
     if (!base) throw providerFailed(`marketplace channel ${channel.id} has no bridge URL (the channel's engineUrl)`);
-    const { body } = await postJson(
-      `${base}/messages`,
-      {
+    const { body } = await requestJson(`${base}/messages`, {
+      body: {
         conversationId: to,
         text: content.text,
         attachments: content.mediaUrl ? [{ url: content.mediaUrl, mimeType: content.mimeType, fileName: content.fileName }] : [],
         reference,
       },
-      {
-        headers: channel.engineToken ? { authorization: `Bearer ${channel.engineToken}` } : {},
-        timeoutMs: this.settings.timeoutMs,
-        provider: 'marketplace bridge',
-      },
-    );
+      headers: channel.engineToken ? { authorization: `Bearer ${channel.engineToken}` } : {},
+      timeoutMs: this.settings.timeoutMs,
+      provider: 'marketplace bridge',
+    });
     const id = (body as { id?: unknown } | null)?.id;
     if ((typeof id !== 'string' && typeof id !== 'number') || id === '') throw providerFailed('marketplace bridge answered without id');
     return { providerMessageId: String(id) };

@@ -1,8 +1,6 @@
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { channelEnginesService } from '../server';
+import { startEnginesService, type RunningEngines } from '../testing/engines-service';
 import { startFakeProvider, type FakeProvider, type ProviderReply } from '../testing/fake-provider';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/wa-engine-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { DriverSettings, Outbound } from './driver';
 import { EngineDDriver } from './engine-d.driver';
 import { EngineEDriver } from './engine-e.driver';
@@ -95,7 +93,7 @@ describe.each(engines)('$kind (shared engine behaviour)', ({ kind, make, path, a
   });
 
   it(`falls back to ENGINE_URL_${kind.toUpperCase()} when the channel has none`, async () => {
-    const configured = make(settingsWith(TIMEOUT_MS, (k) => (k === kind ? `${engine.url}${path}` : '')));
+    const configured = make(settingsWith(TIMEOUT_MS, { engineUrl: (k) => (k === kind ? `${engine.url}${path}` : '') }));
     await expect(configured.send({ channel: channel({ engineUrl: '' }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' })).resolves.toEqual({
       providerMessageId: 'M1',
     });
@@ -156,38 +154,22 @@ describe.each(engines.filter((e) => e.path === '/main'))('$kind (session in the 
 // ---- through the started service: the six kinds are registered and reached over gRPC ----------
 
 describe('engine_d … engine_h and whatsapp over gRPC', () => {
-  let database: Database;
-  let svc: RunningService<unknown>;
-  let client: ServiceClient<'channelEngines'>;
+  let svc: RunningEngines;
 
   beforeAll(async () => {
-    database = await startDatabase({ name: 'channel-engines-rest-engines-test' });
-    svc = await startService(channelEnginesService, {
-      MONGODB_URI: database.uri,
-      GRPC_PORT: '0',
-      GRAPHQL_PORT: '0',
-      SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-      LOG_LEVEL: 'silent',
-      PROVIDER_TIMEOUT_MS: '1000',
-    });
-    client = createClient('channelEngines', `127.0.0.1:${svc.grpcPort}`);
+    svc = await startEnginesService('channel-engines-rest-engines-test');
   });
-
-  afterAll(async () => {
-    closeAllClients();
-    await svc?.stop();
-    await database?.stop();
-  });
+  afterAll(() => svc?.stop());
 
   it('lists the six drivers', async () => {
-    const { kinds } = await client.ListDrivers({});
+    const { kinds } = await svc.client.ListDrivers({});
     expect(kinds).toEqual(expect.arrayContaining(engines.map((e) => e.kind)));
   });
 
   it('delivers through engine_g (WAHA) and records the delivery', async () => {
     engine.answer(() => ({ status: 201, body: { id: 'true_5511987654321@c.us_GRPC1' } }));
     const channel = channelOf('engine_g', { id: 301, tenantId: 9, engineUrl: `${engine.url}/default` });
-    await expect(client.Deliver({ channel, to: '5511987654321', content: { text: 'Hi' }, reference: 'ref-301' })).resolves.toMatchObject({
+    await expect(svc.client.Deliver({ channel, to: '5511987654321', content: { text: 'Hi' }, reference: 'ref-301' })).resolves.toMatchObject({
       providerMessageId: 'true_5511987654321@c.us_GRPC1',
       driver: 'engine_g',
     });
@@ -200,13 +182,13 @@ describe('engine_d … engine_h and whatsapp over gRPC', () => {
   it('checks a number through engine_e (WPPConnect)', async () => {
     engine.answer(() => ({ status: 200, body: { status: 'success', response: { numberExists: true, id: { _serialized: '5511987654321@c.us' } } } }));
     const channel = channelOf('engine_e', { engineUrl: `${engine.url}/main` });
-    await expect(client.CheckNumber({ channel, number: '5511987654321' })).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
+    await expect(svc.client.CheckNumber({ channel, number: '5511987654321' })).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
   });
 
   it('parses an engine_f (Z-API) webhook into events stamped with the channel', async () => {
     const channel = channelOf('engine_f', { id: 302, engineUrl: `${engine.url}/instances/3C01/token/T0K` });
     const body = Buffer.from(JSON.stringify({ type: 'MessageStatusCallback', status: 'READ', ids: ['71B2D1A84A1F786E3226'], momment: 1632234645000, phone: '5544999999999' }));
-    const { events } = await client.ParseInbound({ source: 'engine', channel, body });
+    const { events } = await svc.client.ParseInbound({ source: 'engine', channel, body });
     expect(events).toEqual([
       expect.objectContaining({ kind: 'status', channelId: 302, channelType: 'engine_f', providerMessageId: '71B2D1A84A1F786E3226', status: 'read', timestampMs: '1632234645000' }),
     ]);

@@ -1,8 +1,8 @@
-import { DomainError, providerFailed, validation } from '@convo/kit';
+import { providerFailed, validation } from '@convo/kit';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
 import { sendInOrder } from './graph';
-import { postJson } from './http';
-import { engineBaseUrl, mediaKindOf, obj, requireContent, str, type InboundEvent } from './wa-engine';
+import { requestJson, type RequestOptions } from './http';
+import { engineBaseUrl, mediaKindOf, obj, requireContent, splitSession, str, type InboundEvent } from './wa-engine';
 
 type Channel = Outbound['channel'];
 
@@ -43,16 +43,9 @@ export abstract class RestEngineDriver implements Driver {
    */
   protected sessionOf(channel: Channel): { server: string; session: string } {
     const base = this.baseUrl(channel);
-    let url: URL;
-    try {
-      url = new URL(base);
-    } catch {
-      throw providerFailed(`${this.kind} engine URL is not a URL: ${base}`);
-    }
-    const segments = url.pathname.split('/').filter(Boolean);
-    const session = segments.pop();
-    if (!session) throw providerFailed(`${this.kind} engine URL must end with the session name (e.g. ${url.origin}/default), got ${base}`);
-    return { server: `${url.origin}${segments.map((s) => `/${s}`).join('')}`, session: decodeURIComponent(session) };
+    const { server, session } = splitSession(this.kind, base);
+    if (!session) throw providerFailed(`${this.kind} engine URL must end with the session name (e.g. ${server}/default), got ${base}`);
+    return { server, session };
   }
 
   /** `{server}{path}/{session}`: the route style of engines that name the session last (Evolution, whatsapp-web.js REST). */
@@ -61,47 +54,18 @@ export abstract class RestEngineDriver implements Driver {
     return `${server}${path}/${encodeURIComponent(session)}`;
   }
 
-  protected async post(url: string, payload: unknown, headers: Record<string, string>): Promise<unknown> {
-    try {
-      return (await postJson(url, payload, { headers, timeoutMs: this.settings.timeoutMs, provider: this.kind })).body;
-    } catch (err) {
-      throw this.explained(err);
-    }
+  protected post(url: string, payload: unknown, headers: Record<string, string>): Promise<unknown> {
+    return this.request(url, { body: payload, headers });
   }
 
-  /** The read endpoints (number checks) of engines that answer GET; same timeout and failure rules as postJson. */
-  protected async get(url: string, headers: Record<string, string>): Promise<unknown> {
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(url, { headers: { accept: 'application/json', ...headers }, redirect: 'manual', signal: AbortSignal.timeout(this.settings.timeoutMs) });
-      text = await res.text();
-    } catch (err) {
-      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${this.settings.timeoutMs} ms` : (err as Error).message;
-      throw providerFailed(`${this.kind} is unreachable: ${reason}`);
-    }
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {
-      // Keep the raw text: it is the engine's reason.
-    }
-    if (!res.ok) {
-      throw providerFailed(`${this.kind} refused the request (HTTP ${res.status}): ${this.refusalReason(body) ?? plainReason(body)}`, [
-        { provider: this.kind, status: res.status, body },
-      ]);
-    }
-    return body;
+  /** The read endpoints (number checks) of engines that answer GET. */
+  protected get(url: string, headers: Record<string, string>): Promise<unknown> {
+    return this.request(url, { method: 'GET', headers });
   }
 
-  /** An engine whose error envelope hides the reason where postJson does not look says where it is. */
+  /** An engine whose error envelope hides the reason where requestJson does not look says where it is. */
   protected refusalReason(_body: unknown): string | undefined {
     return undefined;
-  }
-
-  /** The engine's headers for its token; none when the channel has no token. */
-  protected tokenHeader(channel: Channel, name: string, value = channel.engineToken): Record<string, string> {
-    return channel.engineToken ? { [name]: value } : {};
   }
 
   protected idFrom(value: unknown, where: string): string {
@@ -125,19 +89,10 @@ export abstract class RestEngineDriver implements Driver {
     return text ? [audio, { kind: 'text', text }] : [audio];
   }
 
-  private explained(err: unknown): unknown {
-    if (!(err instanceof DomainError)) return err;
-    const answer = err.details?.[0] as { status?: number; body?: unknown } | undefined;
-    const reason = answer && this.refusalReason(answer.body);
-    return reason ? providerFailed(`${this.kind} refused the message (HTTP ${answer!.status}): ${reason}`, err.details) : err;
+  private async request(url: string, opts: Pick<RequestOptions, 'method' | 'body' | 'headers'>): Promise<unknown> {
+    const res = await requestJson(url, { ...opts, timeoutMs: this.settings.timeoutMs, provider: this.kind, refusalReason: (body) => this.refusalReason(body) });
+    return res.body;
   }
-}
-
-function plainReason(body: unknown): string {
-  if (typeof body === 'string') return body.slice(0, 300) || 'no reason given';
-  const b = obj(body);
-  const reason = b.message ?? b.error;
-  return typeof reason === 'string' ? reason : JSON.stringify(body).slice(0, 300);
 }
 
 /** Engines show a document under a name; a link to our media store has none, so the type names it. */

@@ -1,6 +1,6 @@
-import { DomainError } from '@convo/kit';
+import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
-import type { DriverSettings, Outbound } from './driver';
+import type { Outbound } from './driver';
 import { SocialDriver, type SocialKind } from './social.driver';
 
 const PAGE_ID = '1234567890';
@@ -20,7 +20,7 @@ let instagram: SocialDriver;
 
 beforeAll(async () => {
   graph = await startFakeProvider(accepted);
-  const settings: DriverSettings = { timeoutMs: TIMEOUT_MS, engineUrl: () => '', metaGraphUrl: `${graph.url}/v21.0`, smtpUrl: '' };
+  const settings = settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/v21.0` });
   messenger = new SocialDriver('social_b', settings);
   instagram = new SocialDriver('social_a', settings);
 });
@@ -30,46 +30,14 @@ beforeEach(() => {
   sent = 0;
 });
 
-const channel = (kind: SocialKind, over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
-  id: 7,
-  tenantId: 1,
-  type: kind,
-  engineUrl: '',
-  engineToken: '',
-  tokenApi: '',
-  bmToken: '',
-  pageId: PAGE_ID,
-  pageToken: 'page-token',
-  wabaId: '',
-  emailAddress: '',
-  ...over,
-});
-const content = (over: Partial<Outbound['content']>): Outbound['content'] => ({
-  text: '',
-  mediaUrl: '',
-  mimeType: '',
-  fileName: '',
-  interactiveType: '',
-  interactiveJson: '',
-  subject: '',
-  ...over,
-});
+const channel = (kind: SocialKind, over: Partial<Outbound['channel']> = {}) => channelOf(kind, { id: 7, pageId: PAGE_ID, pageToken: 'page-token', ...over });
 const send = (driver: SocialDriver, c: Partial<Outbound['content']>, over: Partial<Outbound['channel']> = {}) =>
-  driver.send({ channel: channel(driver.kind as SocialKind, over), to: PSID, content: content(c), reference: 'msg-1' });
+  driver.send({ channel: channel(driver.kind as SocialKind, over), to: PSID, content: contentOf(c), reference: 'msg-1' });
 const interactive = (driver: SocialDriver, type: string, json: unknown, c: Partial<Outbound['content']> = {}) =>
   send(driver, { interactiveType: type, interactiveJson: JSON.stringify(json), ...c });
 /** What every Send API body starts with. */
 const to = { recipient: { id: PSID }, messaging_type: 'RESPONSE' };
 const template = (payload: unknown) => ({ ...to, message: { attachment: { type: 'template', payload } } });
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  const err = await p.then(
-    () => new Error('expected the send to fail, it succeeded'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
 
 describe.each([
   ['social_b', () => messenger],

@@ -18,7 +18,35 @@ export function engineBaseUrl(settings: DriverSettings, kind: string, channel: O
   return base;
 }
 
+/**
+ * An engine URL that ends with a session (instance) name, split: http://waha:3000/default →
+ * server http://waha:3000, session "default" ('' when the URL has no path segment).
+ */
+export function splitSession(kind: string, base: string): { server: string; session: string } {
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw providerFailed(`${kind} engine URL is not a URL: ${base}`);
+  }
+  const segments = url.pathname.split('/').filter(Boolean);
+  const session = segments.pop();
+  return { server: `${url.origin}${segments.map((s) => `/${s}`).join('')}`, session: session ? decodeURIComponent(session) : '' };
+}
+
+/** The engine's header for the channel's token; none when the channel has no token. */
+export function tokenHeader(channel: Outbound['channel'], name: string, value = channel.engineToken): Record<string, string> {
+  return channel.engineToken ? { [name]: value } : {};
+}
+
 // ---- WhatsApp ids ----------------------------------------------------------------------------
+
+/** The id a Baileys engine (engine_a, Evolution) answers a send with: the WAMessage's `key.id`. */
+export function waMessageId(kind: string, answer: unknown): string {
+  const id = obj(obj(answer).key).id;
+  if (typeof id !== 'string' || !id) throw providerFailed(`${kind} answered without key.id`);
+  return id;
+}
 
 /** The JID of a person's number (digits, E.164 without +). */
 export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
@@ -70,6 +98,9 @@ export const str = (value: unknown): string => (typeof value === 'string' ? valu
 
 /** An object field, or {} when absent. */
 export const obj = (value: unknown): Json => (isObject(value) ? value : {});
+
+/** The non-empty strings of a list field (the message ids a receipt covers); [] when it is no list. */
+export const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);
 
 /** Seconds since the epoch as a number, a numeric string or a protobuf Long ({ low, high }) → milliseconds; 0 when unknown. */
 export function secondsToMs(value: unknown): number {

@@ -1,6 +1,6 @@
-import { DomainError } from '@convo/kit';
+import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
-import type { DriverSettings, Outbound } from './driver';
+import type { Outbound } from './driver';
 import { WabaDriver } from './waba.driver';
 
 // The Cloud API's success answer, with a wamid per request so tests can tell calls apart.
@@ -17,48 +17,15 @@ let driver: WabaDriver;
 
 beforeAll(async () => {
   graph = await startFakeProvider(accepted);
-  const settings: DriverSettings = { timeoutMs: TIMEOUT_MS, engineUrl: () => '', metaGraphUrl: `${graph.url}/v21.0`, smtpUrl: '' };
-  driver = new WabaDriver(settings);
+  driver = new WabaDriver(settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/v21.0` }));
 });
 afterAll(() => graph.close());
 beforeEach(() => graph.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
-  id: 3,
-  tenantId: 1,
-  type: 'waba',
-  engineUrl: '',
-  engineToken: '',
-  tokenApi: PHONE_ID,
-  bmToken: 'bm-token',
-  pageId: '',
-  pageToken: '',
-  wabaId: '102290129340398',
-  emailAddress: '',
-  ...over,
-});
-const content = (over: Partial<Outbound['content']>): Outbound['content'] => ({
-  text: '',
-  mediaUrl: '',
-  mimeType: '',
-  fileName: '',
-  interactiveType: '',
-  interactiveJson: '',
-  subject: '',
-  ...over,
-});
-const send = (c: Partial<Outbound['content']>, ch = channel()) => driver.send({ channel: ch, to: '5511987654321', content: content(c), reference: 'msg-1' });
+const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('waba', { id: 3, tokenApi: PHONE_ID, bmToken: 'bm-token', wabaId: '102290129340398', ...over });
+const send = (c: Partial<Outbound['content']>, ch = channel()) => driver.send({ channel: ch, to: '5511987654321', content: contentOf(c), reference: 'msg-1' });
 const interactive = (type: string, json: unknown) => send({ interactiveType: type, interactiveJson: JSON.stringify(json) });
 const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511987654321' };
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  const err = await p.then(
-    () => new Error('expected the send to fail, it succeeded'),
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(DomainError);
-  return err as DomainError;
-}
 
 describe('WabaDriver: the request each message becomes', () => {
   it('sends a text to POST {graph}/{phone-number-id}/messages with the business token', async () => {

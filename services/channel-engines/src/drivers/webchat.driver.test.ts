@@ -1,61 +1,25 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, grpcToHttp, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { channelEnginesService } from '../server';
-import type { Outbound } from './driver';
+import { grpcToHttp } from '@convo/kit';
+import { channelOf } from '../testing/driver-fixtures';
+import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
 
 /** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */
 describe('web chat over gRPC', () => {
-  let database: Database;
-  let svc: RunningService<unknown>;
-  let client: ServiceClient<'channelEngines'>;
+  let svc: RunningEngines;
   let lastChannel = 300;
 
   beforeAll(async () => {
-    database = await startDatabase({ name: 'channel-engines-webchat-test' });
-    svc = await startService(channelEnginesService, {
-      MONGODB_URI: database.uri,
-      GRPC_PORT: '0',
-      GRAPHQL_PORT: '0',
-      SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-      LOG_LEVEL: 'silent',
-    });
-    client = createClient('channelEngines', `127.0.0.1:${svc.grpcPort}`);
+    svc = await startEnginesService('channel-engines-webchat-test');
   });
+  afterAll(() => svc?.stop());
 
-  afterAll(async () => {
-    closeAllClients();
-    await svc?.stop();
-    await database?.stop();
-  });
-
-  const channel = (id: number, tenantId = 4): Outbound['channel'] => ({
-    id,
-    tenantId,
-    type: 'webchat',
-    engineUrl: '',
-    engineToken: '',
-    tokenApi: '',
-    bmToken: '',
-    pageId: '',
-    pageToken: '',
-    wabaId: '',
-    emailAddress: '',
-  });
   const deliver = (channelId: number, visitor: string, text: string, more: Record<string, string> = {}) =>
-    client.Deliver({ channel: channel(channelId), to: visitor, content: { text, ...more }, reference: `ref-${text}` });
-  const pull = (channelId: number, visitorId: string, after = '', limit = 0) => client.PullWebchat({ channelId, visitorId, after, limit });
+    svc.client.Deliver({ channel: channelOf('webchat', { id: channelId, tenantId: 4 }), to: visitor, content: { text, ...more }, reference: `ref-${text}` });
+  const pull = (channelId: number, visitorId: string, after = '', limit = 0) => svc.client.PullWebchat({ channelId, visitorId, after, limit });
   const texts = (res: { messages: { text: string }[] }) => res.messages.map((m) => m.text);
-  const refusal = (p: Promise<unknown>) =>
-    p.then(
-      () => {
-        throw new Error('expected a refusal');
-      },
-      (err: grpc.ServiceError) => err,
-    );
 
   it('lists the web chat, marketplace and webmail drivers', async () => {
-    const { kinds } = await client.ListDrivers({});
+    const { kinds } = await svc.client.ListDrivers({});
     expect(kinds).toEqual(expect.arrayContaining(['webchat', 'marketplace', 'webmail']));
   });
 
@@ -115,14 +79,14 @@ describe('web chat over gRPC', () => {
       ['551100000005', `${channelId + 1}:551100000005:1`],
       ['551100000005', 'garbage'],
     ]) {
-      const err = await refusal(pull(channelId, visitor, after));
+      const err = await rpcError(pull(channelId, visitor, after));
       expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
       expect(grpcToHttp(err).body.details).toEqual([{ field: 'after', message: expect.any(String) }]);
     }
   });
 
   it('refuses a pull without channel or visitor', async () => {
-    const err = await refusal(pull(0, ''));
+    const err = await rpcError(pull(0, ''));
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(grpcToHttp(err).body.details).toEqual([
       { field: 'channelId', message: 'is required' },

@@ -1,6 +1,6 @@
-import { DomainError } from '@convo/kit';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import { parseMail, startFakeSmtp, startSilentServer, type FakeSmtp } from '../testing/fake-smtp';
 import type { DriverSettings, Outbound } from './driver';
 import { DEFAULT_SUBJECT, WebmailDriver } from './webmail.driver';
@@ -8,47 +8,8 @@ import { DEFAULT_SUBJECT, WebmailDriver } from './webmail.driver';
 // ---- helpers -------------------------------------------------------------------------------
 
 const TIMEOUT_MS = 400;
-const settings = (over: Partial<DriverSettings> = {}): DriverSettings => ({
-  timeoutMs: TIMEOUT_MS,
-  engineUrl: () => '',
-  metaGraphUrl: '',
-  smtpUrl: '',
-  ...over,
-});
-const target = (over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
-  id: 7,
-  tenantId: 1,
-  type: 'webmail',
-  engineUrl: '',
-  engineToken: '',
-  tokenApi: '',
-  bmToken: '',
-  pageId: '',
-  pageToken: '',
-  wabaId: '',
-  emailAddress: 'support@shop.example',
-  ...over,
-});
-const content = (over: Partial<Outbound['content']> = {}): Outbound['content'] => ({
-  text: 'Hello Ana,\r\nyour order has shipped.',
-  mediaUrl: '',
-  mimeType: '',
-  fileName: '',
-  interactiveType: '',
-  interactiveJson: '',
-  subject: '',
-  ...over,
-});
-
-async function failure(p: Promise<unknown>): Promise<DomainError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(DomainError);
-    return err as DomainError;
-  }
-  throw new Error('expected a failure, it succeeded');
-}
+const target = (over: Partial<Outbound['channel']> = {}) => channelOf('webmail', { id: 7, emailAddress: 'support@shop.example', ...over });
+const content = (over: Partial<Outbound['content']> = {}) => contentOf({ text: 'Hello Ana,\r\nyour order has shipped.', ...over });
 
 /** The files e-mails link to, as the gateway's /media links serve them. */
 async function startFileServer() {
@@ -81,7 +42,7 @@ let files: Awaited<ReturnType<typeof startFileServer>>;
 const drivers: WebmailDriver[] = [];
 /** A driver whose pooled connections are closed after the tests. */
 const driverWith = (over: Partial<DriverSettings> = {}) => {
-  const d = new WebmailDriver(settings(over));
+  const d = new WebmailDriver(settingsWith(TIMEOUT_MS, over));
   drivers.push(d);
   return d;
 };
@@ -247,7 +208,7 @@ describe('WebmailDriver.send', () => {
 // ---- inbound-mail bridge -------------------------------------------------------------------
 
 describe('WebmailDriver.parseInbound', () => {
-  const driver = new WebmailDriver(settings());
+  const driver = new WebmailDriver(settingsWith(TIMEOUT_MS));
   const email = {
     type: 'email',
     from: 'Ana@Example.com',

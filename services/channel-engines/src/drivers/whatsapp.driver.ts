@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
-import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
@@ -52,7 +52,7 @@ export class WhatsappDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return this.tokenHeader(channel, 'x-api-key');
+    return tokenHeader(channel, 'x-api-key');
   }
 }
 

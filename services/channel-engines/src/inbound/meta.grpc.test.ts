@@ -1,23 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
-import {
-  closeAllClients,
-  createClient,
-  createLogger,
-  grpcToHttp,
-  startGrpcServer,
-  startService,
-  type GrpcServerHandle,
-  type proto,
-  type RunningService,
-  type ServiceClient,
-} from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
 import { createConnection } from 'mongoose';
 import { DeliveriesRepository } from '../db/deliveries.repository';
 import { EnginesService } from '../domain/engines.service';
 import type { Driver } from '../drivers/driver';
 import { enginesHandlers } from '../grpc/engines.handlers';
-import { channelEnginesService } from '../server';
+import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
 import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 
 // The Meta kinds through the started service: Deliver reaches a fake Graph API over real HTTP,
@@ -33,54 +21,31 @@ const target = (over: Partial<proto.channelEngines.ChannelTarget>): proto.channe
   ...over,
 });
 
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  return call.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: grpc.ServiceError) => e,
-  );
-}
-
 describe('Meta kinds over gRPC', () => {
-  let database: Database;
   let graph: FakeProvider;
-  let svc: RunningService<unknown>;
-  let client: ServiceClient<'channelEngines'>;
+  let svc: RunningEngines;
 
   beforeAll(async () => {
     graph = await startFakeProvider((req) =>
       req.body.messaging_product ? { status: 200, body: { messages: [{ id: 'wamid.OK' }] } } : { status: 200, body: { recipient_id: '1', message_id: 'm_OK' } },
     );
-    database = await startDatabase({ name: 'channel-engines-meta-test' });
-    svc = await startService(channelEnginesService, {
-      MONGODB_URI: database.uri,
-      GRPC_PORT: '0',
-      GRAPHQL_PORT: '0',
-      SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-      LOG_LEVEL: 'silent',
-      PROVIDER_TIMEOUT_MS: '1000',
-      META_GRAPH_URL: `${graph.url}/v21.0/`,
-    });
-    client = createClient('channelEngines', `127.0.0.1:${svc.grpcPort}`);
+    svc = await startEnginesService('channel-engines-meta-test', { META_GRAPH_URL: `${graph.url}/v21.0/` });
   });
 
   afterAll(async () => {
-    closeAllClients();
     await svc?.stop();
-    await database?.stop();
     await graph?.close();
   });
 
   beforeEach(() => graph.reset());
 
   it('lists the waba, social_a and social_b drivers', async () => {
-    const { kinds } = await client.ListDrivers({});
+    const { kinds } = await svc.client.ListDrivers({});
     expect(kinds).toEqual(expect.arrayContaining(['waba', 'social_a', 'social_b']));
   });
 
   it('delivers a waba text through META_GRAPH_URL and records it', async () => {
-    const res = await client.Deliver({ channel: target({ id: 301, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } });
+    const res = await svc.client.Deliver({ channel: target({ id: 301, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } });
 
     expect(res).toMatchObject({ providerMessageId: 'wamid.OK', driver: 'waba' });
     expect(graph.requests.map((r) => [r.url, r.headers.authorization, r.body])).toEqual([
@@ -96,7 +61,7 @@ describe('Meta kinds over gRPC', () => {
   });
 
   it('delivers a social_b quick reply from its interactive JSON', async () => {
-    const res = await client.Deliver({
+    const res = await svc.client.Deliver({
       channel: target({ id: 302, type: 'social_b' }),
       to: '24075368705412345',
       content: { interactiveType: 'social_b/quickReply', interactiveJson: JSON.stringify({ message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] }) },
@@ -112,7 +77,7 @@ describe('Meta kinds over gRPC', () => {
 
   it('answers a Graph refusal as 502 ERR_PROVIDER_FAILED with Meta’s code and fbtrace_id', async () => {
     graph.answer(() => ({ status: 400, body: { error: { message: '(#131047) Re-engagement message', code: 131047, error_subcode: 2494010, fbtrace_id: 'AbC' } } }));
-    const err = await rpcError(client.Deliver({ channel: target({ id: 303, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } }));
+    const err = await rpcError(svc.client.Deliver({ channel: target({ id: 303, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } }));
 
     expect(err.code).toBe(grpc.status.UNAVAILABLE);
     expect(grpcToHttp(err)).toEqual({
@@ -145,7 +110,7 @@ describe('Meta kinds over gRPC', () => {
         },
       ],
     };
-    const { events } = await client.ParseInbound({ source: 'meta', body: Buffer.from(JSON.stringify(body)) });
+    const { events } = await svc.client.ParseInbound({ source: 'meta', body: Buffer.from(JSON.stringify(body)) });
     expect(events).toEqual([
       expect.objectContaining({
         kind: 'message',
@@ -169,7 +134,7 @@ describe('Meta kinds over gRPC', () => {
     ['an engine webhook without channel', { source: 'engine', body: Buffer.from('{}') }, 'channel is required'],
     ['an engine webhook for a Meta kind', { source: 'engine', channel: target({ type: 'waba' }), body: Buffer.from('{}') }, 'channel kind waba does not receive engine webhooks'],
   ])('refuses %s with INVALID_ARGUMENT / ERR_VALIDATION', async (_label, req, message) => {
-    const err = await rpcError(client.ParseInbound(req));
+    const err = await rpcError(svc.client.ParseInbound(req));
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(err.metadata.get('err-code')).toEqual(['ERR_VALIDATION']);
     expect(err.details).toBe(message);

@@ -1,13 +1,14 @@
 import { DomainError } from '@convo/kit';
 import type { DriverSettings, Outbound } from '../drivers/driver';
 
-/** What the engine driver tests (engine_a, engine_b, engine_c) build their sends from. */
+/** What the driver tests build their settings, channels and sends from; each overrides what it is about. */
 
-export const settingsWith = (timeoutMs: number, engineUrl: (kind: string) => string = () => ''): DriverSettings => ({
+export const settingsWith = (timeoutMs: number, over: Partial<DriverSettings> = {}): DriverSettings => ({
   timeoutMs,
-  engineUrl,
+  engineUrl: () => '',
   metaGraphUrl: '',
   smtpUrl: '',
+  ...over,
 });
 
 export const channelOf = (type: string, over: Partial<Outbound['channel']> = {}): Outbound['channel'] => ({
