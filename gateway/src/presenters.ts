@@ -49,6 +49,14 @@ export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: Last
   ...(lastMessage === undefined ? {} : { lastMessage }),
 });
 
+const parseJson = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
 /** The message record of every message read (README, "Message record"). */
 export const messageRecord = (m: proto.messaging.Message__Output) => ({
   messageId: m.messageId,
@@ -59,6 +67,10 @@ export const messageRecord = (m: proto.messaging.Message__Output) => ({
   status: m.status,
   mediaUrl: m.mediaUrl || null,
   mimeType: m.mimeType || null,
+  fileName: m.fileName || null,
+  subject: m.subject || null,
+  // Interactive sends: "<route>/<type>" and the content sent, so a later choice can be matched.
+  interactive: m.interactiveType ? { type: m.interactiveType, content: parseJson(m.interactiveJson) } : null,
   error: m.error || null,
   providerMessageId: m.providerMessageId || null,
   createdAt: m.createdAt,
