@@ -13,6 +13,7 @@ import { mediaRoutes } from './routes/media.routes';
 import { paymentWebhookRoutes } from './routes/payment-webhooks.routes';
 import { tenantRoutes } from './routes/tenant.routes';
 import { whatsappRoutes } from './routes/whatsapp.routes';
+import { webchatRoutes } from './routes/webchat.routes';
 import type { UploadedFile } from './schemas/message.schemas';
 
 export interface Gateway {
@@ -70,6 +71,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(paymentWebhookRoutes, { clients });
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
+  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret });
   const stopGraphql = await mountGraphql(app, config, auth);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };
