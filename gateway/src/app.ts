@@ -11,6 +11,7 @@ import { mountGraphql } from './graphql';
 import { externalApi } from './routes/external';
 import { mediaRoutes } from './routes/media.routes';
 import { paymentWebhookRoutes } from './routes/payment-webhooks.routes';
+import { inboundRoutes } from './routes/inbound.routes';
 import { tenantRoutes } from './routes/tenant.routes';
 import { whatsappRoutes } from './routes/whatsapp.routes';
 import { webchatRoutes } from './routes/webchat.routes';
@@ -69,6 +70,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });
+  await app.register(inboundRoutes, { clients, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret });

@@ -15,6 +15,9 @@ export interface GatewayConfig {
   mediaMaxBytes: number;
   /** Verifies the media links messaging signs (the same secret on both sides). */
   mediaUrlSecret: string;
+  /** Meta webhooks: the verification handshake's token and the app secret that signs deliveries. */
+  metaVerifyToken: string;
+  metaAppSecret: string;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
@@ -47,6 +50,8 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 24 * 1024 * 1024),
     mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
+    metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),
+    metaAppSecret: r.str('META_APP_SECRET', ''),
   };
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');

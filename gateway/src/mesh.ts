@@ -44,6 +44,8 @@ export interface Mesh {
   superAdminToken: string;
   database: Database;
   processes: Map<string, ChildProcess>;
+  /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
+  startRelay(name?: string): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -121,7 +123,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
 
   const stop = async () => {
     stopping = true;
-    const order = ['gateway', ...parts.map((p) => p.name)];
+    const order = [...processes.keys()];
     await Promise.all(
       order.map(async (name) => {
         const child = processes.get(name);
@@ -135,6 +137,20 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     );
     closeHealthClients();
     await database.stop();
+  };
+
+  // The webhook relay of messaging: its own process on the messaging database (no gRPC port).
+  const relayMain = join(dirname(require.resolve('@convo/messaging/package.json')), 'dist', 'relay', 'main.js');
+  const startRelay = async (name = 'messaging-relay') => {
+    const healthPort = await freePort();
+    const child = launch(name, relayMain, { RELAY_HEALTH_PORT: String(healthPort) });
+    await waitUntil(
+      name,
+      30_000,
+      async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined))?.status === 200,
+      () => child.exitCode === null,
+    );
+    return child;
   };
 
   try {
@@ -151,13 +167,16 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     );
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
-    await waitUntil(
-      'gateway',
-      30_000,
-      async () => (await fetch(`${gatewayUrl}/readyz`).catch(() => undefined))?.status === 200,
-      () => gateway.exitCode === null,
-    );
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, stop };
+    await Promise.all([
+      waitUntil(
+        'gateway',
+        30_000,
+        async () => (await fetch(`${gatewayUrl}/readyz`).catch(() => undefined))?.status === 200,
+        () => gateway.exitCode === null,
+      ),
+      startRelay(),
+    ]);
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, stop };
   } catch (err) {
     await stop();
     throw err;

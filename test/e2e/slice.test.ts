@@ -57,10 +57,10 @@ describe('the mesh, end to end', () => {
 
   it('runs every service as its own process and reports ready', async () => {
     expect([...mesh.processes.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'social-config', 'tenants', 'tickets'],
+      ['channel-engines', 'gateway', 'messaging', 'messaging-relay', 'social-config', 'tenants', 'tickets'],
     );
     const pids = new Set([...mesh.processes.values()].map((p) => p.pid));
-    expect(pids.size).toBe(6);
+    expect(pids.size).toBe(7);
     const ready = await call(`${mesh.gatewayUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(Object.values(ready.body.services)).toEqual(Array(5).fill('SERVING'));

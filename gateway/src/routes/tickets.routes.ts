@@ -1,6 +1,7 @@
 import { validation, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { channelTarget } from '../channel-target';
 import type { Clients } from '../clients';
 import { lastMessageRecord, ticketRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';
@@ -15,21 +16,6 @@ import {
 import { principalOf, security } from './external';
 
 const tags = ['tickets'];
-
-/** The parts of a channel a driver needs, as channel-engines takes them. */
-export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEngines.ChannelTarget => ({
-  id: c.id,
-  tenantId: c.tenantId,
-  type: c.type,
-  engineUrl: c.engineUrl,
-  engineToken: c.engineToken,
-  tokenApi: c.tokenApi,
-  bmToken: c.bmToken,
-  pageId: c.pageId,
-  pageToken: c.pageToken,
-  wabaId: c.wabaId,
-  emailAddress: c.emailAddress,
-});
 
 /** Ticket records of a read, each with its last message: one messaging call for the whole list. */
 export async function withLastMessages(clients: Clients, tenantId: number, tickets: proto.tickets.Ticket__Output[]) {

@@ -3,7 +3,7 @@ import { Id, NonEmpty, NullableId, StringEnum } from './common';
 
 /** A contact number as integrators write it: digits with an optional + and common separators. */
 const Number_ = (description: string) =>
-  Type.String({ minLength: 8, maxLength: 20, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
+  Type.String({ minLength: 8, maxLength: 30, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
 const IdList = (description: string) => Type.String({ pattern: '^ *[1-9][0-9]{0,9} *(, *[1-9][0-9]{0,9} *)*$', maxLength: 1100, description });
 

@@ -1,15 +1,17 @@
 import { buildSubgraph, type SubgraphTypes, createClient, type EnvReader, type ServiceSpec } from '@convo/kit';
 import { MessageReadRepository, MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';
+import { IngestService } from './domain/ingest.service';
 import { MediaService, type MediaSettings } from './domain/media.service';
 import { ReadService } from './domain/read.service';
 import { SendService } from './domain/send.service';
 import { messagingHandlers } from './grpc/messaging.handlers';
 import { MessageResolver, TicketMessagesResolver, toGraphMessage } from './graphql/message.resolver';
 import { TicketMessages } from './graphql/message.type';
+import { WebhookDeliveryResolver } from './graphql/webhook-delivery.resolver';
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [MessageResolver, TicketMessagesResolver],
+  resolvers: [MessageResolver, TicketMessagesResolver, WebhookDeliveryResolver],
   orphanedTypes: [TicketMessages],
 };
 
@@ -49,13 +51,14 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
   async create({ db, log, config }) {
     const repo = new MessagesRepository(db);
     await repo.init();
+    const peers = {
+      tickets: createClient('tickets', config.ticketsAddr),
+      tenants: createClient('tenants', config.tenantsAddr),
+      engines: createClient('channelEngines', config.enginesAddr),
+    };
     const send = new SendService(
       repo,
-      {
-        tickets: createClient('tickets', config.ticketsAddr),
-        tenants: createClient('tenants', config.tenantsAddr),
-        engines: createClient('channelEngines', config.enginesAddr),
-      },
+      peers,
       new MediaService(new GridFsMediaStore(db), config.media),
       log,
       config.providerDeadlineMs,
@@ -64,6 +67,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const resolvers = new Map<unknown, unknown>([
       [MessageResolver, new MessageResolver(repo)],
       [TicketMessagesResolver, new TicketMessagesResolver(repo)],
+      [WebhookDeliveryResolver, new WebhookDeliveryResolver(repo.outbox)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
@@ -79,6 +83,8 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const reads = new MessageReadRepository(db);
     await reads.init();
     const read = new ReadService(reads, createClient('tickets', config.ticketsAddr));
-    return { handlers: messagingHandlers(send, read), schema };
+    // Customer-webhook events are written here; the relay (relay/main.ts) delivers them.
+    const ingest = new IngestService(repo, peers, log, config.channelCacheMs);
+    return { handlers: messagingHandlers(send, read, ingest), schema };
   },
 };

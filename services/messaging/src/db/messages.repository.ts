@@ -1,21 +1,62 @@
 import { isDuplicateKey } from '@convo/kit';
 import type { Connection, Model } from 'mongoose';
+import { outboxEvent, statusEventId } from '../outbox/events';
+import { OutboxRepository } from '../outbox/outbox.repository';
+import { statusPayload } from '../outbox/payloads';
 import { registerModels, type MessageDoc, type MessageStatus, type SendKeyDoc } from './models';
+
+/** Delivery only moves forward; `failed` may follow any state and nothing follows it. */
+const STATUS_RANK: Record<MessageStatus, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+const predecessorsOf = (status: MessageStatus): MessageStatus[] =>
+  status === 'failed'
+    ? ['pending', 'sent', 'delivered', 'read']
+    : (Object.keys(STATUS_RANK) as MessageStatus[]).filter((s) => s !== 'failed' && STATUS_RANK[s] < STATUS_RANK[status]);
+
+/** applied: the message moved · unchanged: it had that status already · regression: ignored · missing: no such message. */
+export type StatusChange = 'applied' | 'unchanged' | 'regression' | 'missing';
 
 export class MessagesRepository {
   private readonly models;
 
-  constructor(conn: Connection) {
+  constructor(
+    conn: Connection,
+    readonly outbox = new OutboxRepository(conn),
+  ) {
     this.models = registerModels(conn);
   }
 
   async init(): Promise<void> {
-    await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
+    await Promise.all([...Object.values(this.models).map((m) => m.createIndexes()), this.outbox.init()]);
   }
 
   /** The document is complete already: a lean insert skips mongoose's document machinery. */
   async insert(doc: MessageDoc): Promise<void> {
     await this.models.Message.insertMany([doc], { lean: true });
+  }
+
+  /** Inserts a message whose `_id` identifies it for good; false when it is stored already. */
+  async insertOnce(doc: MessageDoc): Promise<boolean> {
+    try {
+      await this.insert(doc);
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Our sent message a provider status names (index: channelId, providerMessageId). */
+  findOutgoingByProviderId(channelId: number, providerMessageId: string) {
+    return this.models.Message.findOne({ channelId, providerMessageId, direction: 'out' }).lean<MessageDoc>().exec();
+  }
+
+  /** Sent messages of the tickets up to `before`, newest first, that a watermark can still move. */
+  listOutgoingBefore(tenantId: number, ticketIds: number[], before: Date, limit: number) {
+    return this.models.Message.find({ tenantId, ticketId: { $in: ticketIds }, createdAt: { $lte: before }, direction: 'out', status: { $in: ['sent', 'delivered'] } })
+      .sort({ createdAt: -1 })
+      .limit(limit)
+      .lean<MessageDoc[]>()
+      .exec();
   }
 
   findById(tenantId: number, id: string) {
@@ -30,8 +71,41 @@ export class MessagesRepository {
     return this.models.Message.find({ ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
-  async setStatus(id: string, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<void> {
-    await this.models.Message.updateOne({ _id: id }, { $set: { ...fields, status, updatedAt: new Date() } }).exec();
+  /**
+   * Every status change of a message goes through here (the send path's sent/failed, providers'
+   * delivered/read/failed), so that every one of them becomes a `message.status` event.
+   */
+  async setStatus(id: string, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<StatusChange> {
+    const doc = await this.findAnyById(id);
+    return doc ? this.applyStatus(doc, status, fields) : 'missing';
+  }
+
+  /**
+   * Forward only. The event is written FIRST, with an id derived from (message, status): a crash
+   * between the two writes leaves an event for a change the provider did report (a provider's
+   * retry then applies the change; the event is not written twice), never a change without event.
+   * The update is conditional on the previous status, so concurrent reports cannot move it back on
+   * MongoDB (FerretDB checks that condition before its write, not atomically with it).
+   */
+  async applyStatus(doc: MessageDoc, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<StatusChange> {
+    if (doc.status === status) return 'unchanged';
+    const from = predecessorsOf(status);
+    if (!from.includes(doc.status)) return 'regression';
+    const now = new Date();
+    const next: MessageDoc = { ...doc, ...fields, status, updatedAt: now };
+    await this.outbox.add(
+      outboxEvent({
+        id: statusEventId(doc._id, status),
+        tenantId: doc.tenantId,
+        channelId: doc.channelId,
+        method: 'message.status',
+        target: 'integrations',
+        urlField: 'urlMessageStatus',
+        body: statusPayload(next, now),
+      }, now),
+    );
+    const res = await this.models.Message.updateOne({ _id: doc._id, status: { $in: from } }, { $set: { ...fields, status, updatedAt: now } }).exec();
+    return res.matchedCount ? 'applied' : 'regression';
   }
 
   /** Claims a key atomically (unique `_id`): true when this caller holds it now. */

@@ -24,6 +24,15 @@ export interface MessageDoc {
   interactiveJson?: string;
   /** E-mail subject (webmail channels). */
   subject?: string;
+  /** Incoming messages: what the provider said about them (see domain/ingest.service.ts). */
+  messageType?: string;
+  replyTo?: string;
+  /** A Meta media id, fetched with the channel's token, when the provider gave no URL. */
+  providerMediaId?: string;
+  /** The provider's own time of the message (createdAt is when we stored it). */
+  providerTimestamp?: Date | null;
+  /** The contact's reply was taken as the answer to the ticket's satisfaction survey. */
+  evaluationAnswer?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -58,6 +67,11 @@ export function registerModels(conn: Connection) {
       interactiveType: { type: String, default: '' },
       interactiveJson: { type: String, default: '' },
       subject: { type: String, default: '' },
+      messageType: { type: String, default: '' },
+      replyTo: { type: String, default: '' },
+      providerMediaId: { type: String, default: '' },
+      providerTimestamp: { type: Date, default: null },
+      evaluationAnswer: { type: Boolean, default: false },
       createdAt: Date,
       updatedAt: Date,
     },

@@ -1,11 +1,12 @@
 import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { IngestService } from '../domain/ingest.service';
 import type { ReadService } from '../domain/read.service';
 import type { SendService } from '../domain/send.service';
 
-export function messagingHandlers(svc: SendService, read: ReadService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
+export function messagingHandlers(svc: SendService, read: ReadService, ingest: IngestService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
   return {
     SendInteractive: (req) => svc.sendInteractive(req),
-    IngestEvents: async () => { throw new Error('PENDING: IngestEvents not implemented yet'); },
+    IngestEvents: (req) => ingest.ingestEvents(req.events),
     SendByTicket: (req) => svc.sendByTicket(req),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
     GetMedia: (req) => svc.getMedia(req.mediaId),

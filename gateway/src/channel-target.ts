@@ -1,0 +1,16 @@
+import type { proto } from '@convo/kit';
+
+/** The parts of a channel a driver (or an engine's webhook parser) needs, as channel-engines takes them. */
+export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEngines.ChannelTarget => ({
+  id: c.id,
+  tenantId: c.tenantId,
+  type: c.type,
+  engineUrl: c.engineUrl,
+  engineToken: c.engineToken,
+  tokenApi: c.tokenApi,
+  bmToken: c.bmToken,
+  pageId: c.pageId,
+  pageToken: c.pageToken,
+  wabaId: c.wabaId,
+  emailAddress: c.emailAddress,
+});

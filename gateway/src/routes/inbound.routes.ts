@@ -1,0 +1,109 @@
+import { bearerMatches, type proto } from '@convo/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import Type from 'typebox';
+import { channelTarget } from '../channel-target';
+import type { Clients } from '../clients';
+import { envelope } from '../errors';
+
+/** Meta batches many events per POST and engines may inline thumbnails: generous, but bounded. */
+const INBOUND_BODY_LIMIT = 8 * 1024 * 1024;
+
+export interface InboundOptions {
+  clients: Clients;
+  /** META_VERIFY_TOKEN: the token set in the Meta app's webhook settings; empty refuses the handshake. */
+  metaVerifyToken: string;
+  /** META_APP_SECRET: signs every Meta delivery; empty answers 503 (Meta retries meanwhile). */
+  metaAppSecret: string;
+}
+
+const sameText = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
+
+/**
+ * Provider webhooks: Meta's (WhatsApp Cloud API, Messenger, Instagram) and unofficial engines'.
+ * The body stays raw in this plugin (its own content-type parser; the global JSON parser is
+ * untouched), because signatures are computed over the exact bytes received, before any parsing.
+ * A 200 is answered only once messaging has stored the events and their customer-webhook events
+ * (IngestEvents): any failure answers an error, and the provider delivers again.
+ */
+export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) {
+  const { clients } = opts;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  const ingest = async (reply: FastifyReply, request: proto.channelEngines.ParseInboundRequest) => {
+    const { events } = await clients.channelEngines.ParseInbound(request);
+    const { results } = events.length ? await clients.messaging.IngestEvents({ events }) : { results: [] };
+    return reply.send({ success: true, data: { received: events.length, results } });
+  };
+
+  r.get(
+    '/webhooks/meta',
+    {
+      schema: {
+        tags: ['webhooks'],
+        querystring: Type.Object({
+          'hub.mode': Type.Optional(Type.String({ maxLength: 32 })),
+          'hub.verify_token': Type.Optional(Type.String({ maxLength: 512 })),
+          'hub.challenge': Type.Optional(Type.String({ maxLength: 512 })),
+        }),
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      const ok = !!opts.metaVerifyToken && q['hub.mode'] === 'subscribe' && sameText(q['hub.verify_token'] ?? '', opts.metaVerifyToken);
+      if (!ok) return reply.code(403).send(envelope('ERR_FORBIDDEN', 'Webhook verification failed'));
+      return reply.type('text/plain; charset=utf-8').send(q['hub.challenge'] ?? '');
+    },
+  );
+
+  r.post('/webhooks/meta', { bodyLimit: INBOUND_BODY_LIMIT, schema: { tags: ['webhooks'] } }, async (req, reply) => {
+    if (!opts.metaAppSecret) {
+      return reply.code(503).send(envelope('ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set'));
+    }
+    const body = bodyOf(req.body);
+    const header = req.headers['x-hub-signature-256'];
+    const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : '';
+    if (!given) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing X-Hub-Signature-256'));
+    const expected = createHmac('sha256', opts.metaAppSecret).update(body).digest('hex');
+    if (!sameText(given.toLowerCase(), expected)) {
+      return reply.code(403).send(envelope('ERR_FORBIDDEN', 'X-Hub-Signature-256 does not match the body'));
+    }
+    return ingest(reply, { source: 'meta', body });
+  });
+
+  r.post(
+    '/webhooks/engine/:channelId',
+    {
+      bodyLimit: INBOUND_BODY_LIMIT,
+      schema: {
+        tags: ['webhooks'],
+        params: Type.Object({ channelId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
+        querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })) }),
+      },
+    },
+    async (req, reply) => {
+      // Unknown channel → 404 (the error mapping); a channel without an engine token accepts nothing.
+      const channel = await clients.tenants.GetChannel({ tenantId: 0, channelId: req.params.channelId });
+      // Several engine servers cannot add headers to their webhooks (WPPConnect, uazapi, WuzAPI):
+      // the token may also be part of the URL configured there, `?token=<engineToken>`.
+      const authorized =
+        !!channel.engineToken &&
+        (bearerMatches(req.headers.authorization, channel.engineToken) || sameText(req.query.token ?? '', channel.engineToken));
+      if (!authorized) {
+        return reply
+          .code(401)
+          .send(envelope('ERR_UNAUTHORIZED', "Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)"));
+      }
+      return ingest(reply, { source: 'engine', channel: channelTarget(channel), body: bodyOf(req.body) });
+    },
+  );
+}

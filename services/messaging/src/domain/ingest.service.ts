@@ -1,0 +1,310 @@
+import { grpc, isServiceError, TtlCache, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { createHash } from 'node:crypto';
+import type { MessagesRepository } from '../db/messages.repository';
+import type { MessageDoc, MessageStatus } from '../db/models';
+import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
+import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
+
+type InboundEvent = proto.channelEngines.InboundEvent__Output;
+type Channel = proto.tenants.Channel__Output;
+type Ticket = proto.tickets.Ticket__Output;
+type Result = proto.messaging.IngestResult;
+
+export interface IngestPeers {
+  tickets: ServiceClient<'tickets'>;
+  tenants: ServiceClient<'tenants'>;
+}
+
+const PROVIDER_STATUSES = new Set<string>(['sent', 'delivered', 'read', 'failed']);
+const CONNECTION_STATUSES = new Set(['CONNECTED', 'DISCONNECTED']);
+/**
+ * What counts as an answer to a satisfaction survey: a reply that is only a digit from 1 to 5 (the
+ * survey asks exactly that), on a channel whose contact's latest ticket has a survey sent and not
+ * answered. Anything else is an ordinary message, even while a survey waits.
+ */
+const RATING = /^[1-5]$/;
+/** A Messenger watermark applies to this many of the contact's latest sent messages at most. */
+const WATERMARK_LIMIT = 200;
+/** How many contacts of one delivery are worked on at once. */
+const INGEST_LANES = 4;
+/** An incoming message reached us: `delivered` is the status it is stored with. */
+const INCOMING_STATUS: MessageStatus = 'delivered';
+
+const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
+const ignored = () => result('ignored');
+const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
+const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
+
+/** A survey was sent on the ticket and not answered yet. */
+const awaitsAnswer = (t: Ticket) => !!t.evaluation?.sentAt && !t.evaluation.answer;
+
+/** The channel sends incoming messages to its customer webhook. */
+const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !!c.webhookUrl;
+
+/**
+ * Neutral provider events (channel-engines' ParseInbound) into stored state and outbox events.
+ * The provider retries until IngestEvents answers, so every step is idempotent and an error that
+ * a retry can cure (a peer down, the database) fails the whole call; an event that can never
+ * succeed (an account no channel has) is `ignored` instead, or the provider would retry forever.
+ */
+export class IngestService {
+  private readonly channels: TtlCache<string, Channel>;
+
+  constructor(
+    private readonly repo: MessagesRepository,
+    private readonly peers: IngestPeers,
+    private readonly log: Logger,
+    channelCacheMs = 5_000,
+  ) {
+    this.channels = new TtlCache(channelCacheMs);
+  }
+
+  /**
+   * One contact's events in the order given (its messages are stored in the order it wrote them);
+   * different contacts side by side, a few at a time, so that a large batch answers in time.
+   * Results come back in the order of the events.
+   */
+  async ingestEvents(events: InboundEvent[]): Promise<proto.messaging.IngestEventsResponse> {
+    const results: Result[] = new Array(events.length);
+    const lanes = new Map<string, number[]>();
+    events.forEach((e, i) => {
+      const lane = `${cacheKey(e)}|${e.from || e.email}`;
+      lanes.set(lane, [...(lanes.get(lane) ?? []), i]);
+    });
+    const queue = [...lanes.values()];
+    const worker = async () => {
+      for (let lane = queue.shift(); lane; lane = queue.shift()) {
+        for (const i of lane) results[i] = await this.ingest(events[i]);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(INGEST_LANES, queue.length) }, worker));
+    return { results };
+  }
+
+  private ingest(e: InboundEvent): Promise<Result> {
+    switch (e.kind) {
+      case 'message':
+        return this.message(e);
+      case 'status':
+        return this.status(e);
+      case 'connection':
+        return this.connection(e);
+      default:
+        return Promise.resolve(ignored());
+    }
+  }
+
+  // ---- messages -------------------------------------------------------------------------------
+
+  private async message(e: InboundEvent): Promise<Result> {
+    const channel = await this.channelOf(e);
+    if (!channel) return ignored();
+    // One id per provider message of a channel: a redelivery hits the same `_id` (a no-op), two
+    // distinct messages never share one. Providers always give an id; the fingerprint is a guard.
+    const messageId = `in:${channel.id}:${e.providerMessageId || `h:${digest(`${e.from}|${e.timestampMs}|${e.body}|${e.rawJson}`)}`}`;
+    const known = await this.repo.findAnyById(messageId);
+    if (known) return this.duplicate(known, channel, e);
+
+    const target = await this.ticketFor(channel, e);
+    if (!target) return ignored();
+    const doc = incomingDoc(messageId, channel, target.ticket, e, target.answersSurvey);
+    if (!(await this.repo.insertOnce(doc))) {
+      // A concurrent delivery of the same message stored it first.
+      return this.duplicate((await this.repo.findAnyById(messageId))!, channel, e);
+    }
+    if (doc.evaluationAnswer) await this.recordAnswer(doc);
+    await this.writeMessageEvent(doc, target.ticket, channel, e);
+    return result('stored', doc._id, doc.ticketId);
+  }
+
+  /**
+   * A message stored before. What may not have happened yet (the process stopped between the
+   * writes) is done now: both steps are idempotent, and the event id is the message's.
+   */
+  private async duplicate(doc: MessageDoc, channel: Channel, e: InboundEvent): Promise<Result> {
+    if (doc.evaluationAnswer) await this.recordAnswer(doc);
+    if (wantsIncoming(channel) && !(await this.repo.outbox.exists(messageEventId(doc._id)))) {
+      const ticket = await this.peers.tickets.GetTicket({ tenantId: doc.tenantId, ticketId: doc.ticketId });
+      await this.writeMessageEvent(doc, ticket, channel, e);
+    }
+    return result('duplicate', doc._id, doc.ticketId);
+  }
+
+  /**
+   * The ticket the message belongs to: the surveyed ticket when it answers a survey (even a closed
+   * one: surveys are sent before closing, and the answer must not open a new conversation), else
+   * the contact's current ticket, opened when there is none (tickets' OpenForContact).
+   */
+  private async ticketFor(channel: Channel, e: InboundEvent): Promise<{ ticket: Ticket; answersSurvey: boolean } | null> {
+    const rating = RATING.test(e.body.trim());
+    if (rating && e.from) {
+      const latest = (await this.contactTickets(channel, e.from))[0];
+      if (latest && awaitsAnswer(latest)) return { ticket: latest, answersSurvey: true };
+    }
+    try {
+      const { ticket } = await this.peers.tickets.OpenForContact({
+        tenantId: channel.tenantId,
+        channelId: channel.id,
+        number: e.from,
+        email: e.email,
+        name: e.contactName,
+      });
+      return { ticket: ticket!, answersSurvey: rating && awaitsAnswer(ticket!) };
+    } catch (err) {
+      if (!hasCode(err, grpc.status.INVALID_ARGUMENT)) throw err;
+      this.log.warn({ channelId: channel.id, error: (err as Error).message }, 'inbound message without a usable contact ignored');
+      return null;
+    }
+  }
+
+  /**
+   * The contact's tickets on this channel, newest first. Tickets looks contacts up by E.164 number:
+   * an id it does not take as one (a long PSID) finds nothing here.
+   */
+  private async contactTickets(channel: Channel, number: string): Promise<Ticket[]> {
+    try {
+      const { tickets } = await this.peers.tickets.FindContactTickets({ tenantId: channel.tenantId, number, all: true });
+      return tickets.filter((t) => t.channelId === channel.id);
+    } catch (err) {
+      if (hasCode(err, grpc.status.INVALID_ARGUMENT)) return [];
+      throw err;
+    }
+  }
+
+  /** The first answer is kept: a later one (or a repeat after a crash) is refused and ignored. */
+  private async recordAnswer(doc: MessageDoc): Promise<void> {
+    try {
+      await this.peers.tickets.RecordEvaluationAnswer({ tenantId: doc.tenantId, ticketId: doc.ticketId, answer: doc.body.trim() });
+    } catch (err) {
+      if (!hasCode(err, grpc.status.ABORTED)) throw err;
+    }
+  }
+
+  private async writeMessageEvent(doc: MessageDoc, ticket: Ticket, channel: Channel, e: InboundEvent): Promise<void> {
+    if (!wantsIncoming(channel)) return;
+    const body = messagePayload(doc, ticket, channel, { number: e.from, name: e.contactName, email: e.email }, e.rawJson);
+    await this.repo.outbox.add(
+      outboxEvent({ id: messageEventId(doc._id), tenantId: doc.tenantId, channelId: channel.id, method: 'message', target: 'channel', body }),
+    );
+  }
+
+  // ---- delivery statuses of our messages --------------------------------------------------------
+
+  private async status(e: InboundEvent): Promise<Result> {
+    if (!PROVIDER_STATUSES.has(e.status)) return ignored();
+    const channel = await this.channelOf(e);
+    if (!channel) return ignored();
+    const status = e.status as MessageStatus;
+    const fields = status === 'failed' ? { error: e.error || 'failed' } : {};
+    if (!e.providerMessageId) return this.watermark(channel, e, status);
+
+    const doc = await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId);
+    if (!doc) return result('status_unknown_message');
+    const change = await this.repo.applyStatus(doc, status, fields);
+    if (change === 'applied') return result('status_applied', doc._id, doc.ticketId);
+    // A status reported again (Meta redelivers) is a duplicate even after the message moved past it;
+    // one the message never had and has passed (read before delivered) is ignored.
+    const seen = change === 'unchanged' || (await this.repo.outbox.exists(statusEventId(doc._id, status)));
+    return result(seen ? 'duplicate' : 'ignored', doc._id, doc.ticketId);
+  }
+
+  /**
+   * Messenger reports delivery and reads as a watermark ("everything sent before this time"), not
+   * per message: the contact's sent messages on this channel up to the watermark move forward.
+   */
+  private async watermark(channel: Channel, e: InboundEvent, status: MessageStatus): Promise<Result> {
+    const before = Number(e.timestampMs);
+    if (!e.from || !before) return ignored();
+    const ticketIds = (await this.contactTickets(channel, e.from)).map((t) => t.id);
+    if (!ticketIds.length) return result('status_unknown_message');
+    const docs = await this.repo.listOutgoingBefore(channel.tenantId, ticketIds, new Date(before), WATERMARK_LIMIT);
+    let applied = 0;
+    for (const doc of docs) if ((await this.repo.applyStatus(doc, status)) === 'applied') applied++;
+    return result(applied ? 'status_applied' : 'ignored', '', ticketIds[0]);
+  }
+
+  // ---- connection of an engine ------------------------------------------------------------------
+
+  /**
+   * A change of the channel's status, and only a change: an engine repeating "open" is no event.
+   * The event is written first, its id derived from the channel's state before the change (status
+   * and updatedAt, read fresh): a retry after a crash between the two writes finds the same state,
+   * so the same id, and completes the change; engines' connection events carry no id of their own.
+   */
+  private async connection(e: InboundEvent): Promise<Result> {
+    if (!CONNECTION_STATUSES.has(e.connection)) return ignored();
+    const channel = await this.channelOf(e);
+    if (!channel) return ignored();
+    const current = await this.peers.tenants.GetChannel({ tenantId: channel.tenantId, channelId: channel.id });
+    if (current.status === e.connection) return result('duplicate');
+    await this.repo.outbox.add(
+      outboxEvent({
+        id: serviceEventId(channel.id, e.connection, `${current.status}@${current.updatedAt}`),
+        tenantId: channel.tenantId,
+        channelId: channel.id,
+        method: 'service.status',
+        target: 'integrations',
+        urlField: 'urlServiceStatus',
+        body: serviceStatusPayload(current, e.connection, new Date()),
+      }),
+    );
+    const updated = await this.peers.tenants.SetChannelStatus({ tenantId: channel.tenantId, channelId: channel.id, status: e.connection });
+    this.channels.set(cacheKey(e), updated);
+    return result('connection_applied');
+  }
+
+  // ---- channels ---------------------------------------------------------------------------------
+
+  /**
+   * Engine events name the channel; Meta events name the account (phone-number id, page id). Found
+   * channels are reused for a few seconds; an unknown one is asked again next time (not cached), so
+   * a channel created a moment ago is not missed.
+   */
+  private async channelOf(e: InboundEvent): Promise<Channel | null> {
+    const key = cacheKey(e);
+    const hit = this.channels.get(key);
+    if (hit) return hit;
+    try {
+      const channel = e.channelId
+        ? await this.peers.tenants.GetChannel({ tenantId: 0, channelId: e.channelId })
+        : await this.peers.tenants.FindChannelByAccount({ type: e.channelType, accountId: e.accountId });
+      this.channels.set(key, channel);
+      return channel;
+    } catch (err) {
+      if (!hasCode(err, grpc.status.NOT_FOUND, grpc.status.INVALID_ARGUMENT)) throw err;
+      this.log.info({ channelId: e.channelId, channelType: e.channelType, accountId: e.accountId }, 'inbound event for an unknown channel ignored');
+      return null;
+    }
+  }
+}
+
+const cacheKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);
+
+function incomingDoc(messageId: string, channel: Channel, ticket: Ticket, e: InboundEvent, answersSurvey: boolean): MessageDoc {
+  const now = new Date();
+  const sentMs = Number(e.timestampMs);
+  return {
+    _id: messageId,
+    tenantId: channel.tenantId,
+    ticketId: ticket.id,
+    channelId: channel.id,
+    direction: 'in',
+    body: e.body,
+    status: INCOMING_STATUS,
+    providerMessageId: e.providerMessageId,
+    error: e.error,
+    mediaUrl: e.mediaUrl,
+    mediaId: '',
+    mimeType: e.mimeType,
+    fileName: e.fileName,
+    externalKey: '',
+    subject: e.subject,
+    messageType: e.messageType || 'text',
+    replyTo: e.replyTo,
+    providerMediaId: e.providerMediaId,
+    providerTimestamp: sentMs ? new Date(sentMs) : null,
+    evaluationAnswer: answersSurvey,
+    createdAt: now,
+    updatedAt: now,
+  };
+}

@@ -1,0 +1,73 @@
+import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { validation } from '@convo/kit';
+import { OUTBOX_STATUSES, type AttemptDoc, type OutboxEventDoc, type OutboxStatus } from '../outbox/outbox.models';
+import type { OutboxRepository } from '../outbox/outbox.repository';
+import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.type';
+
+const MAX_LIMIT = 200;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export const toWebhookDelivery = (e: OutboxEventDoc): WebhookDelivery => ({
+  id: e._id,
+  tenantId: e.tenantId,
+  channelId: e.channelId,
+  method: e.method,
+  target: e.target,
+  apiId: e.apiId,
+  parentId: e.parentId,
+  status: e.status,
+  attempts: e.attempts,
+  nextAttemptAt: e.nextAttemptAt.toISOString(),
+  lastError: e.lastError,
+  lastHttpStatus: e.lastHttpStatus,
+  payload: e.body,
+  createdAt: e.createdAt.toISOString(),
+  finishedAt: iso(e.finishedAt),
+});
+
+const toAttempt = (a: AttemptDoc): WebhookAttempt => ({
+  number: a.gen,
+  relayId: a.relayId,
+  startedAt: a.startedAt.toISOString(),
+  finishedAt: iso(a.finishedAt),
+  outcome: a.outcome,
+  url: a.url,
+  httpStatus: a.httpStatus,
+  durationMs: a.durationMs,
+  error: a.error,
+  nextAttemptAt: iso(a.nextAttemptAt),
+});
+
+/** Inspection of customer webhooks (super-admin, as every subgraph query). */
+@Resolver(() => WebhookDelivery)
+export class WebhookDeliveryResolver {
+  constructor(private readonly outbox: OutboxRepository) {}
+
+  @Query(() => [WebhookDelivery], { description: "A tenant's webhook events, newest first; status: pending, delivered, gone, dead, canceled, fanned_out." })
+  async webhookDeliveries(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
+    @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
+  ): Promise<WebhookDelivery[]> {
+    if (status && !(OUTBOX_STATUSES as readonly string[]).includes(status)) {
+      throw validation('Invalid status', [{ field: 'status', message: `must be one of ${OUTBOX_STATUSES.join(', ')}` }]);
+    }
+    const events = await this.outbox.list(
+      { tenantId, status: (status || undefined) as OutboxStatus | undefined, channelId: channelId ?? undefined },
+      Math.min(Math.max(limit, 1), MAX_LIMIT),
+    );
+    return events.map(toWebhookDelivery);
+  }
+
+  @Query(() => WebhookDelivery, { nullable: true })
+  async webhookDelivery(@Arg('tenantId', () => Int) tenantId: number, @Arg('id') id: string): Promise<WebhookDelivery | null> {
+    const event = await this.outbox.findForTenant(tenantId, id);
+    return event ? toWebhookDelivery(event) : null;
+  }
+
+  @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, oldest first.' })
+  async attemptLog(@Root() delivery: WebhookDelivery): Promise<WebhookAttempt[]> {
+    return (await this.outbox.attemptsOf(delivery.id)).map(toAttempt);
+  }
+}

@@ -1,0 +1,35 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'One attempt to deliver a webhook event (one lease generation).' })
+export class WebhookAttempt {
+  @Field(() => Int) number!: number;
+  @Field() relayId!: string;
+  @Field() startedAt!: string;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'delivered, failed, gone, dead, canceled, fanned_out, released; null while under way' })
+  outcome!: string | null;
+  @Field({ description: 'Origin and path of the target (no query string).' }) url!: string;
+  @Field(() => Int, { description: 'HTTP status answered; 0 when no answer came.' }) httpStatus!: number;
+  @Field(() => Int) durationMs!: number;
+  @Field() error!: string;
+  @Field(() => String, { nullable: true }) nextAttemptAt!: string | null;
+}
+
+@ObjectType({ description: 'A customer webhook event of the outbox and its delivery state.' })
+export class WebhookDelivery {
+  @Field({ description: 'Also the webhook-id header.' }) id!: string;
+  @Field(() => Int) tenantId!: number;
+  @Field(() => Int) channelId!: number;
+  @Field({ description: 'message, message.status, service.status' }) method!: string;
+  @Field({ description: 'channel (webhookUrl), integrations (fanned out), integration (one callback URL)' }) target!: string;
+  @Field() apiId!: string;
+  @Field() parentId!: string;
+  @Field({ description: 'pending, delivered, gone, dead, canceled, fanned_out' }) status!: string;
+  @Field(() => Int) attempts!: number;
+  @Field() nextAttemptAt!: string;
+  @Field() lastError!: string;
+  @Field(() => Int) lastHttpStatus!: number;
+  @Field({ description: 'The JSON body posted.' }) payload!: string;
+  @Field() createdAt!: string;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+}

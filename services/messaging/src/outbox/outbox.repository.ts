@@ -1,0 +1,198 @@
+import { isDuplicateKey } from '@convo/kit';
+import type { Connection } from 'mongoose';
+import { registerOutboxModels, type AttemptDoc, type AttemptOutcome, type OutboxEventDoc, type OutboxModels, type OutboxStatus } from './outbox.models';
+
+/** A claim held by one relay: the event is this relay's until `leaseUntil`. */
+export interface Lease {
+  attemptId: string;
+  eventId: string;
+  gen: number;
+  leaseUntil: Date;
+  /** The event as read once the claim was held. */
+  event: OutboxEventDoc;
+}
+
+export interface AttemptResult {
+  outcome: AttemptOutcome;
+  url?: string;
+  httpStatus?: number;
+  durationMs?: number;
+  error?: string;
+  nextAttemptAt?: Date | null;
+}
+
+/** How many stale generations a claim walks past before giving up for this round. */
+const MAX_CLAIM_STEPS = 20;
+
+const attemptId = (eventId: string, gen: number) => `${eventId}#${gen}`;
+
+/**
+ * The durable outbox of customer webhooks (collection `outbox`) and its attempt log
+ * (`outbox_attempts`), in the messaging database.
+ *
+ * Writers add events with deterministic ids, so writing one twice is a no-op. Relays take an event
+ * by INSERTING an attempt document `<eventId>#<gen>`: a unique `_id` is the one write FerretDB
+ * applies atomically (its conditional updates and findOneAndUpdate read, then write by `_id`, so
+ * two relays could both "win" a compare-and-set on a version field). Attempt documents are never
+ * re-inserted or taken over: a later claim uses the next generation, allowed only once the
+ * previous attempt has finished or its lease has run out.
+ */
+export class OutboxRepository {
+  private readonly models: OutboxModels;
+
+  constructor(conn: Connection) {
+    this.models = registerOutboxModels(conn);
+  }
+
+  async init(): Promise<void> {
+    await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
+  }
+
+  // ---- writers ------------------------------------------------------------------------------
+
+  /** Inserts the event unless one with its id exists; true when this call wrote it. */
+  async add(doc: OutboxEventDoc): Promise<boolean> {
+    try {
+      await this.models.Event.insertMany([doc], { lean: true });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Children of a fanned-out event; those written already (a crashed fan-out) are kept as they are. */
+  async addMany(docs: OutboxEventDoc[]): Promise<void> {
+    if (!docs.length) return;
+    try {
+      await this.models.Event.insertMany(docs, { lean: true, ordered: false });
+    } catch (err) {
+      const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
+      const onlyDuplicates = Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((e) => isDuplicateKey((e as { err?: unknown }).err ?? e));
+      if (!onlyDuplicates && !isDuplicateKey(err)) throw err;
+    }
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.models.Event.exists({ _id: id }).exec()) !== null;
+  }
+
+  findEvent(id: string) {
+    return this.models.Event.findById(id).lean<OutboxEventDoc>().exec();
+  }
+
+  // ---- relay ----------------------------------------------------------------------------------
+
+  /** Pending events whose next attempt is due, oldest due first. */
+  due(now: Date, limit: number) {
+    return this.models.Event.find({ status: 'pending', nextAttemptAt: { $lte: now } })
+      .sort({ nextAttemptAt: 1 })
+      .limit(limit)
+      .lean<OutboxEventDoc[]>()
+      .exec();
+  }
+
+  /**
+   * Takes the event for `leaseMs`, or answers null when another relay holds it (or it is no longer
+   * pending and due). Generation after generation from the last known one: a generation whose
+   * attempt exists and is still live means someone else holds the event; a finished or expired one
+   * is stepped over.
+   */
+  async claim(event: OutboxEventDoc, relayId: string, leaseMs: number): Promise<Lease | null> {
+    if (event.gen > 0 && (await this.isLive(attemptId(event._id, event.gen)))) return null;
+    for (let gen = event.gen + 1, step = 0; step < MAX_CLAIM_STEPS; gen++, step++) {
+      const now = new Date();
+      const id = attemptId(event._id, gen);
+      const leaseUntil = new Date(now.getTime() + leaseMs);
+      if (await this.insertAttempt({ id, eventId: event._id, gen, leaseUntil }, event.tenantId, relayId, now)) {
+        // The event may have been finished by the holder of the previous generation meanwhile:
+        // it writes the event before finishing its attempt, so this read sees that.
+        const fresh = await this.findEvent(event._id);
+        if (!fresh || fresh.status !== 'pending' || fresh.nextAttemptAt > now) {
+          await this.models.Attempt.deleteOne({ _id: id, relayId }).exec();
+          return null;
+        }
+        await this.models.Event.updateOne({ _id: event._id }, { $set: { gen, updatedAt: now } }).exec();
+        return { attemptId: id, eventId: event._id, gen, leaseUntil, event: { ...fresh, gen } };
+      }
+      if (await this.isLive(id)) return null;
+    }
+    return null;
+  }
+
+  /** An attempt that has not finished and whose lease has not run out: its relay holds the event. */
+  private async isLive(id: string): Promise<boolean> {
+    const attempt = await this.models.Attempt.findById(id, { finishedAt: 1, leaseUntil: 1 }).lean<AttemptDoc>().exec();
+    return !!attempt && !attempt.finishedAt && attempt.leaseUntil > new Date();
+  }
+
+  private async insertAttempt(lease: { id: string; eventId: string; gen: number; leaseUntil: Date }, tenantId: number, relayId: string, now: Date): Promise<boolean> {
+    const doc: AttemptDoc = {
+      _id: lease.id,
+      eventId: lease.eventId,
+      tenantId,
+      gen: lease.gen,
+      relayId,
+      startedAt: now,
+      leaseUntil: lease.leaseUntil,
+      finishedAt: null,
+      outcome: null,
+      url: '',
+      httpStatus: 0,
+      durationMs: 0,
+      error: '',
+      nextAttemptAt: null,
+    };
+    try {
+      await this.models.Attempt.insertMany([doc], { lean: true });
+      return true;
+    } catch (err) {
+      if (isDuplicateKey(err)) return false;
+      throw err;
+    }
+  }
+
+  /** The holder records its attempt on the event: always before finishing the attempt itself. */
+  async updateEvent(id: string, set: Partial<Pick<OutboxEventDoc, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'lastHttpStatus' | 'finishedAt'>>) {
+    await this.models.Event.updateOne({ _id: id }, { $set: { ...set, updatedAt: new Date() } }).exec();
+  }
+
+  async finishAttempt(lease: Lease, result: AttemptResult): Promise<void> {
+    await this.models.Attempt.updateOne(
+      { _id: lease.attemptId },
+      { $set: { ...result, nextAttemptAt: result.nextAttemptAt ?? null, finishedAt: new Date() } },
+    ).exec();
+  }
+
+  /** Graceful shutdown: the event stays as it was and is due again for any relay. */
+  async release(lease: Lease): Promise<void> {
+    await this.finishAttempt(lease, { outcome: 'released' });
+  }
+
+  /** Finished events (and their attempts) older than `before`: FerretDB has no TTL indexes. */
+  async prune(before: Date): Promise<number> {
+    const old = await this.models.Event.find({ finishedAt: { $ne: null, $lt: before } }, { _id: 1 }).limit(1_000).lean<Array<{ _id: string }>>().exec();
+    if (!old.length) return 0;
+    const ids = old.map((e) => e._id);
+    await this.models.Attempt.deleteMany({ eventId: { $in: ids } }).exec();
+    await this.models.Event.deleteMany({ _id: { $in: ids } }).exec();
+    return ids.length;
+  }
+
+  // ---- inspection -------------------------------------------------------------------------------
+
+  list(filter: { tenantId: number; status?: OutboxStatus; channelId?: number }, limit: number) {
+    const query: Record<string, unknown> = { tenantId: filter.tenantId };
+    if (filter.status) query.status = filter.status;
+    if (filter.channelId) query.channelId = filter.channelId;
+    return this.models.Event.find(query).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<OutboxEventDoc[]>().exec();
+  }
+
+  findForTenant(tenantId: number, id: string) {
+    return this.models.Event.findOne({ _id: id, tenantId }).lean<OutboxEventDoc>().exec();
+  }
+
+  attemptsOf(eventId: string) {
+    return this.models.Attempt.find({ eventId }).sort({ gen: 1 }).lean<AttemptDoc[]>().exec();
+  }
+}

@@ -1,0 +1,254 @@
+import { DomainError, safeRequest, type Logger, type SafeRequestOptions, type SafeResponse } from '@convo/kit';
+import { childEvent } from '../outbox/events';
+import type { AttemptResult, Lease, OutboxRepository } from '../outbox/outbox.repository';
+import type { OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
+import { backoffMs, retryAfterMs } from './backoff';
+import type { RelayConfig } from './config';
+import { webhookSignature } from './signature';
+import type { Targets } from './targets';
+
+export type Send = (url: string, opts: SafeRequestOptions) => Promise<SafeResponse>;
+
+/** Receivers answer with a status, not a document: a larger body is refused, not read. */
+const MAX_RESPONSE_BYTES = 1024 * 1024;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+type Settings = Pick<
+  RelayConfig,
+  'relayId' | 'pollMs' | 'batchSize' | 'concurrency' | 'leaseMs' | 'timeoutMs' | 'connectTimeoutMs' | 'retryWindowMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'retentionMs' | 'allowPrivate'
+>;
+
+/**
+ * Delivers the outbox: claims due events (an attempt document with a unique id per generation,
+ * see OutboxRepository.claim), posts each through the SSRF-filtered client with Standard Webhooks
+ * headers, and records every attempt. Any number of relays may run on one database: an event is
+ * held by one relay at a time, until its attempt finishes or its lease runs out.
+ */
+export class Relay {
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeUp: () => void = () => {};
+  private readonly inFlight = new Map<string, { lease: Lease; done: Promise<void> }>();
+  /** Attempts given up at shutdown: whatever they learn later is not theirs to record. */
+  private readonly released = new Set<string>();
+  private lastTickAt = 0;
+  private lastPruneAt = 0;
+
+  constructor(
+    private readonly outbox: OutboxRepository,
+    private readonly targets: Targets,
+    private readonly settings: Settings,
+    private readonly log: Logger,
+    private readonly send: Send = safeRequest,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Alive: the loop went round recently (a stuck loop fails the liveness probe). */
+  get healthy(): boolean {
+    return this.running && Date.now() - this.lastTickAt < Math.max(30_000, this.settings.pollMs * 10);
+  }
+
+  /**
+   * Stops claiming, lets attempts under way finish within `graceMs` (each is bounded by the request
+   * timeout), then releases what is still held so another relay takes it at once rather than after
+   * the lease. The caller exits right after, which closes any request still open.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.running = false;
+    this.wakeUp();
+    await this.loopDone;
+    const pending = [...this.inFlight.values()];
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled(pending.map((p) => p.done)), grace]);
+    clearTimeout(timer);
+    const held = [...this.inFlight.values()].map(({ lease }) => lease);
+    held.forEach((lease) => this.released.add(lease.attemptId));
+    await Promise.allSettled(held.map((lease) => this.outbox.release(lease)));
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      try {
+        await this.tick();
+        await this.pruneNowAndThen();
+      } catch (err) {
+        this.log.error({ err }, 'relay round failed');
+      }
+      this.lastTickAt = Date.now();
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.settings.pollMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** One round: claim due events up to the free concurrency and start their attempts. */
+  async tick(): Promise<void> {
+    if (this.inFlight.size >= this.settings.concurrency) return;
+    // Shuffled: replicas scanning the same due events contend less for the same first ones.
+    const due = shuffle(await this.outbox.due(new Date(), this.settings.batchSize));
+    for (const event of due) {
+      if (!this.running || this.inFlight.size >= this.settings.concurrency) break;
+      if (this.inFlight.has(event._id)) continue;
+      const lease = await this.outbox.claim(event, this.settings.relayId, this.settings.leaseMs);
+      if (!lease) continue;
+      const done = this.attempt(lease)
+        .catch((err: unknown) => this.log.error({ err, eventId: event._id }, 'attempt could not be recorded'))
+        .finally(() => {
+          this.inFlight.delete(event._id);
+          // A free slot, or children of a fan-out to deliver: look again without waiting.
+          this.wakeUp();
+        });
+      this.inFlight.set(event._id, { lease, done });
+    }
+  }
+
+  private async attempt(lease: Lease): Promise<void> {
+    const event = lease.event;
+    if (event.target === 'integrations') return this.fanOut(lease);
+    const started = Date.now();
+    let url = '';
+    try {
+      const target = await this.targets.resolve(event);
+      if ('cancel' in target) return this.finish(lease, 'canceled', { outcome: 'canceled', error: target.cancel });
+      url = target.url;
+      if (!target.secrets.length) throw new Error('the channel has no webhook secret to sign with');
+      const res = await this.post(event, target.url, target.secrets);
+      const result = { url: displayUrl(url), httpStatus: res.status, durationMs: Date.now() - started };
+      if (res.status >= 200 && res.status < 300) return this.finish(lease, 'delivered', { outcome: 'delivered', ...result });
+      if (res.status === 410) return this.gone(lease, result);
+      const waitMs = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after']) : null;
+      return this.failed(lease, { ...result, error: `HTTP ${res.status}` }, waitMs);
+    } catch (err) {
+      return this.failed(lease, { url: displayUrl(url), durationMs: Date.now() - started, error: errorText(err) }, null);
+    }
+  }
+
+  private post(event: OutboxEventDoc, url: string, secrets: string[]): Promise<SafeResponse> {
+    const timestamp = Math.floor(Date.now() / 1000);
+    return this.send(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'convo-webhooks/1',
+        'webhook-id': event._id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': webhookSignature(secrets, event._id, timestamp, event.body),
+      },
+      body: event.body,
+      connectTimeoutMs: this.settings.connectTimeoutMs,
+      totalTimeoutMs: this.settings.timeoutMs,
+      maxBytes: MAX_RESPONSE_BYTES,
+      allowPrivate: this.settings.allowPrivate,
+    });
+  }
+
+  /** 410 Gone: the receiver asks us to stop. A channel webhook is switched off; nothing is retried. */
+  private async gone(lease: Lease, result: Omit<AttemptResult, 'outcome'>): Promise<void> {
+    const { event } = lease;
+    let error = 'the receiver answered 410 Gone';
+    if (event.target === 'channel') {
+      await this.targets.disableChannelWebhook(event.tenantId, event.channelId);
+      error += '; the channel webhook was switched off';
+      this.log.warn({ channelId: event.channelId, tenantId: event.tenantId }, 'webhook answered 410: switched off');
+    }
+    return this.finish(lease, 'gone', { ...result, outcome: 'gone', error });
+  }
+
+  /** Retried with backoff (or after the receiver's Retry-After) until the event is older than the window. */
+  private async failed(lease: Lease, result: Omit<AttemptResult, 'outcome'>, waitMs: number | null): Promise<void> {
+    const { event } = lease;
+    if (this.released.has(lease.attemptId)) return;
+    const now = Date.now();
+    const attempts = event.attempts + 1;
+    if (now - event.createdAt.getTime() >= this.settings.retryWindowMs) {
+      return this.finish(lease, 'dead', { ...result, outcome: 'dead' });
+    }
+    const delay = waitMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
+    const nextAttemptAt = new Date(now + Math.min(delay, this.settings.retryWindowMs));
+    await this.outbox.updateEvent(event._id, {
+      attempts,
+      nextAttemptAt,
+      lastError: result.error ?? '',
+      lastHttpStatus: result.httpStatus ?? 0,
+    });
+    await this.outbox.finishAttempt(lease, { ...result, outcome: 'failed', nextAttemptAt });
+  }
+
+  /** The event first, then its attempt: a claim of the next generation then sees the outcome. */
+  private async finish(lease: Lease, status: OutboxStatus, result: AttemptResult): Promise<void> {
+    if (this.released.has(lease.attemptId)) return;
+    const now = new Date();
+    await this.outbox.updateEvent(lease.eventId, {
+      status,
+      attempts: lease.event.attempts + 1,
+      lastError: result.error ?? '',
+      lastHttpStatus: result.httpStatus ?? 0,
+      finishedAt: now,
+    });
+    await this.outbox.finishAttempt(lease, result);
+  }
+
+  /**
+   * A status event goes to every integration of its channel that has the callback URL: one child
+   * event each (own id, own retries). Children written by a fan-out that crashed half-way stay.
+   */
+  private async fanOut(lease: Lease): Promise<void> {
+    const { event } = lease;
+    try {
+      const integrations = (await this.targets.channelIntegrations(event.tenantId, event.channelId)) ?? [];
+      const field = event.urlField;
+      const children = integrations.filter((i) => field && i[field]).map((i) => childEvent(event, i.apiId));
+      await this.outbox.addMany(children);
+      return this.finish(lease, 'fanned_out', {
+        outcome: 'fanned_out',
+        error: children.length ? '' : `no integration of the channel has a ${field || 'callback URL'}`,
+      });
+    } catch (err) {
+      return this.failed(lease, { error: errorText(err) }, null);
+    }
+  }
+
+  private async pruneNowAndThen(): Promise<void> {
+    if (Date.now() - this.lastPruneAt < PRUNE_EVERY_MS) return;
+    this.lastPruneAt = Date.now();
+    const pruned = await this.outbox.prune(new Date(Date.now() - this.settings.retentionMs));
+    if (pruned) this.log.info({ pruned }, 'finished webhook events pruned');
+  }
+}
+
+/** Origin and path only: a query string may carry the receiver's own credentials. */
+function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return '';
+  }
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof DomainError) {
+    const reason = (err.details?.[0] as { reason?: string; message?: string } | undefined);
+    return `${err.code}: ${err.message}${reason?.message && reason.message !== err.message ? ` (${reason.message})` : ''}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
