@@ -67,7 +67,14 @@ describe('e-mail (webmail channels)', () => {
     expect(tenant.status).toBe(200);
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'Support mailbox', type: 'webmail', engineUrl: relay.url, emailAddress: 'support@mail.example' },
+      body: {
+        tenant: tenant.body.data.tenant.id,
+        name: 'Support mailbox',
+        type: 'webmail',
+        engineUrl: relay.url,
+        engineToken: 'mail-bridge-token',
+        emailAddress: 'support@mail.example',
+      },
     });
     expect(session.status).toBe(200);
     webmailId = session.body.data.whatsapp.id;
@@ -122,6 +129,24 @@ describe('e-mail (webmail channels)', () => {
     expect(mail.raw).toMatch(/Content-Disposition: attachment; filename=invoice\.pdf/);
     // The attachment's base64, unwrapped, is the file.
     expect(mail.raw.replace(/\r\n/g, '')).toContain(pdf.toString('base64'));
+  });
+
+  it("answers in the contact's thread: Re: the subject of their latest e-mail", async () => {
+    const inbound = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${webmailId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer mail-bridge-token' },
+      body: JSON.stringify({ type: 'email', from: 'bruno@example.com', fromName: 'Bruno', subject: 'Order 42 is late', text: 'Where is it?', messageId: '<b1@mail.example.com>' }),
+    });
+    expect(inbound.status).toBe(200);
+    const [{ ticketId: brunoTicket }] = ((await inbound.json()) as { data: { results: Array<{ ticketId: number }> } }).data.results;
+
+    const res = await call(`${root}/sendMessageByTicket`, { token, body: { ticketId: brunoTicket, body: 'It ships today.' } });
+    expect(res.status).toBe(200);
+    expect(relay.mails).toHaveLength(1);
+    expect(relay.mails[0].rcptTo).toEqual(['bruno@example.com']);
+    expect(header(relay.mails[0].raw, 'Subject')).toBe('Re: Order 42 is late');
+    const stored = await call(`${root}/getMessageByMessageId?messageId=${res.body.data.messageId}`, { token });
+    expect(stored.body.data.subject).toBe('Re: Order 42 is late');
   });
 
   it("a relay refusal answers 502 with the server's reply and stores the message as failed", async () => {

@@ -75,6 +75,15 @@ export class MessagesRepository {
    * Every status change of a message goes through here (the send path's sent/failed, providers'
    * delivered/read/failed), so that every one of them becomes a `message.status` event.
    */
+  /** The subject of the contact's latest e-mail on a ticket ('' when none), to answer in its thread. */
+  async lastInboundSubject(tenantId: number, ticketId: number): Promise<string> {
+    const last = await this.models.Message.findOne({ tenantId, ticketId, direction: 'in', subject: { $gt: '' } }, { subject: 1 })
+      .sort({ createdAt: -1 })
+      .lean<Pick<MessageDoc, 'subject'>>()
+      .exec();
+    return last?.subject ?? '';
+  }
+
   async setStatus(id: string, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<StatusChange> {
     const doc = await this.findAnyById(id);
     return doc ? this.applyStatus(doc, status, fields) : 'missing';

@@ -135,6 +135,7 @@ export class SendService {
   private async deliver(ticket: proto.tickets.Ticket__Output, channel: proto.tenants.Channel__Output, out: Outgoing): Promise<void> {
     const now = new Date();
     const { media, interactive } = out;
+    const subject = channel.type === 'webmail' ? replySubject(await this.repo.lastInboundSubject(ticket.tenantId, ticket.id)) : '';
     const doc: MessageDoc = {
       _id: out.messageId,
       tenantId: ticket.tenantId,
@@ -152,6 +153,7 @@ export class SendService {
       externalKey: out.externalKey,
       interactiveType: interactive?.type ?? '',
       interactiveJson: interactive?.json ?? '',
+      subject,
       createdAt: now,
       updatedAt: now,
     };
@@ -181,6 +183,7 @@ export class SendService {
             fileName: media?.fileName ?? '',
             interactiveType: interactive?.type ?? '',
             interactiveJson: interactive?.json ?? '',
+            subject,
           },
           reference: out.messageId,
         },
@@ -232,3 +235,9 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     updatedAt: m.updatedAt.toISOString(),
   };
 }
+
+/**
+ * E-mail replies stay in the contact's thread: "Re: <their latest subject>". Without one (the
+ * ticket was opened by us) the driver derives a subject from the text.
+ */
+export const replySubject = (subject: string): string => (!subject || /^re:/i.test(subject) ? subject : `Re: ${subject}`);
