@@ -1,5 +1,5 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@convo/messaging/dist/relay/testing/webhook-receiver';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@convo/test-support';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, type Reply } from '../support/http';

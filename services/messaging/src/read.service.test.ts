@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import type { ServiceClient } from '@convo/kit';
+import { errCode, errFields, rpcError, startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { ticketsService } from '@convo/tickets';
 import { randomUUID } from 'node:crypto';
 import { messagingService } from './server';
@@ -8,42 +8,20 @@ import { messagingService } from './server';
 // The read side against the real tickets service (which owns who may read a ticket) and the
 // messages collection filled directly, in the send path's document shape.
 
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
-const errFields = (err: grpc.ServiceError): string[] => {
-  const raw = err.metadata.get('err-details-bin')[0];
-  return (JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as Array<{ field: string }>).map((d) => d.field);
-};
-
-let database: Database;
-const running: RunningService<unknown>[] = [];
+let mesh: TestMesh;
 let tickets: ServiceClient<'tickets'>;
 let messaging: ServiceClient<'messaging'>;
-let messagingSvc: RunningService<unknown>;
+let messagingSvc: TestService<'messaging'>;
 
 beforeAll(async () => {
-  database = await startDatabase({ name: 'messaging-read-test' });
-  const env = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUPER_ADMIN_TOKEN: 'x'.repeat(24), LOG_LEVEL: 'silent' };
-  const ticketsSvc = await startService(ticketsService, env);
-  running.push(ticketsSvc);
-  messagingSvc = await startService(messagingService, { ...env, TICKETS_GRPC_ADDR: `127.0.0.1:${ticketsSvc.grpcPort}` });
-  running.push(messagingSvc);
-  tickets = createClient('tickets', `127.0.0.1:${ticketsSvc.grpcPort}`);
-  messaging = createClient('messaging', `127.0.0.1:${messagingSvc.grpcPort}`);
+  mesh = await startTestMesh('messaging-read-test');
+  const ticketsSvc = await mesh.start(ticketsService);
+  messagingSvc = await mesh.start(messagingService, { env: { TICKETS_GRPC_ADDR: ticketsSvc.address } });
+  tickets = ticketsSvc.client;
+  messaging = messagingSvc.client;
 });
 
-afterAll(async () => {
-  closeAllClients();
-  for (const svc of running.reverse()) await svc.stop();
-  await database?.stop();
-});
+afterAll(() => mesh?.stop());
 
 let lastTenant = 500;
 let lastNumber = 0;

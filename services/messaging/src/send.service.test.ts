@@ -1,111 +1,31 @@
 import * as grpc from '@grpc/grpc-js';
-import { channelEnginesService } from '@convo/channel-engines';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { tenantsService } from '@convo/tenants';
-import { ticketsService } from '@convo/tickets';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { messagingService } from './server';
+import type { ServiceClient } from '@convo/kit';
+import { errCode, rpcError, startFakeProvider, type FakeProvider, type ProviderReply, type ProviderRequest } from '@convo/test-support';
+import type { Connection } from 'mongoose';
+import { startMessagingWithPeers, type MessagingWithPeers } from './testing/peers';
 
 // The real tickets, tenants, channel-engines and messaging services on one FerretDB (each has its
 // own database), and a fake engine_a server standing in for WhatsApp.
 
-// ---- a fake engine_a server ----------------------------------------------------------------
-
-interface EngineRequest {
-  authorization?: string;
-  body: { jid: string; content: { text?: string }; options: { messageId: string } };
-}
-type EngineReply = { status: number; body: unknown };
-
-const acceptWithKey = (req: EngineRequest): EngineReply => ({ status: 200, body: { key: { id: `WA-${req.body.options.messageId}` } } });
-
-async function startFakeEngine() {
-  const requests: EngineRequest[] = [];
-  let reply = acceptWithKey;
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const recorded = { authorization: req.headers.authorization, body: JSON.parse(raw) };
-      requests.push(recorded);
-      const answer = reply(recorded);
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    answer(fn: (req: EngineRequest) => EngineReply) {
-      reply = fn;
-    },
-    reset() {
-      requests.length = 0;
-      reply = acceptWithKey;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-// ---- helpers -------------------------------------------------------------------------------
-
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
+// The engine answers like Baileys: its key.id tells the test which messageId it was given.
+const acceptWithKey = (req: ProviderRequest): ProviderReply => ({ status: 200, body: { key: { id: `WA-${req.body.options.messageId}` } } });
 
 // ---- setup ---------------------------------------------------------------------------------
 
-let database: Database;
-let engine: Awaited<ReturnType<typeof startFakeEngine>>;
-const running: RunningService<unknown>[] = [];
-let messagingDb: RunningService<unknown>['db'];
+let services: MessagingWithPeers;
+let engine: FakeProvider;
+let messagingDb: Connection;
 let tickets: ServiceClient<'tickets'>;
 let messaging: ServiceClient<'messaging'>;
 let tenantId: number;
 let channelId: number;
 
-const addr = (svc: RunningService<unknown>) => `127.0.0.1:${svc.grpcPort}`;
-
 beforeAll(async () => {
-  [database, engine] = await Promise.all([startDatabase({ name: 'messaging-test' }), startFakeEngine()]);
-  const env = {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-    LOG_LEVEL: 'silent',
-    PROVIDER_TIMEOUT_MS: '3000',
-  };
-  const [ticketsSvc, tenantsSvc, enginesSvc] = await Promise.all([
-    startService(ticketsService, env),
-    startService(tenantsService, env),
-    startService(channelEnginesService, env),
-  ]);
-  running.push(ticketsSvc, tenantsSvc, enginesSvc);
-  const messagingSvc = await startService(messagingService, {
-    ...env,
-    TICKETS_GRPC_ADDR: addr(ticketsSvc),
-    TENANTS_GRPC_ADDR: addr(tenantsSvc),
-    CHANNEL_ENGINES_GRPC_ADDR: addr(enginesSvc),
-  });
-  running.push(messagingSvc);
-  messagingDb = messagingSvc.db;
-
-  tickets = createClient('tickets', addr(ticketsSvc));
-  messaging = createClient('messaging', addr(messagingSvc), { deadlineMs: 15_000 });
-  const tenants = createClient('tenants', addr(tenantsSvc));
+  [services, engine] = await Promise.all([startMessagingWithPeers('messaging-test', { PROVIDER_TIMEOUT_MS: '3000' }), startFakeProvider(acceptWithKey)]);
+  messagingDb = services.messaging.db;
+  tickets = services.tickets.client;
+  messaging = services.messaging.client;
+  const tenants = services.tenants.client;
   const { tenant } = await tenants.StoreTenant({
     status: 'active',
     name: 'Acme',
@@ -123,10 +43,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  closeAllClients();
-  for (const svc of running.reverse()) await svc.stop();
+  await services?.stop();
   await engine?.close();
-  await database?.stop();
 });
 
 beforeEach(() => engine.reset());
@@ -151,7 +69,7 @@ describe('SendByTicket', () => {
     const res = await send(ticket.id);
 
     expect(res).toMatchObject({ ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false });
-    expect(engine.requests).toEqual([
+    expect(engine.requests.map((r) => ({ authorization: r.headers.authorization, body: r.body }))).toEqual([
       {
         authorization: 'Bearer eng-tok',
         body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: res.messageId } },

@@ -1,9 +1,7 @@
-import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, grpcToHttp, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import { grpcToHttp, type ServiceClient } from '@convo/kit';
+import { rpcError, startFakeProvider, startTestMesh, SUPER_ADMIN_TOKEN, type FakeProvider, type ProviderReply, type ProviderRequest, type TestMesh } from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Connection } from 'mongoose';
 import { socialConfigService } from './server';
 
 // The real tenants and social-config services over gRPC on one FerretDB, and a fake Graph API on
@@ -11,57 +9,21 @@ import { socialConfigService } from './server';
 
 // ---- a fake Graph API ----------------------------------------------------------------------
 
-interface GraphRequest {
-  method: string;
-  url: string;
-  authorization?: string;
-  body: unknown;
-}
-type GraphReply = { status: number; body: unknown } | 'hang';
+const accept = (req: ProviderRequest): ProviderReply => ({ status: 200, body: req.method === 'DELETE' && req.url !== '/me/messenger_profile' ? { success: true } : { result: 'success' } });
 
-const accept = (req: GraphRequest): GraphReply => ({ status: 200, body: req.method === 'DELETE' && req.url !== '/me/messenger_profile' ? { success: true } : { result: 'success' } });
-
-async function startFakeGraph() {
-  const requests: GraphRequest[] = [];
-  let reply = accept;
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const recorded = { method: req.method!, url: req.url!, authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : undefined };
-      requests.push(recorded);
-      const answer = reply(recorded);
-      if (answer === 'hang') return;
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v21.0`,
-    requests,
-    answer: (fn: (req: GraphRequest) => GraphReply) => void (reply = fn),
-    reset() {
-      requests.length = 0;
-      reply = accept;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+/** What Meta was sent: method, path, token and JSON body (undefined when there was none). */
+const graphRequests = () =>
+  graph.requests.map(({ method, url, headers, body }) => ({ method, url, authorization: headers.authorization, body: body === '' ? undefined : body }));
 
 /** Meta's error envelope, as the Graph API answers a refusal. */
 const metaError = (message: string) => ({ status: 400, body: { error: { message, type: 'OAuthException', code: 100, fbtrace_id: 'TRACE1' } } });
 
 // ---- setup ---------------------------------------------------------------------------------
 
-let database: Database;
-let graph: Awaited<ReturnType<typeof startFakeGraph>>;
-const running: RunningService<unknown>[] = [];
+let mesh: TestMesh;
+let graph: FakeProvider;
 let social: ServiceClient<'socialConfig'>;
-let socialDb: RunningService<unknown>['db'];
+let socialDb: Connection;
 let socialGraphql: string;
 let tenantId: number;
 let otherTenantId: number;
@@ -70,22 +32,16 @@ let messenger: number;
 let whatsapp: number;
 
 beforeAll(async () => {
-  [database, graph] = await Promise.all([startDatabase({ name: 'social-config-configure-test' }), startFakeGraph()]);
-  const env = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUPER_ADMIN_TOKEN: 'x'.repeat(24), LOG_LEVEL: 'silent' };
-  const tenantsSvc = await startService(tenantsService, env);
-  running.push(tenantsSvc);
-  const socialSvc = await startService(socialConfigService, {
-    ...env,
-    TENANTS_GRPC_ADDR: `127.0.0.1:${tenantsSvc.grpcPort}`,
-    META_GRAPH_URL: graph.url,
-    PROVIDER_TIMEOUT_MS: '1000',
+  [mesh, graph] = await Promise.all([startTestMesh('social-config-configure-test'), startFakeProvider(accept)]);
+  const tenantsSvc = await mesh.start(tenantsService);
+  const socialSvc = await mesh.start(socialConfigService, {
+    env: { TENANTS_GRPC_ADDR: tenantsSvc.address, META_GRAPH_URL: `${graph.url}/v21.0`, PROVIDER_TIMEOUT_MS: '1000' },
   });
-  running.push(socialSvc);
   socialDb = socialSvc.db;
   socialGraphql = `http://127.0.0.1:${socialSvc.graphqlPort}/graphql`;
-  social = createClient('socialConfig', `127.0.0.1:${socialSvc.grpcPort}`);
+  social = socialSvc.client;
 
-  const tenants = createClient('tenants', `127.0.0.1:${tenantsSvc.grpcPort}`);
+  const tenants = tenantsSvc.client;
   const newTenant = async (name: string) =>
     (
       await tenants.StoreTenant({
@@ -109,10 +65,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  closeAllClients();
-  for (const svc of running.reverse()) await svc.stop();
+  await mesh?.stop();
   await graph?.close();
-  await database?.stop();
 });
 
 beforeEach(() => graph.reset());
@@ -121,14 +75,7 @@ const configure = (channelId: number, feature: string, action: string, body: Rec
   social.Configure({ tenantId: tenant, channelId, feature, action, json: JSON.stringify(body) }).then((r) => JSON.parse(r.json));
 
 /** The REST answer a failed call becomes (status and envelope), through the kit's one mapping. */
-async function failure(call: Promise<unknown>) {
-  try {
-    await call;
-  } catch (err) {
-    return grpcToHttp(err as grpc.ServiceError);
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
+const failure = async (call: Promise<unknown>) => grpcToHttp(await rpcError(call));
 
 const stored = (channelId: number) => socialDb.collection('channel_profiles').findOne({ _id: channelId as never });
 
@@ -142,12 +89,12 @@ describe('iceBreakers', () => {
 
   it('answers an empty configuration before any set, without asking Meta', async () => {
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers: [] });
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it('sets them at Meta in the localized form for Instagram, stores and answers them', async () => {
     await expect(configure(instagram, 'iceBreakers', 'set', { iceBreakers })).resolves.toEqual({ iceBreakers });
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       {
         method: 'POST',
         url: '/v21.0/me/messenger_profile',
@@ -158,7 +105,7 @@ describe('iceBreakers', () => {
     graph.reset();
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers });
     await expect(social.GetProfile({ tenantId, channelId: instagram })).resolves.toMatchObject({ iceBreakers });
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it('stores nothing when Meta refuses, and answers 502 with Meta’s message', async () => {
@@ -175,7 +122,7 @@ describe('iceBreakers', () => {
     await configure(instagram, 'iceBreakers', 'set', { iceBreakers });
     graph.reset();
     await expect(configure(instagram, 'iceBreakers', 'delete')).resolves.toEqual({ deleted: true });
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['ice_breakers'] } },
     ]);
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers: [] });
@@ -209,7 +156,7 @@ describe('persistentMenu', () => {
   it('sets the menu without composer_input_disabled (Instagram has none) and answers it', async () => {
     const applied = { composerInputDisabled: false, menuItems };
     await expect(configure(instagram, 'persistentMenu', 'set', { composerInputDisabled: false, menuItems })).resolves.toEqual(applied);
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       {
         method: 'POST',
         url: '/v21.0/me/messenger_profile',
@@ -236,14 +183,14 @@ describe('persistentMenu', () => {
   it('refuses composerInputDisabled: true on Instagram, before asking Meta', async () => {
     const res = await failure(configure(instagram, 'persistentMenu', 'set', { composerInputDisabled: true, menuItems }));
     expect(res).toMatchObject({ status: 400, body: { error: 'ERR_VALIDATION', details: [{ field: 'composerInputDisabled', message: expect.any(String) }] } });
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it('deletes the menu at Meta and answers an empty one afterwards', async () => {
     await configure(instagram, 'persistentMenu', 'set', { menuItems });
     graph.reset();
     await expect(configure(instagram, 'persistentMenu', 'delete')).resolves.toEqual({ deleted: true });
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['persistent_menu'] } },
     ]);
     await expect(configure(instagram, 'persistentMenu', 'get')).resolves.toEqual({ composerInputDisabled: false, menuItems: [] });
@@ -261,20 +208,20 @@ describe('greeting', () => {
 
   it('sets the greeting on the Messenger page (no platform), then answers it from storage', async () => {
     await expect(configure(messenger, 'greeting', 'set', { greetings })).resolves.toEqual({ greetings });
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       { method: 'POST', url: '/v21.0/me/messenger_profile', authorization: 'Bearer fb-token', body: { greeting: greetings } },
     ]);
     graph.reset();
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings });
     await expect(social.GetProfile({ tenantId, channelId: messenger })).resolves.toMatchObject({ greetings });
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it('deletes the greeting at Meta and clears it', async () => {
     await configure(messenger, 'greeting', 'set', { greetings });
     graph.reset();
     await expect(configure(messenger, 'greeting', 'delete')).resolves.toEqual({ deleted: true });
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer fb-token', body: { fields: ['greeting'] } },
     ]);
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings: [] });
@@ -288,7 +235,7 @@ describe('personas', () => {
     graph.answer(() => ({ status: 200, body: { id: '1001' } }));
     const persona = { personaId: '1001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' };
     await expect(configure(messenger, 'personas', 'create', { name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' })).resolves.toEqual(persona);
-    expect(graph.requests).toEqual([
+    expect(graphRequests()).toEqual([
       {
         method: 'POST',
         url: '/v21.0/FB-PAGE-1/personas',
@@ -325,7 +272,7 @@ describe('personas', () => {
         { personaId: '1002', name: 'Bob', profilePictureUrl: 'https://cdn.example/bob.png' },
       ],
     });
-    expect(graph.requests.map((r) => [r.method, r.url, r.authorization])).toEqual([
+    expect(graphRequests().map((r) => [r.method, r.url, r.authorization])).toEqual([
       ['GET', '/v21.0/FB-PAGE-1/personas', 'Bearer fb-token'],
       ['GET', '/v21.0/FB-PAGE-1/personas?after=CUR1', 'Bearer fb-token'],
     ]);
@@ -336,7 +283,7 @@ describe('personas', () => {
     await configure(messenger, 'personas', 'create', { name: 'Cid', profilePictureUrl: 'https://cdn.example/cid.png' });
     graph.reset();
     await expect(configure(messenger, 'personas', 'delete', { personaId: '2001' })).resolves.toEqual({ personaId: '2001', deleted: true });
-    expect(graph.requests).toEqual([{ method: 'DELETE', url: '/v21.0/2001', authorization: 'Bearer fb-token', body: undefined }]);
+    expect(graphRequests()).toEqual([{ method: 'DELETE', url: '/v21.0/2001', authorization: 'Bearer fb-token', body: undefined }]);
     expect(Object.keys((await stored(messenger))?.personas)).toEqual(['1001']);
   });
 });
@@ -354,7 +301,7 @@ describe('ChannelProfile (GraphQL)', () => {
     }`;
     const res = await fetch(socialGraphql, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${'x'.repeat(24)}` },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${SUPER_ADMIN_TOKEN}` },
       body: JSON.stringify({ query, variables: { t: tenantId, a: instagram, b: messenger } }),
     });
     const { data } = (await res.json()) as { data: any };
@@ -378,13 +325,13 @@ describe('channel checks', () => {
     expect(res.body.error).toBe('ERR_CHANNEL_MISMATCH');
     expect(res.body.message).toContain(needed);
     expect(res.body.message).toContain(actual);
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it("answers 404 for another tenant's channel and never calls Meta", async () => {
     const res = await failure(configure(instagram, 'iceBreakers', 'set', { iceBreakers: [{ question: 'Q', payload: 'P' }] }, otherTenantId));
     expect(res).toMatchObject({ status: 404, body: { error: 'ERR_CHANNEL_NOT_FOUND' } });
-    expect(graph.requests).toEqual([]);
+    expect(graphRequests()).toEqual([]);
   });
 
   it('refuses an unknown feature or action, and a missing tenant', async () => {

@@ -1,28 +1,16 @@
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import type { ServiceClient } from '@convo/kit';
+import { startServiceForTest, type TestService } from '@convo/test-support';
 import { socialConfigService } from './server';
 
-let database: Database;
-let svc: RunningService<unknown>;
+let svc: TestService<'socialConfig'>;
 let client: ServiceClient<'socialConfig'>;
 
 beforeAll(async () => {
-  database = await startDatabase({ name: 'social-config-test' });
-  svc = await startService(socialConfigService, {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-    LOG_LEVEL: 'silent',
-  });
-  client = createClient('socialConfig', `127.0.0.1:${svc.grpcPort}`);
+  svc = await startServiceForTest(socialConfigService, { name: 'social-config-test' });
+  client = svc.client;
 });
 
-afterAll(async () => {
-  closeAllClients();
-  await svc?.stop();
-  await database?.stop();
-});
+afterAll(() => svc?.stop());
 
 const configure = (tenantId: number, channelId: number) =>
   svc.db.collection('channel_profiles').insertOne({

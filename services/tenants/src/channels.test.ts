@@ -1,16 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import {
-  engineSession,
-  errCode,
-  errDetails,
-  errFields,
-  rpcError,
-  startHarness,
-  tenantRequest,
-  uniqueIdentity,
-  wabaSession,
-  type Harness,
-} from './test-harness';
+import { errCode, errDetails, errFields, rpcError } from '@convo/test-support';
+import { engineSession, startHarness, wabaSession, type Harness } from './test-harness';
 
 let h: Harness;
 let planSeq = 9_000;
@@ -23,11 +13,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-const newTenant = async (over: Record<string, unknown> = {}) => {
-  const identity = uniqueIdentity();
-  const { tenant } = await h.client.StoreTenant(tenantRequest({ identity, ...over }));
-  return { ...tenant!, identity };
-};
+const newTenant = (over: Record<string, unknown> = {}) => h.newTenant(over);
 
 const newPlan = async (over: Record<string, unknown>) => {
   const id = ++planSeq;

@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { createClient, type proto } from '@convo/kit';
+import { errCode, errFields, rpcError } from '@convo/test-support';
 import { createHash, randomBytes } from 'node:crypto';
-import { engineSession, errCode, errFields, rpcError, startHarness, tenantRequest, type Harness } from './test-harness';
+import { engineSession, startHarness, tenantRequest, type Harness } from './test-harness';
 
 let h: Harness;
 

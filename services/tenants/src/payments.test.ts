@@ -1,7 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@convo/kit';
+import { errCode, errFields, rpcError } from '@convo/test-support';
 import { createHmac, randomUUID } from 'node:crypto';
-import { errCode, errFields, rpcError, startHarness, tenantRequest, uniqueIdentity, type Harness } from './test-harness';
+import { startHarness, tenantRequest, uniqueIdentity, type Harness } from './test-harness';
 
 const SECRETS = {
   gateway_a: 'secret-a-0123456789',

@@ -1,18 +1,8 @@
 import * as grpc from '@grpc/grpc-js';
-import { startService } from '@convo/kit';
+import { errCode, errDetails, errFields, rpcError, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import { tenantsService } from './server';
-import {
-  errCode,
-  errDetails,
-  errFields,
-  rpcError,
-  startHarness,
-  SUPER_ADMIN_TOKEN,
-  tenantRequest,
-  uniqueIdentity,
-  type Harness,
-} from './test-harness';
+import { startHarness, stringsOf, tenantRequest, uniqueIdentity, type Harness } from './test-harness';
 
 let h: Harness;
 
@@ -24,18 +14,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-/** Every string value of a document, however deeply nested. */
-function stringsOf(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsOf);
-  return [];
-}
-
-const newTenant = async (over: Record<string, unknown> = {}) => {
-  const identity = uniqueIdentity();
-  const { tenant } = await h.client.StoreTenant(tenantRequest({ identity, ...over }));
-  return { ...tenant!, identity };
-};
+const newTenant = (over: Record<string, unknown> = {}) => h.newTenant(over);
 
 const update = (identity: string, over: Record<string, unknown> = {}) => h.client.UpdateTenant({ identity, ...over });
 
@@ -287,15 +266,7 @@ describe('plans', () => {
   });
 
   describe('SEED_DEV_PLANS', () => {
-    const startOn = (database: string, env: Record<string, string>) =>
-      startService({ ...tenantsService, database }, {
-        MONGODB_URI: h.database.uri,
-        GRPC_PORT: '0',
-        GRAPHQL_PORT: '0',
-        SUPER_ADMIN_TOKEN,
-        LOG_LEVEL: 'silent',
-        ...env,
-      });
+    const startOn = (database: string, env: Record<string, string>) => h.mesh.start({ ...tenantsService, database }, { env });
 
     it('seeds one development plan into an empty installation, once across replicas', async () => {
       const database = `tenants_seed_${Date.now()}`;

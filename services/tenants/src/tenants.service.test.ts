@@ -1,82 +1,34 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import { createClient, type ServiceClient } from '@convo/kit';
+import { errCode, errFields, rpcError, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { createHash } from 'node:crypto';
 import { tenantsService } from './server';
+import { startHarness, stringsOf, tenantRequest as validTenantRequest, uniqueEmail, type Harness } from './test-harness';
 
 // ---- helpers -------------------------------------------------------------------------------
 
-const SUPER_ADMIN_TOKEN = 'x'.repeat(24);
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The rejection of a call that must fail. */
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
-const errFields = (err: grpc.ServiceError): string[] => {
-  const raw = err.metadata.get('err-details-bin')[0];
-  return (JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as Array<{ field: string }>).map((d) => d.field);
-};
-
-/** Every string value of a document, however deeply nested. */
-function stringsOf(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsOf);
-  return [];
-}
-
-let seq = 0;
-const uniqueEmail = () => `admin${++seq}-${Date.now()}@example.com`;
-
-/** A valid StoreTenant request; override what a test is about. */
-const tenantRequest = (over: Record<string, unknown> = {}) => ({
-  status: 'active',
-  name: 'Acme',
-  maxUsers: 5,
-  maxConnections: 2,
-  acceptTerms: true,
-  email: uniqueEmail(),
-  password: 'secret-pass1',
-  userName: 'Alice',
-  profile: 'admin',
-  ...over,
-});
+/** A valid StoreTenant request with two connections; override what a test is about. */
+const tenantRequest = (over: Record<string, unknown> = {}) => validTenantRequest({ maxConnections: 2, ...over });
 
 // ---- setup ---------------------------------------------------------------------------------
 
-let database: Database;
-let svc: RunningService<unknown>;
+let h: Harness;
+let svc: Harness['svc'];
 let client: ServiceClient<'tenants'>;
 
-const count = (collection: string) => svc.db.collection(collection).countDocuments();
+const count = (collection: string) => h.count(collection);
 
-/** The tenants service on its own database of the test's FerretDB. */
-const start = (databaseName = tenantsService.database) =>
-  startService({ ...tenantsService, database: databaseName }, {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN,
-    LOG_LEVEL: 'silent',
-  });
+/** The tenants service on another database of the test's FerretDB. */
+const start = (databaseName: string) => h.mesh.start({ ...tenantsService, database: databaseName });
 
 beforeAll(async () => {
-  database = await startDatabase({ name: 'tenants-test' });
-  svc = await start();
-  client = createClient('tenants', `127.0.0.1:${svc.grpcPort}`);
+  h = await startHarness('tenants-test');
+  ({ svc, client } = h);
 });
 
-afterAll(async () => {
-  closeAllClients();
-  await svc?.stop();
-  await database?.stop();
-});
+afterAll(() => h?.stop());
 
 const newTenant = async () => (await client.StoreTenant(tenantRequest())).tenant!;
 

@@ -1,71 +1,50 @@
 // Shared by the service-level tests: the real tenants service on port 0 over the test database.
-import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import type { proto, ServiceClient } from '@convo/kit';
+import { startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import { tenantsService, type TenantsConfig } from './server';
 
-export const SUPER_ADMIN_TOKEN = 'x'.repeat(24);
-
 export interface Harness {
-  database: Database;
-  svc: RunningService<TenantsConfig>;
+  /** The test file's database and services: more instances, or one on another database. */
+  mesh: TestMesh;
+  svc: TestService<'tenants', TenantsConfig>;
   client: ServiceClient<'tenants'>;
   count(collection: string, filter?: Record<string, unknown>): Promise<number>;
+  /** Stores a valid tenant with an identity of its own; answers it with that identity. */
+  newTenant(over?: Record<string, unknown>): Promise<proto.tenants.Tenant__Output & { identity: string }>;
   /** Another instance of the service on the same database: a second replica. */
-  replica(env?: Record<string, string>): Promise<RunningService<TenantsConfig>>;
+  replica(env?: Record<string, string>): Promise<TestService<'tenants', TenantsConfig>>;
   stop(): Promise<void>;
 }
 
 export async function startHarness(name: string, env: Record<string, string> = {}): Promise<Harness> {
-  const database = await startDatabase({ name });
-  const replicas: Array<RunningService<TenantsConfig>> = [];
-  const start = (extra: Record<string, string> = {}) =>
-    startService(tenantsService, {
-      MONGODB_URI: database.uri,
-      GRPC_PORT: '0',
-      GRAPHQL_PORT: '0',
-      SUPER_ADMIN_TOKEN,
-      LOG_LEVEL: 'silent',
-      ...env,
-      ...extra,
-    }).then((s) => {
-      replicas.push(s);
-      return s;
-    });
-  const svc = await start();
+  const mesh = await startTestMesh(name, env);
+  const replica = (extra: Record<string, string> = {}) => mesh.start(tenantsService, { env: extra });
+  const svc = await replica().catch(async (err: unknown) => {
+    await mesh.stop();
+    throw err;
+  });
   return {
-    database,
+    mesh,
     svc,
-    client: createClient('tenants', `127.0.0.1:${svc.grpcPort}`),
+    client: svc.client,
     count: (collection, filter = {}) => svc.db.collection(collection).countDocuments(filter),
-    replica: start,
-    stop: async () => {
-      closeAllClients();
-      await Promise.all(replicas.map((r) => r.stop()));
-      await database.stop();
+    newTenant: async (over = {}) => {
+      const identity = uniqueIdentity();
+      const { tenant } = await svc.client.StoreTenant(tenantRequest({ identity, ...over }));
+      return { ...tenant!, identity };
     },
+    replica,
+    stop: mesh.stop,
   };
 }
 
-/** The rejection of a call that must fail. */
-export async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
+/** Every string value of a document, however deeply nested. */
+export function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsOf);
+  return [];
 }
-
-export const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
-
-export const errDetails = (err: grpc.ServiceError): Array<{ field: string; message: string }> => {
-  const raw = err.metadata.get('err-details-bin')[0];
-  return raw ? (JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as Array<{ field: string; message: string }>) : [];
-};
-
-export const errFields = (err: grpc.ServiceError): string[] => errDetails(err).map((d) => d.field);
 
 export const uniqueEmail = () => `admin-${randomUUID()}@example.com`;
 /** A CNPJ-shaped identity nobody else has. */

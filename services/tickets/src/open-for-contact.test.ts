@@ -1,46 +1,24 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import type { ServiceClient } from '@convo/kit';
+import { errCode, rpcError, startServiceForTest, type TestService } from '@convo/test-support';
 import { ticketsService } from './server';
 
 // OpenForContact against the real tickets service on the embedded database.
-
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
 
 let lastTenant = 5_000;
 const newTenantId = () => ++lastTenant;
 let lastNumber = 0;
 const newNumber = () => `55219${String(30_000_000 + ++lastNumber)}`;
 
-let database: Database;
-let svc: RunningService<unknown>;
+let svc: TestService<'tickets'>;
 let client: ServiceClient<'tickets'>;
 
 beforeAll(async () => {
-  database = await startDatabase({ name: 'tickets-open-for-contact-test' });
-  svc = await startService(ticketsService, {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-    LOG_LEVEL: 'silent',
-  });
-  client = createClient('tickets', `127.0.0.1:${svc.grpcPort}`);
+  svc = await startServiceForTest(ticketsService, { name: 'tickets-open-for-contact-test' });
+  client = svc.client;
 });
 
-afterAll(async () => {
-  closeAllClients();
-  await svc?.stop();
-  await database?.stop();
-});
+afterAll(() => svc?.stop());
 
 const ticketsOf = (tenantId: number) => svc.db.collection('tickets').find({ tenantId }).sort({ _id: 1 }).toArray();
 const open = (tenantId: number, number: string, over: Record<string, unknown> = {}) =>

@@ -1,24 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import type { ServiceClient } from '@convo/kit';
+import { errCode, errFields, rpcError, startServiceForTest, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
 import { ticketsService } from './server';
 
 // ---- helpers -------------------------------------------------------------------------------
-
-/** The rejection of a call that must fail. */
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
-const errFields = (err: grpc.ServiceError): string[] => {
-  const raw = err.metadata.get('err-details-bin')[0];
-  return (JSON.parse(Buffer.from(raw as Buffer).toString('utf8')) as Array<{ field: string }>).map((d) => d.field);
-};
 
 // Every test works in a tenant of its own, so counts and contacts never mix between tests.
 let lastTenant = 100;
@@ -28,27 +13,15 @@ const newNumber = () => `55119${String(10_000_000 + ++lastNumber)}`;
 
 // ---- setup ---------------------------------------------------------------------------------
 
-let database: Database;
-let svc: RunningService<unknown>;
+let svc: TestService<'tickets'>;
 let client: ServiceClient<'tickets'>;
 
 beforeAll(async () => {
-  database = await startDatabase({ name: 'tickets-test' });
-  svc = await startService(ticketsService, {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-    LOG_LEVEL: 'silent',
-  });
-  client = createClient('tickets', `127.0.0.1:${svc.grpcPort}`);
+  svc = await startServiceForTest(ticketsService, { name: 'tickets-test' });
+  client = svc.client;
 });
 
-afterAll(async () => {
-  closeAllClients();
-  await svc?.stop();
-  await database?.stop();
-});
+afterAll(() => svc?.stop());
 
 /** The tickets subgraph, as the gateway forwards an admin's GraphQL call to it. */
 interface GqlAnswer {
@@ -58,7 +31,7 @@ interface GqlAnswer {
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<GqlAnswer> {
   const res = await fetch(`http://127.0.0.1:${svc.graphqlPort}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${'x'.repeat(24)}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SUPER_ADMIN_TOKEN}` },
     body: JSON.stringify({ query, variables }),
   });
   return (await res.json()) as GqlAnswer;

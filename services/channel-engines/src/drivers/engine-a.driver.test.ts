@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
-import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
+import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type ProviderRequest, type TestService } from '@convo/test-support';
+import { channelEnginesService } from '../server';
 import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineADriver } from './engine-a.driver';
@@ -481,11 +481,11 @@ describe('EngineADriver.parseInbound', () => {
 // ---- through the started service -----------------------------------------------------------
 
 describe('Deliver and ParseInbound over gRPC', () => {
-  let svc: RunningEngines;
+  let svc: TestService<'channelEngines'>;
   let lastChannel = 100;
 
   beforeAll(async () => {
-    svc = await startEnginesService('channel-engines-test');
+    svc = await startServiceForTest(channelEnginesService, { name: 'channel-engines-test', env: { PROVIDER_TIMEOUT_MS: '1000' } });
   });
   afterAll(() => svc?.stop());
 

@@ -1,4 +1,4 @@
-import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
+import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
 import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineBDriver } from './engine-b.driver';

@@ -1,5 +1,5 @@
+import { startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { channelOf, contentOf, failure, settingsWith, syncFailure } from '../testing/driver-fixtures';
-import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
 import type { Outbound } from './driver';
 import { MarketplaceDriver } from './marketplace.driver';
 

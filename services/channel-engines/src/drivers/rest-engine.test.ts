@@ -1,5 +1,5 @@
-import { startEnginesService, type RunningEngines } from '../testing/engines-service';
-import { startFakeProvider, type FakeProvider, type ProviderReply } from '../testing/fake-provider';
+import { startFakeProvider, startServiceForTest, type FakeProvider, type ProviderReply, type TestService } from '@convo/test-support';
+import { channelEnginesService } from '../server';
 import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
 import type { DriverSettings, Outbound } from './driver';
 import { EngineDDriver } from './engine-d.driver';
@@ -154,10 +154,10 @@ describe.each(engines.filter((e) => e.path === '/main'))('$kind (session in the 
 // ---- through the started service: the six kinds are registered and reached over gRPC ----------
 
 describe('engine_d … engine_h and whatsapp over gRPC', () => {
-  let svc: RunningEngines;
+  let svc: TestService<'channelEngines'>;
 
   beforeAll(async () => {
-    svc = await startEnginesService('channel-engines-rest-engines-test');
+    svc = await startServiceForTest(channelEnginesService, { name: 'channel-engines-rest-engines-test', env: { PROVIDER_TIMEOUT_MS: '1000' } });
   });
   afterAll(() => svc?.stop());
 

@@ -1,4 +1,4 @@
-import { providerFailed, validation } from '@convo/kit';
+import { mediaTypeExtension, providerFailed, validation } from '@convo/kit';
 import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
 import { sendInOrder } from './graph';
 import { requestJson, type RequestOptions } from './http';
@@ -102,25 +102,12 @@ function fileNameOf(content: Outbound['content']): string {
   return ext ? `file.${ext}` : 'file';
 }
 
-const EXTENSIONS: Record<string, string> = {
-  'application/pdf': 'pdf',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-  'application/vnd.ms-powerpoint': 'ppt',
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
-  'application/zip': 'zip',
-  'text/plain': 'txt',
-  'text/csv': 'csv',
-};
-
 /** A file's extension: from its name, else from its type ("" when neither tells). */
 export function extensionOf(fileName: string, mimeType: string): string {
   const dot = fileName.lastIndexOf('.');
   if (dot > 0 && dot < fileName.length - 1) return fileName.slice(dot + 1).toLowerCase();
   const type = mimeType.split(';')[0].trim().toLowerCase();
-  return EXTENSIONS[type] ?? (/^[a-z]+\/([a-z0-9]+)$/.exec(type)?.[1] || '');
+  return mediaTypeExtension(type) ?? (/^[a-z]+\/([a-z0-9]+)$/.exec(type)?.[1] || '');
 }
 
 // ---- reading engine webhooks (wa-engine.ts has the rest) ------------------------------------

@@ -1,5 +1,5 @@
+import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
 import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
-import { startFakeProvider, type FakeProvider, type ProviderRequest } from '../testing/fake-provider';
 import type { Outbound } from './driver';
 import { SocialDriver, type SocialKind } from './social.driver';
 

@@ -1,15 +1,16 @@
 import * as grpc from '@grpc/grpc-js';
 import { grpcToHttp } from '@convo/kit';
+import { rpcError, startServiceForTest, type TestService } from '@convo/test-support';
 import { channelOf } from '../testing/driver-fixtures';
-import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
+import { channelEnginesService } from '../server';
 
 /** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */
 describe('web chat over gRPC', () => {
-  let svc: RunningEngines;
+  let svc: TestService<'channelEngines'>;
   let lastChannel = 300;
 
   beforeAll(async () => {
-    svc = await startEnginesService('channel-engines-webchat-test');
+    svc = await startServiceForTest(channelEnginesService, { name: 'channel-engines-webchat-test' });
   });
   afterAll(() => svc?.stop());
 

@@ -1,5 +1,5 @@
+import { listenOnLoopback } from '@convo/test-support';
 import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import { parseMail, startFakeSmtp, startSilentServer, type FakeSmtp } from '../testing/fake-smtp';
 import type { DriverSettings, Outbound } from './driver';
@@ -25,16 +25,7 @@ async function startFileServer() {
     }
     res.writeHead(404).end('gone');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    PDF,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return { ...(await listenOnLoopback(server)), PDF };
 }
 
 let smtp: FakeSmtp;

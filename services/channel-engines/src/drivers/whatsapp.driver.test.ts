@@ -1,4 +1,4 @@
-import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
+import { startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { channelOf, contentOf, failure, settingsWith } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { WhatsappDriver } from './whatsapp.driver';

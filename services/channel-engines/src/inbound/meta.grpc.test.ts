@@ -1,12 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
 import { createConnection } from 'mongoose';
+import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type TestService } from '@convo/test-support';
 import { DeliveriesRepository } from '../db/deliveries.repository';
 import { EnginesService } from '../domain/engines.service';
 import type { Driver } from '../drivers/driver';
 import { enginesHandlers } from '../grpc/engines.handlers';
-import { rpcError, startEnginesService, type RunningEngines } from '../testing/engines-service';
-import { startFakeProvider, type FakeProvider } from '../testing/fake-provider';
+import { channelEnginesService } from '../server';
 
 // The Meta kinds through the started service: Deliver reaches a fake Graph API over real HTTP,
 // ParseInbound turns Meta's envelope into events, both over real gRPC.
@@ -23,13 +23,16 @@ const target = (over: Partial<proto.channelEngines.ChannelTarget>): proto.channe
 
 describe('Meta kinds over gRPC', () => {
   let graph: FakeProvider;
-  let svc: RunningEngines;
+  let svc: TestService<'channelEngines'>;
 
   beforeAll(async () => {
     graph = await startFakeProvider((req) =>
       req.body.messaging_product ? { status: 200, body: { messages: [{ id: 'wamid.OK' }] } } : { status: 200, body: { recipient_id: '1', message_id: 'm_OK' } },
     );
-    svc = await startEnginesService('channel-engines-meta-test', { META_GRAPH_URL: `${graph.url}/v21.0/` });
+    svc = await startServiceForTest(channelEnginesService, {
+      name: 'channel-engines-meta-test',
+      env: { PROVIDER_TIMEOUT_MS: '1000', META_GRAPH_URL: `${graph.url}/v21.0/` },
+    });
   });
 
   afterAll(async () => {

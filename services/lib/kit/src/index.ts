@@ -3,6 +3,7 @@ export * from './config';
 export * from './errors';
 export * from './logger';
 export * from './media-links';
+export * from './media-types';
 export * from './mongo';
 export * from './service';
 export * from './grpc/protos';

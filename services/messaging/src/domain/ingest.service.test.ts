@@ -1,24 +1,17 @@
-import { channelEnginesService } from '@convo/channel-engines';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient, type proto } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { tenantsService } from '@convo/tenants';
-import { ticketsService } from '@convo/tickets';
+import type { proto, ServiceClient } from '@convo/kit';
+import { startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Connection } from 'mongoose';
 import { messageEventId, statusEventId } from '../outbox/events';
-import { messagingService } from '../server';
+import { startMessagingWithPeers, type MessagingWithPeers } from '../testing/peers';
 
 // IngestEvents through the real messaging service and its real peers (tickets, tenants,
 // channel-engines for sends) on one database; an engine server on loopback accepts sends.
 
 type InboundEvent = proto.channelEngines.InboundEvent;
 
-let database: Database;
-let engine: Server;
-let engineUrl: string;
-const running: RunningService<unknown>[] = [];
+let services: MessagingWithPeers;
+let engine: FakeProvider;
 let db: Connection;
 let messaging: ServiceClient<'messaging'>;
 let tickets: ServiceClient<'tickets'>;
@@ -29,33 +22,16 @@ let waba: proto.tenants.Channel__Output;
 let quiet: proto.tenants.Channel__Output;
 let sent = 0;
 
-const addr = (svc: RunningService<unknown>) => `127.0.0.1:${svc.grpcPort}`;
 const ingest = async (...events: InboundEvent[]) => (await messaging.IngestEvents({ events })).results;
 const outbox = () => db.collection<{ _id: string; method: string; body: string; target: string; urlField: string }>('outbox');
 
 beforeAll(async () => {
-  engine = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ key: { id: `WA-${++sent}` } })));
-  });
-  await new Promise<void>((r) => engine.listen(0, '127.0.0.1', r));
-  engineUrl = `http://127.0.0.1:${(engine.address() as AddressInfo).port}`;
-
-  database = await startDatabase({ name: 'messaging-ingest-test' });
-  const env = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUPER_ADMIN_TOKEN: 'x'.repeat(24), LOG_LEVEL: 'silent', CHANNEL_CACHE_MS: '0' };
-  const [ticketsSvc, tenantsSvc, enginesSvc] = await Promise.all([startService(ticketsService, env), startService(tenantsService, env), startService(channelEnginesService, env)]);
-  running.push(ticketsSvc, tenantsSvc, enginesSvc);
-  const messagingSvc = await startService(messagingService, {
-    ...env,
-    TICKETS_GRPC_ADDR: addr(ticketsSvc),
-    TENANTS_GRPC_ADDR: addr(tenantsSvc),
-    CHANNEL_ENGINES_GRPC_ADDR: addr(enginesSvc),
-  });
-  running.push(messagingSvc);
-  db = messagingSvc.db;
-  messaging = createClient('messaging', addr(messagingSvc), { deadlineMs: 15_000 });
-  tickets = createClient('tickets', addr(ticketsSvc));
-  tenants = createClient('tenants', addr(tenantsSvc));
+  engine = await startFakeProvider(() => ({ status: 200, body: { key: { id: `WA-${++sent}` } } }));
+  services = await startMessagingWithPeers('messaging-ingest-test', { CHANNEL_CACHE_MS: '0' });
+  db = services.messaging.db;
+  messaging = services.messaging.client;
+  tickets = services.tickets.client;
+  tenants = services.tenants.client;
 
   const { tenant } = await tenants.StoreTenant({
     status: 'active', name: 'Inbound Co', maxUsers: 5, maxConnections: 0, acceptTerms: true,
@@ -63,16 +39,14 @@ beforeAll(async () => {
   });
   tenantId = tenant!.id;
   const hook = { webhookEnabled: true, webhookUrl: 'https://hooks.example/in', webhookIncoming: true };
-  engineChannel = (await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl, engineToken: 'tok', ...hook })).whatsapp!;
+  engineChannel = (await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok', ...hook })).whatsapp!;
   waba = (await tenants.CreateSession({ tenant: tenantId, name: 'Official', type: 'waba', tokenApi: '1098765432', wabaId: 'W1', bmToken: 'bm', ...hook })).whatsapp!;
-  quiet = (await tenants.CreateSession({ tenant: tenantId, name: 'No webhook', type: 'engine_a', engineUrl, engineToken: 'tok2' })).whatsapp!;
+  quiet = (await tenants.CreateSession({ tenant: tenantId, name: 'No webhook', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok2' })).whatsapp!;
 });
 
 afterAll(async () => {
-  closeAllClients();
-  for (const svc of running.reverse()) await svc.stop();
-  await new Promise((r) => engine?.close(r));
-  await database?.stop();
+  await services?.stop();
+  await engine?.close();
 });
 
 let lastNumber = 0;
@@ -230,7 +204,7 @@ describe('IngestEvents: delivery statuses', () => {
 
 describe('IngestEvents: engine connection', () => {
   it("sets the channel's status and writes one service.status event per change", async () => {
-    const { whatsapp } = await tenants.CreateSession({ tenant: tenantId, name: 'Conn', type: 'engine_a', engineUrl, engineToken: 't3' });
+    const { whatsapp } = await tenants.CreateSession({ tenant: tenantId, name: 'Conn', type: 'engine_a', engineUrl: engine.url, engineToken: 't3' });
     const conn = (connection: string): InboundEvent => ({ kind: 'connection', channelId: whatsapp!.id, channelType: 'engine_a', connection });
     expect(await ingest(conn('CONNECTED'), conn('CONNECTED'))).toEqual([
       { outcome: 'connection_applied', messageId: '', ticketId: 0 },

@@ -1,6 +1,6 @@
 import { DomainError, parseAllowList, verifyMediaLink } from '@convo/kit';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback, type Listening } from '@convo/test-support';
+import { createServer } from 'node:http';
 import type { MediaStore, StoredMedia } from '../db/media.store';
 import { MediaService, type MediaSettings } from './media.service';
 
@@ -20,22 +20,23 @@ class MemoryStore implements MediaStore {
 const PNG = Buffer.from('89504e470d0a1a0a', 'hex');
 
 describe('MediaService', () => {
-  let server: Server;
+  let server: Listening;
   let base: string;
   const hits: string[] = [];
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      hits.push(req.url!);
-      if (req.url === '/photo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-      else if (req.url === '/moved') res.writeHead(302, { location: '/photo.png' }).end();
-      else if (req.url === '/page') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
-      else res.writeHead(404).end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenOnLoopback(
+      createServer((req, res) => {
+        hits.push(req.url!);
+        if (req.url === '/photo.png') res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+        else if (req.url === '/moved') res.writeHead(302, { location: '/photo.png' }).end();
+        else if (req.url === '/page') res.writeHead(200, { 'content-type': 'text/html' }).end('<html>');
+        else res.writeHead(404).end();
+      }),
+    );
+    base = server.url;
   });
-  afterAll(() => new Promise((r) => server.close(r)));
+  afterAll(() => server.close());
   beforeEach(() => (hits.length = 0));
 
   const settings = (over: Partial<MediaSettings> = {}): MediaSettings => ({

@@ -1,6 +1,6 @@
-import { DomainError, mediaLinkUrl, notFound, safeRequest, validation, type AllowList, type proto } from '@convo/kit';
+import { DomainError, mediaLinkUrl, notFound, safeRequest, SUPPORTED_MEDIA_TYPES, validation, type AllowList, type proto } from '@convo/kit';
 import type { MediaStore } from '../db/media.store';
-import { checkSize, fileNameFor, normalizeMimeType, SUPPORTED_MIME_TYPES } from './media';
+import { checkSize, fileNameFor, normalizeMimeType } from './media';
 
 export interface MediaSettings {
   maxBytes: number;
@@ -30,7 +30,7 @@ const unsupported = (mimeType: string) =>
   new DomainError(
     'unsupported_media',
     'ERR_UNSUPPORTED_MEDIA_TYPE',
-    `Media type ${mimeType || '(none)'} is not supported; supported: ${SUPPORTED_MIME_TYPES.join(', ')}`,
+    `Media type ${mimeType || '(none)'} is not supported; supported: ${SUPPORTED_MEDIA_TYPES.join(', ')}`,
   );
 
 /** Brings media from the request (bytes or a caller's URL) into the store, once per send. */

@@ -1,108 +1,35 @@
 import * as grpc from '@grpc/grpc-js';
-import { channelEnginesService } from '@convo/channel-engines';
-import { closeAllClients, createClient, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
-import { tenantsService } from '@convo/tenants';
-import { ticketsService } from '@convo/tickets';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { messagingService } from '../server';
+import type { ServiceClient } from '@convo/kit';
+import { errCode, errFields, rpcError, startFakeProvider, type FakeProvider, type ProviderReply } from '@convo/test-support';
+import type { Connection } from 'mongoose';
+import { startMessagingWithPeers, type MessagingWithPeers } from '../testing/peers';
 
 // SendInteractive through the real tickets, tenants, channel-engines and messaging services on the
 // embedded database. One loopback server stands in for every provider (an engine_a server and the
 // Graph API); it records each request and answers with the id field of each.
 
-interface ProviderRequest {
-  url: string;
-  body: any;
-}
+let n = 0;
+const acceptWithId = (): ProviderReply => {
+  const id = `P-${++n}`;
+  return { status: 200, body: { key: { id }, messages: [{ id }] } };
+};
 
-async function startProvider() {
-  const requests: ProviderRequest[] = [];
-  let failWith: { status: number; body: unknown } | undefined;
-  let n = 0;
-  const server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      requests.push({ url: req.url!, body: raw ? JSON.parse(raw) : null });
-      const id = `P-${++n}`;
-      const answer = failWith ?? { status: 200, body: { key: { id }, messages: [{ id }] } };
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    fail(status: number, body: unknown) {
-      failWith = { status, body };
-    },
-    reset() {
-      requests.length = 0;
-      failWith = undefined;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-async function rpcError(call: Promise<unknown>): Promise<grpc.ServiceError> {
-  try {
-    await call;
-  } catch (err) {
-    return err as grpc.ServiceError;
-  }
-  throw new Error('expected the call to fail, it succeeded');
-}
-const errCode = (err: grpc.ServiceError) => err.metadata.get('err-code')[0];
-const errFields = (err: grpc.ServiceError): string[] =>
-  (JSON.parse(Buffer.from(err.metadata.get('err-details-bin')[0] as Buffer).toString('utf8')) as Array<{ field: string }>).map((d) => d.field);
-
-let database: Database;
-let provider: Awaited<ReturnType<typeof startProvider>>;
-const running: RunningService<unknown>[] = [];
-let messagingDb: RunningService<unknown>['db'];
+let services: MessagingWithPeers;
+let provider: FakeProvider;
+let messagingDb: Connection;
 let tickets: ServiceClient<'tickets'>;
 let messaging: ServiceClient<'messaging'>;
 let tenantId: number;
 let engineA: number;
 let waba: number;
 
-const addr = (svc: RunningService<unknown>) => `127.0.0.1:${svc.grpcPort}`;
-
 beforeAll(async () => {
-  [database, provider] = await Promise.all([startDatabase({ name: 'messaging-interactive-test' }), startProvider()]);
-  const env = {
-    MONGODB_URI: database.uri,
-    GRPC_PORT: '0',
-    GRAPHQL_PORT: '0',
-    SUPER_ADMIN_TOKEN: 'x'.repeat(24),
-    LOG_LEVEL: 'silent',
-    PROVIDER_TIMEOUT_MS: '3000',
-    META_GRAPH_URL: `${provider.url}/graph`,
-  };
-  const [ticketsSvc, tenantsSvc, enginesSvc] = await Promise.all([
-    startService(ticketsService, env),
-    startService(tenantsService, env),
-    startService(channelEnginesService, env),
-  ]);
-  running.push(ticketsSvc, tenantsSvc, enginesSvc);
-  const messagingSvc = await startService(messagingService, {
-    ...env,
-    TICKETS_GRPC_ADDR: addr(ticketsSvc),
-    TENANTS_GRPC_ADDR: addr(tenantsSvc),
-    CHANNEL_ENGINES_GRPC_ADDR: addr(enginesSvc),
-  });
-  running.push(messagingSvc);
-  messagingDb = messagingSvc.db;
-
-  tickets = createClient('tickets', addr(ticketsSvc));
-  messaging = createClient('messaging', addr(messagingSvc), { deadlineMs: 15_000 });
-  const tenants = createClient('tenants', addr(tenantsSvc));
+  provider = await startFakeProvider(acceptWithId);
+  services = await startMessagingWithPeers('messaging-interactive-test', { PROVIDER_TIMEOUT_MS: '3000', META_GRAPH_URL: `${provider.url}/graph` });
+  messagingDb = services.messaging.db;
+  tickets = services.tickets.client;
+  messaging = services.messaging.client;
+  const tenants = services.tenants.client;
   const { tenant } = await tenants.StoreTenant({
     status: 'active', name: 'Acme', maxUsers: 5, maxConnections: 5, acceptTerms: true,
     email: 'owner@interactive.example', password: 'secret-pass1', userName: 'Owner', profile: 'admin',
@@ -113,10 +40,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  closeAllClients();
-  for (const svc of running.reverse()) await svc.stop();
+  await services?.stop();
   await provider?.close();
-  await database?.stop();
 });
 
 beforeEach(() => provider.reset());
@@ -196,7 +121,7 @@ describe('SendInteractive to a ticket', () => {
 
   it('stores a refused message as failed and answers ERR_PROVIDER_FAILED', async () => {
     const ticket = await newTicket();
-    provider.fail(500, { message: 'session closed' });
+    provider.answer(() => ({ status: 500, body: { message: 'session closed' } }));
     const err = await rpcError(quickReply(ticket.id));
 
     expect(errCode(err)).toBe('ERR_PROVIDER_FAILED');

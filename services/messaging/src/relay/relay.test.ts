@@ -1,6 +1,6 @@
-import { closeAllClients, connectDatabase, createClient, createLogger, parseAllowList, startService, type RunningService, type ServiceClient } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import { connectDatabase, createLogger, parseAllowList, type ServiceClient } from '@convo/kit';
 import { tenantsService } from '@convo/tenants';
+import { startTestMesh, startWebhookReceiver, verifyStandardWebhook, type TestMesh, type WebhookReceiver } from '@convo/test-support';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { eventId, outboxEvent } from '../outbox/events';
@@ -8,13 +8,11 @@ import type { OutboxEventDoc, WebhookMethod } from '../outbox/outbox.models';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { Relay } from './relay';
 import { Targets } from './targets';
-import { startWebhookReceiver, verifyStandardWebhook, type WebhookReceiver } from './testing/webhook-receiver';
 
 // Relays in this process against the real tenants service (targets, secrets, 410 switch-off), the
 // real database, and a customer endpoint on loopback that records what it receives.
 
-let database: Database;
-let tenantsSvc: RunningService<unknown>;
+let mesh: TestMesh;
 let tenants: ServiceClient<'tenants'>;
 let conn: Connection;
 let outbox: OutboxRepository;
@@ -47,10 +45,9 @@ function startRelay(over: Partial<typeof SETTINGS> = {}) {
 }
 
 beforeAll(async () => {
-  [database, receiver] = await Promise.all([startDatabase({ name: 'messaging-relay-test' }), startWebhookReceiver()]);
-  tenantsSvc = await startService(tenantsService, { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUPER_ADMIN_TOKEN: 'x'.repeat(24), LOG_LEVEL: 'silent' });
-  tenants = createClient('tenants', `127.0.0.1:${tenantsSvc.grpcPort}`);
-  conn = await connectDatabase(database.uri, 'convo_messaging');
+  [mesh, receiver] = await Promise.all([startTestMesh('messaging-relay-test'), startWebhookReceiver()]);
+  tenants = (await mesh.start(tenantsService)).client;
+  conn = await connectDatabase(mesh.database.uri, 'convo_messaging');
   outbox = new OutboxRepository(conn);
   await outbox.init();
   const { tenant, adminUser } = await tenants.StoreTenant({
@@ -67,11 +64,9 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  closeAllClients();
   await conn?.close();
-  await tenantsSvc?.stop();
+  await mesh?.stop();
   await receiver?.close();
-  await database?.stop();
 });
 
 /** A channel whose webhook points at the receiver under its own path. */

@@ -19,6 +19,8 @@ describe('gRPC server and client', () => {
           if (req.channelId === 500) throw new Error('boom');
           return { channelId: req.channelId, tenantId: req.tenantId, iceBreakers: [{ question: 'Hi?', payload: 'HI' }] };
         },
+        // The service's other method must have a handler too; these tests call GetProfile only.
+        Configure: async (req) => ({ json: req.json }),
       },
       0,
       log,

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './loopback';
 
 /** One request as a fake provider received it: the exact wire request a driver sent. */
 export interface ProviderRequest {
@@ -27,7 +27,7 @@ export interface FakeProvider {
 
 /**
  * A provider (engine server, Graph API, marketplace...) on loopback that records every request and
- * answers what the test says. Drivers are tested against it over real HTTP.
+ * answers what the test says. Drivers and services are tested against it over real HTTP.
  */
 export async function startFakeProvider(defaultReply: (req: ProviderRequest) => ProviderReply = () => ({ status: 200, body: {} })): Promise<FakeProvider> {
   const requests: ProviderRequest[] = [];
@@ -54,9 +54,9 @@ export async function startFakeProvider(defaultReply: (req: ProviderRequest) => 
       res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body ?? {}));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url, close } = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     requests,
     answer(fn) {
       reply = fn;
@@ -65,10 +65,6 @@ export async function startFakeProvider(defaultReply: (req: ProviderRequest) => 
       requests.length = 0;
       reply = defaultReply;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

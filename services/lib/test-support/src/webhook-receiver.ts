@@ -1,6 +1,6 @@
+import { listenOnLoopback } from './loopback';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 
 /** One request the receiver got, recorded when its body arrived (before it is answered). */
 export interface ReceivedWebhook {
@@ -81,10 +81,10 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     });
   });
   server.keepAliveTimeout = 1000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { url, close } = await listenOnLoopback(server);
 
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    url,
     received,
     overlaps,
     answer: (r) => (responder = r),
@@ -96,11 +96,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }
 

@@ -1,0 +1,7 @@
+// What the services' tests share: real services on the embedded database, fake providers on
+// loopback, and the reading of gRPC errors. Used by tests only (a devDependency).
+export * from './service';
+export * from './fake-provider';
+export * from './grpc-errors';
+export * from './loopback';
+export * from './webhook-receiver';
