@@ -144,9 +144,9 @@ describe('Meta kinds over gRPC', () => {
   });
 });
 
-// The engine path dispatches to the channel kind's own parser. No engine driver here is this
-// helper's to own, so a driver of a made-up kind stands in for one, behind the real service and
-// handlers.
+// The engine path dispatches to the channel kind's own parser. A driver of a made-up kind stands
+// in, behind the real service and handlers, so that this tests the dispatch and not any one
+// engine's format (each engine's parser is tested with its driver).
 describe('ParseInbound for an engine channel over gRPC', () => {
   /** Parses `{ event, id, from, text }` the way an engine driver would; ignores other events. */
   const echoEngine: Driver = {
