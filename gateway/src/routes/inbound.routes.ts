@@ -1,9 +1,8 @@
-import { bearerMatches, type proto } from '@convo/kit';
+import { bearerMatches, channelTarget, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Type from 'typebox';
-import { channelTarget } from '../channel-target';
 import type { Clients } from '../clients';
 import { envelope } from '../errors';
 

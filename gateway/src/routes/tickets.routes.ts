@@ -1,7 +1,6 @@
-import { validation, type proto } from '@convo/kit';
+import { channelTarget, type proto, validation } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { channelTarget } from '../channel-target';
 import type { Clients } from '../clients';
 import { lastMessageRecord, ticketRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';

@@ -61,6 +61,14 @@ describe('CreateTicket', () => {
     expect(await svc.db.collection('contacts').findOne({ tenantId })).toMatchObject({ number: '5511987654321' });
   });
 
+  it('takes a social platform user id (a 17-digit PSID) as the number, up to 20 digits', async () => {
+    const tenantId = newTenantId();
+    const { ticket } = await create(tenantId, { number: '24965723418012345' });
+    expect(ticket!.contact!.number).toBe('24965723418012345');
+    const err = await rpcError(create(tenantId, { number: '249657234180123456789' }));
+    expect(errFields(err)).toEqual(['number']);
+  });
+
   it.each(['abc', '+55 11', '0551198765432'])('rejects the number %p', async (number) => {
     const tenantId = newTenantId();
     const err = await rpcError(create(tenantId, { number }));

@@ -14,3 +14,4 @@ export * from './grpc/health';
 export * from './graphql/subgraph';
 export * as proto from './proto-types';
 export * from './net';
+export * from './channel-target';

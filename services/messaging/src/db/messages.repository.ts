@@ -13,7 +13,7 @@ const predecessorsOf = (status: MessageStatus): MessageStatus[] =>
     : (Object.keys(STATUS_RANK) as MessageStatus[]).filter((s) => s !== 'failed' && STATUS_RANK[s] < STATUS_RANK[status]);
 
 /** applied: the message moved · unchanged: it had that status already · regression: ignored · missing: no such message. */
-export type StatusChange = 'applied' | 'unchanged' | 'regression' | 'missing';
+export type StatusChange = 'applied' | 'unchanged' | 'regression';
 
 export class MessagesRepository {
   private readonly models;
@@ -71,10 +71,6 @@ export class MessagesRepository {
     return this.models.Message.find({ ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
-  /**
-   * Every status change of a message goes through here (the send path's sent/failed, providers'
-   * delivered/read/failed), so that every one of them becomes a `message.status` event.
-   */
   /** The subject of the contact's latest e-mail on a ticket ('' when none), to answer in its thread. */
   async lastInboundSubject(tenantId: number, ticketId: number): Promise<string> {
     const last = await this.models.Message.findOne({ tenantId, ticketId, direction: 'in', subject: { $gt: '' } }, { subject: 1 })
@@ -84,12 +80,11 @@ export class MessagesRepository {
     return last?.subject ?? '';
   }
 
-  async setStatus(id: string, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<StatusChange> {
-    const doc = await this.findAnyById(id);
-    return doc ? this.applyStatus(doc, status, fields) : 'missing';
-  }
-
   /**
+   * Every status change of a message goes through here (the send path's sent/failed, providers'
+   * delivered/read/failed), so that every one of them becomes a `message.status` event. Callers
+   * pass the message as they hold it (the send path its own pending document: no read).
+   *
    * Forward only. The event is written FIRST, with an id derived from (message, status): a crash
    * between the two writes leaves an event for a change the provider did report (a provider's
    * retry then applies the change; the event is not written twice), never a change without event.

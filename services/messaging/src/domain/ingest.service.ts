@@ -158,8 +158,8 @@ export class IngestService {
   }
 
   /**
-   * The contact's tickets on this channel, newest first. Tickets looks contacts up by E.164 number:
-   * an id it does not take as one (a long PSID) finds nothing here.
+   * The contact's tickets on this channel, newest first. Tickets looks contacts up by number
+   * (digits, up to 20: numeric PSIDs/IGSIDs included); an id it does not take as one finds nothing.
    */
   private async contactTickets(channel: Channel, number: string): Promise<Ticket[]> {
     try {

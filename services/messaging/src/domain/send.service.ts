@@ -1,4 +1,4 @@
-import { conflict, notFound, TtlCache, validation, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { channelTarget, conflict, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
@@ -161,19 +161,7 @@ export class SendService {
     try {
       const { providerMessageId } = await this.peers.engines.Deliver(
         {
-          channel: {
-            id: channel.id,
-            tenantId: channel.tenantId,
-            type: channel.type,
-            engineUrl: channel.engineUrl,
-            engineToken: channel.engineToken,
-            tokenApi: channel.tokenApi,
-            bmToken: channel.bmToken,
-            pageId: channel.pageId,
-            pageToken: channel.pageToken,
-            wabaId: channel.wabaId,
-            emailAddress: channel.emailAddress,
-          },
+          channel: channelTarget(channel),
           // E-mail tickets (webmail channels) have an address instead of a number.
           to: ticket.contact!.number || ticket.contact!.email,
           content: {
@@ -189,9 +177,9 @@ export class SendService {
         },
         { deadlineMs: this.providerDeadlineMs },
       );
-      await this.repo.setStatus(out.messageId, 'sent', { providerMessageId });
+      await this.repo.applyStatus(doc, 'sent', { providerMessageId });
     } catch (err) {
-      await this.repo.setStatus(out.messageId, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
+      await this.repo.applyStatus(doc, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
       this.log.warn({ messageId: out.messageId, ticketId: ticket.id }, 'message failed');
       throw err;
     }

@@ -1,6 +1,9 @@
-import type { proto } from '@convo/kit';
+import type * as proto from './proto-types';
 
-/** The parts of a channel a driver (or an engine's webhook parser) needs, as channel-engines takes them. */
+/**
+ * The parts of a tenants channel a driver (or an engine's webhook parser) needs, as channel-engines
+ * takes them: the one mapping every caller of Deliver, CheckNumber and ParseInbound uses.
+ */
 export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEngines.ChannelTarget => ({
   id: c.id,
   tenantId: c.tenantId,
