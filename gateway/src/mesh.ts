@@ -46,6 +46,8 @@ export interface Mesh {
   processes: Map<string, ChildProcess>;
   /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
   startRelay(name?: string): Promise<ChildProcess>;
+  /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
+  startDispatcher(name?: string, env?: Record<string, string>): Promise<ChildProcess>;
   stop(): Promise<void>;
 }
 
@@ -139,11 +141,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     await database.stop();
   };
 
-  // The webhook relay of messaging: its own process on the messaging database (no gRPC port).
-  const relayMain = join(dirname(require.resolve('@convo/messaging/package.json')), 'dist', 'relay', 'main.js');
-  const startRelay = async (name = 'messaging-relay') => {
+  // The workers of messaging, each its own process on the messaging database (no gRPC port): the
+  // webhook relay and the message dispatcher.
+  const messagingDist = join(dirname(require.resolve('@convo/messaging/package.json')), 'dist');
+  const startWorker = async (worker: 'relay' | 'dispatcher', name: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
-    const child = launch(name, relayMain, { RELAY_HEALTH_PORT: String(healthPort) });
+    const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...env });
     await waitUntil(
       name,
       30_000,
@@ -152,6 +155,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     );
     return child;
   };
+  const startRelay = (name = 'messaging-relay') => startWorker('relay', name);
+  const startDispatcher = (name = 'messaging-dispatcher', env?: Record<string, string>) => startWorker('dispatcher', name, env);
 
   try {
     await Promise.all(
@@ -175,8 +180,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
         () => gateway.exitCode === null,
       ),
       startRelay(),
+      startDispatcher(),
     ]);
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, stop };
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, startDispatcher, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -164,6 +164,7 @@ export const channelRecord = (c: proto.tenants.Channel__Output) => ({
   ...(c.webhookSecretPrevious ? { webhookSecretPrevious: c.webhookSecretPrevious, webhookSecretPreviousUntil: c.webhookSecretPreviousUntil } : {}),
   pageId: c.pageId || null,
   emailAddress: c.emailAddress || null,
+  sendIntervalMs: c.sendIntervalMs ?? null,
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });

@@ -146,6 +146,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       pageId: b.pageId ?? '',
       pageToken: b.pageToken ?? '',
       emailAddress: b.emailAddress ?? '',
+      sendIntervalMs: b.sendIntervalMs,
     });
     return {
       success: true,

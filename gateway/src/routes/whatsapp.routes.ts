@@ -31,6 +31,7 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
         pageId: b.pageId,
         pageToken: b.pageToken,
         emailAddress: b.emailAddress,
+        sendIntervalMs: b.sendIntervalMs === null ? -1 : b.sendIntervalMs,
         rotateWebhookSecret: b.rotateWebhookSecret ?? false,
       });
       return {

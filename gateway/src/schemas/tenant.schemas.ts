@@ -42,6 +42,8 @@ export const ListTenantsQuery = Type.Object({
 });
 export type ListTenantsQuery = Static<typeof ListTenantsQuery>;
 
+/** Dispatcher pacing of one channel: least milliseconds between two sends (0: unpaced), at most a minute. */
+const SendIntervalMs = Type.Integer({ minimum: 0, maximum: 60_000, description: 'least milliseconds between two sends on the channel; unset: the kind\'s default' });
 const optionalUrl = Type.Optional(Type.String({ maxLength: 2048 }));
 const namesList = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64, description }));
 
@@ -95,6 +97,7 @@ export const CreateSessionBody = Type.Object({
   pageId: Type.Optional(Type.String({ maxLength: 64 })),
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
   emailAddress: Type.Optional(Type.String({ maxLength: 254, description: 'webmail: the From address (required for webmail)' })),
+  sendIntervalMs: Type.Optional(SendIntervalMs),
 });
 export type CreateSessionBody = Static<typeof CreateSessionBody>;
 
@@ -113,6 +116,7 @@ export const UpdateWhatsappBody = Type.Object({
   pageId: Type.Optional(Type.String({ maxLength: 64 })),
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
   emailAddress: Type.Optional(Type.String({ maxLength: 254, description: 'webmail: the From address' })),
+  sendIntervalMs: Type.Optional(Type.Union([SendIntervalMs, Type.Null()], { description: 'null: back to the kind\'s default pacing' })),
   rotateWebhookSecret: Type.Optional(Type.Boolean({ description: 'true: a new webhook signing secret; the old one also signs for 24 hours' })),
 });
 export type UpdateWhatsappBody = Static<typeof UpdateWhatsappBody>;

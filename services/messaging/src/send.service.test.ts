@@ -21,7 +21,7 @@ let tenantId: number;
 let channelId: number;
 
 beforeAll(async () => {
-  [services, engine] = await Promise.all([startMessagingWithPeers('messaging-test', { PROVIDER_TIMEOUT_MS: '3000' }), startFakeProvider(acceptWithKey)]);
+  [services, engine] = await Promise.all([startMessagingWithPeers('messaging-test', { PROVIDER_TIMEOUT_MS: '3000', DELIVERY_BACKOFF_BASE_MS: '50', DELIVERY_BACKOFF_MAX_MS: '100' }), startFakeProvider(acceptWithKey)]);
   messagingDb = services.messaging.db;
   tickets = services.tickets.client;
   messaging = services.messaging.client;
@@ -64,18 +64,12 @@ const messagesOf = (ticketId: number) => messagingDb.collection('messages').find
 // ---- SendByTicket --------------------------------------------------------------------------
 
 describe('SendByTicket', () => {
-  it('delivers a text once to the engine and stores the message as sent', async () => {
+  it('answers once the message is queued, then the dispatcher delivers it once and records it as sent', async () => {
     const ticket = await newTicket();
     const res = await send(ticket.id);
 
-    expect(res).toMatchObject({ ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false });
-    expect(engine.requests.map((r) => ({ authorization: r.headers.authorization, body: r.body }))).toEqual([
-      {
-        authorization: 'Bearer eng-tok',
-        body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: res.messageId } },
-      },
-    ]);
-    await expect(messaging.GetMessage({ tenantId, messageId: res.messageId })).resolves.toMatchObject({
+    expect(res).toMatchObject({ ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false });
+    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({
       ticketId: ticket.id,
       channelId,
       direction: 'out',
@@ -83,6 +77,26 @@ describe('SendByTicket', () => {
       status: 'sent',
       providerMessageId: `WA-${res.messageId}`,
     });
+    expect(engine.requests.map((r) => ({ authorization: r.headers.authorization, body: r.body }))).toEqual([
+      {
+        authorization: 'Bearer eng-tok',
+        body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: res.messageId } },
+      },
+    ]);
+  });
+
+  it('answers without waiting for a slow provider', async () => {
+    const ticket = await newTicket();
+    engine.answer(() => 'hang');
+    const res = await send(ticket.id);
+    expect(res.status).toBe('queued');
+
+    // The provider holds the dispatcher's request; the message stays queued, then the timed-out
+    // attempt is retried and goes through.
+    while (!engine.requests.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect((await messaging.GetMessage({ tenantId, messageId: res.messageId })).status).toBe('queued');
+    engine.answer(acceptWithKey);
+    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({ status: 'sent' });
   });
 
   it('refuses a closed ticket without reopen, sending nothing', async () => {
@@ -91,28 +105,30 @@ describe('SendByTicket', () => {
 
     expect(err.code).toBe(grpc.status.ABORTED);
     expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
-    expect(engine.requests).toEqual([]);
     expect(await messagesOf(ticket.id)).toEqual([]);
     expect(await statusOf(ticket.id)).toBe('closed');
+    expect(engine.requests).toEqual([]);
   });
 
   it('reopens a closed ticket with reopen and sends', async () => {
     const ticket = await newTicket('closed');
     const res = await send(ticket.id, { reopen: true });
 
-    expect(res.status).toBe('sent');
+    expect(res.status).toBe('queued');
     expect(await statusOf(ticket.id)).toBe('open');
+    await services.settled(tenantId, res.messageId);
     expect(engine.requests).toHaveLength(1);
   });
 
-  it('closes the ticket after sending with isClosed', async () => {
+  it('closes the ticket with isClosed, and the queued message is still delivered', async () => {
     const ticket = await newTicket();
-    await send(ticket.id, { isClosed: true });
+    const res = await send(ticket.id, { isClosed: true });
 
-    expect(engine.requests).toHaveLength(1);
     const after = await tickets.GetTicket({ tenantId, ticketId: ticket.id });
     expect(after.status).toBe('closed');
     expect(after.closedAt).not.toBe('');
+    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({ status: 'sent' });
+    expect(engine.requests).toHaveLength(1);
   });
 
   it('skips a repeated externalKey and delivers only once', async () => {
@@ -120,8 +136,9 @@ describe('SendByTicket', () => {
     const first = await send(ticket.id, { externalKey: 'order-7-shipped' });
     const again = await send(ticket.id, { externalKey: 'order-7-shipped', body: 'Hello again' });
 
-    expect(first).toMatchObject({ idempotent: false, skipped: false, status: 'sent' });
+    expect(first).toMatchObject({ idempotent: false, skipped: false, status: 'queued' });
     expect(again).toMatchObject({ idempotent: true, skipped: true, ticketId: ticket.id });
+    await services.settled(tenantId, first.messageId);
     expect(engine.requests).toHaveLength(1);
     expect(await messagesOf(ticket.id)).toHaveLength(1);
   });
@@ -130,10 +147,21 @@ describe('SendByTicket', () => {
     const ticket = await newTicket();
     const answers = await Promise.all(Array.from({ length: 50 }, () => send(ticket.id, { externalKey: 'burst-1' })));
 
-    expect(engine.requests).toHaveLength(1);
-    expect(answers.filter((a) => !a.skipped)).toHaveLength(1);
+    const accepted = answers.filter((a) => !a.skipped);
+    expect(accepted).toHaveLength(1);
     expect(answers.filter((a) => a.skipped && a.idempotent)).toHaveLength(49);
+    await services.settled(tenantId, accepted[0].messageId);
+    expect(engine.requests).toHaveLength(1);
     expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('delivers a ticket\'s messages in acceptance order', async () => {
+    const ticket = await newTicket();
+    const ids: string[] = [];
+    for (let i = 1; i <= 6; i++) ids.push((await send(ticket.id, { body: `part ${i}` })).messageId);
+
+    for (const id of ids) await services.settled(tenantId, id);
+    expect(engine.requests.map((r) => r.body.content.text)).toEqual(['part 1', 'part 2', 'part 3', 'part 4', 'part 5', 'part 6']);
   });
 
   it('frees the key of a send refused on a closed ticket, so a retry with reopen goes through', async () => {
@@ -142,31 +170,44 @@ describe('SendByTicket', () => {
     expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
 
     const retry = await send(ticket.id, { externalKey: 'retry-me', reopen: true });
-    expect(retry).toMatchObject({ skipped: false, status: 'sent' });
-    expect(engine.requests).toHaveLength(1);
+    expect(retry).toMatchObject({ skipped: false, status: 'queued' });
     expect(await statusOf(ticket.id)).toBe('open');
+    await services.settled(tenantId, retry.messageId);
+    expect(engine.requests).toHaveLength(1);
   });
 
-  it('answers UNAVAILABLE with ERR_PROVIDER_FAILED on an engine error and stores the message as failed', async () => {
+  it('retries a provider 5xx with backoff and delivers once it recovers', async () => {
     const ticket = await newTicket();
-    engine.answer(() => ({ status: 500, body: { message: 'session closed' } }));
-    const err = await rpcError(send(ticket.id));
+    let calls = 0;
+    engine.answer((req) => (++calls < 3 ? { status: 503, body: { message: 'engine restarting' } } : acceptWithKey(req)));
+    const res = await send(ticket.id);
 
-    expect(err.code).toBe(grpc.status.UNAVAILABLE);
-    expect(errCode(err)).toBe('ERR_PROVIDER_FAILED');
-    expect(err.details).toContain('session closed');
-    const [message, ...more] = await messagesOf(ticket.id);
-    expect(more).toEqual([]);
-    expect(message).toMatchObject({ status: 'failed', providerMessageId: '' });
-    expect(message.error).toContain('session closed');
+    expect(res.status).toBe('queued');
+    const message = await services.settled(tenantId, res.messageId);
+    expect(message).toMatchObject({ status: 'sent', providerMessageId: `WA-${res.messageId}` });
+    expect(engine.requests).toHaveLength(3);
+    const [doc] = await messagesOf(ticket.id);
+    expect(doc.attempts).toBe(2);
   });
 
-  it('answers NOT_FOUND for a ticket of another tenant, sending nothing', async () => {
+  it('fails a message at once on a refusal a retry cannot fix, with the provider\'s reason', async () => {
+    const ticket = await newTicket();
+    engine.answer(() => ({ status: 400, body: { message: 'invalid jid' } }));
+    const res = await send(ticket.id);
+
+    expect(res.status).toBe('queued');
+    const message = await services.settled(tenantId, res.messageId);
+    expect(message).toMatchObject({ status: 'failed', providerMessageId: '' });
+    expect(message.error).toContain('invalid jid');
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it('answers NOT_FOUND for a ticket of another tenant, storing nothing', async () => {
     const ticket = await newTicket();
     const err = await rpcError(messaging.SendByTicket({ tenantId: tenantId + 1000, ticketId: ticket.id, body: 'Hi' }));
 
     expect(err.code).toBe(grpc.status.NOT_FOUND);
     expect(errCode(err)).toBe('ERR_TICKET_NOT_FOUND');
-    expect(engine.requests).toEqual([]);
+    expect(await messagesOf(ticket.id)).toEqual([]);
   });
 });

@@ -61,7 +61,6 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       peers,
       new MediaService(new GridFsMediaStore(db), config.media),
       log,
-      config.providerDeadlineMs,
       config.channelCacheMs,
     );
     const resolvers = new Map<unknown, unknown>([

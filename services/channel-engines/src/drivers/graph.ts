@@ -36,13 +36,13 @@ export async function graphPost(settings: DriverSettings, provider: string, path
 /** requestJson reports a refusal with the parsed answer in details[0].body; Graph's envelope is read from there. */
 function graphRefusal(err: unknown, provider: string): DomainError | undefined {
   if (!(err instanceof DomainError)) return undefined;
-  const answer = err.details?.[0] as { status?: number; body?: { error?: unknown } } | undefined;
+  const answer = err.details?.[0] as { status?: number; body?: { error?: unknown }; transient?: boolean; retryAfter?: string } | undefined;
   const e = answer?.body?.error;
   if (!e || typeof e !== 'object') return undefined;
   const { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, error_data } = e as GraphError;
   const codes = [code !== undefined && `code ${code}`, error_subcode !== undefined && `subcode ${error_subcode}`].filter(Boolean).join(', ');
   return providerFailed(`${provider} refused the message (HTTP ${answer!.status}): ${message ?? 'no reason given'}${codes ? ` (${codes})` : ''}`, [
-    { provider, status: answer!.status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details },
+    { provider, status: answer!.status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient: answer!.transient, retryAfter: answer!.retryAfter },
   ]);
 }
 
@@ -58,7 +58,9 @@ export async function sendInOrder<T>(requests: T[], post: (request: T) => Promis
       await post(request);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
-      throw providerFailed(`${err.message} (the media before it was delivered as ${first})`, err.details);
+      // Not retried: a retry would deliver the media a second time.
+      const details = err.details?.map((d) => ({ ...(d as object), transient: undefined, retryAfter: undefined }));
+      throw providerFailed(`${err.message} (the media before it was delivered as ${first})`, details);
     }
   }
   return { providerMessageId: first };

@@ -20,7 +20,8 @@ export interface RequestOptions {
  * A JSON request to a provider with a total timeout. Provider base URLs are set by the operator and
  * trusted; redirects are still not followed, so a provider cannot bounce a request elsewhere.
  * Unreachable, too slow and non-2xx all fail with ERR_PROVIDER_FAILED; a refusal keeps the parsed
- * answer in details[0].body.
+ * answer in details[0].body, and details[0].transient marks what a retry may fix (unreachable, too
+ * slow, 5xx, 429 with its Retry-After).
  */
 export async function requestJson(url: string, opts: RequestOptions): Promise<HttpResult> {
   const method = opts.method ?? 'POST';
@@ -38,7 +39,7 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
     text = await res.text();
   } catch (err) {
     const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
-    throw providerFailed(`${opts.provider} is unreachable: ${reason}`);
+    throw providerFailed(`${opts.provider} is unreachable: ${reason}`, [{ provider: opts.provider, transient: true }]);
   }
   let parsed: unknown = text;
   try {
@@ -48,8 +49,11 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
   }
   if (res.status < 200 || res.status >= 300) {
     const what = method === 'GET' ? 'request' : 'message';
+    // A server error or a rate limit may pass: the dispatcher retries those (after Retry-After).
+    const transient = res.status >= 500 || res.status === 429;
+    const retryAfter = res.headers.get('retry-after');
     throw providerFailed(`${opts.provider} refused the ${what} (HTTP ${res.status}): ${opts.refusalReason?.(parsed) ?? reasonOf(parsed)}`, [
-      { provider: opts.provider, status: res.status, body: parsed },
+      { provider: opts.provider, status: res.status, body: parsed, ...(transient && { transient }), ...(transient && retryAfter && { retryAfter }) },
     ]);
   }
   return { status: res.status, body: parsed };

@@ -6,10 +6,10 @@ import { statusPayload } from '../outbox/payloads';
 import { registerModels, type MessageDoc, type MessageStatus, type SendKeyDoc } from './models';
 
 /** Delivery only moves forward; `failed` may follow any state and nothing follows it. */
-const STATUS_RANK: Record<MessageStatus, number> = { pending: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
+const STATUS_RANK: Record<MessageStatus, number> = { queued: 0, sent: 1, delivered: 2, read: 3, failed: 4 };
 const predecessorsOf = (status: MessageStatus): MessageStatus[] =>
   status === 'failed'
-    ? ['pending', 'sent', 'delivered', 'read']
+    ? ['queued', 'sent', 'delivered', 'read']
     : (Object.keys(STATUS_RANK) as MessageStatus[]).filter((s) => s !== 'failed' && STATUS_RANK[s] < STATUS_RANK[status]);
 
 /** applied: the message moved · unchanged: it had that status already · regression: ignored · missing: no such message. */
@@ -81,35 +81,61 @@ export class MessagesRepository {
   }
 
   /**
-   * Every status change of a message goes through here (the send path's sent/failed, providers'
-   * delivered/read/failed), so that every one of them becomes a `message.status` event. Callers
-   * pass the message as they hold it (the send path its own pending document: no read).
+   * Every status change of a message goes through here (the dispatcher's sent/failed, providers'
+   * delivered/read/failed), so that every one of them can become a `message.status` event. Callers
+   * pass the message as they hold it (the dispatcher its queued document: no read).
    *
-   * Forward only. The event is written FIRST, with an id derived from (message, status): a crash
-   * between the two writes leaves an event for a change the provider did report (a provider's
-   * retry then applies the change; the event is not written twice), never a change without event.
-   * The update is conditional on the previous status, so concurrent reports cannot move it back on
-   * MongoDB (FerretDB checks that condition before its write, not atomically with it).
+   * Forward only. The event, when someone listens (`event: false` otherwise), is written FIRST,
+   * with an id derived from (message, status): a crash between the two writes leaves an event for a
+   * change the provider did report (a provider's retry then applies the change; the event is not
+   * written twice), never a change without event. Concurrent reporters update on the condition of
+   * the previous status, so they cannot move it back on MongoDB (FerretDB checks that condition
+   * before its write, not atomically with it). The dispatcher, the only writer of a queued
+   * message while it holds its partition, updates by `_id` alone (`exclusive`): the cheapest write
+   * on every database, and a provider's `delivered` cannot precede it (it names the provider id
+   * that this very write stores).
    */
-  async applyStatus(doc: MessageDoc, status: MessageStatus, fields: Partial<MessageDoc> = {}): Promise<StatusChange> {
+  async applyStatus(
+    doc: MessageDoc,
+    status: MessageStatus,
+    fields: Partial<MessageDoc> = {},
+    opts: { event?: boolean; exclusive?: boolean } = {},
+  ): Promise<StatusChange> {
     if (doc.status === status) return 'unchanged';
     const from = predecessorsOf(status);
     if (!from.includes(doc.status)) return 'regression';
     const now = new Date();
     const next: MessageDoc = { ...doc, ...fields, status, updatedAt: now };
-    await this.outbox.add(
-      outboxEvent({
-        id: statusEventId(doc._id, status),
-        tenantId: doc.tenantId,
-        channelId: doc.channelId,
-        method: 'message.status',
-        target: 'integrations',
-        urlField: 'urlMessageStatus',
-        body: statusPayload(next, now),
-      }, now),
-    );
-    const res = await this.models.Message.updateOne({ _id: doc._id, status: { $in: from } }, { $set: { ...fields, status, updatedAt: now } }).exec();
+    if (opts.event !== false) {
+      await this.outbox.add(
+        outboxEvent({
+          id: statusEventId(doc._id, status),
+          tenantId: doc.tenantId,
+          channelId: doc.channelId,
+          method: 'message.status',
+          target: 'integrations',
+          urlField: 'urlMessageStatus',
+          body: statusPayload(next, now),
+        }, now),
+      );
+    }
+    const filter = opts.exclusive ? { _id: doc._id } : { _id: doc._id, status: { $in: from } };
+    const res = await this.models.Message.updateOne(filter, { $set: { ...fields, status, updatedAt: now } }).exec();
     return res.matchedCount ? 'applied' : 'regression';
+  }
+
+  /**
+   * The dispatcher's queue: queued messages in acceptance order. Served by the index
+   * (status, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB/PostgreSQL;
+   * only queued messages are read, however many are stored.
+   */
+  queued(limit: number) {
+    return this.models.Message.find({ status: 'queued' }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
+  /** A transient failure: the next attempt of the queued message, by `_id` (the dispatcher holds it). */
+  async reschedule(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
+    await this.models.Message.updateOne({ _id: id }, { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } }).exec();
   }
 
   /** Claims a key atomically (unique `_id`): true when this caller holds it now. */

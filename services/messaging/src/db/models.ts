@@ -1,6 +1,10 @@
 import { Schema, type Connection } from 'mongoose';
 
-export const MESSAGE_STATUSES = ['pending', 'sent', 'delivered', 'read', 'failed'] as const;
+/**
+ * Outgoing: `queued` (accepted, waiting for the dispatcher) → `sent` (the provider took it) →
+ * `delivered` → `read`, or `failed` with the provider's reason. Incoming messages are `delivered`.
+ */
+export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
 export interface MessageDoc {
@@ -19,6 +23,11 @@ export interface MessageDoc {
   mimeType: string;
   fileName: string;
   externalKey: string;
+  /** Outgoing: the contact's address at acceptance (a number, a platform user id, or an e-mail). */
+  to?: string;
+  /** Outgoing, while queued: delivery attempts so far and when the next one is due. */
+  attempts?: number;
+  nextAttemptAt?: Date | null;
   /** Interactive sends: "<route>/<type>" and the validated body (JSON), to match a later reply. */
   interactiveType?: string;
   interactiveJson?: string;
@@ -64,6 +73,9 @@ export function registerModels(conn: Connection) {
       mimeType: { type: String, default: '' },
       fileName: { type: String, default: '' },
       externalKey: { type: String, default: '' },
+      to: { type: String, default: '' },
+      attempts: { type: Number, default: 0 },
+      nextAttemptAt: { type: Date, default: null },
       interactiveType: { type: String, default: '' },
       interactiveJson: { type: String, default: '' },
       subject: { type: String, default: '' },
@@ -79,6 +91,8 @@ export function registerModels(conn: Connection) {
   );
   message.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
   message.index({ channelId: 1, providerMessageId: 1 });
+  // The dispatcher's queue: queued messages in acceptance order (equality on status, then the sort).
+  message.index({ status: 1, createdAt: 1, _id: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

@@ -26,6 +26,12 @@ export interface ResolvedMedia {
   sourceUrl: string;
 }
 
+/** A signed link to a stored file, valid for the configured time from now (the dispatcher signs one per attempt). */
+export function signedMediaLink(settings: Pick<MediaSettings, 'publicBaseUrl' | 'linkSecret' | 'linkTtlSeconds'>, mediaId: string, fileName: string): string {
+  const expires = Math.floor(Date.now() / 1000) + settings.linkTtlSeconds;
+  return mediaLinkUrl(settings.publicBaseUrl, { mediaId, fileName, expires }, settings.linkSecret);
+}
+
 const unsupported = (mimeType: string) =>
   new DomainError(
     'unsupported_media',
@@ -45,9 +51,11 @@ export class MediaService {
     checkSize(data.length, this.settings.maxBytes);
     const fileName = fileNameFor(name, mimeType);
     const stored = await this.store.put(data, { mimeType, fileName, tenantId });
-    const expires = Math.floor(Date.now() / 1000) + this.settings.linkTtlSeconds;
-    const link = mediaLinkUrl(this.settings.publicBaseUrl, { mediaId: stored.mediaId, fileName, expires }, this.settings.linkSecret);
-    return { mediaId: stored.mediaId, mimeType, fileName, link, sourceUrl };
+    return { mediaId: stored.mediaId, mimeType, fileName, link: this.linkFor(stored.mediaId, fileName), sourceUrl };
+  }
+
+  linkFor(mediaId: string, fileName: string): string {
+    return signedMediaLink(this.settings, mediaId, fileName);
   }
 
   async get(mediaId: string): Promise<proto.messaging.MediaFile> {

@@ -67,7 +67,8 @@ describe('SendInteractive to a ticket', () => {
     const ticket = await newTicket();
     const res = await quickReply(ticket.id);
 
-    expect(res).toMatchObject({ ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false });
+    expect(res).toMatchObject({ ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false });
+    await services.settled(tenantId, res.messageId);
     expect(provider.requests).toHaveLength(1);
     expect(provider.requests[0]).toMatchObject({ url: '/messages', body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, options: { messageId: res.messageId } } });
     expect(provider.requests[0].body.content.interactiveMessage).toBeDefined();
@@ -119,12 +120,13 @@ describe('SendInteractive to a ticket', () => {
     expect(errFields(err)).toEqual(['route', 'type', 'json', 'body', 'ticketId']);
   });
 
-  it('stores a refused message as failed and answers ERR_PROVIDER_FAILED', async () => {
+  it('accepts the message, then stores a refusal as failed with the provider\'s reason', async () => {
     const ticket = await newTicket();
-    provider.answer(() => ({ status: 500, body: { message: 'session closed' } }));
-    const err = await rpcError(quickReply(ticket.id));
+    provider.answer(() => ({ status: 400, body: { message: 'session closed' } }));
+    const res = await quickReply(ticket.id);
 
-    expect(errCode(err)).toBe('ERR_PROVIDER_FAILED');
+    expect(res.status).toBe('queued');
+    await services.settled(tenantId, res.messageId);
     const [message, ...more] = await messagesOf(ticket.id);
     expect(more).toEqual([]);
     expect(message).toMatchObject({ status: 'failed', interactiveType: 'engine_a/quickReply' });
@@ -137,6 +139,7 @@ describe('SendInteractive to a number (waba routes)', () => {
     const number = newNumber();
     const first = await wabaButtons(number);
     const second = await wabaButtons(number);
+    await services.settled(tenantId, second.messageId);
 
     expect(second.ticketId).toBe(first.ticketId);
     const ticket = await tickets.GetTicket({ tenantId, ticketId: first.ticketId });
@@ -150,6 +153,7 @@ describe('SendInteractive to a number (waba routes)', () => {
     const ticket = await newTicket(waba);
     const res = await wabaButtons(ticket.contact!.number, { ticketId: ticket.id });
     expect(res.ticketId).toBe(ticket.id);
+    await services.settled(tenantId, res.messageId);
     expect(provider.requests).toHaveLength(1);
   });
 

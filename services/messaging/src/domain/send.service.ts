@@ -1,7 +1,7 @@
-import { channelTarget, conflict, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
-import { randomUUID } from 'node:crypto';
+import { conflict, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
+import { newMessageId } from './message-id';
 import { checkInteractive, isNumberRoute, requireRouteChannel } from './interactive';
 import type { MediaService, ResolvedMedia } from './media.service';
 
@@ -34,54 +34,45 @@ export class SendService {
     private readonly peers: Peers,
     private readonly media: MediaService,
     private readonly log: Logger,
-    private readonly providerDeadlineMs: number,
     channelCacheMs = 5_000,
   ) {
     this.channels = new TtlCache(channelCacheMs);
   }
 
-  async sendByTicket(req: proto.messaging.SendByTicketRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
+  /**
+   * Accepts a message for a ticket: the ticket rules, then the message stored `queued` for the
+   * dispatcher. Nothing here waits for a provider; a success means the message is durably queued.
+   */
+  async sendByTicket(req: proto.messaging.SendByTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
     const hasMedia = !!(req.media?.url || req.media?.data.length);
     if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
 
-    const messageId = randomUUID();
+    const messageId = newMessageId();
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
     if (keyId && !(await this.claim(keyId, req.ticketId, messageId))) {
       return { idempotent: true, skipped: true, ticketId: req.ticketId };
     }
-
-    let ticket: proto.tickets.Ticket__Output;
-    let channel: proto.tenants.Channel__Output;
-    let media: ResolvedMedia | undefined;
     try {
-      // Everything that can refuse the send happens before the ticket changes or anything is sent.
       const { tenantId } = req;
-      ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
-      channel = await this.target(tenantId, ticket, { reopen: req.reopen });
-      if (hasMedia) media = await this.media.resolve(tenantId, req.media!);
-      if (ticket.status === 'closed') {
-        ticket = await this.peers.tickets.UpdateTicket({ tenantId, ticketId: req.ticketId, status: 'open' });
-      }
+      const ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
+      const channel = await this.target(tenantId, ticket, { reopen: req.reopen });
+      const media = hasMedia ? await this.media.resolve(tenantId, req.media!) : undefined;
+      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: req.externalKey, media }, { reopen: req.reopen, close: req.isClosed }, deadline);
+      return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
     } catch (err) {
-      // Nothing was sent: free the key so that a corrected retry goes through.
+      // Nothing was accepted: free the key so that a corrected retry goes through.
       if (keyId) await this.repo.releaseKey(keyId, messageId);
       throw err;
     }
-
-    await this.deliver(ticket, channel, { messageId, body: req.body, externalKey: req.externalKey, media });
-    if (req.isClosed) {
-      await this.peers.tickets.UpdateTicket({ tenantId: req.tenantId, ticketId: ticket.id, status: 'closed' });
-    }
-    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
   }
 
   /**
-   * An interactive message of a seed route, sent like a text: the same ticket rules and one
-   * delivery path, with the route's JSON for the driver of the channel's kind. Ticket routes send
-   * to their ticket; waba routes address a number on the integration's channel, on the ticket the
-   * caller pins or on the contact's current ticket there, found or opened by tickets.
+   * An interactive message of a seed route, accepted like a text: the same ticket rules and one
+   * queue, with the route's JSON for the driver of the channel's kind. Ticket routes send to their
+   * ticket; waba routes address a number on the integration's channel, on the ticket the caller
+   * pins or on the contact's current ticket there, found or opened by tickets.
    */
-  async sendInteractive(req: proto.messaging.SendInteractiveRequest__Output): Promise<proto.messaging.SendByTicketResponse> {
+  async sendInteractive(req: proto.messaging.SendInteractiveRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
     checkInteractive(req);
     const { tenantId } = req;
     let ticket: proto.tickets.Ticket__Output;
@@ -95,15 +86,9 @@ export class SendService {
       ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId! });
     }
     const channel = await this.target(tenantId, ticket, { route: req.route });
-
-    const messageId = randomUUID();
-    await this.deliver(ticket, channel, {
-      messageId,
-      body: req.body,
-      externalKey: '',
-      interactive: { type: `${req.route}/${req.type}`, json: req.json },
-    });
-    return { messageId, ticketId: ticket.id, status: 'sent', idempotent: false, skipped: false };
+    const messageId = newMessageId();
+    await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive: { type: `${req.route}/${req.type}`, json: req.json } }, {}, deadline);
+    return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
   }
 
   /**
@@ -131,56 +116,60 @@ export class SendService {
     return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
   }
 
-  /** Stores the message as pending, hands it to the channel's driver and records the outcome. */
-  private async deliver(ticket: proto.tickets.Ticket__Output, channel: proto.tenants.Channel__Output, out: Outgoing): Promise<void> {
-    const now = new Date();
-    const { media, interactive } = out;
-    const subject = channel.type === 'webmail' ? replySubject(await this.repo.lastInboundSubject(ticket.tenantId, ticket.id)) : '';
-    const doc: MessageDoc = {
-      _id: out.messageId,
-      tenantId: ticket.tenantId,
-      ticketId: ticket.id,
-      channelId: channel.id,
-      direction: 'out',
-      body: out.body,
-      status: 'pending',
-      providerMessageId: '',
-      error: '',
-      mediaUrl: media?.sourceUrl ?? '',
-      mediaId: media?.mediaId ?? '',
-      mimeType: media?.mimeType ?? '',
-      fileName: media?.fileName ?? '',
-      externalKey: out.externalKey,
-      interactiveType: interactive?.type ?? '',
-      interactiveJson: interactive?.json ?? '',
-      subject,
-      createdAt: now,
-      updatedAt: now,
-    };
-    await this.repo.insert(doc);
+  /**
+   * The commit point of every send: the ticket change the send asks for (reopen, or close with
+   * `isClosed`), then the message stored `queued`. The ticket changes first so that a message is
+   * never queued on a ticket left in the wrong state; if the message cannot be stored, the ticket is
+   * put back as it was, and the caller gets an error with nothing accepted. A request whose time is
+   * nearly up is refused before the insert rather than answered 504 after it.
+   */
+  private async enqueue(
+    ticket: proto.tickets.Ticket__Output,
+    channel: proto.tenants.Channel__Output,
+    out: Outgoing,
+    rules: { reopen?: boolean; close?: boolean },
+    deadline?: grpc.Deadline,
+  ): Promise<void> {
+    const { tenantId } = ticket;
+    const previous = ticket.status;
+    const wanted = rules.close ? 'closed' : previous === 'closed' && rules.reopen ? 'open' : previous;
+    if (wanted !== previous) await this.peers.tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: wanted });
     try {
-      const { providerMessageId } = await this.peers.engines.Deliver(
-        {
-          channel: channelTarget(channel),
-          // E-mail tickets (webmail channels) have an address instead of a number.
-          to: ticket.contact!.number || ticket.contact!.email,
-          content: {
-            text: out.body,
-            mediaUrl: media?.link ?? '',
-            mimeType: media?.mimeType ?? '',
-            fileName: media?.fileName ?? '',
-            interactiveType: interactive?.type ?? '',
-            interactiveJson: interactive?.json ?? '',
-            subject,
-          },
-          reference: out.messageId,
-        },
-        { deadlineMs: this.providerDeadlineMs },
-      );
-      await this.repo.applyStatus(doc, 'sent', { providerMessageId });
+      const subject = channel.type === 'webmail' ? replySubject(await this.repo.lastInboundSubject(tenantId, ticket.id)) : '';
+      requireTimeLeft(deadline);
+      const now = new Date();
+      const { media, interactive } = out;
+      await this.repo.insert({
+        _id: out.messageId,
+        tenantId,
+        ticketId: ticket.id,
+        channelId: channel.id,
+        direction: 'out',
+        body: out.body,
+        status: 'queued',
+        providerMessageId: '',
+        error: '',
+        mediaUrl: media?.sourceUrl ?? '',
+        mediaId: media?.mediaId ?? '',
+        mimeType: media?.mimeType ?? '',
+        fileName: media?.fileName ?? '',
+        externalKey: out.externalKey,
+        // E-mail tickets (webmail channels) have an address instead of a number.
+        to: ticket.contact!.number || ticket.contact!.email,
+        attempts: 0,
+        nextAttemptAt: now,
+        interactiveType: interactive?.type ?? '',
+        interactiveJson: interactive?.json ?? '',
+        subject,
+        createdAt: now,
+        updatedAt: now,
+      });
     } catch (err) {
-      await this.repo.applyStatus(doc, 'failed', { error: (err as Error & { details?: string }).details ?? String(err) });
-      this.log.warn({ messageId: out.messageId, ticketId: ticket.id }, 'message failed');
+      if (wanted !== previous) {
+        await this.peers.tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: previous }).catch((undo: unknown) => {
+          this.log.error({ err: undo, ticketId: ticket.id, status: previous }, 'ticket status not restored after a refused send');
+        });
+      }
       throw err;
     }
   }
@@ -199,6 +188,17 @@ export class SendService {
     const doc = { _id: keyId, ticketId, messageId, createdAt: new Date() };
     if (await this.repo.claimKey(doc)) return true;
     return this.repo.takeOverExpiredKey(doc, new Date(Date.now() - SEND_KEY_WINDOW_MS));
+  }
+}
+
+/** Time a send needs after its last check to store the message and answer. */
+const COMMIT_MARGIN_MS = 250;
+
+function requireTimeLeft(deadline?: grpc.Deadline): void {
+  if (deadline === undefined || deadline === Infinity) return;
+  const at = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  if (at - Date.now() < COMMIT_MARGIN_MS) {
+    throw new DomainError('unavailable', 'ERR_UNAVAILABLE', 'The send ran out of time before it was accepted; nothing was stored, retry it');
   }
 }
 

@@ -5,9 +5,9 @@ import type { SendService } from '../domain/send.service';
 
 export function messagingHandlers(svc: SendService, read: ReadService, ingest: IngestService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
   return {
-    SendInteractive: (req) => svc.sendInteractive(req),
+    SendInteractive: (req, call) => svc.sendInteractive(req, call.getDeadline()),
     IngestEvents: (req) => ingest.ingestEvents(req.events),
-    SendByTicket: (req) => svc.sendByTicket(req),
+    SendByTicket: (req, call) => svc.sendByTicket(req, call.getDeadline()),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
     GetMedia: (req) => svc.getMedia(req.mediaId),
     ListTicketMessages: (req) => read.listTicketMessages(req),

@@ -1,5 +1,6 @@
 import { isDuplicateKey } from '@convo/kit';
 import type { Connection } from 'mongoose';
+import { claimNextGeneration, generationId } from '../leases/generations';
 import { registerOutboxModels, type AttemptDoc, type AttemptOutcome, type OutboxEventDoc, type OutboxModels, type OutboxStatus } from './outbox.models';
 
 /** A claim held by one relay: the event is this relay's until `leaseUntil`. */
@@ -21,21 +22,15 @@ export interface AttemptResult {
   nextAttemptAt?: Date | null;
 }
 
-/** How many stale generations a claim walks past before giving up for this round. */
-const MAX_CLAIM_STEPS = 20;
-
-const attemptId = (eventId: string, gen: number) => `${eventId}#${gen}`;
+const attemptId = generationId;
 
 /**
  * The durable outbox of customer webhooks (collection `outbox`) and its attempt log
  * (`outbox_attempts`), in the messaging database.
  *
  * Writers add events with deterministic ids, so writing one twice is a no-op. Relays take an event
- * by INSERTING an attempt document `<eventId>#<gen>`: a unique `_id` is the one write FerretDB
- * applies atomically (its conditional updates and findOneAndUpdate read, then write by `_id`, so
- * two relays could both "win" a compare-and-set on a version field). Attempt documents are never
- * re-inserted or taken over: a later claim uses the next generation, allowed only once the
- * previous attempt has finished or its lease has run out.
+ * by inserting an attempt document `<eventId>#<gen>` (leases/generations.ts, the claim mechanism
+ * the dispatcher's partitions use too); the same document then records what the attempt did.
  */
 export class OutboxRepository {
   private readonly models: OutboxModels;
@@ -99,25 +94,30 @@ export class OutboxRepository {
    * is stepped over.
    */
   async claim(event: OutboxEventDoc, relayId: string, leaseMs: number): Promise<Lease | null> {
-    if (event.gen > 0 && (await this.isLive(attemptId(event._id, event.gen)))) return null;
-    for (let gen = event.gen + 1, step = 0; step < MAX_CLAIM_STEPS; gen++, step++) {
-      const now = new Date();
-      const id = attemptId(event._id, gen);
-      const leaseUntil = new Date(now.getTime() + leaseMs);
-      if (await this.insertAttempt({ id, eventId: event._id, gen, leaseUntil }, event.tenantId, relayId, now)) {
-        // The event may have been finished by the holder of the previous generation meanwhile:
-        // it writes the event before finishing its attempt, so this read sees that.
-        const fresh = await this.findEvent(event._id);
-        if (!fresh || fresh.status !== 'pending' || fresh.nextAttemptAt > now) {
-          await this.models.Attempt.deleteOne({ _id: id, relayId }).exec();
-          return null;
-        }
-        await this.models.Event.updateOne({ _id: event._id }, { $set: { gen, updatedAt: now } }).exec();
-        return { attemptId: id, eventId: event._id, gen, leaseUntil, event: { ...fresh, gen } };
-      }
-      if (await this.isLive(id)) return null;
+    let leaseUntil = new Date();
+    const gen = await claimNextGeneration(
+      {
+        insert: (g) => {
+          const now = new Date();
+          leaseUntil = new Date(now.getTime() + leaseMs);
+          return this.insertAttempt({ id: attemptId(event._id, g), eventId: event._id, gen: g, leaseUntil }, event.tenantId, relayId, now);
+        },
+        isLive: (g) => this.isLive(attemptId(event._id, g)),
+      },
+      event.gen,
+    );
+    if (gen === null) return null;
+    const id = attemptId(event._id, gen);
+    // The event may have been finished by the holder of the previous generation meanwhile: it
+    // writes the event before finishing its attempt, so this read sees that.
+    const now = new Date();
+    const fresh = await this.findEvent(event._id);
+    if (!fresh || fresh.status !== 'pending' || fresh.nextAttemptAt > now) {
+      await this.models.Attempt.deleteOne({ _id: id, relayId }).exec();
+      return null;
     }
-    return null;
+    await this.models.Event.updateOne({ _id: event._id }, { $set: { gen, updatedAt: now } }).exec();
+    return { attemptId: id, eventId: event._id, gen, leaseUntil, event: { ...fresh, gen } };
   }
 
   /** An attempt that has not finished and whose lease has not run out: its relay holds the event. */

@@ -2,7 +2,7 @@
 // serves no gRPC; /healthz (the loop goes round) and /readyz (database connected, loop running)
 // answer on RELAY_HEALTH_PORT for probes and the mesh.
 import { closeAllClients, connectDatabase, createClient, createLogger } from '@convo/kit';
-import { createServer, type Server } from 'node:http';
+import { listenHealth } from '../health-server';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { readRelayConfig } from './config';
 import { Relay } from './relay';
@@ -21,7 +21,7 @@ async function main() {
   let connected = true;
   db.on('disconnected', () => (connected = false));
   db.on('reconnected', () => (connected = true));
-  const health = await listen(config.healthPort, (path) => {
+  const health = await listenHealth(config.healthPort, (path) => {
     if (path === '/healthz') return relay.healthy;
     if (path === '/readyz') return relay.healthy && connected;
     return undefined;
@@ -47,18 +47,6 @@ async function main() {
   };
   process.once('SIGTERM', (s) => void stop(s));
   process.once('SIGINT', (s) => void stop(s));
-}
-
-function listen(port: number, check: (path: string) => boolean | undefined): Promise<Server> {
-  const server = createServer((req, res) => {
-    const ok = check((req.url ?? '').split('?')[0]);
-    if (ok === undefined) return res.writeHead(404).end();
-    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '0.0.0.0', () => resolve(server));
-  });
 }
 
 main().catch((err: unknown) => {

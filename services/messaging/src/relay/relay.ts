@@ -2,7 +2,7 @@ import { DomainError, safeRequest, type Logger, type SafeRequestOptions, type Sa
 import { childEvent } from '../outbox/events';
 import type { AttemptResult, Lease, OutboxRepository } from '../outbox/outbox.repository';
 import type { OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
-import { backoffMs, retryAfterMs } from './backoff';
+import { backoffMs, retryAfterMs } from '../backoff';
 import type { RelayConfig } from './config';
 import { webhookSignature } from './signature';
 import type { Targets } from './targets';

@@ -1,7 +1,14 @@
 import { channelEnginesService } from '@convo/channel-engines';
-import { startTestMesh, type TestService } from '@convo/test-support';
+import { createClient, createLogger, type proto } from '@convo/kit';
+import { startTestMesh, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
 import { ticketsService } from '@convo/tickets';
+import { MessagesRepository } from '../db/messages.repository';
+import { readDispatcherConfig } from '../dispatcher/config';
+import { Dispatcher } from '../dispatcher/dispatcher';
+import { signedMediaLink } from '../domain/media.service';
+import { PartitionLeases } from '../leases/partitions';
+import { Targets } from '../relay/targets';
 import { messagingService } from '../server';
 
 /** The real messaging service and the real peers it calls, each with a client. */
@@ -9,24 +16,75 @@ export interface MessagingWithPeers {
   messaging: TestService<'messaging'>;
   tickets: TestService<'tickets'>;
   tenants: TestService<'tenants'>;
+  /** A dispatcher on messaging's database (in this process, as its own process would run it). */
+  dispatcher: Dispatcher;
+  /** Waits until the dispatcher has settled the message (any status but queued, or `until`). */
+  settled(tenantId: number, messageId: string, until?: (m: proto.messaging.Message__Output) => boolean): Promise<proto.messaging.Message__Output>;
   stop(): Promise<void>;
 }
 
 /**
- * Tickets, tenants and channel-engines, then messaging pointed at them, on one embedded database;
- * `env` goes to every one of them. Messaging's client waits up to 15 s: a send may wait on a slow
- * provider for the whole PROVIDER_TIMEOUT_MS.
+ * Tickets, tenants and channel-engines, then messaging pointed at them, on one embedded database,
+ * and a dispatcher delivering what messaging accepts; `env` goes to every one of them (and to the
+ * dispatcher's settings: DISPATCH_*, DELIVERY_*).
  */
 export async function startMessagingWithPeers(name: string, env: Record<string, string> = {}): Promise<MessagingWithPeers> {
   const mesh = await startTestMesh(name, env);
+  let dispatcher: Dispatcher | undefined;
   try {
     const [tickets, tenants, engines] = await Promise.all([mesh.start(ticketsService), mesh.start(tenantsService), mesh.start(channelEnginesService)]);
-    const messaging = await mesh.start(messagingService, {
-      env: { TICKETS_GRPC_ADDR: tickets.address, TENANTS_GRPC_ADDR: tenants.address, CHANNEL_ENGINES_GRPC_ADDR: engines.address },
-      deadlineMs: 15_000,
+    const peerEnv = { TICKETS_GRPC_ADDR: tickets.address, TENANTS_GRPC_ADDR: tenants.address, CHANNEL_ENGINES_GRPC_ADDR: engines.address };
+    const messaging = await mesh.start(messagingService, { env: peerEnv, deadlineMs: 15_000 });
+
+    const config = readDispatcherConfig({
+      MONGODB_URI: mesh.database.uri,
+      SUPER_ADMIN_TOKEN,
+      DISPATCH_POLL_MS: '20',
+      DISPATCH_ROUND_MS: '200',
+      CHANNEL_CACHE_MS: '0',
+      ...peerEnv,
+      ...env,
     });
-    return { messaging, tickets, tenants, stop: mesh.stop };
+    const repo = new MessagesRepository(messaging.db);
+    const leases = new PartitionLeases(messaging.db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
+    await leases.init();
+    const { providerDeadlineMs } = config.messaging;
+    dispatcher = new Dispatcher(
+      repo,
+      leases,
+      {
+        engines: createClient('channelEngines', engines.address),
+        targets: new Targets(tenants.client, 0, config.rpcDeadlineMs),
+        mediaLink: (mediaId, fileName) => signedMediaLink(config.messaging.media, mediaId, fileName),
+      },
+      { ...config, attemptMs: providerDeadlineMs + config.rpcDeadlineMs, providerDeadlineMs },
+      createLogger('dispatcher-test', 'silent'),
+    );
+    dispatcher.start();
+    const running = dispatcher;
+
+    const settled: MessagingWithPeers['settled'] = async (tenantId, messageId, until = (m) => m.status !== 'queued') => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const message = await messaging.client.GetMessage({ tenantId, messageId });
+        if (until(message)) return message;
+        if (Date.now() > deadline) throw new Error(`message ${messageId} still ${message.status} (attempts so far unknown) after 20 s`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    return {
+      messaging,
+      tickets,
+      tenants,
+      dispatcher: running,
+      settled,
+      stop: async () => {
+        await running.stop(1_000);
+        await mesh.stop();
+      },
+    };
   } catch (err) {
+    await dispatcher?.stop(0);
     await mesh.stop();
     throw err;
   }

@@ -78,6 +78,8 @@ export interface ChannelDoc {
   pageToken: string;
   /** webmail: the From address of outgoing e-mail. */
   emailAddress: string;
+  /** Least ms between two sends on the channel (dispatcher pacing); null: the kind's default. */
+  sendIntervalMs?: number | null;
   /** Standard Webhooks secret ("whsec_" + base64) signing this channel's customer webhooks. */
   webhookSecret: string;
   /** After a rotation the previous secret also signs until `webhookSecretPreviousUntil`. */
@@ -224,6 +226,7 @@ function channelSchema() {
       pageId: { type: String, default: '' },
       pageToken: { type: String, default: '' },
       emailAddress: { type: String, default: '' },
+      sendIntervalMs: { type: Number, default: null },
       webhookSecret: { type: String, default: '' },
       webhookSecretPrevious: String,
       webhookSecretPreviousUntil: Date,

@@ -74,6 +74,7 @@ function newChannelDoc(id: number, tenantId: number, req: CreateRequest, link: L
     pageId: req.pageId,
     pageToken: req.pageToken,
     emailAddress: req.emailAddress.trim().toLowerCase(),
+    sendIntervalMs: req.sendIntervalMs ?? null,
     webhookSecret: newWebhookSecret(),
     createdAt: now,
     updatedAt: now,
@@ -149,6 +150,7 @@ export class ChannelsService {
     for (const field of EDITABLE) if (req[field] !== undefined) set[field] = req[field];
     if (req.name !== undefined) set.name = req.name.trim();
     if (req.emailAddress !== undefined) set.emailAddress = req.emailAddress.trim().toLowerCase();
+    if (req.sendIntervalMs !== undefined) set.sendIntervalMs = req.sendIntervalMs < 0 ? null : req.sendIntervalMs;
     if (req.rotateWebhookSecret) {
       set.webhookSecret = newWebhookSecret();
       if (channel.webhookSecret) {

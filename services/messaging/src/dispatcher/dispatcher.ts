@@ -1,0 +1,296 @@
+import { channelTarget, grpc, grpcToHttp, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { backoffMs, retryAfterMs } from '../backoff';
+import type { MessagesRepository } from '../db/messages.repository';
+import type { MessageDoc } from '../db/models';
+import type { PartitionLeases } from '../leases/partitions';
+import type { Targets } from '../relay/targets';
+import type { DispatcherConfig } from './config';
+
+type Settings = Pick<
+  DispatcherConfig,
+  'pollMs' | 'roundMs' | 'batchSize' | 'concurrency' | 'retryWindowMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'intervalMs'
+> & {
+  /** The longest one attempt can take (channel lookup + provider call): a lease must outlive it. */
+  attemptMs: number;
+  providerDeadlineMs: number;
+};
+
+export interface DispatchPeers {
+  engines: ServiceClient<'channelEngines'>;
+  /** Channels (with their credentials) and their integrations, cached for a few seconds. */
+  targets: Targets;
+  /** A signed link to a stored file, made when the attempt is made. */
+  mediaLink(mediaId: string, fileName: string): string;
+}
+
+export type AttemptOutcome = 'sent' | 'failed' | 'retry';
+
+/** gRPC codes of a Deliver call that a later attempt may not meet (the engines service itself failed). */
+const TRANSIENT_CODES = new Set([
+  grpc.status.UNAVAILABLE,
+  grpc.status.DEADLINE_EXCEEDED,
+  grpc.status.RESOURCE_EXHAUSTED,
+  grpc.status.INTERNAL,
+  grpc.status.UNKNOWN,
+  grpc.status.CANCELLED,
+  grpc.status.ABORTED,
+]);
+
+/**
+ * Delivers queued messages. The work is split by channel into partitions (PartitionLeases); this
+ * dispatcher delivers only the channels of partitions it holds, so a channel is served by one
+ * dispatcher at a time: a message is never attempted twice at once, a ticket's messages go out one
+ * after another in acceptance order, and a channel's pacing is kept in one place.
+ *
+ * Each round reads the queue (queued messages, oldest first) and starts, per ticket whose head is
+ * due, a run that delivers that ticket's due messages in order. Transient failures (engine or
+ * provider unreachable, timeouts, 5xx, 429 after its Retry-After) are retried with backoff until
+ * the message is older than the retry window; other refusals fail the message at once. Every status
+ * change is recorded on the message, and becomes a `message.status` event when an integration of the
+ * channel listens for one.
+ */
+export class Dispatcher {
+  private running = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private wakeUp: () => void = () => {};
+  /** Tickets with a run under way, and how many runs each partition has. */
+  private readonly busyTickets = new Set<number>();
+  private readonly busyPartitions = new Map<number, number>();
+  private readonly runs = new Set<Promise<void>>();
+  /** Per channel: the earliest time its next send may start. */
+  private readonly nextSlot = new Map<number, number>();
+  /** Accepted by the provider but not yet recorded (the database failed): recorded before anything else. */
+  private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string }>();
+  private lastTickAt = 0;
+  private lastRoundAt = 0;
+
+  constructor(
+    private readonly repo: MessagesRepository,
+    private readonly leases: PartitionLeases,
+    private readonly peers: DispatchPeers,
+    private readonly settings: Settings,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Alive: the loop went round recently. */
+  get healthy(): boolean {
+    return this.running && Date.now() - this.lastTickAt < Math.max(30_000, this.settings.roundMs * 10);
+  }
+
+  get partitions(): number[] {
+    return this.leases.heldPartitions;
+  }
+
+  /**
+   * Stops starting attempts, lets those under way finish within `graceMs` (each is bounded by the
+   * provider deadline), then gives the partitions back so that another dispatcher continues at once.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.running = false;
+    this.wakeUp();
+    await this.loopDone;
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.allSettled([...this.runs]), grace]);
+    clearTimeout(timer);
+    await this.flushUnrecorded().catch((err: unknown) => this.log.error({ err }, 'sent messages not recorded at shutdown'));
+    // Runs still under way keep their partitions' leases until these run out: nobody else starts them.
+    if (!this.runs.size) await this.leases.releaseAll();
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let waitMs = this.settings.pollMs;
+      try {
+        waitMs = Math.min(waitMs, await this.tick());
+      } catch (err) {
+        this.log.error({ err }, 'dispatch round failed');
+      }
+      this.lastTickAt = Date.now();
+      if (!this.running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.max(1, waitMs));
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** One round; answers how long until something it saw becomes due. */
+  async tick(): Promise<number> {
+    const now = Date.now();
+    if (now - this.lastRoundAt >= this.settings.roundMs) {
+      await this.leases.maintain((p) => (this.busyPartitions.get(p) ?? 0) > 0);
+      this.lastRoundAt = now;
+    }
+    await this.flushUnrecorded();
+    if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency) return this.settings.roundMs;
+
+    const queued = await this.repo.queued(this.settings.batchSize);
+    const byTicket = new Map<number, MessageDoc[]>();
+    for (const m of queued) {
+      const list = byTicket.get(m.ticketId);
+      if (list) list.push(m);
+      else byTicket.set(m.ticketId, [m]);
+    }
+    let soonest = Infinity;
+    for (const [ticketId, messages] of byTicket) {
+      if (this.busyTickets.size >= this.settings.concurrency) break;
+      if (this.busyTickets.has(ticketId)) continue;
+      const head = messages[0];
+      const partition = this.leases.partitionOf(head.channelId);
+      if (!this.leases.mayStart(partition, this.settings.attemptMs)) continue;
+      const due = head.nextAttemptAt?.getTime() ?? 0;
+      if (due > now) {
+        soonest = Math.min(soonest, due - now);
+        continue;
+      }
+      this.startRun(ticketId, partition, messages);
+    }
+    return soonest;
+  }
+
+  private startRun(ticketId: number, partition: number, messages: MessageDoc[]): void {
+    this.busyTickets.add(ticketId);
+    this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 0) + 1);
+    const run = this.deliverInOrder(partition, messages)
+      .catch((err: unknown) => this.log.error({ err, ticketId }, 'delivery run failed'))
+      .finally(() => {
+        this.busyTickets.delete(ticketId);
+        this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 1) - 1);
+        this.runs.delete(run);
+        this.wakeUp();
+      });
+    this.runs.add(run);
+  }
+
+  /** A ticket's due messages, one after another; a message waiting for a retry holds back the rest. */
+  private async deliverInOrder(partition: number, messages: MessageDoc[]): Promise<void> {
+    for (const message of messages) {
+      if (!this.running || (message.nextAttemptAt?.getTime() ?? 0) > Date.now()) return;
+      await this.pace(message.channelId, await this.intervalOf(message));
+      if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
+      if ((await this.attempt(message)) === 'retry') return;
+    }
+  }
+
+  /** Waits for the channel's next free slot and takes it. */
+  private async pace(channelId: number, intervalMs: number): Promise<void> {
+    const now = Date.now();
+    const slot = Math.max(now, this.nextSlot.get(channelId) ?? 0);
+    this.nextSlot.set(channelId, slot + intervalMs);
+    if (slot > now) await new Promise((resolve) => setTimeout(resolve, slot - now));
+  }
+
+  private async intervalOf(message: MessageDoc): Promise<number> {
+    const channel = await this.peers.targets.channel(message.tenantId, message.channelId).catch(() => null);
+    if (channel && channel.sendIntervalMs !== undefined && channel.sendIntervalMs !== null) return channel.sendIntervalMs;
+    return this.settings.intervalMs[channel?.type ?? ''] ?? 0;
+  }
+
+  /** One delivery attempt of one message, recorded before it returns. */
+  async attempt(message: MessageDoc): Promise<AttemptOutcome> {
+    let channel: proto.tenants.Channel__Output | null;
+    try {
+      channel = await this.peers.targets.channel(message.tenantId, message.channelId);
+    } catch (err) {
+      return this.failed(message, classify(err));
+    }
+    if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
+    let providerMessageId: string;
+    try {
+      ({ providerMessageId } = await this.peers.engines.Deliver(
+        {
+          channel: channelTarget(channel),
+          to: message.to ?? '',
+          content: {
+            text: message.body,
+            mediaUrl: message.mediaId ? this.peers.mediaLink(message.mediaId, message.fileName) : '',
+            mimeType: message.mimeType,
+            fileName: message.fileName,
+            interactiveType: message.interactiveType ?? '',
+            interactiveJson: message.interactiveJson ?? '',
+            subject: message.subject ?? '',
+          },
+          reference: message._id,
+        },
+        { deadlineMs: this.settings.providerDeadlineMs },
+      ));
+    } catch (err) {
+      return this.failed(message, classify(err));
+    }
+    try {
+      await this.recordSent(message, providerMessageId);
+    } catch (err) {
+      // Delivered, not recorded: kept here and recorded before this dispatcher sends anything else,
+      // so the message is not sent again while this process lives.
+      this.unrecorded.set(message._id, { doc: message, providerMessageId });
+      throw err;
+    }
+    return 'sent';
+  }
+
+  private async recordSent(message: MessageDoc, providerMessageId: string): Promise<void> {
+    await this.repo.applyStatus(message, 'sent', { providerMessageId, error: '', nextAttemptAt: null }, { exclusive: true, event: await this.listened(message) });
+  }
+
+  private async flushUnrecorded(): Promise<void> {
+    for (const [id, { doc, providerMessageId }] of this.unrecorded) {
+      await this.recordSent(doc, providerMessageId);
+      this.unrecorded.delete(id);
+    }
+  }
+
+  private async failed(message: MessageDoc, failure: Failure): Promise<AttemptOutcome> {
+    const now = Date.now();
+    const attempts = (message.attempts ?? 0) + 1;
+    if (failure.transient && now - message.createdAt.getTime() < this.settings.retryWindowMs) {
+      const delay = failure.retryAfterMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
+      await this.repo.reschedule(message._id, attempts, new Date(now + delay), failure.reason);
+      this.log.info({ messageId: message._id, attempts, retryInMs: delay, reason: failure.reason }, 'delivery will be retried');
+      return 'retry';
+    }
+    await this.repo.applyStatus(message, 'failed', { error: failure.reason, attempts, nextAttemptAt: null }, { exclusive: true, event: await this.listened(message) });
+    this.log.warn({ messageId: message._id, ticketId: message.ticketId, reason: failure.reason }, 'message failed');
+    return 'failed';
+  }
+
+  /**
+   * Whether a `message.status` event has anyone to go to: an integration of the channel with a
+   * status callback URL (asked of tenants, cached a few seconds). When tenants cannot say, the event
+   * is written: an event nobody wants is cheaper than one lost.
+   */
+  private async listened(message: MessageDoc): Promise<boolean> {
+    try {
+      const integrations = await this.peers.targets.channelIntegrations(message.tenantId, message.channelId);
+      return !!integrations?.some((i) => i.urlMessageStatus);
+    } catch {
+      return true;
+    }
+  }
+}
+
+interface Failure {
+  transient: boolean;
+  retryAfterMs: number | null;
+  reason: string;
+}
+
+/** What a failed Deliver (or channel lookup) says about trying again. */
+export function classify(err: unknown): Failure {
+  if (!isServiceError(err)) return { transient: true, retryAfterMs: null, reason: err instanceof Error ? err.message : String(err) };
+  const { body } = grpcToHttp(err);
+  if (body.error === 'ERR_PROVIDER_FAILED') {
+    const detail = body.details?.[0] as { transient?: boolean; retryAfter?: string } | undefined;
+    return { transient: detail?.transient === true, retryAfterMs: retryAfterMs(detail?.retryAfter), reason: err.details };
+  }
+  return { transient: TRANSIENT_CODES.has(err.code), retryAfterMs: null, reason: `${body.error}: ${err.details}` };
+}
