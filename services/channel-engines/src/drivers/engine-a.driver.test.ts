@@ -95,7 +95,7 @@ describe('EngineADriver', () => {
     expect(err.message).toContain('500');
   });
 
-  it('fails with ERR_PROVIDER_FAILED within about the timeout when the engine never answers', async () => {
+  it('fails with ERR_PROVIDER_FAILED after the timeout when the engine never answers, hanging up on it', async () => {
     engine.answer(() => 'hang');
     const started = Date.now();
     const err = await failure(send());
@@ -103,18 +103,22 @@ describe('EngineADriver', () => {
 
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toMatch(/no answer within 300 ms/);
+    // Not before the timeout (timers never fire early); how much later depends on the machine's load.
     expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
-    expect(elapsed).toBeLessThan(TIMEOUT_MS + 1500);
+    // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
+    expect(engine.requests).toHaveLength(1);
+    await engine.hangUps();
   });
 
-  it('fails with ERR_PROVIDER_FAILED within about the timeout when the engine stalls mid-answer', async () => {
+  it('fails with ERR_PROVIDER_FAILED on the timeout when the engine stalls mid-answer, hanging up on it', async () => {
     engine.answer(() => 'stall');
-    const started = Date.now();
     const err = await failure(send());
 
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toMatch(/no answer within 300 ms/);
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1500);
+    // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
+    expect(engine.requests).toHaveLength(1);
+    await engine.hangUps();
   });
 
   it.each([

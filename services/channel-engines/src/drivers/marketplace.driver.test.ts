@@ -60,12 +60,13 @@ describe('MarketplaceDriver.send', () => {
     expect((await failure(send())).message).toMatch(/without id/);
   });
 
-  it('fails within about the timeout when the bridge never answers', async () => {
+  it('fails on the timeout when the bridge never answers, hanging up on it', async () => {
     bridge.answer(() => 'hang');
-    const started = Date.now();
     const err = await failure(send());
     expect(err.message).toMatch(/no answer within 300 ms/);
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1500);
+    // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
+    expect(bridge.requests).toHaveLength(1);
+    await bridge.hangUps();
   });
 
   it('fails without a request when the channel has no bridge URL', async () => {

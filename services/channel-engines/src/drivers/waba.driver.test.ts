@@ -177,15 +177,19 @@ describe('WabaDriver: failures', () => {
     expect(err.message).toContain('upstream overloaded');
   });
 
-  it('fails with ERR_PROVIDER_FAILED within about the timeout when Graph never answers', async () => {
+  it('fails with ERR_PROVIDER_FAILED after the timeout when Graph never answers, hanging up on it', async () => {
     graph.answer(() => 'hang');
     const started = Date.now();
     const err = await failure(send({ text: 'Hi' }));
+    const elapsed = Date.now() - started;
 
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toMatch(/no answer within 300 ms/);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1500);
+    // Not before the timeout (timers never fire early); how much later depends on the machine's load.
+    expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 20);
+    // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
+    expect(graph.requests).toHaveLength(1);
+    await graph.hangUps();
   });
 
   it('fails with ERR_PROVIDER_FAILED on a 2xx without messages[0].id', async () => {

@@ -53,4 +53,16 @@ describe('startFakeProvider', () => {
     expect(await call(provider.url)).toBeInstanceOf(Error);
     expect(provider.requests).toHaveLength(2);
   });
+
+  it('records the requests a client hung up on before the answer was complete, and only those', async () => {
+    expect(await call(`${provider.url}/answered`)).toEqual({ status: 200, body: '{}' });
+    provider.answer(() => 'hang');
+    expect(await call(`${provider.url}/hung`)).toBeInstanceOf(Error);
+    provider.answer(() => 'stall');
+    expect(await call(`${provider.url}/stalled`)).toBeInstanceOf(Error);
+    await provider.hangUps(2);
+    expect(provider.hungUp.map((r) => r.url)).toEqual(['/hung', '/stalled']);
+    provider.reset();
+    expect(provider.hungUp).toEqual([]);
+  });
 });

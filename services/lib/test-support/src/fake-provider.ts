@@ -18,9 +18,16 @@ export type ProviderReply = { status: number; body?: unknown; headers?: Record<s
 export interface FakeProvider {
   url: string;
   requests: ProviderRequest[];
+  /** Requests whose client closed the connection before the answer was complete (a client timeout gave up on them). */
+  hungUp: ProviderRequest[];
+  /**
+   * Resolves once `count` requests have been hung up on. The client's close reaches the fake a
+   * moment after the client gave up, so a test waits for it rather than looking at once.
+   */
+  hangUps(count?: number): Promise<void>;
   /** Sets how the fake answers from now on. */
   answer(fn: (req: ProviderRequest) => ProviderReply): void;
-  /** Forgets the recorded requests and restores the default answer. */
+  /** Forgets the recorded requests (and hang-ups) and restores the default answer. */
   reset(): void;
   close(): Promise<void>;
 }
@@ -31,7 +38,16 @@ export interface FakeProvider {
  */
 export async function startFakeProvider(defaultReply: (req: ProviderRequest) => ProviderReply = () => ({ status: 200, body: {} })): Promise<FakeProvider> {
   const requests: ProviderRequest[] = [];
+  const hungUp: ProviderRequest[] = [];
+  let waiters: Array<{ count: number; resolve: () => void }> = [];
+  const notify = () => {
+    const ready = waiters.filter((w) => hungUp.length >= w.count);
+    waiters = waiters.filter((w) => hungUp.length < w.count);
+    ready.forEach((w) => w.resolve());
+  };
   let reply = defaultReply;
+  /** Bumped by reset: a hang-up of a request from before it (a previous test) is not recorded. */
+  let generation = 0;
   const server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -45,6 +61,12 @@ export async function startFakeProvider(defaultReply: (req: ProviderRequest) => 
       }
       const recorded: ProviderRequest = { method: req.method!, url: req.url!, headers: req.headers, body, raw };
       requests.push(recorded);
+      const recordedIn = generation;
+      res.once('close', () => {
+        if (res.writableFinished || recordedIn !== generation) return;
+        hungUp.push(recorded);
+        notify();
+      });
       const answer = reply(recorded);
       if (answer === 'hang') return;
       if (answer === 'stall') {
@@ -58,11 +80,18 @@ export async function startFakeProvider(defaultReply: (req: ProviderRequest) => 
   return {
     url,
     requests,
+    hungUp,
+    hangUps(count = 1) {
+      if (hungUp.length >= count) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ count, resolve }));
+    },
     answer(fn) {
       reply = fn;
     },
     reset() {
       requests.length = 0;
+      hungUp.length = 0;
+      generation++;
       reply = defaultReply;
     },
     close,

@@ -73,6 +73,11 @@ export interface AttemptDoc {
   error: string;
   /** Set when the attempt failed and another one was scheduled. */
   nextAttemptAt: Date | null;
+  /**
+   * With `nextAttemptAt`: the wait chosen (the backoff drawn, or the receiver's Retry-After), so
+   * `nextAttemptAt` = `finishedAt` + `delayMs`, both stamped from one clock reading.
+   */
+  delayMs: number | null;
 }
 
 const opts = { versionKey: false as const };
@@ -129,6 +134,7 @@ export function registerOutboxModels(conn: Connection): OutboxModels {
       durationMs: { type: Number, default: 0 },
       error: { type: String, default: '' },
       nextAttemptAt: { type: Date, default: null },
+      delayMs: { type: Number, default: null },
     },
     opts,
   );

@@ -20,6 +20,8 @@ export interface AttemptResult {
   durationMs?: number;
   error?: string;
   nextAttemptAt?: Date | null;
+  /** The wait before `nextAttemptAt`: the backoff drawn, or the receiver's Retry-After. */
+  delayMs?: number | null;
 }
 
 const attemptId = generationId;
@@ -142,6 +144,7 @@ export class OutboxRepository {
       durationMs: 0,
       error: '',
       nextAttemptAt: null,
+      delayMs: null,
     };
     try {
       await this.models.Attempt.insertMany([doc], { lean: true });
@@ -157,10 +160,11 @@ export class OutboxRepository {
     await this.models.Event.updateOne({ _id: id }, { $set: { ...set, updatedAt: new Date() } }).exec();
   }
 
-  async finishAttempt(lease: Lease, result: AttemptResult): Promise<void> {
+  /** `finishedAt`: the clock reading the holder decided the outcome on (its `nextAttemptAt` counts from it). */
+  async finishAttempt(lease: Lease, result: AttemptResult, finishedAt = new Date()): Promise<void> {
     await this.models.Attempt.updateOne(
       { _id: lease.attemptId },
-      { $set: { ...result, nextAttemptAt: result.nextAttemptAt ?? null, finishedAt: new Date() } },
+      { $set: { ...result, nextAttemptAt: result.nextAttemptAt ?? null, delayMs: result.delayMs ?? null, finishedAt } },
     ).exec();
   }
 

@@ -169,26 +169,28 @@ export class Relay {
   private async failed(lease: Lease, result: Omit<AttemptResult, 'outcome'>, waitMs: number | null): Promise<void> {
     const { event } = lease;
     if (this.released.has(lease.attemptId)) return;
-    const now = Date.now();
+    // One reading for the decision and for the record: the attempt finished at `now`, the next one
+    // is due `delayMs` later, exactly.
+    const now = new Date();
     const attempts = event.attempts + 1;
-    if (now - event.createdAt.getTime() >= this.settings.retryWindowMs) {
-      return this.finish(lease, 'dead', { ...result, outcome: 'dead' });
+    if (now.getTime() - event.createdAt.getTime() >= this.settings.retryWindowMs) {
+      return this.finish(lease, 'dead', { ...result, outcome: 'dead' }, now);
     }
-    const delay = waitMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
-    const nextAttemptAt = new Date(now + Math.min(delay, this.settings.retryWindowMs));
+    const drawn = waitMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
+    const delayMs = Math.min(drawn, this.settings.retryWindowMs);
+    const nextAttemptAt = new Date(now.getTime() + delayMs);
     await this.outbox.updateEvent(event._id, {
       attempts,
       nextAttemptAt,
       lastError: result.error ?? '',
       lastHttpStatus: result.httpStatus ?? 0,
     });
-    await this.outbox.finishAttempt(lease, { ...result, outcome: 'failed', nextAttemptAt });
+    await this.outbox.finishAttempt(lease, { ...result, outcome: 'failed', nextAttemptAt, delayMs }, now);
   }
 
   /** The event first, then its attempt: a claim of the next generation then sees the outcome. */
-  private async finish(lease: Lease, status: OutboxStatus, result: AttemptResult): Promise<void> {
+  private async finish(lease: Lease, status: OutboxStatus, result: AttemptResult, now = new Date()): Promise<void> {
     if (this.released.has(lease.attemptId)) return;
-    const now = new Date();
     await this.outbox.updateEvent(lease.eventId, {
       status,
       attempts: lease.event.attempts + 1,
@@ -196,7 +198,7 @@ export class Relay {
       lastHttpStatus: result.httpStatus ?? 0,
       finishedAt: now,
     });
-    await this.outbox.finishAttempt(lease, result);
+    await this.outbox.finishAttempt(lease, result, now);
   }
 
   /**

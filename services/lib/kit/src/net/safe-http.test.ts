@@ -7,8 +7,9 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { DomainError } from '../errors';
-import { parseAllowList } from './allow-list';
+import { EMPTY_ALLOW_LIST, parseAllowList } from './allow-list';
 import {
+  checkUrl,
   guardedLookup,
   type ResolvedAddress,
   type Resolver,
@@ -131,9 +132,11 @@ describe('safeRequest: literal addresses in every form', () => {
     'http://[fd00::1]/',
     'http://[fe80::1]/',
   ])('blocks the private literal %s before connecting', async (url) => {
-    const started = Date.now();
-    await expectError(safeRequest(url, limits), 'ERR_URL_BLOCKED');
-    expect(Date.now() - started).toBeLessThan(500);
+    const err = await expectError(safeRequest(url, limits), 'ERR_URL_BLOCKED');
+    // Refused by the URL check, which runs before any socket exists (a refusal at connect time
+    // says "resolves to a non-public address").
+    expect(err.details).toEqual([{ field: 'url', message: expect.stringMatching(/^address \S+ is not public/) }]);
+    expect(() => checkUrl(url, EMPTY_ALLOW_LIST)).toThrow(DomainError);
   });
 });
 
@@ -280,9 +283,14 @@ describe('safeRequest: WEBHOOK_ALLOWED_PRIVATE', () => {
 describe('safeRequest: size cap', () => {
   it('aborts a 10 MB stream at 1 MB and destroys the socket at once', async () => {
     let sent = 0;
-    let closedAt = 0;
+    let hungUp = false;
+    let closed = false;
     const server = await startServer((_req, res) => {
-      res.on('close', () => (closedAt = Date.now()));
+      // Closed before the server finished sending: the client hung up.
+      res.on('close', () => {
+        closed = true;
+        hungUp = !res.writableFinished;
+      });
       const chunk = Buffer.alloc(64 * 1024, 'x');
       // Paced, so the test measures our abort and not how much the kernel buffers can hold.
       const pump = () => {
@@ -295,10 +303,10 @@ describe('safeRequest: size cap', () => {
     });
     const opts = { ...limits, maxBytes: 1024 * 1024, allowPrivate: LOCAL };
     const err = await expectError(safeRequest(server.url(), opts), 'ERR_PAYLOAD_TOO_LARGE');
-    const rejectedAt = Date.now();
     expect(err.kind).toBe('payload_too_large');
-    await waitFor(() => closedAt > 0, 1000);
-    expect(closedAt - rejectedAt).toBeLessThan(1000);
+    // Nothing else would close it: the request settled (no timer left) and the server paces on.
+    await waitFor(() => closed, 10_000);
+    expect(hungUp).toBe(true);
     expect(sent).toBeLessThan(10 * 1024 * 1024);
   });
 
@@ -317,11 +325,10 @@ describe('safeRequest: size cap', () => {
       res.writeHead(200, { 'content-length': String(5 * 1024 * 1024) });
       res.flushHeaders(); // then stall: only the announcement can trigger the refusal
     });
-    const started = Date.now();
     const opts = { ...limits, maxBytes: 1024 * 1024, allowPrivate: LOCAL };
     const err = await expectError(safeRequest(server.url(), opts), 'ERR_PAYLOAD_TOO_LARGE');
-    expect(err.message).toContain('5242880');
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Refused on the announced size (reading the stalled body would have ended in a timeout).
+    expect(err.message).toBe('Response of 5242880 bytes exceeds the 1048576 byte limit');
   });
 });
 
@@ -338,17 +345,16 @@ describe('safeRequest: timeouts', () => {
     });
     const started = Date.now();
     const opts = { ...limits, totalTimeoutMs: 300, allowPrivate: LOCAL };
+    // Only the total timer gives this reason; not before it fires, however much later.
     await expectError(safeRequest(server.url(), opts), 'ERR_FETCH_FAILED', 'total-timeout');
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('enforces the connect timeout while name resolution never answers', async () => {
     const resolve: Resolver = () => new Promise(() => undefined);
-    const started = Date.now();
     const opts = { ...limits, connectTimeoutMs: 100, totalTimeoutMs: 5000 };
+    // The connect timer, not the total one, ended it: it says which.
     await expectError(safeRequestWith('http://stall.test/', opts, { resolve }), 'ERR_FETCH_FAILED', 'connect-timeout');
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 
   it('enforces the connect timeout on an https peer that accepts TCP but never completes TLS', async () => {
@@ -358,7 +364,7 @@ describe('safeRequest: timeouts', () => {
     const port = await listen(silent);
     const opts = { ...limits, connectTimeoutMs: 150, totalTimeoutMs: 5000, allowPrivate: LOCAL };
     await expectError(safeRequest(`https://127.0.0.1:${port}/`, opts), 'ERR_FETCH_FAILED', 'connect-timeout');
-    await waitFor(() => closed, 1000);
+    await waitFor(() => closed, 10_000);
     expect(closed).toBe(true);
   });
 
