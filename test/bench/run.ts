@@ -1,99 +1,162 @@
 // npm run bench: sendMessageByTicket through the whole mesh under load, next to a floor pipeline
-// (one Fastify process doing the same database insert and outbound HTTP call). Not a test: it
-// prints figures. Bounded in time; all traffic stays on loopback.
+// (one Fastify process doing one database insert and one outbound HTTP call). Not a test: it
+// prints figures. The load generator (this process), the floor and the mesh run in separate
+// processes; floor and mesh alternate, BENCH_REPS times, and each repetition's ratio is taken in
+// that repetition. Bounded in time; all traffic stays on loopback.
+//
+// Mesh figures: accepted/s (answers), delivered/s (messages the provider received, from the first
+// answer until the queue drained), CPU ms per delivered send (every mesh process and the database
+// server, from /proc) and the answers' latency.
 import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import mongoose from 'mongoose';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
-import { startFakeEngine } from '../support/fake-engine';
+import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const REPS = Number(process.env.BENCH_REPS ?? 3);
+const TICKETS = Number(process.env.BENCH_TICKETS ?? CONNECTIONS);
+const CLK_TCK = 100;
 
-interface Figures {
-  name: string;
+interface Run {
   rps: number;
   p50: number;
   p99: number;
   requests: number;
   failures: number;
+  deliveredPerS: number;
+  cpuMsPerSend: number;
 }
 
-async function load(name: string, url: string, headers: Record<string, string>, body: string): Promise<Figures> {
-  const r = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, duration: DURATION_S });
-  return {
-    name,
-    rps: r.requests.average,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    requests: r.requests.total,
-    failures: r.non2xx + r.errors + r.timeouts,
-  };
+/** utime + stime of a process, in ms. */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+  } catch {
+    return 0;
+  }
+}
+
+/** The database server's processes (FerretDB and, under it, PostgreSQL), found by name. */
+function databasePids(): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((d) => {
+      try {
+        const cmd = readFileSync(join('/proc', d, 'cmdline'), 'utf8');
+        return /ferretdb|postgres/.test(cmd);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
+
+async function load(url: string, headers: Record<string, string>, bodies: string[]) {
+  let i = 0;
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    headers,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+    requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
+  });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
+}
+
+async function untilDelivered(engine: FakeEngine, target: number, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  while (engine.requests.length < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return Date.now();
+}
+
+function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [join(__dirname, 'floor.js')], { env: { ...process.env, MONGODB_URI: mongodbUri, ENGINE_URL: engineUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, port: JSON.parse(line).port }));
+    child.once('exit', (code) => reject(new Error(`floor exited (${code})`)));
+  });
 }
 
 async function main() {
   const engine = await startFakeEngine();
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined });
-  const results: Figures[] = [];
+  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: 'warn' } });
+  const meshRuns: Run[] = [];
+  const floorRuns: Run[] = [];
   try {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
     });
+    // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url },
+      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url, sendIntervalMs: 0 },
     });
     const { apiId, authToken } = session.body.data.api;
     const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
-    const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: '5511987654321', body: 'warm-up' } });
-    const body = JSON.stringify({ ticketId: ticket.body.data.ticketId, body: 'Benchmark message' });
+    const ticketIds: number[] = [];
+    for (let t = 0; t < TICKETS; t++) {
+      const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: `55119876${String(t).padStart(5, '0')}`, body: 'warm-up' } });
+      ticketIds.push(ticket.body.data.ticketId);
+    }
+    const bodies = ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' }));
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${authToken}` };
+    await untilDelivered(engine, TICKETS, 30_000);
+    const floor = await startFloor(mesh.database.uri, engine.url);
+    const meshPids = [...mesh.processes.values()].map((p) => p.pid!);
 
-    results.push(await load('mesh: gateway → messaging → tickets/tenants/engines → engine', `${root}/sendMessageByTicket`, headers, body));
+    for (let rep = 0; rep < REPS; rep++) {
+      // The mesh: answers, then whatever the dispatcher still had to deliver.
+      const before = engine.requests.length;
+      const dbPids = databasePids();
+      const cpu0 = sumCpu(meshPids) + sumCpu(dbPids);
+      const t0 = Date.now();
+      const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
+      const accepted = m.requests - m.failures;
+      const done = await untilDelivered(engine, before + accepted, 120_000);
+      const delivered = engine.requests.length - before;
+      const cpu = sumCpu(meshPids) + sumCpu(databasePids()) - cpu0;
+      meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
-    // The floor: the least any send pipeline must do — one insert, one provider call.
-    const conn = await mongoose.createConnection(mesh.database.uri, { dbName: 'bench_floor' }).asPromise();
-    const floor = Fastify();
-    floor.post('/send', async (req) => {
-      const { ticketId, body: text } = req.body as { ticketId: number; body: string };
-      const _id = randomUUID();
-      await conn.collection('messages').insertOne({ _id: _id as never, ticketId, body: text, status: 'pending', createdAt: new Date() });
-      const res = await fetch(`${engine.url}/messages`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jid: '5511987654321@s.whatsapp.net', content: { text } }),
-        signal: AbortSignal.timeout(10_000),
-      });
-      await res.json();
-      return { success: true, data: { messageId: _id, ticketId } };
-    });
-    await floor.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = floor.server.address() as { port: number };
-    results.push(await load('floor: one Fastify process, insert + HTTP call', `http://127.0.0.1:${port}/send`, headers, body));
-    await floor.close();
-    await conn.close();
+      // The floor, right after, on the same database and provider.
+      const fBefore = engine.requests.length;
+      const fCpu0 = cpuMs(floor.child.pid!) + sumCpu(databasePids());
+      const f = await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies);
+      const fDelivered = engine.requests.length - fBefore;
+      const fCpu = cpuMs(floor.child.pid!) + sumCpu(databasePids()) - fCpu0;
+      floorRuns.push({ ...f, deliveredPerS: fDelivered / DURATION_S, cpuMsPerSend: fCpu / Math.max(1, fDelivered) });
+      console.log(`rep ${rep + 1}: mesh ${meshRuns[rep].deliveredPerS.toFixed(0)} delivered/s, floor ${f.rps.toFixed(0)} req/s`);
+    }
+    floor.child.kill('SIGTERM');
   } finally {
     await mesh.stop();
     await engine.close();
   }
 
-  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections, ${DURATION_S} s each, database: ${mesh.database.kind}\n`);
-  console.log('pipeline'.padEnd(64), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'requests'.padStart(9), 'failed'.padStart(7));
-  for (const f of results) {
-    console.log(
-      f.name.padEnd(64),
-      f.rps.toFixed(0).padStart(8),
-      String(f.p50).padStart(8),
-      String(f.p99).padStart(8),
-      String(f.requests).padStart(9),
-      String(f.failures).padStart(7),
-    );
-  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each, ${REPS} repetitions, database: ${mesh.database.kind}\n`);
+  console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'p50', 'p99', 'fail', 'cpu ms/send', 'floor req/s', 'floor p99', 'floor cpu ms', 'dlv ratio', 'cpu ratio'].join(' | '));
+  const ratios: Array<{ dlv: number; cpu: number }> = [];
+  meshRuns.forEach((m, i) => {
+    const f = floorRuns[i];
+    const dlv = m.deliveredPerS / f.rps;
+    const cpu = m.cpuMsPerSend / f.cpuMsPerSend;
+    ratios.push({ dlv, cpu });
+    console.log([i + 1, m.rps.toFixed(0), m.deliveredPerS.toFixed(0), m.p50, m.p99, m.failures, m.cpuMsPerSend.toFixed(2), f.rps.toFixed(0), f.p99, f.cpuMsPerSend.toFixed(2), `${(dlv * 100).toFixed(0)} %`, `${cpu.toFixed(1)}×`].join(' | '));
+  });
+  console.log(`\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`);
 }
 
 main().catch((err) => {

@@ -1,6 +1,6 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
-import { call } from '../support/http';
+import { call, eventually } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
@@ -21,7 +21,7 @@ describe('sendMessageByTicket with media', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { MEDIA_MAX_BYTES: String(MAX) } });
+    mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { MEDIA_MAX_BYTES: String(MAX), DISPATCH_INTERVAL_MS_ENGINE_A: '0' } });
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
@@ -49,6 +49,7 @@ describe('sendMessageByTicket with media', () => {
   it('stores base64 media and hands the engine a signed link that serves the same bytes', async () => {
     const res = await send({ body: 'A picture', base64Data: PNG.toString('base64'), mimeType: 'image/png', fileName: 'pixel' });
     expect(res.status).toBe(200);
+    await eventually('the engine request', () => engine.requests.length >= 1);
     expect(engine.requests).toHaveLength(1);
     const content = lastContent();
     expect(content).toMatchObject({ caption: 'A picture', mimetype: 'image/png', image: { url: expect.stringContaining('/media/') } });

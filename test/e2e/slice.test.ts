@@ -1,6 +1,6 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
-import { call } from '../support/http';
+import { call, eventually, UNPACED } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
@@ -44,6 +44,7 @@ describe('the mesh, end to end', () => {
       freePorts: true,
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
+      env: UNPACED,
     });
     admin = mesh.superAdminToken;
   });
@@ -57,10 +58,10 @@ describe('the mesh, end to end', () => {
 
   it('runs every service as its own process and reports ready', async () => {
     expect([...mesh.processes.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'messaging-relay', 'social-config', 'tenants', 'tickets'],
+      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tickets'],
     );
     const pids = new Set([...mesh.processes.values()].map((p) => p.pid));
-    expect(pids.size).toBe(7);
+    expect(pids.size).toBe(8);
     const ready = await call(`${mesh.gatewayUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(Object.values(ready.body.services)).toEqual(Array(5).fill('SERVING'));
@@ -77,6 +78,7 @@ describe('the mesh, end to end', () => {
     expect(created.status).toBe(200);
     const ticketId = created.body.data.ticketId;
     expect(created.body.data.ticket).toMatchObject({ id: ticketId, status: 'open', contact: { number: '5511987654321' } });
+    await eventually('the first message at the engine', () => engine.requests.length >= 1);
     expect(engine.requests).toHaveLength(1);
     expect(engine.requests[0]).toMatchObject({
       method: 'POST',
@@ -91,6 +93,7 @@ describe('the mesh, end to end', () => {
       success: true,
       data: { message: expect.any(String), ticketId, messageId: expect.stringMatching(/^[0-9a-f-]{36}$/) },
     });
+    await eventually('the second message at the engine', () => engine.requests.length >= 2);
     expect(engine.requests).toHaveLength(2);
     expect(engine.requests[1].body.content).toEqual({ text: 'Second message' });
 
@@ -107,9 +110,13 @@ describe('the mesh, end to end', () => {
     expect(refused.body).toEqual({ success: false, error: 'ERR_TICKET_CLOSED', message: expect.any(String) });
     expect(engine.requests).toHaveLength(2);
 
-    const gql = await call(`${mesh.graphqlUrl}`, {
-      token: admin,
-      body: { query: `{ ticket(tenantId: ${it.tenantId}, id: ${ticketId}) { status channel { name type } messages { body status } } }` },
+    // The closed ticket's queued messages were still delivered: both end up sent.
+    const gql = await eventually('both messages recorded as sent', async () => {
+      const got = await call(`${mesh.graphqlUrl}`, {
+        token: admin,
+        body: { query: `{ ticket(tenantId: ${it.tenantId}, id: ${ticketId}) { status channel { name type } messages { body status } } }` },
+      });
+      return got.body?.data?.ticket?.messages?.every((m: { status: string }) => m.status !== 'queued') && got;
     });
     expect(gql.status).toBe(200);
     expect(gql.body.data.ticket).toEqual({
@@ -168,14 +175,19 @@ describe('the mesh, end to end', () => {
     expect(tenant.body.details).toEqual([{ field: 'password', message: expect.stringMatching(/digit/) }]);
   });
 
-  it('answers 502 with the provider\'s reason when the engine refuses, and records the message as failed', async () => {
+  it('accepts a send the engine then refuses, and records the message as failed with the reason', async () => {
     const a = await newIntegration('refused@example.com');
     const t = await call(`${a.root}/createTicket`, { token: a.token, body: { number: '5531988887777', body: 'first' } });
-    engine.failNext(500, { message: 'session not connected' });
+    await eventually('the first message delivered', async () => (await call(`${a.root}/getMessageByMessageId?messageId=${t.body.data.messageId}`, { token: a.token })).body?.data?.status === 'sent');
+    engine.failNext(400, { message: 'session not connected' });
     const res = await call(`${a.root}/sendMessageByTicket`, { token: a.token, body: { ticketId: t.body.data.ticketId, body: 'x' } });
-    expect(res.status).toBe(502);
-    expect(res.body.error).toBe('ERR_PROVIDER_FAILED');
-    expect(res.body.message).toContain('session not connected');
+    expect(res.status).toBe(200);
+    const messageId = res.body.data.messageId;
+    const failed = await eventually('the refusal recorded', async () => {
+      const got = await call(`${a.root}/getMessageByMessageId?messageId=${messageId}`, { token: a.token });
+      return got.body?.data?.status === 'failed' && got.body.data;
+    });
+    expect(failed.error).toContain('session not connected');
     const gql = await call(mesh.graphqlUrl, {
       token: admin,
       body: { query: `{ ticket(tenantId: ${a.tenantId}, id: ${t.body.data.ticketId}) { messages { body status } } }` },

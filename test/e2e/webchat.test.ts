@@ -1,5 +1,5 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
-import { call } from '../support/http';
+import { call, settled } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
@@ -70,6 +70,7 @@ describe('web chat', () => {
     const ticket = await call(`${root}/createTicket`, { token, body: { number: visitorId, body: 'Welcome! How can we help?' } });
     expect(ticket.status).toBe(200);
     const ticketId = ticket.body.data.ticketId;
+    await settled(root, token, ticket.body.data.messageId);
 
     const first = await read(visitorToken);
     expect(first.status).toBe(200);
@@ -89,7 +90,7 @@ describe('web chat', () => {
 
     const sent = await call(`${root}/sendMessageByTicket`, { token, body: { ticketId, body: 'An agent will answer shortly.' } });
     expect(sent.status).toBe(200);
-    const stored = await call(`${root}/getMessageByMessageId?messageId=${sent.body.data.messageId}`, { token });
+    const stored = { body: { data: await settled(root, token, sent.body.data.messageId) } };
     expect(stored.body.data.providerMessageId).toBe(`${webchatId}:${visitorId}:2`);
 
     const next = await read(visitorToken, `?after=${encodeURIComponent(first.body.data.cursor)}`);
@@ -101,6 +102,7 @@ describe('web chat', () => {
   it('answers a long poll as soon as a message is queued', async () => {
     const { visitorId, visitorToken } = await newVisitor();
     const ticket = await call(`${root}/createTicket`, { token, body: { number: visitorId, body: 'Hi' } });
+    await settled(root, token, ticket.body.data.messageId);
     const cursor = (await read(visitorToken)).body.data.cursor;
 
     // The longest wait there is: a poll that ran it out would answer no sooner than 25 s after
