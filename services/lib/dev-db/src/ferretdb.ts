@@ -23,6 +23,11 @@ export interface Storage {
   kind: DatabaseKind;
   /** See Database.postgresUrl. */
   postgresUrl?: string;
+  /**
+   * Settles once the storage can be used (the PostgreSQL database is being created meanwhile):
+   * FerretDB starts alongside, and is pinged only after.
+   */
+  ready?: Promise<void>;
   /** FerretDB's flags that choose and locate the storage; runDir is the run's own folder. */
   args(runDir: string): string[];
   /** After FerretDB has exited (stop(), or a start that failed): deletes throwaway data. */
@@ -73,7 +78,7 @@ async function launch(binary: string, name: string, log: Log, storage: Storage):
   const server = new FerretDbProcess(binary, runDir, port, debugPort, storage, log);
   const uri = `mongodb://127.0.0.1:${port}/`;
   try {
-    await server.waitUntilReady(uri);
+    await server.waitUntilReady(uri, storage.ready);
   } catch (error) {
     await server.stop();
     releasePorts(ports);
@@ -167,8 +172,10 @@ class FerretDbProcess {
     liveRuns.set(this.child, { runDir, storage });
   }
 
-  async waitUntilReady(uri: string): Promise<void> {
+  async waitUntilReady(uri: string, storageReady?: Promise<void>): Promise<void> {
     const deadline = Date.now() + READY_TIMEOUT_MS;
+    // A ping before the storage exists would only fill the log with FerretDB's connection errors.
+    await storageReady;
     while (Date.now() < deadline) {
       if (this.exit) {
         // Let the last output lines arrive: they usually say why it exited.

@@ -120,13 +120,11 @@ async function postgresqlStorage(name: string, dataDir: string | undefined, log:
     // Recorded before the database exists, so no other process's cleanup takes it for abandoned.
     if (!record?.postgresql) await writeRecord(dataDir, { ...record, postgresql: { database } });
   }
-  try {
-    await prepareDatabase(server, database, { dataDir, log });
-  } catch (error) {
-    if (!dataDir) await dropDatabase(server, database).catch(() => {});
-    throw error;
-  }
-  return postgresStorage(server, database, Boolean(dataDir));
+  // Created while FerretDB starts (CREATE DATABASE is most of a start's time); a failure drops a
+  // throwaway database through the storage's release, like any failed start.
+  const ready = prepareDatabase(server, database, { dataDir, log });
+  ready.catch(() => {}); // awaited by the start, which reports it
+  return { ...postgresStorage(server, database, Boolean(dataDir)), ready };
 }
 
 async function sqliteKept(dataDir: string | undefined): Promise<Storage> {
