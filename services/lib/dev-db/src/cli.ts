@@ -1,9 +1,11 @@
-import { ensureFerretDb, startDatabase } from './index';
+import { ensureFerretDb, resetDatabase, startDatabase } from './index';
 import { findOnPath, isExecutable } from './paths';
 
 const USAGE = `Usage: node dist/cli.js <command>
-  build   build FerretDB into <repo>/.cache/ferretdb/bin (needs Go) and print its path
-  serve   start a database, print MONGODB_URI=<uri>, and run until Ctrl-C`;
+  build        build FerretDB into <repo>/.cache/ferretdb/bin (needs Go) and print its path
+  serve [DIR]  start a database, print MONGODB_URI=<uri>, and run until Ctrl-C;
+               with DIR, its data is kept there across runs
+  reset DIR    delete the data kept in DIR (its PostgreSQL database, its SQLite files)`;
 
 const log = (line: string) => console.error(line);
 
@@ -35,8 +37,8 @@ function existingFerretDb(): string | null {
   return findOnPath('ferretdb');
 }
 
-async function serve(): Promise<number> {
-  const db = await startDatabase({ name: 'serve', log });
+async function serve(dataDir: string | undefined): Promise<number> {
+  const db = await startDatabase({ name: 'serve', log, dataDir });
   console.log(`MONGODB_URI=${db.uri}`);
   log(`(${db.kind}; Ctrl-C to stop)`);
   // The database handle deliberately keeps nothing alive, so hold the process open here.
@@ -51,14 +53,24 @@ async function serve(): Promise<number> {
   return 0;
 }
 
-async function main(command: string | undefined): Promise<number> {
+async function reset(dataDir: string | undefined): Promise<number> {
+  if (!dataDir) {
+    console.error(USAGE);
+    return 1;
+  }
+  await resetDatabase(dataDir, { log });
+  return 0;
+}
+
+async function main(command: string | undefined, arg: string | undefined): Promise<number> {
   if (command === 'build') return build();
-  if (command === 'serve') return serve();
+  if (command === 'serve') return serve(arg);
+  if (command === 'reset') return reset(arg);
   console.error(USAGE);
   return command ? 1 : 0;
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv[3]).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);

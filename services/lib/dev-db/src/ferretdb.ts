@@ -7,9 +7,9 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { MongoClient } from 'mongodb';
 import { isProcessAlive, sleep } from './exec';
-import { runRoot } from './paths';
+import { findOnPath, runRoot } from './paths';
 import { freePorts, isPortOpen, releasePorts } from './ports';
-import type { Database } from './types';
+import type { Database, DatabaseKind } from './types';
 
 const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
@@ -18,45 +18,67 @@ const STDERR_LINES_KEPT = 20;
 
 type Log = (line: string) => void;
 
+/** Where FerretDB keeps the data, and what becomes of it once FerretDB has stopped. */
+export interface Storage {
+  kind: DatabaseKind;
+  /** See Database.postgresUrl. */
+  postgresUrl?: string;
+  /**
+   * Settles once the storage can be used (the PostgreSQL database is being created meanwhile):
+   * FerretDB starts alongside, and is pinged only after.
+   */
+  ready?: Promise<void>;
+  /** FerretDB's flags that choose and locate the storage; runDir is the run's own folder. */
+  args(runDir: string): string[];
+  /** After FerretDB has exited (stop(), or a start that failed): deletes throwaway data. */
+  release(): Promise<void>;
+  /** The same for the process-exit hook, which cannot wait for promises; best effort. */
+  releaseSync(): void;
+}
+
 class PortInUseError extends Error {}
 
 // A parent that exits without calling stop() must not leave FerretDB servers and their data behind.
-const liveRuns = new Map<ChildProcess, string>();
+const liveRuns = new Map<ChildProcess, { runDir: string; storage: Storage }>();
 process.on('exit', () => {
-  for (const [child, runDir] of liveRuns) {
+  for (const [child, { runDir, storage }] of liveRuns) {
     child.kill('SIGKILL');
     try {
       rmSync(runDir, { recursive: true, force: true });
     } catch {
       // The dying server may still be writing; removeAbandonedRuns() deletes the rest next time.
     }
+    storage.releaseSync();
   }
 });
 
-/** Starts FerretDB on SQLite in a fresh run folder, retrying if its ports were taken meanwhile. */
-export async function startFerretDb(binary: string, name: string, log: Log): Promise<Database> {
+/** Starts FerretDB on the storage in a fresh run folder, retrying if its ports were taken meanwhile. */
+export async function startFerretDb(binary: string, name: string, log: Log, storage: Storage): Promise<Database> {
   await removeAbandonedRuns();
   for (let attempt = 1; ; attempt++) {
     try {
-      return await launch(binary, name, log);
+      return await launch(binary, name, log, storage);
     } catch (error) {
-      if (!(error instanceof PortInUseError) || attempt === START_ATTEMPTS) throw error;
+      if (!(error instanceof PortInUseError) || attempt === START_ATTEMPTS) {
+        await storage.release().catch(() => {});
+        throw error;
+      }
       log(`FerretDB lost a port race, retrying: ${error.message}`);
     }
   }
 }
 
-async function launch(binary: string, name: string, log: Log): Promise<Database> {
+async function launch(binary: string, name: string, log: Log, storage: Storage): Promise<Database> {
   const runDir = join(runRoot(), `${safeName(name)}-${process.pid}-${randomBytes(4).toString('hex')}`);
   await mkdir(join(runDir, 'data'), { recursive: true });
   await mkdir(join(runDir, 'state'), { recursive: true });
   const ports = await freePorts(2);
   const [port, debugPort] = ports;
 
-  const server = new FerretDbProcess(binary, runDir, port, debugPort, log);
+  const server = new FerretDbProcess(binary, runDir, port, debugPort, storage, log);
   const uri = `mongodb://127.0.0.1:${port}/`;
   try {
-    await server.waitUntilReady(uri);
+    await server.waitUntilReady(uri, storage.ready);
   } catch (error) {
     await server.stop();
     releasePorts(ports);
@@ -66,10 +88,24 @@ async function launch(binary: string, name: string, log: Log): Promise<Database>
   server.unref();
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= server.stop().finally(() => releasePorts(ports));
+    stopping ??= server.stop().finally(() => {
+      releasePorts(ports);
+      return storage.release();
+    });
     return stopping;
   };
-  return { uri, kind: 'ferretdb', stop };
+  return { uri, kind: storage.kind, ...(storage.postgresUrl && { postgresUrl: storage.postgresUrl }), stop };
+}
+
+/** FerretDB over SQLite files: the run folder's (deleted with it), or a dataDir's folder (kept). */
+export function sqliteStorage(keptDir?: string): Storage {
+  return {
+    kind: 'ferretdb-sqlite',
+    // FerretDB requires the trailing slash: the URI names a directory holding one file per database.
+    args: (runDir) => [`--handler=sqlite`, `--sqlite-url=file:${keptDir ?? join(runDir, 'data')}/`],
+    release: async () => {},
+    releaseSync: () => {},
+  };
 }
 
 function safeName(name: string): string {
@@ -108,9 +144,15 @@ class FerretDbProcess {
     private readonly runDir: string,
     private readonly port: number,
     debugPort: number,
+    storage: Storage,
     private readonly log: Log,
   ) {
-    this.child = spawn(binary, ferretDbArgs(runDir, port, debugPort), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const args = ferretDbArgs(runDir, port, debugPort, storage);
+    // setpriv (util-linux) makes the kernel kill FerretDB when its parent dies, even by SIGKILL.
+    const setpriv = findOnPath('setpriv');
+    this.child = setpriv
+      ? spawn(setpriv, ['--pdeathsig', 'KILL', '--', binary, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     this.exited = new Promise((resolve) => {
       const settle = (exit: Exit) => {
         this.exit ??= exit;
@@ -127,11 +169,13 @@ class FerretDbProcess {
     });
     this.collect(this.child.stdout);
     this.collect(this.child.stderr);
-    liveRuns.set(this.child, runDir);
+    liveRuns.set(this.child, { runDir, storage });
   }
 
-  async waitUntilReady(uri: string): Promise<void> {
+  async waitUntilReady(uri: string, storageReady?: Promise<void>): Promise<void> {
     const deadline = Date.now() + READY_TIMEOUT_MS;
+    // A ping before the storage exists would only fill the log with FerretDB's connection errors.
+    await storageReady;
     while (Date.now() < deadline) {
       if (this.exit) {
         // Let the last output lines arrive: they usually say why it exited.
@@ -182,11 +226,9 @@ class FerretDbProcess {
   }
 }
 
-function ferretDbArgs(runDir: string, port: number, debugPort: number): string[] {
+function ferretDbArgs(runDir: string, port: number, debugPort: number, storage: Storage): string[] {
   return [
-    '--handler=sqlite',
-    // FerretDB requires the trailing slash: the URI names a directory holding one file per database.
-    `--sqlite-url=file:${join(runDir, 'data')}/`,
+    ...storage.args(runDir),
     `--state-dir=${join(runDir, 'state')}`,
     `--listen-addr=127.0.0.1:${port}`,
     // The default debug address is a fixed port, so a second instance would fail to start.

@@ -1,10 +1,16 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
-import { startDatabase, type Database } from './index';
+import { resetDatabase, startDatabase, type Database } from './index';
 import { cachedFerretDbBinary, findOnPath, isExecutable, runRoot } from './paths';
 import { isPortOpen } from './ports';
 
-const savedEnv = { MONGODB_URI: process.env.MONGODB_URI, FERRETDB_BIN: process.env.FERRETDB_BIN };
+const savedEnv = {
+  MONGODB_URI: process.env.MONGODB_URI,
+  FERRETDB_BIN: process.env.FERRETDB_BIN,
+  DEV_DB_BACKEND: process.env.DEV_DB_BACKEND,
+};
 
 function restoreEnv(): void {
   for (const [key, value] of Object.entries(savedEnv)) {
@@ -14,7 +20,12 @@ function restoreEnv(): void {
 }
 
 // A machine with neither Go nor a FerretDB binary (CI that only provides MONGODB_URI) cannot run these.
-const ferretDbAvailable = Boolean(findOnPath('go') || findOnPath('ferretdb') || isExecutable(cachedFerretDbBinary()));
+const ferretDbAvailable = Boolean(
+  (process.env.FERRETDB_BIN && isExecutable(process.env.FERRETDB_BIN)) ||
+    findOnPath('go') ||
+    findOnPath('ferretdb') ||
+    isExecutable(cachedFerretDbBinary()),
+);
 const describeFerretDb = ferretDbAvailable ? describe : describe.skip;
 
 const portOf = (uri: string) => Number(new URL(uri).port);
@@ -39,12 +50,12 @@ async function roundTrip(uri: string, value: string): Promise<unknown[]> {
   }
 }
 
-describeFerretDb('startDatabase with FerretDB', () => {
+describeFerretDb('startDatabase with FerretDB over SQLite (DEV_DB_BACKEND=sqlite)', () => {
   const started: Database[] = [];
 
   beforeEach(() => {
     delete process.env.MONGODB_URI;
-    delete process.env.FERRETDB_BIN;
+    process.env.DEV_DB_BACKEND = 'sqlite';
   });
   afterEach(restoreEnv);
   afterAll(() => Promise.all(started.map((db) => db.stop())));
@@ -54,7 +65,7 @@ describeFerretDb('startDatabase with FerretDB', () => {
     const db = await startDatabase({ name: 'devdb-test-single' });
     started.push(db);
 
-    expect(db.kind).toBe('ferretdb');
+    expect(db.kind).toBe('ferretdb-sqlite');
     expect(db.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
     expect(await roundTrip(db.uri, 'hello')).toEqual([{ value: 'hello' }]);
     expect(runFolders('devdb-test-single')).toHaveLength(1);
@@ -72,8 +83,8 @@ describeFerretDb('startDatabase with FerretDB', () => {
     ]);
     started.push(a, b);
 
-    expect(a.kind).toBe('ferretdb');
-    expect(b.kind).toBe('ferretdb');
+    expect(a.kind).toBe('ferretdb-sqlite');
+    expect(b.kind).toBe('ferretdb-sqlite');
     expect(portOf(a.uri)).not.toBe(portOf(b.uri));
     expect(await roundTrip(a.uri, 'in a')).toEqual([{ value: 'in a' }]);
     expect(await roundTrip(b.uri, 'in b')).toEqual([{ value: 'in b' }]);
@@ -91,6 +102,37 @@ describeFerretDb('startDatabase with FerretDB', () => {
     await db.stop();
     expect(await isPortOpen(portOf(db.uri))).toBe(false);
   }, 60_000);
+
+  it('keeps its files in a dataDir across stop and start, until resetDatabase', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'devdb-test-'));
+    const dataDir = join(parent, 'data');
+    const first = await startDatabase({ name: 'devdb-test-kept', dataDir });
+    started.push(first);
+    expect(first.kind).toBe('ferretdb-sqlite');
+    await roundTrip(first.uri, 'kept');
+    await first.stop();
+    expect(existsSync(join(dataDir, 'sqlite'))).toBe(true);
+
+    const second = await startDatabase({ name: 'devdb-test-kept', dataDir });
+    started.push(second);
+    expect(await roundTrip(second.uri, 'again')).toEqual([{ value: 'kept' }, { value: 'again' }]);
+    await expect(resetDatabase(dataDir)).rejects.toThrow(/in use/);
+    await second.stop();
+
+    await resetDatabase(dataDir);
+    expect(existsSync(dataDir)).toBe(false);
+    rmSync(parent, { recursive: true, force: true });
+  }, 60_000);
+});
+
+describe('DEV_DB_BACKEND', () => {
+  afterEach(restoreEnv);
+
+  it('rejects an unknown backend instead of guessing', async () => {
+    delete process.env.MONGODB_URI;
+    process.env.DEV_DB_BACKEND = 'mysql';
+    await expect(startDatabase()).rejects.toThrow(/DEV_DB_BACKEND=mysql: expected postgresql or sqlite/);
+  });
 });
 
 describe('startDatabase with MONGODB_URI', () => {

@@ -1,31 +1,70 @@
+import { mkdir, rm, rmdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { ensureFerretDb, type Log } from './build';
-import { startFerretDb } from './ferretdb';
+import { claimDataDir, liveOwner, OWNER_FILE, readRecord, RECORD_FILE, sqliteDir, writeRecord } from './datadir';
+import { sqliteStorage, startFerretDb, type Storage } from './ferretdb';
 import { startMemoryServer } from './memory';
 import { cachedFerretDbBinary, findOnPath, isExecutable } from './paths';
-import type { Database, StartOptions } from './types';
+import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, throwawayName } from './postgres';
+import type { Backend, Database, StartOptions } from './types';
 
 export { ensureFerretDb, FERRETDB_VERSION } from './build';
-export type { Database, DatabaseKind, StartOptions } from './types';
+export type { Backend, Database, DatabaseKind, StartOptions } from './types';
+
+const BACKENDS: Backend[] = ['postgresql', 'sqlite'];
 
 /**
  * A MongoDB-wire database for `npm start` and tests, from the first source that works:
- * MONGODB_URI, then FerretDB (built with Go if needed), then mongodb-memory-server.
+ * MONGODB_URI; FerretDB (built with Go if needed) over PostgreSQL (DEV_DB_POSTGRES_URL, else the
+ * local server at 127.0.0.1:5432), then over SQLite; then mongodb-memory-server.
+ * DEV_DB_BACKEND=postgresql|sqlite (or opts.backend) forces one FerretDB storage, without fallback.
  */
 export async function startDatabase(opts: StartOptions = {}): Promise<Database> {
   const log = opts.log ?? (() => {});
   const external = process.env.MONGODB_URI;
   if (external) return { uri: external, kind: 'external', stop: async () => {} };
 
-  const tried = ['MONGODB_URI: not set'];
+  const forced = forcedBackend(opts);
+  const dataDir = opts.dataDir ? resolve(opts.dataDir) : undefined;
+  // Taken first: a dataDir in use is an error, not a reason to try another storage.
+  const claim = dataDir ? await claimDataDir(dataDir) : undefined;
   try {
-    const binary = await findFerretDb(log);
-    if (binary) return await startFerretDb(binary, opts.name ?? 'dev', log);
-    tried.push('FerretDB: no binary (FERRETDB_BIN, .cache/ferretdb/bin, PATH) and no `go` on PATH to build one');
+    const db = await startEmbedded(opts.name ?? 'dev', dataDir, forced, log);
+    if (!claim) return db;
+    return { ...db, stop: () => db.stop().finally(claim.release) };
+  } catch (error) {
+    await claim?.release();
+    throw error;
+  }
+}
+
+async function startEmbedded(name: string, dataDir: string | undefined, forced: Backend | undefined, log: Log): Promise<Database> {
+  const tried = ['MONGODB_URI: not set'];
+  let binary: string | null = null;
+  try {
+    binary = await findFerretDb(log);
+    if (!binary) tried.push('FerretDB: no binary (FERRETDB_BIN, .cache/ferretdb/bin, PATH) and no `go` on PATH to build one');
   } catch (error) {
     tried.push(`FerretDB: ${messageOf(error)}`);
-    log(`FerretDB unavailable, falling back to mongodb-memory-server: ${messageOf(error)}`);
   }
 
+  if (binary) {
+    for (const backend of forced ? [forced] : BACKENDS) {
+      try {
+        const storage = backend === 'postgresql' ? await postgresqlStorage(name, dataDir, log) : await sqliteKept(dataDir);
+        return await startFerretDb(binary, name, log, storage);
+      } catch (error) {
+        if (forced) throw new Error(`FerretDB over ${backend} (DEV_DB_BACKEND) did not start: ${messageOf(error)}`);
+        tried.push(`FerretDB/${backend}: ${messageOf(error)}`);
+        log(`FerretDB over ${backend} unavailable: ${messageOf(error)}`);
+      }
+    }
+  } else if (forced) {
+    throw new Error(`DEV_DB_BACKEND=${forced} needs FerretDB: ${tried[tried.length - 1]}`);
+  }
+
+  log('Falling back to mongodb-memory-server');
+  if (dataDir) log(`mongodb-memory-server keeps nothing: ${dataDir} is not used`);
   try {
     return await startMemoryServer();
   } catch (error) {
@@ -39,6 +78,59 @@ export async function startDatabase(opts: StartOptions = {}): Promise<Database> 
       '`npm run ferretdb -w @convo/dev-db` to build FerretDB.',
     ].join('\n'),
   );
+}
+
+/**
+ * Deletes what startDatabase({ dataDir }) kept there: its PostgreSQL database and its SQLite files
+ * (`npm run reset`). Refuses while a database runs on it.
+ */
+export async function resetDatabase(dataDir: string, opts: { log?: Log } = {}): Promise<void> {
+  const log = opts.log ?? (() => {});
+  const dir = resolve(dataDir);
+  const owner = await liveOwner(dir);
+  if (owner) throw new Error(`${dir} is in use by the database of process ${owner}; stop it before resetting`);
+  const database = readRecord(dir)?.postgresql?.database;
+  if (database) {
+    const server = await findPostgres();
+    if (typeof server === 'string') throw new Error(`Cannot drop the PostgreSQL database ${database}: ${server}`);
+    await dropDatabase(server, database);
+    log(`Dropped the PostgreSQL database ${database} (${server.source})`);
+  }
+  // Only what dev-db put there: a mistaken dataDir must not cost anything else.
+  await rm(sqliteDir(dir), { recursive: true, force: true });
+  await rm(join(dir, RECORD_FILE), { force: true });
+  await rm(join(dir, OWNER_FILE), { force: true });
+  await rmdir(dir).catch(() => {});
+}
+
+function forcedBackend(opts: StartOptions): Backend | undefined {
+  const value = opts.backend ?? process.env.DEV_DB_BACKEND;
+  if (!value) return undefined;
+  if (value === 'postgresql' || value === 'sqlite') return value;
+  throw new Error(`DEV_DB_BACKEND=${value}: expected postgresql or sqlite`);
+}
+
+async function postgresqlStorage(name: string, dataDir: string | undefined, log: Log): Promise<Storage> {
+  const server = await findPostgres();
+  if (typeof server === 'string') throw new Error(server);
+  let database = throwawayName(name);
+  if (dataDir) {
+    const record = readRecord(dataDir);
+    database = record?.postgresql?.database ?? keptName(name);
+    // Recorded before the database exists, so no other process's cleanup takes it for abandoned.
+    if (!record?.postgresql) await writeRecord(dataDir, { ...record, postgresql: { database } });
+  }
+  // Created while FerretDB starts (CREATE DATABASE is most of a start's time); a failure drops a
+  // throwaway database through the storage's release, like any failed start.
+  const ready = prepareDatabase(server, database, { dataDir, log });
+  ready.catch(() => {}); // awaited by the start, which reports it
+  return { ...postgresStorage(server, database, Boolean(dataDir)), ready };
+}
+
+async function sqliteKept(dataDir: string | undefined): Promise<Storage> {
+  if (!dataDir) return sqliteStorage();
+  await mkdir(sqliteDir(dataDir), { recursive: true });
+  return sqliteStorage(sqliteDir(dataDir));
 }
 
 /** An explicit FERRETDB_BIN wins; otherwise a cached build, one on PATH, or a fresh build. */

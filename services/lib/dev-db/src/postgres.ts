@@ -1,0 +1,190 @@
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Client } from 'pg';
+import { isProcessAlive } from './exec';
+import { GIN_TRIGGER_SQL } from './gin';
+import { findOnPath } from './paths';
+import { isPortOpen } from './ports';
+import { readRecord } from './datadir';
+import type { Storage } from './ferretdb';
+
+type Log = (line: string) => void;
+
+/** The machine's own server: every machine of this project's kind (developers' and CI's) runs one. */
+export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+const CONNECT_TIMEOUT_MS = 3000;
+
+/**
+ * Names carry the host, so a server shared by several machines (DEV_DB_POSTGRES_URL) is only ever
+ * cleaned of this machine's leftovers, and the owner's pid, so those are recognisable:
+ * `devdb_<host>_<pid>_<random>_<name>` for a throwaway run, `devdb_keep_<host>_<random>_<name>`
+ * for a dataDir, whose COMMENT holds the dataDir's path.
+ */
+const HOST_TAG = createHash('sha1').update(hostname()).digest('hex').slice(0, 6);
+const THROWAWAY = new RegExp(`^devdb_${HOST_TAG}_(\\d+)_[0-9a-f]{6}(_|$)`);
+const KEPT = new RegExp(`^devdb_keep_${HOST_TAG}_`);
+
+export interface PostgresServer {
+  /** A URL of the server's maintenance database (its path is replaced for each database). */
+  url: string;
+  /** Says where it came from, for messages. */
+  source: string;
+}
+
+/** DEV_DB_POSTGRES_URL when set, else the local server when it answers; else why not. */
+export async function findPostgres(): Promise<PostgresServer | string> {
+  const configured = process.env.DEV_DB_POSTGRES_URL;
+  if (configured) {
+    const problem = await answers(configured);
+    return problem ? `DEV_DB_POSTGRES_URL does not answer: ${problem}` : { url: configured, source: 'DEV_DB_POSTGRES_URL' };
+  }
+  // A closed port answers at once; only then is a connection (and its timeout) worth trying.
+  if (!(await isPortOpen(5432, 500))) return 'nothing listens on 127.0.0.1:5432 and DEV_DB_POSTGRES_URL is not set';
+  const problem = await answers(LOCAL_POSTGRES_URL);
+  return problem ? `${LOCAL_POSTGRES_URL} does not answer: ${problem}` : { url: LOCAL_POSTGRES_URL, source: '127.0.0.1:5432' };
+}
+
+async function answers(url: string): Promise<string | null> {
+  try {
+    await withClient(url, (client) => client.query('SELECT 1'));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  // An error after connect (the server restarting) must not crash the process: queries report it.
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** The URL of one database of the server. */
+export function databaseUrl(server: PostgresServer, database: string): string {
+  const url = new URL(server.url);
+  url.pathname = `/${encodeURIComponent(database)}`;
+  return url.toString();
+}
+
+/** `pid` is the owner's: the database is dropped once that process is gone. */
+export function throwawayName(name: string, pid = process.pid): string {
+  return `devdb_${HOST_TAG}_${pid}_${randomBytes(3).toString('hex')}_${label(name)}`;
+}
+
+export function keptName(name: string): string {
+  return `devdb_keep_${HOST_TAG}_${randomBytes(3).toString('hex')}_${label(name)}`;
+}
+
+/** PostgreSQL folds and truncates identifiers (63 bytes); keep names plain and short enough. */
+function label(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 24) || 'db';
+}
+
+const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+const literal = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+export interface PrepareOptions {
+  /** The dataDir a kept database belongs to, written as its COMMENT. */
+  dataDir?: string;
+  log: Log;
+}
+
+/**
+ * Creates the database unless it exists (a kept one), and (re)installs what every dev-db database
+ * has: the GIN trigger, custom plans, asynchronous commits. Removes abandoned databases first.
+ */
+export async function prepareDatabase(server: PostgresServer, database: string, opts: PrepareOptions): Promise<void> {
+  await withClient(server.url, async (admin) => {
+    await removeAbandonedDatabases(admin, opts.log);
+    const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (!rowCount) {
+      // template0 and the C locale: FerretDB accepts only a few locales, whatever the server's default.
+      await admin.query(`CREATE DATABASE ${ident(database)} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'`);
+    }
+    if (opts.dataDir) await admin.query(`COMMENT ON DATABASE ${ident(database)} IS ${literal(opts.dataDir)}`);
+    // FerretDB sends a field name as a bind parameter (`_jsonb->$1 @> $2`) through prepared
+    // statements; a generic plan cannot match `_jsonb->$1` to an index on `_jsonb->'field'` and scans
+    // the table. Custom plans see the constant and use the GIN index.
+    await admin.query(`ALTER DATABASE ${ident(database)} SET plan_cache_mode = force_custom_plan`);
+    // Development data: a crash may lose the last moments of writes, never consistency.
+    await admin.query(`ALTER DATABASE ${ident(database)} SET synchronous_commit = off`);
+  });
+  await installGinTrigger(server, database, opts.log);
+}
+
+async function installGinTrigger(server: PostgresServer, database: string, log: Log): Promise<void> {
+  try {
+    await withClient(databaseUrl(server, database), (client) => client.query(GIN_TRIGGER_SQL));
+  } catch (error) {
+    // Event triggers need a superuser, which a DEV_DB_POSTGRES_URL may not be.
+    log(`dev-db: no GIN indexes for FerretDB's queries (they will scan whole tables): ${(error as Error).message}`);
+  }
+}
+
+export async function dropDatabase(server: PostgresServer, database: string): Promise<void> {
+  // FORCE: a FerretDB killed a moment ago may still hold connections.
+  await withClient(server.url, (admin) => admin.query(`DROP DATABASE IF EXISTS ${ident(database)} WITH (FORCE)`));
+}
+
+/** For the process-exit hook, which cannot wait for promises: psql, when there is one. */
+export function dropDatabasesSync(server: PostgresServer, databases: string[]): void {
+  const psql = findOnPath('psql');
+  if (!psql || databases.length === 0) return;
+  const args = databases.flatMap((db) => ['-c', `DROP DATABASE IF EXISTS ${ident(db)} WITH (FORCE)`]);
+  spawnSync(psql, ['-X', '-q', '-d', server.url, ...args], { stdio: 'ignore', timeout: 10_000 });
+}
+
+/**
+ * Throwaway databases whose owning process is gone (a crash, a SIGKILL, a jest worker killed), and
+ * kept databases whose dataDir no longer names them (deleted by hand).
+ */
+async function removeAbandonedDatabases(admin: Client, log: Log): Promise<void> {
+  const { rows } = await admin.query<{ datname: string; comment: string | null }>(
+    `SELECT datname, shobj_description(oid, 'pg_database') AS comment FROM pg_database WHERE datname LIKE 'devdb\\_%'`,
+  );
+  for (const { datname, comment } of rows) {
+    if (!isAbandoned(datname, comment)) continue;
+    try {
+      await admin.query(`DROP DATABASE IF EXISTS ${ident(datname)} WITH (FORCE)`);
+      log(`dev-db: dropped the abandoned database ${datname}`);
+    } catch {
+      // Another process is dropping it at the same moment.
+    }
+  }
+}
+
+function isAbandoned(database: string, comment: string | null): boolean {
+  const pid = Number(THROWAWAY.exec(database)?.[1]);
+  if (pid) return pid !== process.pid && !isProcessAlive(pid);
+  if (!KEPT.test(database) || !comment) return false;
+  try {
+    return readRecord(comment)?.postgresql?.database !== database;
+  } catch {
+    // Unreadable for the moment (being written): not a reason to drop anything.
+    return false;
+  }
+}
+
+/**
+ * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
+ * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
+ */
+export function postgresStorage(server: PostgresServer, database: string, kept: boolean): Storage {
+  const url = new URL(databaseUrl(server, database));
+  // FerretDB's default pool (50) would let a few parallel test runs exhaust a default server's 100.
+  if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', '20');
+  return {
+    kind: 'ferretdb-postgresql',
+    postgresUrl: databaseUrl(server, database),
+    args: () => ['--handler=postgresql', `--postgresql-url=${url.toString()}`],
+    release: kept ? async () => {} : () => dropDatabase(server, database),
+    releaseSync: kept ? () => {} : () => dropDatabasesSync(server, [database]),
+  };
+}
