@@ -1,6 +1,6 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
-import { call, eventually } from '../support/http';
+import { call, eventually, settled } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
@@ -35,6 +35,7 @@ describe('sendMessageByTicket with media', () => {
     root = `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`;
     const t = await call(`${root}/createTicket`, { token, body: { number: '5511912345678', body: 'hi' } });
     ticketId = t.body.data.ticketId;
+    await settled(root, token, t.body.data.messageId);
   });
 
   afterAll(async () => {
@@ -72,7 +73,9 @@ describe('sendMessageByTicket with media', () => {
     form.set('media', new Blob([Buffer.from('%PDF-1.4 tiny')], { type: 'application/pdf' }), 'invoice.pdf');
     const res = await fetch(`${root}/sendMessageByTicket`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { data: { messageId: string } }).data.messageId).toEqual(expect.any(String));
+    const { messageId } = ((await res.json()) as { data: { messageId: string } }).data;
+    expect(messageId).toEqual(expect.any(String));
+    await settled(root, token, messageId);
     expect(lastContent()).toMatchObject({ caption: 'The invoice', fileName: 'invoice.pdf', mimetype: 'application/pdf', document: { url: expect.any(String) } });
     const file = await fetch(lastContent().document.url);
     expect(Buffer.from(await file.arrayBuffer()).toString()).toBe('%PDF-1.4 tiny');
