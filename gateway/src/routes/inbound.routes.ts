@@ -39,9 +39,8 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const ingest = async (reply: FastifyReply, request: proto.channelEngines.ParseInboundRequest) => {
-    const { events } = await clients.channelEngines.ParseInbound(request);
-    const { results } = events.length ? await clients.messaging.IngestEvents({ events }) : { results: [] };
-    return reply.send({ success: true, data: { received: events.length, results } });
+    const { received, results } = await clients.messaging.IngestInbound(request);
+    return reply.send({ success: true, data: { received, results } });
   };
 
   r.get(

@@ -64,20 +64,10 @@ export async function ticketActionRoutes(app: FastifyInstance, { clients }: { cl
     const b = req.body;
     const tenantId = principalOf(req).tenantId;
     const ticketId = b.ticketId;
-    const begun = await clients.tickets.BeginEvaluation({ tenantId, ticketId, force: b.force ?? false, externalKey: b.externalKey ?? '' });
-    if (!begun.proceed) return { success: true, idempotent: true, skipped: true, ticketId };
-    let messageId: string;
-    try {
-      ({ messageId } = await clients.messaging.SendByTicket({ tenantId, ticketId, body: begun.body }));
-    } catch (err) {
-      // Not delivered: free the claims so that a retry sends the survey.
-      await clients.tickets.AbortEvaluation({ tenantId, ticketId, claimId: begun.claimId }).catch((abortErr: unknown) => {
-        req.log.warn({ err: abortErr, ticketId }, 'evaluation claims not freed');
-      });
-      throw err;
-    }
-    const ticket = await clients.tickets.CompleteEvaluation({ tenantId, ticketId, claimId: begun.claimId, messageId });
-    const record = ticketRecord(ticket);
+    const sent = await clients.messaging.SendEvaluation({ tenantId, ticketId, force: b.force ?? false, externalKey: b.externalKey ?? '' });
+    if (sent.skipped) return { success: true, idempotent: true, skipped: true, ticketId };
+    const { messageId } = sent;
+    const record = ticketRecord(sent.ticket!);
     return { success: true, data: { message: 'Evaluation sent', ticketId, messageId, evaluation: record.evaluation, ticket: record } };
   });
 }

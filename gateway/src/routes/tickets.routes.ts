@@ -1,4 +1,4 @@
-import { channelTarget, type proto, validation } from '@convo/kit';
+import { type proto, validation } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
@@ -37,45 +37,29 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
     if (!b.number && !(b.email && b.channelId)) {
       throw validation('Invalid ticket', [{ field: 'number', message: 'is required unless email and channelId are sent' }]);
     }
-    if (!b.number) {
-      // The e-mail variant names its channel: it must be a webmail channel of this tenant
-      // (another tenant's channel is NOT_FOUND, as if absent).
-      const channel = await clients.tenants.GetChannel({ tenantId, channelId: b.channelId! });
-      if (channel.type !== 'webmail') {
-        throw validation('The e-mail variant needs a webmail channel', [
-          { field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` },
-        ], 'ERR_CHANNEL_NOT_WEBMAIL');
-      }
-    } else if (b.validateNumber) {
-      // Asked before anything is written: a number without an account creates nothing.
-      const channel = await clients.tenants.GetChannel({ tenantId, channelId: sessionId });
-      const { exists } = await clients.channelEngines.CheckNumber({ channel: channelTarget(channel), number: b.number.replace(/\D/g, '') });
-      if (!exists) {
-        throw validation('The number has no account on the channel network', [
-          { field: 'number', message: `not on the ${channel.type} network` },
-        ], 'ERR_NUMBER_NOT_ON_NETWORK');
-      }
-    }
-    const { ticket, created } = await clients.tickets.CreateTicket({
-      tenantId,
-      channelId: b.number ? sessionId : b.channelId!,
-      number: b.number ?? '',
-      email: b.number ? '' : (b.email ?? ''),
-      status: b.status ?? '',
-      userId: b.userId,
-      queueId: b.queueId,
-      chatFlowId: b.chatFlowId,
-      kanbanId: b.kanbanId,
-      reasonId: b.reasonId,
-      value: b.value,
-      externalKey: b.externalKey ?? '',
+    // One operation in messaging: the checks, the ticket and its first message queued, or nothing.
+    // A deduplicated create (same externalKey) answers the first ticket and queues nothing.
+    const { ticket, created, messageId } = await clients.messaging.OpenTicket({
+      ticket: {
+        tenantId,
+        channelId: b.number ? sessionId : b.channelId!,
+        number: b.number ?? '',
+        email: b.number ? '' : (b.email ?? ''),
+        status: b.status ?? '',
+        userId: b.userId,
+        queueId: b.queueId,
+        chatFlowId: b.chatFlowId,
+        kanbanId: b.kanbanId,
+        reasonId: b.reasonId,
+        value: b.value,
+        externalKey: b.externalKey ?? '',
+      },
+      body: b.body,
+      validateNumber: b.validateNumber ?? false,
     });
-    // A deduplicated create (same externalKey) answers the first ticket and sends nothing again.
-    const sent = created ? await clients.messaging.SendByTicket({ tenantId, ticketId: ticket!.id, body: b.body }) : undefined;
-    const fresh = created ? await clients.tickets.GetTicket({ tenantId, ticketId: ticket!.id }) : ticket!;
     return {
       success: true,
-      data: { ticketId: fresh.id, created, messageId: sent?.messageId ?? null, ticket: ticketRecord(fresh) },
+      data: { ticketId: ticket!.id, created, messageId: messageId || null, ticket: ticketRecord(ticket!) },
     };
   });
 

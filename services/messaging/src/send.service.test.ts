@@ -211,3 +211,64 @@ describe('SendByTicket', () => {
     expect(await messagesOf(ticket.id)).toEqual([]);
   });
 });
+
+// ---- OpenTicket and SendEvaluation: one call each, both halves or neither ---------------------
+
+describe('OpenTicket', () => {
+  const open = (over: Record<string, unknown> = {}, body = 'Welcome!') =>
+    messaging.OpenTicket({ ticket: { tenantId, channelId, number: `55119${String(30_000_000 + ++lastNumber)}`, ...over }, body });
+
+  it('creates the ticket and queues its first message, which the dispatcher delivers', async () => {
+    const res = await open();
+    expect(res).toMatchObject({ created: true, ticket: { status: 'open', channelId } });
+    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({ ticketId: res.ticket!.id, body: 'Welcome!', status: 'sent' });
+    expect(engine.requests).toHaveLength(1);
+  });
+
+  it('answers the first ticket for a repeated externalKey and queues nothing', async () => {
+    const number = `55119${String(30_000_000 + ++lastNumber)}`;
+    const first = await open({ number, externalKey: 'crm-42' });
+    const again = await open({ number, externalKey: 'crm-42' });
+    expect(again).toMatchObject({ created: false, messageId: '', ticket: { id: first.ticket!.id } });
+    expect(await messagesOf(first.ticket!.id)).toHaveLength(1);
+  });
+
+  it('discards the new ticket when its first message cannot be queued, freeing its externalKey', async () => {
+    const number = `55119${String(30_000_000 + ++lastNumber)}`;
+    // A channel tenants does not know: the ticket is written, then the message is refused.
+    const err = await rpcError(open({ number, channelId: 999_999, externalKey: 'crm-43' }));
+    expect(errCode(err)).toBe('ERR_CHANNEL_NOT_FOUND');
+    expect((await tickets.FindContactTickets({ tenantId, number, all: true })).tickets).toEqual([]);
+
+    const retry = await open({ number, externalKey: 'crm-43' });
+    expect(retry.created).toBe(true);
+  });
+
+  it('refuses an empty first message before writing anything', async () => {
+    const number = `55119${String(30_000_000 + ++lastNumber)}`;
+    const err = await rpcError(open({ number }, ' '));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await tickets.FindContactTickets({ tenantId, number, all: true })).tickets).toEqual([]);
+  });
+});
+
+describe('SendEvaluation', () => {
+  it('queues the survey and records it on the ticket; a repeated externalKey queues nothing', async () => {
+    const ticket = await newTicket();
+    const first = await messaging.SendEvaluation({ tenantId, ticketId: ticket.id, externalKey: 'nps-1' });
+    expect(first).toMatchObject({ skipped: false, ticket: { id: ticket.id, evaluation: { messageId: first.messageId } } });
+    await expect(services.settled(tenantId, first.messageId)).resolves.toMatchObject({ status: 'sent' });
+
+    const again = await messaging.SendEvaluation({ tenantId, ticketId: ticket.id, externalKey: 'nps-1', force: true });
+    expect(again).toMatchObject({ skipped: true, messageId: '' });
+    expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('refuses a closed ticket, queuing nothing and leaving the survey unsent', async () => {
+    const ticket = await newTicket('closed');
+    const err = await rpcError(messaging.SendEvaluation({ tenantId, ticketId: ticket.id }));
+    expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
+    expect(await messagesOf(ticket.id)).toEqual([]);
+    expect((await tickets.GetTicket({ tenantId, ticketId: ticket.id })).evaluation?.sentAt ?? '').toBe('');
+  });
+});

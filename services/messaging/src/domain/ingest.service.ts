@@ -13,6 +13,7 @@ type Result = proto.messaging.IngestResult;
 export interface IngestPeers {
   tickets: ServiceClient<'tickets'>;
   tenants: ServiceClient<'tenants'>;
+  engines: ServiceClient<'channelEngines'>;
 }
 
 const PROVIDER_STATUSES = new Set<string>(['sent', 'delivered', 'read', 'failed']);
@@ -64,6 +65,13 @@ export class IngestService {
    * different contacts side by side, a few at a time, so that a large batch answers in time.
    * Results come back in the order of the events.
    */
+  /** A provider webhook as received: channel-engines parses it, then its events are ingested. */
+  async ingestInbound(req: proto.channelEngines.ParseInboundRequest__Output): Promise<proto.messaging.IngestInboundResponse> {
+    const { events } = await this.peers.engines.ParseInbound(req);
+    const { results } = events.length ? await this.ingestEvents(events) : { results: [] };
+    return { received: events.length, results };
+  }
+
   async ingestEvents(events: InboundEvent[]): Promise<proto.messaging.IngestEventsResponse> {
     const results: Result[] = new Array(events.length);
     const lanes = new Map<string, number[]>();

@@ -1,4 +1,4 @@
-import { conflict, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
@@ -64,6 +64,75 @@ export class SendService {
       if (keyId) await this.repo.releaseKey(keyId, messageId);
       throw err;
     }
+  }
+
+  /**
+   * createTicket as one operation: the checks that write nothing (the e-mail variant's channel must
+   * be a webmail channel; validateNumber asks the channel's network), then the ticket, then its
+   * first message queued. If the message cannot be queued the new ticket is discarded (and its
+   * externalKey freed): both or neither. A repeated externalKey answers the first ticket and
+   * queues nothing.
+   */
+  async openTicket(req: proto.messaging.OpenTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.OpenTicketResponse> {
+    const t = req.ticket;
+    if (!t) throw validation('Invalid ticket', [{ field: 'ticket', message: 'is required' }]);
+    if (!req.body.trim()) throw validation('Invalid ticket', [{ field: 'body', message: 'is required: the first message' }]);
+    const { tenantId } = t;
+    if (!t.number) {
+      // The e-mail variant names its channel: another tenant's is NOT_FOUND, as if absent.
+      const channel = await this.channel(tenantId, t.channelId);
+      if (channel.type !== 'webmail') {
+        throw validation('The e-mail variant needs a webmail channel', [
+          { field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` },
+        ], 'ERR_CHANNEL_NOT_WEBMAIL');
+      }
+    } else if (req.validateNumber) {
+      const channel = await this.channel(tenantId, t.channelId);
+      const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: t.number.replace(/\D/g, '') });
+      if (!exists) {
+        throw validation('The number has no account on the channel network', [
+          { field: 'number', message: `not on the ${channel.type} network` },
+        ], 'ERR_NUMBER_NOT_ON_NETWORK');
+      }
+    }
+    const { ticket, created } = await this.peers.tickets.CreateTicket(t);
+    if (!ticket) throw notFound('ticket');
+    if (!created) return { ticket, created: false, messageId: '' };
+    const messageId = newMessageId();
+    try {
+      const channel = await this.target(tenantId, ticket, {});
+      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '' }, {}, deadline);
+    } catch (err) {
+      await this.peers.tickets.DiscardTicket({ tenantId, ticketId: ticket.id }).catch((undo: unknown) => {
+        this.log.error({ err: undo, ticketId: ticket.id }, 'new ticket not discarded after its first message was refused');
+      });
+      throw err;
+    }
+    return { ticket, created: true, messageId };
+  }
+
+  /**
+   * sendEvaluation as one operation: tickets claims the survey (once per ticket unless forced,
+   * once per externalKey), the survey is queued, then the claim is completed with its message. A
+   * survey that cannot be queued frees the claims, so a retry sends it.
+   */
+  async sendEvaluation(req: proto.messaging.SendEvaluationRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendEvaluationResponse> {
+    const { tenantId, ticketId } = req;
+    const begun = await this.peers.tickets.BeginEvaluation({ tenantId, ticketId, force: req.force, externalKey: req.externalKey });
+    if (!begun.proceed) return { skipped: true, messageId: '', ticket: begun.ticket };
+    const messageId = newMessageId();
+    try {
+      const ticket = begun.ticket ?? (await this.peers.tickets.GetTicket({ tenantId, ticketId }));
+      const channel = await this.target(tenantId, ticket, {});
+      await this.enqueue(ticket, channel, { messageId, body: begun.body, externalKey: '' }, {}, deadline);
+    } catch (err) {
+      await this.peers.tickets.AbortEvaluation({ tenantId, ticketId, claimId: begun.claimId }).catch((undo: unknown) => {
+        this.log.error({ err: undo, ticketId }, 'evaluation claims not freed after the survey was refused');
+      });
+      throw err;
+    }
+    const ticket = await this.peers.tickets.CompleteEvaluation({ tenantId, ticketId, claimId: begun.claimId, messageId });
+    return { skipped: false, messageId, ticket };
   }
 
   /**

@@ -7,6 +7,9 @@ export function messagingHandlers(svc: SendService, read: ReadService, ingest: I
   return {
     SendInteractive: (req, call) => svc.sendInteractive(req, call.getDeadline()),
     IngestEvents: (req) => ingest.ingestEvents(req.events),
+    IngestInbound: (req) => ingest.ingestInbound(req),
+    OpenTicket: (req, call) => svc.openTicket(req, call.getDeadline()),
+    SendEvaluation: (req, call) => svc.sendEvaluation(req, call.getDeadline()),
     SendByTicket: (req, call) => svc.sendByTicket(req, call.getDeadline()),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
     GetMedia: (req) => svc.getMedia(req.mediaId),

@@ -83,6 +83,10 @@ export class TicketsRepository {
     await this.models.Ticket.create(ticket);
   }
 
+  async deleteTicket(tenantId: number, id: number): Promise<boolean> {
+    return (await this.models.Ticket.deleteOne({ _id: id, tenantId }).exec()).deletedCount > 0;
+  }
+
   updateTicket(tenantId: number, id: number, update: UpdateQuery<TicketDoc>) {
     return this.updateTicketWhere(tenantId, id, {}, update);
   }

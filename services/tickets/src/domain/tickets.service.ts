@@ -76,6 +76,19 @@ export class TicketsService {
   }
 
   /**
+   * Undoes a createTicket whose first message could not be queued: the new ticket goes and its
+   * externalKey is free again, so that a retry creates it anew. The contact stays (it is found,
+   * not duplicated, by the retry).
+   */
+  async discardTicket(req: proto.tickets.DiscardTicketRequest__Output): Promise<proto.tickets.DiscardTicketResponse> {
+    const ticket = await this.repo.findTicket(req.tenantId, req.ticketId);
+    if (!ticket) return { discarded: false };
+    await this.repo.deleteTicket(req.tenantId, req.ticketId);
+    if (ticket.externalKey) await this.repo.releaseKey(`${req.tenantId}:${ticket.externalKey}`, ticket._id);
+    return { discarded: true };
+  }
+
+  /**
    * The contact's current ticket on a channel, found or opened (inbound messages, waba sends):
    * its most recently active open or pending ticket there, else a new `pending` ticket (also when
    * its last ticket is closed). Concurrent calls for one contact open one ticket: the callers that

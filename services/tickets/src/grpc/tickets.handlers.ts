@@ -13,6 +13,7 @@ export function ticketsHandlers({ tickets, notes, evaluations }: TicketsDomain):
   return {
     OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
+    DiscardTicket: (req) => tickets.discardTicket(req),
     GetTicket: (req) => tickets.getTicket(req.tenantId, req.ticketId),
     UpdateTicket: (req) => tickets.updateTicket(req),
     ListTickets: (req) => tickets.listTickets(req),
