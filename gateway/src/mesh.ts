@@ -48,6 +48,10 @@ export interface Mesh {
   startRelay(name?: string): Promise<ChildProcess>;
   /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
   startDispatcher(name?: string, env?: Record<string, string>): Promise<ChildProcess>;
+  /** SIGKILLs a process of the mesh (a service, the gateway, a worker) and waits until it is gone. */
+  kill(name: string): Promise<void>;
+  /** Starts a killed process again, as it was started, and waits until it is ready. */
+  restart(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,6 +106,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
 
   const processes = new Map<string, ChildProcess>();
+  /** How each process was started and how to tell it is ready, for restart(). */
+  const starters = new Map<string, () => Promise<unknown>>();
   let stopping = false;
   // Whatever happens to the parent (a test runner exiting, an uncaught error), no child outlives it.
   process.once('exit', () => {
@@ -146,7 +152,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const messagingDist = join(dirname(require.resolve('@convo/messaging/package.json')), 'dist');
   const startWorker = async (worker: 'relay' | 'dispatcher', name: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
-    const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...env });
+    // A stable id: a worker restarted under the same name takes its own leases back at once.
+    const id = { [`${worker.toUpperCase()}_ID`]: name };
+    starters.set(name, () => startWorker(worker, name, env));
+    const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...id, ...env });
     await waitUntil(
       name,
       30_000,
@@ -159,17 +168,17 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const startDispatcher = (name = 'messaging-dispatcher', env?: Record<string, string>) => startWorker('dispatcher', name, env);
 
   try {
-    await Promise.all(
-      parts.map(async (p) => {
-        const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort) });
-        await waitUntil(
-          p.name,
-          60_000,
-          async () => (await checkHealth(`127.0.0.1:${p.grpcPort}`, 500)) === 'SERVING',
-          () => child.exitCode === null,
-        );
-      }),
-    );
+    const startPart = async (p: Part) => {
+      starters.set(p.name, () => startPart(p));
+      const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort) });
+      await waitUntil(
+        p.name,
+        60_000,
+        async () => (await checkHealth(`127.0.0.1:${p.grpcPort}`, 500)) === 'SERVING',
+        () => child.exitCode === null,
+      );
+    };
+    await Promise.all(parts.map(startPart));
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
     await Promise.all([
@@ -182,7 +191,19 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       startRelay(),
       startDispatcher(),
     ]);
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, startDispatcher, stop };
+    const kill = async (name: string) => {
+      const child = processes.get(name);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    };
+    const restart = async (name: string) => {
+      const start = starters.get(name);
+      if (!start) throw new Error(`no process ${name} to restart`);
+      await start();
+    };
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();
     throw err;

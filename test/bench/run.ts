@@ -24,6 +24,9 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? CONNECTIONS);
 const CLK_TCK = 100;
 
+/** CPU ms per delivered send of each mesh process and of the database, over all repetitions. */
+const perProcess = new Map<string, number>();
+
 interface Run {
   rps: number;
   p50: number;
@@ -116,18 +119,25 @@ async function main() {
     await untilDelivered(engine, TICKETS, 30_000);
     const floor = await startFloor(mesh.database.uri, engine.url);
     const meshPids = [...mesh.processes.values()].map((p) => p.pid!);
+    const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
+    let deliveredTotal = 0;
 
     for (let rep = 0; rep < REPS; rep++) {
       // The mesh: answers, then whatever the dispatcher still had to deliver.
       const before = engine.requests.length;
       const dbPids = databasePids();
       const cpu0 = sumCpu(meshPids) + sumCpu(dbPids);
+      const each0 = named.map(({ pid }) => cpuMs(pid));
+      const db0 = sumCpu(dbPids);
       const t0 = Date.now();
       const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
       const accepted = m.requests - m.failures;
       const done = await untilDelivered(engine, before + accepted, 120_000);
       const delivered = engine.requests.length - before;
       const cpu = sumCpu(meshPids) + sumCpu(databasePids()) - cpu0;
+      named.forEach(({ name, pid }, i) => perProcess.set(name, (perProcess.get(name) ?? 0) + cpuMs(pid) - each0[i]));
+      perProcess.set('database (FerretDB + PostgreSQL)', (perProcess.get('database (FerretDB + PostgreSQL)') ?? 0) + sumCpu(dbPids) - db0);
+      deliveredTotal += delivered;
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
       // The floor, right after, on the same database and provider.
@@ -140,6 +150,7 @@ async function main() {
       console.log(`rep ${rep + 1}: mesh ${meshRuns[rep].deliveredPerS.toFixed(0)} delivered/s, floor ${f.rps.toFixed(0)} req/s`);
     }
     floor.child.kill('SIGTERM');
+    for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
   } finally {
     await mesh.stop();
     await engine.close();
@@ -156,6 +167,8 @@ async function main() {
     ratios.push({ dlv, cpu });
     console.log([i + 1, m.rps.toFixed(0), m.deliveredPerS.toFixed(0), m.p50, m.p99, m.failures, m.cpuMsPerSend.toFixed(2), f.rps.toFixed(0), f.p99, f.cpuMsPerSend.toFixed(2), `${(dlv * 100).toFixed(0)} %`, `${cpu.toFixed(1)}×`].join(' | '));
   });
+  console.log('\nCPU ms per delivered send, by process:');
+  for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
   console.log(`\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`);
 }
 

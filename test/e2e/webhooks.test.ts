@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/gateway/dist/mesh';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@convo/test-support';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
-import { call, type Reply } from '../support/http';
+import { call, settled, type Reply } from '../support/http';
 import { hubSignature, messengerEnvelope, postMeta, wabaButtonReply, wabaEnvelope, wabaStatus, wabaText } from '../support/meta-webhooks';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
@@ -180,6 +180,8 @@ describe('webhooks, end to end', () => {
       const created = await call(`${roots.waba.root}/createTicket`, { token: roots.waba.token, body: { number, body: 'Your order shipped' } });
       expect(created.status).toBe(200);
       const { ticketId, messageId } = created.body.data;
+      // The provider's statuses name the id its answer gave: the dispatcher must have stored it.
+      await settled(roots.waba.root, roots.waba.token, messageId);
 
       const raw = JSON.stringify(
         wabaEnvelope(WABA_PHONE_ID, {

@@ -155,6 +155,23 @@ describe('SendByTicket', () => {
     expect(await messagesOf(ticket.id)).toHaveLength(1);
   });
 
+  it('takes over the key of a send that died before storing its message, once its deadline passed', async () => {
+    const ticket = await newTicket();
+    const keys = messagingDb.collection('send_keys');
+    // What a messaging process killed between the claim and the insert leaves behind.
+    const dangling = (key: string, acceptBy: Date) =>
+      keys.insertOne({ _id: `${tenantId}:${key}` as never, ticketId: ticket.id, messageId: 'never-stored', createdAt: new Date(), acceptBy });
+
+    await dangling('died-1', new Date(Date.now() - 1_000));
+    const taken = await send(ticket.id, { externalKey: 'died-1' });
+    expect(taken).toMatchObject({ skipped: false, status: 'queued' });
+    await services.settled(tenantId, taken.messageId);
+    expect(await send(ticket.id, { externalKey: 'died-1' })).toMatchObject({ skipped: true, idempotent: true });
+
+    await dangling('still-running', new Date(Date.now() + 60_000));
+    expect(errCode(await rpcError(send(ticket.id, { externalKey: 'still-running' })))).toBe('ERR_SEND_IN_PROGRESS');
+  });
+
   it('delivers a ticket\'s messages in acceptance order', async () => {
     const ticket = await newTicket();
     const ids: string[] = [];

@@ -149,13 +149,21 @@ export class MessagesRepository {
     }
   }
 
-  /** Takes over a key whose window has passed; of concurrent callers only one matches. */
-  async takeOverExpiredKey(doc: SendKeyDoc, olderThan: Date): Promise<boolean> {
-    const res = await this.models.SendKey.findOneAndUpdate(
-      { _id: doc._id, createdAt: { $lt: olderThan } },
-      { $set: { ticketId: doc.ticketId, messageId: doc.messageId, createdAt: doc.createdAt } },
+  findKey(id: string) {
+    return this.models.SendKey.findById(id).lean<SendKeyDoc>().exec();
+  }
+
+  /**
+   * Takes over a key from the claim `held` (its window passed, or its send died before storing):
+   * conditional on that claim's message, so of concurrent callers one matches on MongoDB (FerretDB
+   * checks the condition before its write, not atomically with it).
+   */
+  async takeOverKey(doc: SendKeyDoc, held: SendKeyDoc): Promise<boolean> {
+    const res = await this.models.SendKey.updateOne(
+      { _id: doc._id, messageId: held.messageId },
+      { $set: { ticketId: doc.ticketId, messageId: doc.messageId, createdAt: doc.createdAt, acceptBy: doc.acceptBy } },
     ).exec();
-    return res !== null;
+    return res.modifiedCount > 0;
   }
 
   /** Frees a key when nothing was sent, so that a corrected retry is not skipped. */

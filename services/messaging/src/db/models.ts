@@ -52,6 +52,8 @@ export interface SendKeyDoc {
   ticketId: number;
   messageId: string;
   createdAt: Date;
+  /** The claiming send's deadline: after it, that send can no longer store its message. */
+  acceptBy?: Date;
 }
 
 const opts = { versionKey: false as const };
@@ -93,7 +95,7 @@ export function registerModels(conn: Connection) {
   message.index({ channelId: 1, providerMessageId: 1 });
   // The dispatcher's queue: queued messages in acceptance order (equality on status, then the sort).
   message.index({ status: 1, createdAt: 1, _id: 1 });
-  const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date }, opts);
+  const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),
     SendKey: conn.model<SendKeyDoc>('SendKey', sendKey, 'send_keys'),

@@ -6,6 +6,8 @@ import type { PartitionLeases } from '../leases/partitions';
 import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
 
+const MIN_ROUND_GAP_MS = 15;
+
 type Settings = Pick<
   DispatcherConfig,
   'pollMs' | 'roundMs' | 'batchSize' | 'concurrency' | 'retryWindowMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'intervalMs'
@@ -104,8 +106,14 @@ export class Dispatcher {
     if (!this.runs.size) await this.leases.releaseAll();
   }
 
+  /**
+   * Rounds run when something became due, when a run finished (its ticket may have more), or every
+   * poll; never closer together than MIN_ROUND_GAP_MS, so that under load one read of the queue
+   * serves the runs that finished meanwhile instead of one read per delivered message.
+   */
   private async loop(): Promise<void> {
     while (this.running) {
+      const started = Date.now();
       let waitMs = this.settings.pollMs;
       try {
         waitMs = Math.min(waitMs, await this.tick());
@@ -118,7 +126,7 @@ export class Dispatcher {
         const timer = setTimeout(resolve, Math.max(1, waitMs));
         this.wakeUp = () => {
           clearTimeout(timer);
-          resolve();
+          setTimeout(resolve, Math.max(0, started + MIN_ROUND_GAP_MS - Date.now()));
         };
       });
     }

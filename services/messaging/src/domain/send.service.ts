@@ -49,7 +49,7 @@ export class SendService {
 
     const messageId = newMessageId();
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
-    if (keyId && !(await this.claim(keyId, req.ticketId, messageId))) {
+    if (keyId && !(await this.claim(req.tenantId, keyId, req.ticketId, messageId, deadline))) {
       return { idempotent: true, skipped: true, ticketId: req.ticketId };
     }
     try {
@@ -253,19 +253,39 @@ export class SendService {
     return toMessage(doc);
   }
 
-  private async claim(keyId: string, ticketId: number, messageId: string): Promise<boolean> {
-    const doc = { _id: keyId, ticketId, messageId, createdAt: new Date() };
-    if (await this.repo.claimKey(doc)) return true;
-    return this.repo.takeOverExpiredKey(doc, new Date(Date.now() - SEND_KEY_WINDOW_MS));
+  /**
+   * Claims an externalKey for this send; false when a send with the key was accepted within the
+   * window (the caller answers skipped). A claim whose send never stored its message (its process
+   * died between the two writes) is taken over once that send's deadline has passed, since it can
+   * no longer commit; before that, the other send may still be under way: ERR_SEND_IN_PROGRESS.
+   */
+  private async claim(tenantId: number, keyId: string, ticketId: number, messageId: string, deadline?: grpc.Deadline): Promise<boolean> {
+    const now = Date.now();
+    const doc = { _id: keyId, ticketId, messageId, createdAt: new Date(now), acceptBy: new Date(deadlineMs(deadline) ?? now + DEFAULT_ACCEPT_MS) };
+    for (let round = 0; round < 2; round++) {
+      if (await this.repo.claimKey(doc)) return true;
+      const held = await this.repo.findKey(keyId);
+      if (!held) continue; // released meanwhile (a refused send): claim it again
+      if (held.createdAt.getTime() < now - SEND_KEY_WINDOW_MS) return this.repo.takeOverKey(doc, held);
+      if (await this.repo.findById(tenantId, held.messageId)) return false;
+      if ((held.acceptBy?.getTime() ?? held.createdAt.getTime() + DEFAULT_ACCEPT_MS) < now) return this.repo.takeOverKey(doc, held);
+      throw conflict('ERR_SEND_IN_PROGRESS', 'A send with this externalKey is under way; retry it in a moment');
+    }
+    return false;
   }
 }
 
 /** Time a send needs after its last check to store the message and answer. */
 const COMMIT_MARGIN_MS = 250;
+/** How long a send without a deadline may take to commit, as far as its externalKey claim is concerned. */
+const DEFAULT_ACCEPT_MS = 60_000;
+
+const deadlineMs = (deadline?: grpc.Deadline): number | undefined =>
+  deadline === undefined || deadline === Infinity ? undefined : deadline instanceof Date ? deadline.getTime() : Number(deadline);
 
 function requireTimeLeft(deadline?: grpc.Deadline): void {
-  if (deadline === undefined || deadline === Infinity) return;
-  const at = deadline instanceof Date ? deadline.getTime() : Number(deadline);
+  const at = deadlineMs(deadline);
+  if (at === undefined) return;
   if (at - Date.now() < COMMIT_MARGIN_MS) {
     throw new DomainError('unavailable', 'ERR_UNAVAILABLE', 'The send ran out of time before it was accepted; nothing was stored, retry it');
   }

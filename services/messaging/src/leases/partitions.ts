@@ -134,6 +134,16 @@ export class PartitionLeases {
       await this.release(partition);
     }
 
+    // Leases of this worker's previous life (the same owner id, restarted: a pod's container): they
+    // are ours, so they are taken back now rather than after they run out.
+    for (const [partition, lease] of latest) {
+      if (this.held.size >= share) break;
+      if (this.held.has(partition) || lease.owner !== owner || lease.finishedAt || lease.leaseUntil <= now) continue;
+      const leaseUntil = new Date(now.getTime() + leaseMs);
+      await this.models.Lease.updateOne({ _id: lease._id }, { $set: { leaseUntil } }).exec();
+      this.held.set(partition, { partition, gen: lease.gen, leaseUntil });
+    }
+
     // Claim free partitions up to the share, starting at a place of our own so workers spread.
     const start = hash(owner) % partitions;
     for (let i = 0; i < partitions && this.held.size < share; i++) {
