@@ -115,7 +115,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   });
   const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
   const launch = (name: string, main: string, env: Record<string, string>) => {
-    const child = spawn(process.execPath, ['--enable-source-maps', main], {
+    // MESH_NODE_ARGS: extra node flags for every process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+    const nodeArgs = process.env.MESH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    const child = spawn(process.execPath, ['--enable-source-maps', ...nodeArgs, main], {
       env: { ...process.env, ...common, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

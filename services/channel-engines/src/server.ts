@@ -43,7 +43,7 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
       metaGraphUrl: config.metaGraphUrl.replace(/\/+$/, ''),
       smtpUrl: config.smtpUrl,
     };
-    const repo = new DeliveriesRepository(db);
+    const repo = new DeliveriesRepository(db, (err, dropped) => log.error({ err, dropped }, 'provider call records not written; kept for the next try'));
     await repo.init();
     const engines = new EnginesService(createDrivers(settings, db), repo, log);
     const resolver = new DeliveryResolver(repo, engines);

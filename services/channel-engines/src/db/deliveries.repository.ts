@@ -13,11 +13,31 @@ export interface DeliveryDoc {
   createdAt: Date;
 }
 
-/** A record of every provider call: what was attempted, how it ended, how long it took. */
+/** How long a record waits for others to be written with it, and how many go in one write. */
+const FLUSH_MS = 100;
+const FLUSH_AT = 200;
+/** Records kept while the database does not take them; beyond, the oldest are dropped (and logged). */
+const MAX_PENDING = 10_000;
+
+/**
+ * A record of every provider call: what was attempted, how it ended, how long it took.
+ *
+ * Written behind the call, in batches: the record is history, not part of the delivery, so a slow
+ * or failing database never fails or slows a call the provider has taken (which the dispatcher
+ * would then retry, delivering twice), and a burst of calls costs one insert per batch. A record
+ * reaches the database within FLUSH_MS; a process killed meanwhile loses the records of its last
+ * moments (close() writes them on a graceful stop).
+ */
 export class DeliveriesRepository {
   private readonly Delivery;
+  private pending: DeliveryDoc[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> = Promise.resolve();
 
-  constructor(conn: Connection) {
+  constructor(
+    conn: Connection,
+    private readonly onError: (err: unknown, dropped: number) => void = () => {},
+  ) {
     const schema = new Schema<DeliveryDoc>(
       {
         _id: String,
@@ -41,8 +61,29 @@ export class DeliveriesRepository {
     await this.Delivery.createIndexes();
   }
 
-  async record(doc: DeliveryDoc): Promise<void> {
-    await this.Delivery.insertMany([doc], { lean: true });
+  record(doc: DeliveryDoc): void {
+    this.pending.push(doc);
+    if (this.pending.length >= FLUSH_AT) void this.flush();
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** Writes what is pending (one batch after another); a failed batch is kept for the next try. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushing = this.flushing.then(async () => {
+      const batch = this.pending.splice(0);
+      if (!batch.length) return;
+      try {
+        await this.Delivery.insertMany(batch, { lean: true, ordered: false });
+      } catch (err) {
+        const kept = [...batch, ...this.pending].slice(-MAX_PENDING);
+        this.onError(err, batch.length + this.pending.length - kept.length);
+        this.pending = kept;
+        this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS * 10);
+      }
+    });
+    return this.flushing;
   }
 
   findById(id: string) {

@@ -16,8 +16,10 @@ export class EnginesService {
     this.drivers = new Map(drivers.map((d) => [d.kind, d]));
   }
 
+  /** Graceful stop: the drivers' connections, and the call records still waiting to be written. */
   async close(): Promise<void> {
     await Promise.all([...this.drivers.values()].map((d) => d.close?.()));
+    await this.deliveries.flush();
   }
 
   kinds(): string[] {
@@ -73,12 +75,12 @@ export class EnginesService {
     const base = { _id: randomUUID(), tenantId: channel.tenantId, channelId: channel.id, driver: driver.kind, to: req.to };
     try {
       const { providerMessageId, status = 'sent' } = await driver.send({ channel, to: req.to, content: req.content!, reference: req.reference });
-      await this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
+      this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
       return { providerMessageId, driver: driver.kind, status };
     } catch (err) {
       const error = (err as Error).message;
       this.log.warn({ channelId: channel.id, driver: driver.kind, error }, 'delivery failed');
-      await this.deliveries.record({ ...base, providerMessageId: '', ok: false, error, durationMs: Date.now() - started, createdAt: new Date() });
+      this.deliveries.record({ ...base, providerMessageId: '', ok: false, error, durationMs: Date.now() - started, createdAt: new Date() });
       throw err;
     }
   }

@@ -1,6 +1,6 @@
 import { startFakeProvider, startServiceForTest, type FakeProvider, type ProviderReply, type TestService } from '@convo/test-support';
 import { channelEnginesService } from '../server';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../testing/driver-fixtures';
 import type { DriverSettings, Outbound } from './driver';
 import { EngineDDriver } from './engine-d.driver';
 import { EngineEDriver } from './engine-e.driver';
@@ -175,7 +175,7 @@ describe('engine_d … engine_h and whatsapp over gRPC', () => {
       driver: 'engine_g',
     });
     expect(engine.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([{ url: '/api/sendText', body: { session: 'default', chatId: '5511987654321@c.us', text: 'Hi' } }]);
-    expect(await svc.db.collection('deliveries').find({ channelId: 301 }).toArray()).toEqual([
+    expect(await deliveryRecords(svc.db, 301)).toEqual([
       expect.objectContaining({ tenantId: 9, driver: 'engine_g', ok: true, providerMessageId: 'true_5511987654321@c.us_GRPC1' }),
     ]);
   });

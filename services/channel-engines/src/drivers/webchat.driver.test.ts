@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { grpcToHttp } from '@convo/kit';
 import { rpcError, startServiceForTest, type TestService } from '@convo/test-support';
-import { channelOf } from '../testing/driver-fixtures';
+import { channelOf, deliveryRecords } from '../testing/driver-fixtures';
 import { channelEnginesService } from '../server';
 
 /** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */
@@ -29,7 +29,7 @@ describe('web chat over gRPC', () => {
     const res = await deliver(channelId, '551100000001', 'Hello visitor');
 
     expect(res).toEqual({ providerMessageId: `${channelId}:551100000001:1`, driver: 'webchat', status: 'queued' });
-    const records = await svc.db.collection('deliveries').find({ channelId }).toArray();
+    const records = await deliveryRecords(svc.db, channelId);
     expect(records).toEqual([expect.objectContaining({ driver: 'webchat', ok: true, providerMessageId: res.providerMessageId, tenantId: 4 })]);
   });
 

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { deliveryRecords } from '../testing/driver-fixtures';
 import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
 import { createConnection } from 'mongoose';
 import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type TestService } from '@convo/test-support';
@@ -58,7 +59,7 @@ describe('Meta kinds over gRPC', () => {
         { messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511987654321', type: 'text', text: { body: 'Hi' } },
       ],
     ]);
-    expect(await svc.db.collection('deliveries').find({ channelId: 301 }).toArray()).toEqual([
+    expect(await deliveryRecords(svc.db, 301)).toEqual([
       expect.objectContaining({ driver: 'waba', ok: true, providerMessageId: 'wamid.OK' }),
     ]);
   });

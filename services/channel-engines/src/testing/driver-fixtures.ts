@@ -59,3 +59,13 @@ export function syncFailure(call: () => unknown): DomainError {
   }
   throw new Error('expected the call to fail, it succeeded');
 }
+
+/** The provider-call records of a channel, once `count` of them are written (they are written behind the call). */
+export async function deliveryRecords(db: { collection(name: string): { find(filter: object): { toArray(): Promise<unknown[]> } } }, channelId: number, count = 1) {
+  const until = Date.now() + 5_000;
+  for (;;) {
+    const records = await db.collection('deliveries').find({ channelId }).toArray();
+    if (records.length >= count || Date.now() > until) return records;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

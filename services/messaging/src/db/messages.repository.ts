@@ -125,12 +125,20 @@ export class MessagesRepository {
   }
 
   /**
-   * The dispatcher's queue: queued messages in acceptance order. Served by the index
-   * (status, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB/PostgreSQL;
-   * only queued messages are read, however many are stored.
+   * The dispatcher's discovery of work: tickets with queued messages, other than those it already
+   * knows about (`skip`: busy, waiting for a retry, or of another dispatcher's partitions). In no
+   * particular order, so that the database can stop after `limit` matches (FerretDB never pushes a
+   * sort down: a sorted read would read the whole queue each round). Served by the index
+   * (status, ticketId, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB.
    */
-  queued(limit: number) {
-    return this.models.Message.find({ status: 'queued' }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
+  queuedTickets(skip: number[], limit: number) {
+    const filter = skip.length ? { status: 'queued' as const, ticketId: { $nin: skip } } : { status: 'queued' as const };
+    return this.models.Message.find(filter, { ticketId: 1, channelId: 1 }).limit(limit).lean<Array<Pick<MessageDoc, '_id' | 'ticketId' | 'channelId'>>>().exec();
+  }
+
+  /** One ticket's queued messages in acceptance order (status and ticket equality, then the sort). */
+  queuedOfTicket(ticketId: number, limit: number) {
+    return this.models.Message.find({ status: 'queued', ticketId }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
   /** A transient failure: the next attempt of the queued message, by `_id` (the dispatcher holds it). */

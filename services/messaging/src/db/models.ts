@@ -93,8 +93,8 @@ export function registerModels(conn: Connection) {
   );
   message.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
   message.index({ channelId: 1, providerMessageId: 1 });
-  // The dispatcher's queue: queued messages in acceptance order (equality on status, then the sort).
-  message.index({ status: 1, createdAt: 1, _id: 1 });
+  // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
+  message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

@@ -7,6 +7,10 @@ import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
 
 const MIN_ROUND_GAP_MS = 15;
+/** Messages of one ticket delivered per run (a run reads them at once, in order). */
+const RUN_LIMIT = 100;
+/** Tickets a round's query leaves out at the most (busy, waiting, another dispatcher's). */
+const MAX_SKIPPED = 5_000;
 
 type Settings = Pick<
   DispatcherConfig,
@@ -44,9 +48,9 @@ const TRANSIENT_CODES = new Set([
  * dispatcher at a time: a message is never attempted twice at once, a ticket's messages go out one
  * after another in acceptance order, and a channel's pacing is kept in one place.
  *
- * Each round reads the queue (queued messages, oldest first) and starts, per ticket whose head is
- * due, a run that delivers that ticket's due messages in order. Transient failures (engine or
- * provider unreachable, timeouts, 5xx, 429 after its Retry-After) are retried with backoff until
+ * Each round finds tickets with queued messages that are not being worked on and starts, per
+ * ticket, a run that reads that ticket's queued messages and delivers them in order. Transient
+ * failures (engine or provider unreachable, timeouts, 5xx, 429 after its Retry-After) are retried with backoff until
  * the message is older than the retry window; other refusals fail the message at once. Every status
  * change is recorded on the message, and becomes a `message.status` event when an integration of the
  * channel listens for one.
@@ -57,6 +61,10 @@ export class Dispatcher {
   private wakeUp: () => void = () => {};
   /** Tickets with a run under way, and how many runs each partition has. */
   private readonly busyTickets = new Set<number>();
+  /** Tickets whose next message waits for a retry, until when. */
+  private readonly waitingUntil = new Map<number, number>();
+  /** Tickets of partitions another dispatcher holds, as learnt since the last lease round. */
+  private readonly foreign = new Set<number>();
   private readonly busyPartitions = new Map<number, number>();
   private readonly runs = new Set<Promise<void>>();
   /** Per channel: the earliest time its next send may start. */
@@ -132,44 +140,46 @@ export class Dispatcher {
     }
   }
 
-  /** One round; answers how long until something it saw becomes due. */
+  /**
+   * One round: finds tickets with queued messages that nobody here is working on and starts a run
+   * for each (up to the concurrency); answers how long until a ticket waiting for a retry is due.
+   */
   async tick(): Promise<number> {
     const now = Date.now();
     if (now - this.lastRoundAt >= this.settings.roundMs) {
       await this.leases.maintain((p) => (this.busyPartitions.get(p) ?? 0) > 0);
       this.lastRoundAt = now;
+      // Partitions may have moved: which tickets are someone else's is learnt again.
+      this.foreign.clear();
     }
     await this.flushUnrecorded();
-    if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency) return this.settings.roundMs;
-
-    const queued = await this.repo.queued(this.settings.batchSize);
-    const byTicket = new Map<number, MessageDoc[]>();
-    for (const m of queued) {
-      const list = byTicket.get(m.ticketId);
-      if (list) list.push(m);
-      else byTicket.set(m.ticketId, [m]);
-    }
     let soonest = Infinity;
-    for (const [ticketId, messages] of byTicket) {
+    for (const [ticketId, at] of this.waitingUntil) {
+      if (at <= now) this.waitingUntil.delete(ticketId);
+      else soonest = Math.min(soonest, at - now);
+    }
+    if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency) return Math.min(soonest, this.settings.roundMs);
+
+    const skip = [...this.busyTickets, ...this.waitingUntil.keys(), ...this.foreign].slice(0, MAX_SKIPPED);
+    const found = await this.repo.queuedTickets(skip, this.settings.batchSize);
+    for (const { ticketId, channelId } of found) {
       if (this.busyTickets.size >= this.settings.concurrency) break;
-      if (this.busyTickets.has(ticketId)) continue;
-      const head = messages[0];
-      const partition = this.leases.partitionOf(head.channelId);
-      if (!this.leases.mayStart(partition, this.settings.attemptMs)) continue;
-      const due = head.nextAttemptAt?.getTime() ?? 0;
-      if (due > now) {
-        soonest = Math.min(soonest, due - now);
+      if (this.busyTickets.has(ticketId) || this.waitingUntil.has(ticketId) || this.foreign.has(ticketId)) continue;
+      const partition = this.leases.partitionOf(channelId);
+      if (!this.leases.heldPartitions.includes(partition)) {
+        this.foreign.add(ticketId);
         continue;
       }
-      this.startRun(ticketId, partition, messages);
+      if (!this.leases.mayStart(partition, this.settings.attemptMs)) continue;
+      this.startRun(ticketId, partition);
     }
     return soonest;
   }
 
-  private startRun(ticketId: number, partition: number, messages: MessageDoc[]): void {
+  private startRun(ticketId: number, partition: number): void {
     this.busyTickets.add(ticketId);
     this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 0) + 1);
-    const run = this.deliverInOrder(partition, messages)
+    const run = this.deliverInOrder(ticketId, partition)
       .catch((err: unknown) => this.log.error({ err, ticketId }, 'delivery run failed'))
       .finally(() => {
         this.busyTickets.delete(ticketId);
@@ -180,10 +190,19 @@ export class Dispatcher {
     this.runs.add(run);
   }
 
-  /** A ticket's due messages, one after another; a message waiting for a retry holds back the rest. */
-  private async deliverInOrder(partition: number, messages: MessageDoc[]): Promise<void> {
+  /**
+   * A ticket's queued messages, one after another in acceptance order; a message waiting for a
+   * retry holds back the rest (the ticket is not looked at again before it is due).
+   */
+  private async deliverInOrder(ticketId: number, partition: number): Promise<void> {
+    const messages = await this.repo.queuedOfTicket(ticketId, RUN_LIMIT);
     for (const message of messages) {
-      if (!this.running || (message.nextAttemptAt?.getTime() ?? 0) > Date.now()) return;
+      if (!this.running) return;
+      const due = message.nextAttemptAt?.getTime() ?? 0;
+      if (due > Date.now()) {
+        this.waitingUntil.set(ticketId, due);
+        return;
+      }
       await this.pace(message.channelId, await this.intervalOf(message));
       if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
       if ((await this.attempt(message)) === 'retry') return;
@@ -263,6 +282,7 @@ export class Dispatcher {
     if (failure.transient && now - message.createdAt.getTime() < this.settings.retryWindowMs) {
       const delay = failure.retryAfterMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
       await this.repo.reschedule(message._id, attempts, new Date(now + delay), failure.reason);
+      this.waitingUntil.set(message.ticketId, now + delay);
       this.log.info({ messageId: message._id, attempts, retryInMs: delay, reason: failure.reason }, 'delivery will be retried');
       return 'retry';
     }
