@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
+import { mongo } from 'mongoose';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call } from '../support/http';
 
@@ -22,7 +23,12 @@ const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? CONNECTIONS);
+/** Long-run mode: messages stored before the measurement (e.g. 100000), as a busy installation has. */
+const STORED = Number(process.env.BENCH_STORED ?? 0);
 const CLK_TCK = 100;
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const paced: Array<{ providerMs: number; rate: number; rps: number; p50: number; p99: number; failures: number }> = [];
 
 /** CPU ms per delivered send of each mesh process and of the database, over all repetitions. */
 const perProcess = new Map<string, number>();
@@ -64,7 +70,7 @@ function databasePids(): number[] {
 
 const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
 
-async function load(url: string, headers: Record<string, string>, bodies: string[]) {
+async function load(url: string, headers: Record<string, string>, bodies: string[], overallRate?: number) {
   let i = 0;
   const r = await autocannon({
     url,
@@ -72,6 +78,7 @@ async function load(url: string, headers: Record<string, string>, bodies: string
     headers,
     connections: CONNECTIONS,
     duration: DURATION_S,
+    ...(overallRate ? { overallRate } : {}),
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
   });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
@@ -89,6 +96,30 @@ function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: Chi
     createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, port: JSON.parse(line).port }));
     child.once('exit', (code) => reject(new Error(`floor exited (${code})`)));
   });
+}
+
+/** BENCH_STORED delivered messages spread over the bench's tickets, straight into messaging's database. */
+async function storeMessages(uri: string, tenantId: number, ticketIds: number[], channelId: number) {
+  const client = new mongo.MongoClient(uri);
+  const started = Date.now();
+  try {
+    const messages = client.db('convo_messaging').collection('messages');
+    for (let from = 0; from < STORED; from += 5_000) {
+      const docs = [];
+      for (let i = from; i < Math.min(STORED, from + 5_000); i++) {
+        const at = new Date(Date.now() - (STORED - i) * 1_000);
+        docs.push({
+          _id: randomUUID() as never, tenantId, ticketId: ticketIds[i % ticketIds.length], channelId, direction: i % 2 ? 'in' : 'out',
+          body: `stored #${i}`, status: i % 2 ? 'delivered' : 'read', providerMessageId: `S-${i}`, error: '', mediaUrl: '', mediaId: '',
+          mimeType: '', fileName: '', externalKey: '', to: '', attempts: 1, nextAttemptAt: null, createdAt: at, updatedAt: at,
+        });
+      }
+      await messages.insertMany(docs, { ordered: false });
+    }
+  } finally {
+    await client.close();
+  }
+  console.log(`stored ${STORED} messages first (${((Date.now() - started) / 1000).toFixed(1)} s)`);
 }
 
 async function main() {
@@ -115,6 +146,7 @@ async function main() {
       ticketIds.push(ticket.body.data.ticketId);
     }
     const bodies = ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' }));
+    if (STORED) await storeMessages(mesh.database.uri, tenant.body.data.tenant.id, ticketIds, session.body.data.whatsapp.id);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${authToken}` };
     await untilDelivered(engine, TICKETS, 30_000);
     const floor = await startFloor(mesh.database.uri, engine.url);
@@ -150,14 +182,23 @@ async function main() {
       console.log(`rep ${rep + 1}: mesh ${meshRuns[rep].deliveredPerS.toFixed(0)} delivered/s, floor ${f.rps.toFixed(0)} req/s`);
     }
     floor.child.kill('SIGTERM');
+
+    // The accepted answer's latency at half of the mesh's peak, with a provider that answers at
+    // once and with one that takes 4 s per call: sends do not wait for providers.
+    const half = Math.max(1, Math.round(median(meshRuns.map((m) => m.rps)) / 2));
+    for (const providerMs of [0, 4_000]) {
+      engine.delay(providerMs);
+      const r = await load(`${root}/sendMessageByTicket`, headers, bodies, half);
+      paced.push({ providerMs, rate: half, rps: r.rps, p50: r.p50, p99: r.p99, failures: r.failures });
+    }
+    engine.delay(0);
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
   } finally {
     await mesh.stop();
     await engine.close();
   }
 
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each, ${REPS} repetitions, database: ${mesh.database.kind}\n`);
+  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
   console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'p50', 'p99', 'fail', 'cpu ms/send', 'floor req/s', 'floor p99', 'floor cpu ms', 'dlv ratio', 'cpu ratio'].join(' | '));
   const ratios: Array<{ dlv: number; cpu: number }> = [];
   meshRuns.forEach((m, i) => {
@@ -167,6 +208,8 @@ async function main() {
     ratios.push({ dlv, cpu });
     console.log([i + 1, m.rps.toFixed(0), m.deliveredPerS.toFixed(0), m.p50, m.p99, m.failures, m.cpuMsPerSend.toFixed(2), f.rps.toFixed(0), f.p99, f.cpuMsPerSend.toFixed(2), `${(dlv * 100).toFixed(0)} %`, `${cpu.toFixed(1)}×`].join(' | '));
   });
+  console.log('\nAccepted answers at half of the peak (overall rate), by provider latency:');
+  for (const p of paced) console.log(`  provider ${String(p.providerMs).padStart(4)} ms: ${p.rate} req/s asked, ${p.rps.toFixed(0)} answered/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures} failed`);
   console.log('\nCPU ms per delivered send, by process:');
   for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
   console.log(`\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`);

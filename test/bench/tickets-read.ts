@@ -1,12 +1,12 @@
 // npm run bench:reads: the read side of the tickets API on a big tenant, through the REST facade.
-// Seeds BENCH_TICKETS tickets (default 100 000) and BENCH_MESSAGES messages (default 1 000 000)
+// Seeds BENCH_TICKETS tickets (default 10 000) and BENCH_MESSAGES messages (default 100 000)
 // straight into the services' databases, in the repositories' document shapes, then measures
-// listTickets (a page), showTicketById and searchMessages with autocannon. Not a test: it prints
+// listTickets (a page), showTicketById, searchMessages and getMessageByMessageId with autocannon. Not a test: it prints
 // figures. Bounded in time (BENCH_SECONDS per endpoint); all traffic stays on loopback.
 //
-// The database is the mesh's: MONGODB_URI when set (MongoDB, or FerretDB on PostgreSQL), else the
-// embedded FerretDB on SQLite, where every query but a lone string _id is a full collection scan:
-// scale it down there with BENCH_TICKETS / BENCH_MESSAGES.
+// The database is the mesh's: MONGODB_URI when set, else the embedded default (FerretDB over
+// PostgreSQL with GIN indexes; over SQLite, DEV_DB_BACKEND=sqlite, every query but a lone string
+// _id is a full collection scan: scale it down there with BENCH_TICKETS / BENCH_MESSAGES).
 import autocannon from 'autocannon';
 import { mongo } from 'mongoose';
 import { randomUUID } from 'node:crypto';
@@ -15,8 +15,8 @@ import { startNetworkEngine } from '../support/network-engine';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
-const TICKETS = Number(process.env.BENCH_TICKETS ?? 100_000);
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 1_000_000);
+const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100_000);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 30);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 2);
 const BATCH = 5_000;
@@ -106,6 +106,7 @@ async function main() {
     const epoch = Date.now() - 90 * 24 * 3600 * 1000;
     const numberOf = (i: number) => `55119${String(10_000_000 + i)}`;
 
+    const messageIds: string[] = [];
     console.log(`Seeding tenant ${tenantId}: ${TICKETS.toLocaleString('en')} tickets, ${MESSAGES.toLocaleString('en')} messages (database: ${mesh.database.kind})`);
     const seedStarted = Date.now();
     await insertInBatches(
@@ -138,8 +139,10 @@ async function main() {
       MESSAGES,
       (i) => {
         const at = new Date(epoch + i * 1_000);
+        const _id = randomUUID();
+        if (i % 97 === 0) messageIds.push(_id);
         return {
-          _id: randomUUID(), tenantId, ticketId: base + (i % TICKETS), channelId,
+          _id, tenantId, ticketId: base + (i % TICKETS), channelId,
           direction: i % 2 ? 'in' : 'out',
           body: `${WORDS[i % WORDS.length]} #${i}${i % 10 === 3 ? ` ${NEEDLE} today` : ''}`,
           status: 'sent', providerMessageId: `P-${i}`, error: '', mediaUrl: '', mediaId: '', mimeType: '', fileName: '', externalKey: '',
@@ -173,6 +176,14 @@ async function main() {
         url: root,
         headers,
         requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: searchPath(randomTicket()) }) }],
+      }),
+    );
+    const messagePath = () => `${pathOf('getMessageByMessageId')}?messageId=${messageIds[Math.floor(Math.random() * messageIds.length)]}`;
+    results.push(
+      await load('getMessageByMessageId (random message)', () => once(`${mesh.gatewayUrl}${messagePath()}`, authToken), {
+        url: root,
+        headers,
+        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: messagePath() }) }],
       }),
     );
   } finally {

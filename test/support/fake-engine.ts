@@ -12,6 +12,8 @@ export interface FakeEngine {
   requests: Recorded[];
   /** The next answers, in order; afterwards every request is answered 200 with a key id. */
   failNext(status: number, body: unknown): void;
+  /** From now on every answer waits this long (a slow provider). */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -20,6 +22,7 @@ export async function startFakeEngine(): Promise<FakeEngine> {
   const requests: Recorded[] = [];
   const queued: Array<{ status: number; body: unknown }> = [];
   let n = 0;
+  let delayMs = 0;
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -27,7 +30,9 @@ export async function startFakeEngine(): Promise<FakeEngine> {
       const raw = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null });
       const next = queued.shift() ?? { status: 200, body: { key: { id: `ENGINE-${++n}`, fromMe: true }, status: 'PENDING' } };
-      res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
+      const answer = () => res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
+      if (delayMs) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   server.keepAliveTimeout = 1000;
@@ -37,6 +42,7 @@ export async function startFakeEngine(): Promise<FakeEngine> {
     url: `http://127.0.0.1:${port}`,
     requests,
     failNext: (status, body) => queued.push({ status, body }),
+    delay: (ms) => (delayMs = ms),
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
