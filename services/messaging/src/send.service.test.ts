@@ -177,6 +177,20 @@ describe('SendByTicket', () => {
     expect(errCode(await rpcError(send(ticket.id, { externalKey: 'still-running' })))).toBe('ERR_SEND_IN_PROGRESS');
   });
 
+  it("paces a channel: sends at least the channel's sendIntervalMs apart", async () => {
+    const paced = await services.tenants.client.CreateSession({ tenant: tenantId, name: 'Paced', type: 'engine_a', engineUrl: engine.url, engineToken: 'eng-tok', sendIntervalMs: 300 });
+    const { ticket } = await tickets.CreateTicket({ tenantId, channelId: paced.whatsapp!.id, number: `55119${String(40_000_000 + ++lastNumber)}` });
+    const ids: string[] = [];
+    for (let i = 1; i <= 3; i++) ids.push((await send(ticket!.id, { body: `paced ${i}` })).messageId);
+    for (const id of ids) await services.settled(tenantId, id);
+
+    const times = engine.requests.map((r) => r.receivedAt);
+    expect(times).toHaveLength(3);
+    // The dispatcher starts each send no sooner than 300 ms after the previous one started (arrival
+    // times also carry the loopback latency of each request, hence the margin).
+    for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(250);
+  });
+
   it('delivers a ticket\'s messages in acceptance order', async () => {
     const ticket = await newTicket();
     const ids: string[] = [];

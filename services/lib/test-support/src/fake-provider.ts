@@ -10,6 +10,8 @@ export interface ProviderRequest {
   /** The body parsed as JSON when it is JSON, else the raw text ('' when empty). */
   body: any;
   raw: string;
+  /** Date.now() when the request arrived (whole). */
+  receivedAt: number;
 }
 
 /** What the fake answers: a status and JSON body, 'hang' to never answer, 'stall' to stop mid-body. */
@@ -59,7 +61,7 @@ export async function startFakeProvider(defaultReply: (req: ProviderRequest) => 
       } catch {
         // not JSON: keep the text
       }
-      const recorded: ProviderRequest = { method: req.method!, url: req.url!, headers: req.headers, body, raw };
+      const recorded: ProviderRequest = { method: req.method!, url: req.url!, headers: req.headers, body, raw, receivedAt: Date.now() };
       requests.push(recorded);
       const recordedIn = generation;
       res.once('close', () => {

@@ -166,7 +166,7 @@ export class Dispatcher {
       if (this.busyTickets.size >= this.settings.concurrency) break;
       if (this.busyTickets.has(ticketId) || this.waitingUntil.has(ticketId) || this.foreign.has(ticketId)) continue;
       const partition = this.leases.partitionOf(channelId);
-      if (!this.leases.heldPartitions.includes(partition)) {
+      if (!this.leases.holds(partition)) {
         this.foreign.add(ticketId);
         continue;
       }

@@ -91,6 +91,10 @@ export class PartitionLeases {
     return !!lease && lease.leaseUntil.getTime() - now > workMs;
   }
 
+  holds(partition: number): boolean {
+    return this.held.has(partition);
+  }
+
   get heldPartitions(): number[] {
     return [...this.held.keys()].sort((a, b) => a - b);
   }
