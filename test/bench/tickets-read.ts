@@ -132,6 +132,20 @@ async function main() {
       },
       (docs) => ticketsDb.collection('tickets').insertMany(docs, { ordered: false }),
     );
+    // listTickets reads the tickets service's listing rows (one per ticket, written with each ticket).
+    await insertInBatches(
+      'ticket rows',
+      TICKETS,
+      (i) => {
+        const at = new Date(epoch + i * 60_000);
+        return {
+          _id: base + i, tenantId, channelId, queueId: null, updatedAt: at,
+          status: i % 3 === 0 ? 'closed' : i % 3 === 1 ? 'open' : 'pending',
+          contact: { number: numberOf(i), name: `Contact ${i}`, email: '' },
+        };
+      },
+      (docs) => ticketsDb.collection('ticket_rows').insertMany(docs, { ordered: false }),
+    );
     await counters.updateOne({ _id: 'ticket' }, { $set: { seq: base + TICKETS } }, { upsert: true });
     await counters.updateOne({ _id: 'contact' }, { $set: { seq: contactBase + TICKETS } }, { upsert: true });
     await insertInBatches(

@@ -104,6 +104,22 @@ export interface OpenClaimDoc {
   createdAt: Date;
 }
 
+/**
+ * A ticket as listTickets filters and orders it, and nothing more: one per ticket, `_id` = the
+ * ticket's id, written with every write of the ticket. FerretDB pushes no sort down, so a page of
+ * a big tenant reads all the tenant's listed documents: reading these small ones instead of whole
+ * tickets makes that several times cheaper (on MongoDB both are index-served).
+ */
+export interface TicketRowDoc {
+  _id: number;
+  tenantId: number;
+  status: TicketStatus;
+  queueId: number | null;
+  channelId: number;
+  updatedAt: Date;
+  contact: { number: string; name: string; email: string };
+}
+
 const opts = { versionKey: false as const };
 
 export function registerModels(conn: Connection) {
@@ -155,6 +171,16 @@ export function registerModels(conn: Connection) {
   // showticket / showallticket: a contact number across the tenant's channels.
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1 });
 
+  const row = new Schema<TicketRowDoc>(
+    { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
+    opts,
+  );
+  // listTickets: the same orders as the ticket indexes above.
+  row.index({ tenantId: 1, updatedAt: -1, _id: -1 });
+  row.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
+  row.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
+  row.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
+
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   const catalog = () => {
@@ -178,6 +204,7 @@ export function registerModels(conn: Connection) {
   return {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
     Ticket: conn.model<TicketDoc>('Ticket', ticket, 'tickets'),
+    TicketRow: conn.model<TicketRowDoc>('TicketRow', row, 'ticket_rows'),
     TicketKey: conn.model<TicketKeyDoc>('TicketKey', key, 'ticket_keys'),
     Tag: conn.model<CatalogDoc>('Tag', catalog(), 'tags'),
     Queue: conn.model<CatalogDoc>('Queue', catalog(), 'queues'),
