@@ -3,7 +3,17 @@ import { notFound } from '../errors';
 import { createLogger } from '../logger';
 import { closeAllClients, createClient } from './client';
 import { checkHealth, closeHealthClients } from './health';
-import { startGrpcServer, type GrpcServerHandle } from './server';
+import { LIVENESS, startGrpcServer, type GrpcServerHandle } from './server';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+
+/** A port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 const log = createLogger('test', 'silent');
 
@@ -65,13 +75,44 @@ describe('gRPC server and client', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
-  it('reports health NOT_SERVING until told otherwise, then SERVING', async () => {
+  it('fails a call to a peer that refuses connections at once with UNAVAILABLE', async () => {
+    const down = createClient('socialConfig', `127.0.0.1:${await closedPort()}`);
+    for (let i = 0; i < 3; i++) {
+      const started = Date.now();
+      await expect(down.GetProfile({ tenantId: 1, channelId: 1 }, { deadlineMs: 5_000 })).rejects.toMatchObject({
+        code: grpc.status.UNAVAILABLE,
+      });
+      expect(Date.now() - started).toBeLessThan(500);
+    }
+  });
+
+  it('bounds the wait for a peer that accepts a connection but never answers', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket)); // holds every socket, never speaks HTTP/2
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const started = Date.now();
+      await expect(
+        createClient('socialConfig', `127.0.0.1:${port}`, { connectTimeoutMs: 300 }).GetProfile({ tenantId: 1, channelId: 1 }, { deadlineMs: 5_000 }),
+      ).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+      expect(Date.now() - started).toBeLessThan(1_500);
+    } finally {
+      closeAllClients();
+      sockets.forEach((socket) => socket.destroy());
+      silent.close();
+    }
+  });
+
+  it('reports health NOT_SERVING until told otherwise, then SERVING; liveness is the process alone', async () => {
     const address = `127.0.0.1:${handle.port}`;
     expect(await checkHealth(address)).toBe('NOT_SERVING');
+    expect(await checkHealth(address, 1_000, LIVENESS)).toBe('SERVING');
     handle.setServing(true);
     expect(await checkHealth(address)).toBe('SERVING');
     handle.setServing(false);
     expect(await checkHealth(address)).toBe('NOT_SERVING');
+    expect(await checkHealth(address, 1_000, LIVENESS)).toBe('SERVING');
     expect(await checkHealth('127.0.0.1:1', 200)).toBe('UNREACHABLE');
     closeHealthClients();
   });
