@@ -84,6 +84,9 @@ describe('gRPC server and client', () => {
       });
       expect(Date.now() - started).toBeLessThan(500);
     }
+    // tenants has a GetChannel method, whose getChannel alias shadows grpc.Client's own.
+    const tenants = createClient('tenants', `127.0.0.1:${await closedPort()}`);
+    await expect(tenants.GetChannel({ id: 1 } as never, { deadlineMs: 5_000 })).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
   });
 
   it('bounds the wait for a peer that accepts a connection but never answers', async () => {
