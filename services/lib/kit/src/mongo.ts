@@ -47,8 +47,13 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
       if (attempt > 1) log?.info({ database: dbName, attempt }, 'database connected');
       return conn;
     } catch (err) {
+      if (signal?.aborted) {
+        // Closing a connection that is still selecting a server waits for the selection to time
+        // out: the caller is exiting, so it is not awaited.
+        void conn?.close(true).catch(() => undefined);
+        throw signal.reason;
+      }
       await conn?.close(true).catch(() => undefined);
-      if (signal?.aborted) throw signal.reason;
       if (isConfigurationError(err)) throw err;
       const retryInMs = backoffDelay(attempt, opts.retry);
       log?.warn({ database: dbName, attempt, retryInMs, reason: (err as Error).message }, 'database not reachable; retrying');
