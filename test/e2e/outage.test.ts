@@ -6,7 +6,9 @@ const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@con
 /**
  * One service down must not take the API down: the gateway stays ready, the other services' routes
  * answer, and the routes of the one that is down answer 503 ERR_UNAVAILABLE with Retry-After at
- * once (not after a deadline).
+ * once. "At once" without a wall-clock bound (a loaded machine breaks those): the gateway's gRPC
+ * deadline and connect budget are both 60 s here, so a 503 (not a 504 a minute later) can only be
+ * the immediate answer of a refused connection.
  */
 describe('one service down', () => {
   let mesh: Mesh;
@@ -15,7 +17,12 @@ describe('one service down', () => {
   let token: string;
 
   beforeAll(async () => {
-    mesh = await startMesh({ freePorts: true, onLine: () => undefined, onCrash: () => undefined });
+    mesh = await startMesh({
+      freePorts: true,
+      onLine: () => undefined,
+      onCrash: () => undefined,
+      env: { RPC_DEADLINE_MS: '60000', GRPC_CONNECT_TIMEOUT_MS: '60000' },
+    });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
@@ -32,7 +39,7 @@ describe('one service down', () => {
 
   afterAll(() => mesh?.stop());
 
-  it('keeps the gateway ready and answers the stopped service 503 with Retry-After in under a second', async () => {
+  it('keeps the gateway ready and answers the stopped service 503 with Retry-After at once', async () => {
     // The gateway is connected to tickets before it goes away.
     expect((await call(`${root}/listTickets`, { token })).status).toBe(200);
 
@@ -49,13 +56,10 @@ describe('one service down', () => {
     expect(tenants.status).toBe(200);
 
     for (let i = 0; i < 3; i++) {
-      const started = Date.now();
       const res = await fetch(`${root}/listTickets`, { headers: { authorization: `Bearer ${token}` } });
-      const elapsed = Date.now() - started;
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect(await res.json()).toMatchObject({ success: false, error: 'ERR_UNAVAILABLE' });
-      expect(elapsed).toBeLessThan(1_000);
     }
   });
 });

@@ -36,7 +36,8 @@ export type RpcClient<C> = {
 export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N]['client']>;
 
 const DEFAULT_DEADLINE_MS = 5_000;
-const DEFAULT_CONNECT_TIMEOUT_MS = 2_000;
+/** GRPC_CONNECT_TIMEOUT_MS: how long a call waits for a connection to a silent peer (see CallOptions). */
+const DEFAULT_CONNECT_TIMEOUT_MS = Number(process.env.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
 
 /**
  * Channel options of every client. Calls never wait for a peer to become ready (waitForReady is
