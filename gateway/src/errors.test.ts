@@ -24,6 +24,13 @@ describe('error envelope', () => {
     const s = toGrpcError(notFound('ticket'));
     throw Object.assign(new Error(s.details), { code: s.code, details: s.details, metadata: s.metadata });
   });
+  app.post('/down', async () => {
+    throw Object.assign(new Error('14 UNAVAILABLE: No connection established'), {
+      code: grpc.status.UNAVAILABLE,
+      details: 'No connection established',
+      metadata: new grpc.Metadata(),
+    });
+  });
   app.post('/boom', async () => {
     throw new Error('internal detail');
   });
@@ -48,6 +55,14 @@ describe('error envelope', () => {
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ success: false, error: 'ERR_TICKET_NOT_FOUND', message: 'Ticket not found' });
     expect(grpc.status.NOT_FOUND).toBe(5);
+  });
+
+  it('answers an unreachable service 503 ERR_UNAVAILABLE with Retry-After', async () => {
+    const res = await post('/down');
+    expect(res.statusCode).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.json()).toMatchObject({ success: false, error: 'ERR_UNAVAILABLE' });
+    expect((await post('/grpc')).headers['retry-after']).toBeUndefined();
   });
 
   it('hides unexpected errors behind 500 ERR_INTERNAL', async () => {

@@ -34,13 +34,13 @@ export const envelope = (error: string, message: string, details?: unknown[]) =>
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: unknown, req, reply) => {
     if (isServiceError(error)) {
-      const { status, body } = grpcToHttp(error);
+      const { status, body, headers } = grpcToHttp(error);
       if (status >= 500) req.log.warn({ grpcCode: error.code, error: body.error }, 'upstream failure');
-      return reply.code(status).send(body);
+      return reply.code(status).headers(headers ?? {}).send(body);
     }
     if (error instanceof DomainError) {
-      const { status, body } = domainToHttp(error);
-      return reply.code(status).send(body);
+      const { status, body, headers } = domainToHttp(error);
+      return reply.code(status).headers(headers ?? {}).send(body);
     }
     const err = error as FastifyError & { validationContext?: string };
     if (err.validation) {

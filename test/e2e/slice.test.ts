@@ -64,7 +64,7 @@ describe('the mesh, end to end', () => {
     expect(pids.size).toBe(8);
     const ready = await call(`${mesh.gatewayUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(Object.values(ready.body.services)).toEqual(Array(5).fill('SERVING'));
+    expect(ready.body).toEqual({ status: 'ready' });
   });
 
   it('serves the slice: tenant → channel → ticket → send → read → close → 409', async () => {

@@ -33,7 +33,10 @@ export const readMessagingConfig = (env: EnvReader): MessagingConfig => ({
   channelCacheMs: env.int('CHANNEL_CACHE_MS', 5_000),
   media: {
     maxBytes: env.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
-    publicBaseUrl: env.str('PUBLIC_BASE_URL', 'http://127.0.0.1:8080'),
+    // Where providers fetch stored media (the gateway's /media links). Loopback is right for npm start
+    // only: in production (NODE_ENV=production, as in the images) a loopback, unset or placeholder
+    // (.invalid) value refuses to start, since every media send would hand providers a dead link.
+    publicBaseUrl: env.publicUrl('PUBLIC_BASE_URL', 'http://127.0.0.1:8080'),
     // Signed with the platform secret unless a dedicated one is set; the gateway verifies with the same.
     linkSecret: env.str('MEDIA_URL_SECRET', '') || env.str('SUPER_ADMIN_TOKEN', ''),
     linkTtlSeconds: env.int('MEDIA_LINK_TTL_SECONDS', 24 * 60 * 60),

@@ -1,7 +1,27 @@
 // Configuration is read once at start; every problem is reported together and the process
 // refuses to start, instead of failing on first use.
 
+import { isIP } from 'node:net';
+
 export class ConfigError extends Error {}
+
+/**
+ * Production is NODE_ENV=production, which the container images set; everything else (npm start,
+ * tests) is development, where loopback defaults are right.
+ */
+export const isProduction = (env: NodeJS.ProcessEnv = process.env): boolean => env.NODE_ENV === 'production';
+
+/**
+ * Hosts no one else can reach: loopback, the unspecified address, `localhost`, and the reserved
+ * `.invalid` / `.localhost` names (RFC 6761), which placeholders use.
+ */
+export function isLocalOnlyHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost') || host === 'invalid' || host.endsWith('.invalid')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.') || host === '0.0.0.0';
+  if (isIP(host) === 6) return host === '::1' || host === '::' || /^::ffff:(127\.|0\.0\.0\.0$)/.test(host) || /^::ffff:7f/.test(host);
+  return false;
+}
 
 export class EnvReader {
   private readonly problems: string[] = [];
@@ -26,6 +46,34 @@ export class EnvReader {
     const n = Number(raw);
     if (!Number.isInteger(n) || n < 0) this.problems.push(`${name} must be a non-negative integer, got "${raw}"`);
     return n;
+  }
+
+  /**
+   * An absolute http(s) URL that other systems use to reach this installation (providers fetching
+   * media, for one). In development an unset value is `devFallback`; in production (NODE_ENV=
+   * production) it must be set, and not to a host only this machine or pod can reach.
+   */
+  publicUrl(name: string, devFallback: string): string {
+    const raw = this.env[name] ?? '';
+    const production = isProduction(this.env);
+    if (!raw) {
+      if (!production) return devFallback;
+      this.problems.push(`${name} is required in production: the public http(s) base URL others reach this installation at`);
+      return '';
+    }
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      this.problems.push(`${name} must be an absolute http(s) URL, got "${raw}"`);
+      return raw;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      this.problems.push(`${name} must be an http(s) URL, got "${raw}"`);
+    } else if (production && isLocalOnlyHost(url.hostname)) {
+      this.problems.push(`${name}=${raw} is reachable only from this machine or pod (or a placeholder); in production set the public URL of the gateway`);
+    }
+    return raw;
   }
 
   /** Throws one error listing every problem met so far. */

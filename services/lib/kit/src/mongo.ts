@@ -1,16 +1,93 @@
 import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from './logger';
 
-/** One connection per service, to the service's own database on the given server. */
-export async function connectDatabase(uri: string, dbName: string): Promise<Connection> {
-  const conn = mongoose.createConnection(uri, {
-    dbName,
-    serverSelectionTimeoutMS: 10_000,
-    connectTimeoutMS: 10_000,
-    socketTimeoutMS: 30_000,
-    maxPoolSize: 20,
+/** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+/** 0.5 s, 1 s, 2 s, 4 s, 8 s, then every 10 s. */
+export const DATABASE_RETRY: Backoff = { initialMs: 500, maxMs: 10_000 };
+
+/** The delay after failed attempt number `attempt` (1-based). */
+export const backoffDelay = (attempt: number, { initialMs, maxMs }: Backoff = DATABASE_RETRY): number =>
+  Math.min(maxMs, initialMs * 2 ** Math.min(attempt - 1, 30));
+
+export interface ConnectOptions {
+  /** Each failed attempt is logged as a warning (the first success after one, as info). */
+  log?: Pick<Logger, 'warn' | 'info'>;
+  /** Stops retrying (SIGTERM during start-up): the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** How long one attempt waits for a server (and later, each operation); MONGODB_SERVER_SELECTION_TIMEOUT_MS. */
+  serverSelectionTimeoutMs?: number;
+  retry?: Backoff;
+}
+
+/**
+ * One connection per service, to the service's own database on the given server. A database that
+ * is slow to come up (or down for a while) is waited for: attempts are retried with capped backoff
+ * for as long as it takes, or until `signal` aborts. Only a URI the driver cannot use at all (a
+ * configuration error, which no retry can fix) rejects at once.
+ */
+export async function connectDatabase(uri: string, dbName: string, opts: ConnectOptions = {}): Promise<Connection> {
+  const { log, signal } = opts;
+  for (let attempt = 1; ; attempt++) {
+    signal?.throwIfAborted();
+    let conn: Connection | undefined;
+    try {
+      conn = mongoose.createConnection(uri, {
+        dbName,
+        serverSelectionTimeoutMS: opts.serverSelectionTimeoutMs ?? 10_000,
+        connectTimeoutMS: 10_000,
+        socketTimeoutMS: 30_000,
+        maxPoolSize: 20,
+      });
+      await untilAborted(conn.asPromise(), signal);
+      if (attempt > 1) log?.info({ database: dbName, attempt }, 'database connected');
+      return conn;
+    } catch (err) {
+      if (signal?.aborted) {
+        // Closing a connection that is still selecting a server waits for the selection to time
+        // out: the caller is exiting, so it is not awaited.
+        void conn?.close(true).catch(() => undefined);
+        throw signal.reason;
+      }
+      await conn?.close(true).catch(() => undefined);
+      if (isConfigurationError(err)) throw err;
+      const retryInMs = backoffDelay(attempt, opts.retry);
+      log?.warn({ database: dbName, attempt, retryInMs, reason: (err as Error).message }, 'database not reachable; retrying');
+      await sleep(retryInMs, signal);
+    }
+  }
+}
+
+/** Errors of the URI or options themselves: retrying cannot help. */
+const isConfigurationError = (err: unknown): boolean =>
+  err instanceof Error && ['MongoParseError', 'MongoInvalidArgumentError', 'MongoMissingDependencyError'].includes(err.name);
+
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
-  await conn.asPromise();
-  return conn;
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 interface CounterDoc {

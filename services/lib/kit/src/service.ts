@@ -35,6 +35,8 @@ export interface ServiceSpec<N extends ServiceName, C> {
 
 export interface BaseConfig {
   mongodbUri: string;
+  /** One connection attempt's wait for a server (and each operation's, later). */
+  mongodbServerSelectionTimeoutMs: number;
   grpcPort: number;
   graphqlPort: number;
   superAdminToken: string;
@@ -51,17 +53,27 @@ export interface RunningService<C> {
 
 const unavailable = () => new DomainError('unavailable', 'ERR_UNAVAILABLE', 'Service is starting or stopping');
 
+export interface StartOptions {
+  /** Aborting gives up waiting for the database (SIGTERM during start-up): startService rejects. */
+  signal?: AbortSignal;
+}
+
 /**
  * Wiring shared by every service: config → gRPC server (health NOT_SERVING) → database → domain
- * → subgraph → SERVING. Nothing is served before the database is connected.
+ * → subgraph → SERVING. Nothing is served before the database is connected, and a database that
+ * is slow to come up is waited for (retried with capped backoff, health NOT_SERVING meanwhile),
+ * never a reason to exit. The health service `liveness` answers SERVING from the first moment:
+ * it says the process is alive, whatever the database does.
  */
 export async function startService<N extends ServiceName, C>(
   spec: ServiceSpec<N, C>,
   env: NodeJS.ProcessEnv = process.env,
+  opts: StartOptions = {},
 ): Promise<RunningService<C>> {
   const reader = new EnvReader(env);
   const config: C & BaseConfig = {
     mongodbUri: reader.str('MONGODB_URI'),
+    mongodbServerSelectionTimeoutMs: reader.int('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 10_000),
     grpcPort: reader.int('GRPC_PORT', spec.ports.grpc),
     graphqlPort: reader.int('GRAPHQL_PORT', spec.ports.graphql),
     superAdminToken: reader.str('SUPER_ADMIN_TOKEN'),
@@ -83,7 +95,11 @@ export async function startService<N extends ServiceName, C>(
   const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log);
   let db: Connection | undefined;
   try {
-    db = await connectDatabase(config.mongodbUri, spec.database);
+    db = await connectDatabase(config.mongodbUri, spec.database, {
+      log,
+      signal: opts.signal,
+      serverSelectionTimeoutMs: config.mongodbServerSelectionTimeoutMs,
+    });
     parts = await spec.create({ db, log, config });
   } catch (err) {
     await grpcServer.shutdown(0);
@@ -114,22 +130,39 @@ export async function startService<N extends ServiceName, C>(
   return { grpcPort: grpcServer.port, graphqlPort: subgraph.port, config, db: connection, stop };
 }
 
-/** Process entry point: start, then stop gracefully on SIGTERM/SIGINT. */
+/**
+ * Process entry point: start, then stop gracefully on SIGTERM/SIGINT. A signal that arrives while
+ * the database is still awaited stops the attempts and exits 0; only a configuration error or a
+ * failing domain start-up exits 1.
+ */
 export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): void {
-  startService(spec).then(
+  const log = createLogger(spec.name);
+  const starting = new AbortController();
+  let running: RunningService<C> | undefined;
+  const stop = (svc: RunningService<C>) =>
+    svc.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  const onSignal = (signal: string) => {
+    log.info({ signal }, 'shutting down');
+    if (running) void stop(running);
+    else starting.abort(new Error(`${signal} during start-up`));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  startService(spec, process.env, { signal: starting.signal }).then(
     (svc) => {
-      const onSignal = (signal: string) => {
-        createLogger(spec.name).info({ signal }, 'shutting down');
-        svc.stop().then(
-          () => process.exit(0),
-          () => process.exit(1),
-        );
-      };
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
+      running = svc;
+      // The signal came while the domain was starting, after the database answered.
+      if (starting.signal.aborted) void stop(svc);
     },
     (err: unknown) => {
-      createLogger(spec.name).fatal({ err }, 'failed to start');
+      if (starting.signal.aborted) {
+        log.info('stopped before start-up completed');
+        process.exit(0);
+      }
+      log.fatal({ err }, 'failed to start');
       process.exit(1);
     },
   );

@@ -4,4 +4,5 @@ export * from './service';
 export * from './fake-provider';
 export * from './grpc-errors';
 export * from './loopback';
+export * from './tcp-proxy';
 export * from './webhook-receiver';

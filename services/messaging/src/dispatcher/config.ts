@@ -24,6 +24,7 @@ export const DEFAULT_INTERVAL_MS: Readonly<Record<string, number>> = {
 
 export interface DispatcherConfig {
   mongodbUri: string;
+  mongodbServerSelectionTimeoutMs: number;
   messaging: MessagingConfig;
   dispatcherId: string;
   healthPort: number;
@@ -58,6 +59,7 @@ export function readDispatcherConfig(env: NodeJS.ProcessEnv = process.env): Disp
   );
   const config: DispatcherConfig = {
     mongodbUri: r.str('MONGODB_URI'),
+    mongodbServerSelectionTimeoutMs: r.int('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 10_000),
     messaging,
     dispatcherId: r.str('DISPATCHER_ID', '') || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     healthPort: r.int('DISPATCHER_HEALTH_PORT', 4013),

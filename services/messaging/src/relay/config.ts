@@ -4,6 +4,8 @@ import { hostname } from 'node:os';
 
 export interface RelayConfig {
   mongodbUri: string;
+  /** One connection attempt's wait for a server (attempts are retried with backoff). */
+  mongodbServerSelectionTimeoutMs: number;
   tenantsAddr: string;
   /** Names this process in the attempt log; unique per process. */
   relayId: string;
@@ -36,6 +38,7 @@ export function readRelayConfig(env: NodeJS.ProcessEnv = process.env): RelayConf
   const rpcDeadlineMs = r.int('RPC_DEADLINE_MS', 5_000);
   const config: RelayConfig = {
     mongodbUri: r.str('MONGODB_URI'),
+    mongodbServerSelectionTimeoutMs: r.int('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 10_000),
     tenantsAddr: r.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
     relayId: r.str('RELAY_ID', '') || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     healthPort: r.int('RELAY_HEALTH_PORT', 4012),

@@ -4,6 +4,12 @@ import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 export interface CallOptions {
   /** Milliseconds; every call has a deadline. */
   deadlineMs?: number;
+  /**
+   * How long a call waits for a connection to a peer it is not connected to (within its deadline).
+   * A peer that refuses connections fails the call at once; this bounds the wait for one that
+   * does not answer at all (a vanished pod), so that the caller learns UNAVAILABLE quickly.
+   */
+  connectTimeoutMs?: number;
 }
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
@@ -30,6 +36,52 @@ export type RpcClient<C> = {
 export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N]['client']>;
 
 const DEFAULT_DEADLINE_MS = 5_000;
+/** GRPC_CONNECT_TIMEOUT_MS: how long a call waits for a connection to a silent peer (see CallOptions). */
+const DEFAULT_CONNECT_TIMEOUT_MS = Number(process.env.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
+
+/**
+ * Channel options of every client. Calls never wait for a peer to become ready (waitForReady is
+ * false on every call): a peer that is down answers UNAVAILABLE at once. Reconnection backoff is
+ * capped at 5 s (gRPC's default cap is 120 s), so a peer that comes back is used again within
+ * seconds.
+ */
+export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': 5_000,
+};
+
+const { READY, IDLE, CONNECTING, TRANSIENT_FAILURE } = grpc.connectivityState;
+
+/**
+ * Resolves once the channel is READY, or in TRANSIENT_FAILURE (where a call without waitForReady
+ * fails at once with the connection's error); rejects with UNAVAILABLE when it is still connecting
+ * after `budgetMs`.
+ */
+function connected(client: grpc.Client, address: string, budgetMs: number): Promise<void> {
+  // Not client.getChannel(): a service with a GetChannel method (tenants) shadows it with the RPC.
+  const channel = grpc.Client.prototype.getChannel.call(client);
+  const state = channel.getConnectivityState(true);
+  if (state === READY || state === TRANSIENT_FAILURE) return Promise.resolve();
+  const until = Date.now() + budgetMs;
+  return new Promise((resolve, reject) => {
+    const watch = (current: grpc.connectivityState) => {
+      if (current !== IDLE && current !== CONNECTING) return resolve();
+      channel.watchConnectivityState(current, until, (err) => {
+        if (!err) return watch(channel.getConnectivityState(true));
+        reject(
+          Object.assign(new Error(`14 UNAVAILABLE: no connection to ${address} within ${budgetMs} ms`), {
+            code: grpc.status.UNAVAILABLE,
+            details: `No connection to ${address} within ${budgetMs} ms`,
+            metadata: new grpc.Metadata(),
+          }) as grpc.ServiceError,
+        );
+      });
+    };
+    watch(state);
+  });
+}
 
 // One client (one HTTP/2 channel) per service and address for the whole process.
 const clients = new Map<string, grpc.Client>();
@@ -43,10 +95,7 @@ export function createClient<N extends ServiceName>(
   let raw = clients.get(key);
   if (!raw) {
     const { Client } = loadService(name);
-    raw = new Client(address, grpc.credentials.createInsecure(), {
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-    });
+    raw = new Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
     clients.set(key, raw);
   }
   const client = raw;
@@ -58,17 +107,22 @@ export function createClient<N extends ServiceName>(
         (client as unknown as Record<string, Function>)[method].call(client, request, new grpc.Metadata(), {});
       continue;
     }
-    wrapper[method] = (request: unknown, options: CallOptions = {}) =>
-      new Promise((resolve, reject) => {
-        const deadline = Date.now() + (options.deadlineMs ?? defaults.deadlineMs ?? DEFAULT_DEADLINE_MS);
+    wrapper[method] = async (request: unknown, options: CallOptions = {}) => {
+      const deadlineMs = options.deadlineMs ?? defaults.deadlineMs ?? DEFAULT_DEADLINE_MS;
+      const deadline = Date.now() + deadlineMs;
+      const connectMs = options.connectTimeoutMs ?? defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      // Past the deadline the call itself answers DEADLINE_EXCEEDED, as before.
+      if (connectMs < deadlineMs) await connected(client, address, connectMs);
+      return new Promise((resolve, reject) => {
         (client as unknown as Record<string, Function>)[method].call(
           client,
           request,
-          new grpc.Metadata(),
+          new grpc.Metadata({ waitForReady: false }),
           { deadline },
           (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
         );
       });
+    };
   }
   return wrapper as ServiceClient<N>;
 }

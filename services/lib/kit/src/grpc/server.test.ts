@@ -3,7 +3,17 @@ import { notFound } from '../errors';
 import { createLogger } from '../logger';
 import { closeAllClients, createClient } from './client';
 import { checkHealth, closeHealthClients } from './health';
-import { startGrpcServer, type GrpcServerHandle } from './server';
+import { LIVENESS, startGrpcServer, type GrpcServerHandle } from './server';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+
+/** A port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
 
 const log = createLogger('test', 'silent');
 
@@ -68,13 +78,45 @@ describe('gRPC server and client', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
-  it('reports health NOT_SERVING until told otherwise, then SERVING', async () => {
+  // No elapsed-time bounds (a loaded machine breaks them): every timer is set far beyond the test's
+  // own timeout, so an UNAVAILABLE answer can only come from what the client decided at once.
+  it('fails a call to a peer that refuses connections with UNAVAILABLE, without waiting for a timer', async () => {
+    const down = createClient('socialConfig', `127.0.0.1:${await closedPort()}`, { deadlineMs: 60_000, connectTimeoutMs: 60_000 });
+    for (let i = 0; i < 3; i++) {
+      await expect(down.GetProfile({ tenantId: 1, channelId: 1 })).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+    }
+    // tenants has a GetChannel method, whose getChannel alias shadows grpc.Client's own.
+    const tenants = createClient('tenants', `127.0.0.1:${await closedPort()}`, { deadlineMs: 60_000, connectTimeoutMs: 60_000 });
+    await expect(tenants.GetChannel({ id: 1 } as never)).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  });
+
+  it('gives up on a peer that accepts a connection but never answers after the connect budget, not the deadline', async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => void sockets.push(socket)); // holds every socket, never speaks HTTP/2
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      const client = createClient('socialConfig', `127.0.0.1:${port}`, { deadlineMs: 60_000, connectTimeoutMs: 300 });
+      await expect(client.GetProfile({ tenantId: 1, channelId: 1 })).rejects.toMatchObject({
+        code: grpc.status.UNAVAILABLE,
+        details: `No connection to 127.0.0.1:${port} within 300 ms`,
+      });
+    } finally {
+      closeAllClients();
+      sockets.forEach((socket) => socket.destroy());
+      silent.close();
+    }
+  });
+
+  it('reports health NOT_SERVING until told otherwise, then SERVING; liveness is the process alone', async () => {
     const address = `127.0.0.1:${handle.port}`;
     expect(await checkHealth(address)).toBe('NOT_SERVING');
+    expect(await checkHealth(address, 1_000, LIVENESS)).toBe('SERVING');
     handle.setServing(true);
     expect(await checkHealth(address)).toBe('SERVING');
     handle.setServing(false);
     expect(await checkHealth(address)).toBe('NOT_SERVING');
+    expect(await checkHealth(address, 1_000, LIVENESS)).toBe('SERVING');
     expect(await checkHealth('127.0.0.1:1', 200)).toBe('UNREACHABLE');
     closeHealthClients();
   });

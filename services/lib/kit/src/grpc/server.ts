@@ -62,6 +62,9 @@ function adaptServerStream<Req, Res>(
   };
 }
 
+/** The grpc.health.v1 service name that reflects the process only (Kubernetes liveness probes). */
+export const LIVENESS = 'liveness';
+
 export interface GrpcServerHandle {
   server: grpc.Server;
   port: number;
@@ -94,7 +97,9 @@ export async function startGrpcServer<N extends ServiceName>(
   }
   server.addService(definition, impl);
   // Health answers NOT_SERVING until the caller says the service is ready (database connected).
-  const health = new HealthImplementation({ '': 'NOT_SERVING', [fullName]: 'NOT_SERVING' });
+  // `liveness` is the process alone (the event loop answers): SERVING as long as the server is up,
+  // so that a liveness probe never restarts a pod for a slow or missing database.
+  const health = new HealthImplementation({ '': 'NOT_SERVING', [fullName]: 'NOT_SERVING', [LIVENESS]: 'SERVING' });
   health.addToServer(server);
   const bound = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>

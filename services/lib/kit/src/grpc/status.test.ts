@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { DomainError, notFound, providerFailed, validation, conflict, payloadTooLarge } from '../errors';
-import { CODE_TO_HTTP, GRPC_TO_HTTP, domainToHttp, grpcToHttp, toGrpcError } from './status';
+import { CODE_TO_HTTP, GRPC_TO_HTTP, RETRY_AFTER_SECONDS, domainToHttp, grpcToHttp, toGrpcError } from './status';
 
 const { status: S } = grpc;
 
@@ -97,7 +97,19 @@ describe('domain error → gRPC → HTTP envelope', () => {
 
   it('answers 503 with a generic code when a peer is unreachable', () => {
     const r = grpcToHttp(asServiceError({ code: S.UNAVAILABLE, details: 'No connection established' }));
-    expect(r).toEqual({ status: 503, body: { success: false, error: 'ERR_UNAVAILABLE', message: 'Service unavailable or failed' } });
+    expect(r).toEqual({
+      status: 503,
+      body: { success: false, error: 'ERR_UNAVAILABLE', message: 'Service unavailable or failed' },
+      headers: { 'retry-after': '5' },
+    });
+  });
+
+  it('tells when to retry on 503 only, whichever layer raised it', () => {
+    expect(RETRY_AFTER_SECONDS).toEqual({ 503: 5 });
+    expect(domainToHttp(new DomainError('unavailable', 'ERR_UNAVAILABLE', 'starting')).headers).toEqual({ 'retry-after': '5' });
+    expect(grpcToHttp(asServiceError({ code: S.DEADLINE_EXCEEDED, details: 'x' })).headers).toBeUndefined();
+    // A provider failure travels as UNAVAILABLE but answers 502: not the facade's own outage.
+    expect(grpcToHttp(asServiceError(toGrpcError(providerFailed('no')))).headers).toBeUndefined();
   });
 });
 

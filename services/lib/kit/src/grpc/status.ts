@@ -48,6 +48,14 @@ export const CODE_TO_HTTP: Record<string, number> = {
   ERR_PROVIDER_FAILED: 502,
 };
 
+/**
+ * `Retry-After` (seconds) of the answers that say "try again later". 503: a service is down or
+ * starting; its clients reconnect within 5 s of it coming back (grpc/client.ts).
+ */
+export const RETRY_AFTER_SECONDS: Partial<Record<number, number>> = {
+  503: 5,
+};
+
 const DEFAULT_CODE: Partial<Record<grpc.status, string>> = {
   [S.INVALID_ARGUMENT]: 'ERR_VALIDATION',
   [S.NOT_FOUND]: 'ERR_NOT_FOUND',
@@ -83,6 +91,14 @@ export function toGrpcError(err: unknown): Partial<grpc.StatusObject> {
 export interface HttpError {
   status: number;
   body: { success: false; error: string; message: string; details?: unknown[] };
+  /** Response headers the status calls for (`retry-after`); absent when none. */
+  headers?: Record<string, string>;
+}
+
+/** Adds the headers that belong to a status: one place for every answer of the facade. */
+function withHeaders(err: HttpError): HttpError {
+  const retryAfter = RETRY_AFTER_SECONDS[err.status];
+  return retryAfter === undefined ? err : { ...err, headers: { 'retry-after': String(retryAfter) } };
 }
 
 /** What the REST facade answers for a failed gRPC call. */
@@ -95,14 +111,14 @@ export function grpcToHttp(err: unknown): HttpError {
   const details = Buffer.isBuffer(rawDetails) ? (JSON.parse(rawDetails.toString('utf8')) as unknown[]) : undefined;
   const status = CODE_TO_HTTP[code] ?? GRPC_TO_HTTP[err.code] ?? 500;
   const message = status >= 500 && !err.metadata?.get(CODE_KEY).length ? 'Service unavailable or failed' : err.details;
-  return { status, body: { success: false, error: code, message, ...(details ? { details } : {}) } };
+  return withHeaders({ status, body: { success: false, error: code, message, ...(details ? { details } : {}) } });
 }
 
 /** A domain error raised in the REST facade itself, mapped through the same tables. */
 export function domainToHttp(err: DomainError): HttpError {
   const status = CODE_TO_HTTP[err.code] ?? GRPC_TO_HTTP[KIND_TO_GRPC[err.kind]];
-  return {
+  return withHeaders({
     status,
     body: { success: false, error: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}) },
-  };
+  });
 }

@@ -1,0 +1,1 @@
+module.exports = { preset: '@convo/jest-preset', testTimeout: 120_000 };
