@@ -1,10 +1,12 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED, type Reply } from '../support/http';
+import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
+const META_APP_SECRET = 'meta-app-secret-for-beyond-seed';
 // A 1×1 transparent PNG.
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
@@ -77,7 +79,9 @@ describe('routes beyond the seed, end to end', () => {
 
   beforeAll(async () => {
     [engine, network] = await Promise.all([startFakeEngine(), startNetworkEngine()]);
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    // The Graph API of the waba channel is the fake engine too (under /graph), so its calls are recorded.
+    const env = { ...UNPACED, META_APP_SECRET, META_GRAPH_URL: `${engine.url}/graph` };
+    mesh = await startMesh({ freePorts: true, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     [a, b] = [await newIntegration(), await newIntegration()];
   });
@@ -217,6 +221,28 @@ describe('routes beyond the seed, end to end', () => {
       const res = await post(a, 'sendPresence', { ticketId, state: 'typing' });
       expect(res.body).toEqual({ success: true, data: { ticketId, state: 'typing', applied: false } });
       expect(engine.requests.length).toBe(before);
+    });
+
+    it("waba: typing answers the contact's latest message with the Cloud API's typing indicator; paused has no effect", async () => {
+      const tokenAPI = '1065409900';
+      const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+        token: admin,
+        body: { tenant: a.tenantId, name: 'official', type: 'waba', tokenAPI, wabaId: 'WABA-9', bmToken: 'bm-token' },
+      });
+      expect(session.status).toBe(200);
+      const number = newNumber();
+      const raw = JSON.stringify(wabaEnvelope(tokenAPI, { contacts: [{ profile: { name: 'Bia' }, wa_id: number }], messages: [wabaText(number, 'wamid.FROM-BIA', 'Hi there')] }));
+      expect((await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET))).status).toBe(200);
+      const [ticket] = (await ticketsOf(a, number)).filter((t) => t.whatsappId === session.body.data.whatsapp.id);
+
+      const typing = await post(a, 'sendPresence', { ticketId: ticket.id, state: 'typing' });
+      expect(typing.body.data).toEqual({ ticketId: ticket.id, state: 'typing', applied: true });
+      const sent = engine.requests.filter((r) => r.url === `/graph/${tokenAPI}/messages`);
+      expect(sent.map((r) => ({ auth: r.headers.authorization, body: r.body }))).toEqual([
+        { auth: 'Bearer bm-token', body: { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.FROM-BIA', typing_indicator: { type: 'text' } } },
+      ]);
+      expect((await post(a, 'sendPresence', { ticketId: ticket.id, state: 'paused' })).body.data.applied).toBe(false);
+      expect(engine.requests.filter((r) => r.url === `/graph/${tokenAPI}/messages`)).toHaveLength(1);
     });
 
     it('answers 502 ERR_PROVIDER_FAILED when the engine refuses', async () => {
