@@ -84,6 +84,40 @@ export const noteRecord = (n: proto.tickets.Note__Output) => ({
   userId: orNull(n.userId),
   idFront: n.idFront || null,
   createdAt: n.createdAt,
+  updatedAt: n.updatedAt || n.createdAt,
+});
+
+/** A contact of a channel (showcontact, createContact, updateContact, listContacts). */
+export const contactRecord = (c: proto.tickets.ContactRecord__Output) => ({
+  id: c.id,
+  number: c.number,
+  name: c.name,
+  email: c.email || null,
+  firstName: c.firstName || null,
+  lastName: c.lastName || null,
+  businessName: c.businessName || null,
+  externalKey: c.externalKey || null,
+  whatsappId: c.channelId,
+  tagIds: c.tagIds,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+/** A tag or a queue of listTags / listQueues. */
+export const catalogRecord = (c: proto.tickets.CatalogItem__Output) => ({ id: c.id, name: c.name, createdAt: c.createdAt });
+
+/** A user of listUsers (no credentials of any kind). */
+export const userRecord = (u: proto.tenants.User__Output) => ({ id: u.id, name: u.name, email: u.email, profile: u.profile });
+
+/** One entry of a ticket's pause log. */
+export const pauseRecord = (p: proto.tickets.Pause__Output) => ({
+  id: p.id,
+  ticketId: p.ticketId,
+  pauseReason: p.pauseReason,
+  startedAt: p.startedAt,
+  endedAt: p.endedAt || null,
+  endedBy: p.endedBy || null,
+  durationSeconds: p.endedAt ? Math.round((Date.parse(p.endedAt) - Date.parse(p.startedAt)) / 1000) : null,
 });
 
 /** `<gateway>CustomerId` and `<gateway>Token` of every stored gateway account, the token masked. */

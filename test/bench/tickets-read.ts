@@ -139,7 +139,7 @@ async function main() {
       (i) => {
         const at = new Date(epoch + i * 60_000);
         return {
-          _id: base + i, tenantId, channelId, queueId: null, updatedAt: at,
+          _id: base + i, tenantId, channelId, contactId: contactBase + i, queueId: null, updatedAt: at,
           status: i % 3 === 0 ? 'closed' : i % 3 === 1 ? 'open' : 'pending',
           contact: { number: numberOf(i), name: `Contact ${i}`, email: '' },
         };

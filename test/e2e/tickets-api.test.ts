@@ -324,7 +324,7 @@ describe('tickets API, end to end', () => {
       const plain = await post(api, 'createNotes', { ticketId, notes: 'Customer asked for a refund', userId: 3 });
       expect(plain.status).toBe(200);
       expect(plain.body.data).toEqual({
-        id: expect.any(Number), notes: 'Customer asked for a refund', ticketId, userId: 3, idFront: null, createdAt: expect.any(String),
+        id: expect.any(Number), notes: 'Customer asked for a refund', ticketId, userId: 3, idFront: null, createdAt: expect.any(String), updatedAt: expect.any(String),
       });
 
       const answers = await Promise.all(Array.from({ length: 10 }, () => post(api, 'createNotes', { ticketId, notes: 'once', idFront: 'ui-42' })));

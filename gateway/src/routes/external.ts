@@ -1,9 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
+import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
 import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
+import { numberSendRoutes } from './number-sends.routes';
 import { socialConfigRoutes } from './social-config.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
@@ -30,4 +32,7 @@ export async function externalApi(
   await app.register(messageReadRoutes, areaDeps);
   await app.register(interactiveRoutes, areaDeps);
   await app.register(socialConfigRoutes, areaDeps);
+  // Routes beyond the seed that public clients call (README, "Routes beyond the seed").
+  await app.register(numberSendRoutes, areaDeps);
+  await app.register(directoryRoutes, areaDeps);
 }

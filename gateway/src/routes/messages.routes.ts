@@ -12,7 +12,7 @@ const isUpload = (v: unknown): v is UploadedFile =>
   typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data);
 
 /** The request's one media source (JSON or multipart), checked and turned into the gRPC shape. */
-export function mediaOf(b: SendMessageBody, maxBytes: number): proto.messaging.Media | undefined {
+export function mediaOf(b: Pick<SendMessageBody, 'media' | 'mediaUrl' | 'base64Data' | 'mimeType' | 'fileName'>, maxBytes: number): proto.messaging.Media | undefined {
   const sources = (['media', 'mediaUrl', 'base64Data'] as const).filter((f) => b[f] !== undefined);
   if (sources.length > 1) {
     throw validation(
@@ -54,6 +54,12 @@ export function mediaOf(b: SendMessageBody, maxBytes: number): proto.messaging.M
 
 const stripExtension = (name: string) => name.replace(/\.[^.]*$/, '');
 
+/** The answer of every send accepted through SendByTicket (by ticket or by number). */
+export const sendAnswer = (res: proto.messaging.SendByTicketResponse__Output) =>
+  res.skipped
+    ? { success: true, idempotent: true, skipped: true, ticketId: res.ticketId }
+    : { success: true, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+
 /** sendMessageByTicket: the one way to send to any ticket, whatever the channel kind. */
 export async function messageRoutes(app: FastifyInstance, { clients, mediaMaxBytes }: { clients: Clients; mediaMaxBytes: number }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -74,8 +80,7 @@ export async function messageRoutes(app: FastifyInstance, { clients, mediaMaxByt
         isClosed: b.isClosed ?? false,
         media,
       });
-      if (res.skipped) return { success: true, idempotent: true, skipped: true, ticketId: res.ticketId };
-      return { success: true, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+      return sendAnswer(res);
     },
   );
 }

@@ -8,7 +8,7 @@ import { startMessagingWithPeers, type MessagingWithPeers } from './testing/peer
 // own database), and a fake engine_a server standing in for WhatsApp.
 
 // The engine answers like Baileys: its key.id tells the test which messageId it was given.
-const acceptWithKey = (req: ProviderRequest): ProviderReply => ({ status: 200, body: { key: { id: `WA-${req.body.options.messageId}` } } });
+const acceptWithKey = (req: ProviderRequest): ProviderReply => ({ status: 200, body: { key: { id: `WA-${req.body.options?.messageId}` } } });
 
 // ---- setup ---------------------------------------------------------------------------------
 
@@ -245,6 +245,113 @@ describe('SendByTicket', () => {
     expect(err.code).toBe(grpc.status.NOT_FOUND);
     expect(errCode(err)).toBe('ERR_TICKET_NOT_FOUND');
     expect(await messagesOf(ticket.id)).toEqual([]);
+  });
+});
+
+// ---- sends by number: the same SendByTicket, with the contact's current ticket ------------------
+
+describe('SendByTicket by number', () => {
+  const newNumber = () => `55119${String(40_000_000 + ++lastNumber)}`;
+  const sendTo = (number: string, over: Record<string, unknown> = {}) =>
+    messaging.SendByTicket({ tenantId, ticketId: 0, number, channelId, body: 'Hello!', ...over });
+  const ticketsOfNumber = async (number: string) => (await tickets.FindContactTickets({ tenantId, number, all: true })).tickets;
+
+  it("opens a pending ticket for a new contact on the channel, queues the message, and later sends reuse that ticket", async () => {
+    const number = newNumber();
+    const first = await sendTo(`+${number}`);
+    expect(first).toMatchObject({ status: 'queued', idempotent: false, skipped: false });
+    const [ticket] = await ticketsOfNumber(number);
+    expect(ticket).toMatchObject({ id: first.ticketId, channelId, status: 'pending', contact: { number } });
+    await expect(services.settled(tenantId, first.messageId)).resolves.toMatchObject({ ticketId: first.ticketId, status: 'sent' });
+    expect(engine.requests.filter((r) => r.body.jid === `${number}@s.whatsapp.net`).map((r) => r.body)).toEqual([
+      { jid: `${number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: first.messageId } },
+    ]);
+
+    const second = await sendTo(number, { body: 'Again' });
+    expect(second.ticketId).toBe(first.ticketId);
+    expect(await ticketsOfNumber(number)).toHaveLength(1);
+    await services.settled(tenantId, second.messageId);
+  });
+
+  it("goes to the contact's open ticket, and closes it with isClosed; the next send opens a new one", async () => {
+    const ticket = await newTicket();
+    const number = ticket.contact!.number;
+    const res = await sendTo(number, { isClosed: true });
+    expect(res.ticketId).toBe(ticket.id);
+    expect(await statusOf(ticket.id)).toBe('closed');
+
+    const next = await sendTo(number);
+    expect(next.ticketId).not.toBe(ticket.id);
+    expect(await statusOf(next.ticketId)).toBe('pending');
+    await Promise.all([services.settled(tenantId, res.messageId), services.settled(tenantId, next.messageId)]);
+  });
+
+  it('skips a repeated externalKey with the ticket of the first send, opening and queuing nothing more', async () => {
+    const number = newNumber();
+    const first = await sendTo(number, { externalKey: 'by-number-1', isClosed: true });
+    const again = await sendTo(number, { externalKey: 'by-number-1' });
+    expect(again).toMatchObject({ idempotent: true, skipped: true, ticketId: first.ticketId });
+    expect(await ticketsOfNumber(number)).toHaveLength(1);
+    expect(await messagesOf(first.ticketId)).toHaveLength(1);
+    await services.settled(tenantId, first.messageId);
+  });
+
+  it('refuses a file from a private address before opening anything', async () => {
+    const number = newNumber();
+    const err = await rpcError(sendTo(number, { body: '', media: { url: 'http://127.0.0.1:9/cat.png', mimeType: '', fileName: '', data: Buffer.alloc(0) } }));
+    expect(errCode(err)).toBe('ERR_URL_BLOCKED');
+    expect(await ticketsOfNumber(number)).toEqual([]);
+    expect(await services.tickets.db.collection('contacts').countDocuments({ tenantId, number })).toBe(0);
+  });
+
+  it('sends an audio marked voice as a voice note, and refuses a voice note that is no audio', async () => {
+    const number = newNumber();
+    const mp3 = Buffer.from('SUQzBAAAAAAAI1RTU0UAAAAPAAADTGF2ZjU4Ljc2LjEwMAAAAAAAAAAAAAAA', 'base64');
+    const res = await sendTo(number, { body: '', media: { data: mp3, mimeType: 'audio/mpeg', fileName: 'note', voice: true } });
+    await services.settled(tenantId, res.messageId);
+    const sent = engine.requests.find((r) => r.body.options?.messageId === res.messageId);
+    expect(sent!.body.content).toMatchObject({ audio: { url: expect.stringContaining('/media/') }, mimetype: 'audio/mpeg', ptt: true });
+
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+    const other = newNumber();
+    const err = await rpcError(sendTo(other, { body: '', media: { data: png, mimeType: 'image/png', fileName: 'dot', voice: true } }));
+    expect(errCode(err)).toBe('ERR_UNSUPPORTED_MEDIA_TYPE');
+    expect(await ticketsOfNumber(other)).toEqual([]);
+  });
+
+  it("refuses another tenant's channel (NOT_FOUND) and a channel reached by ticket only (ERR_CHANNEL_MISMATCH), opening nothing", async () => {
+    const number = newNumber();
+    const foreign = await rpcError(messaging.SendByTicket({ tenantId: tenantId + 1000, ticketId: 0, number, channelId, body: 'Hi' }));
+    expect([foreign.code, errCode(foreign)]).toEqual([grpc.status.NOT_FOUND, 'ERR_CHANNEL_NOT_FOUND']);
+
+    const webchat = (await services.tenants.client.CreateSession({ tenant: tenantId, name: 'Site chat', type: 'webchat' })).whatsapp!.id;
+    const mismatch = await rpcError(messaging.SendByTicket({ tenantId, ticketId: 0, number, channelId: webchat, body: 'Hi' }));
+    expect(errCode(mismatch)).toBe('ERR_CHANNEL_MISMATCH');
+    expect(await ticketsOfNumber(number)).toEqual([]);
+
+    const noNumber = await rpcError(messaging.SendByTicket({ tenantId, ticketId: 0, number: '', channelId, body: 'Hi' }));
+    expect(noNumber.code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
+});
+
+describe('SendPresence', () => {
+  it("shows typing to the ticket's contact through the engine at once, queuing nothing", async () => {
+    const ticket = await newTicket();
+    await expect(messaging.SendPresence({ tenantId, ticketId: ticket.id, state: 'typing' })).resolves.toEqual({ ticketId: ticket.id, state: 'typing', applied: true });
+    expect(engine.requests.filter((r) => r.url === '/presence').map((r) => r.body)).toEqual([
+      { jid: `${ticket.contact!.number}@s.whatsapp.net`, presence: 'composing' },
+    ]);
+    expect(await messagesOf(ticket.id)).toEqual([]);
+  });
+
+  it("answers NOT_FOUND for another tenant's ticket and ERR_PROVIDER_FAILED when the engine refuses", async () => {
+    const ticket = await newTicket();
+    const foreign = await rpcError(messaging.SendPresence({ tenantId: tenantId + 1000, ticketId: ticket.id, state: 'typing' }));
+    expect(errCode(foreign)).toBe('ERR_TICKET_NOT_FOUND');
+    engine.answer(() => ({ status: 500, body: { message: 'session closed' } }));
+    const failed = await rpcError(messaging.SendPresence({ tenantId, ticketId: ticket.id, state: 'paused' }));
+    expect(errCode(failed)).toBe('ERR_PROVIDER_FAILED');
+    engine.answer(acceptWithKey);
   });
 });
 

@@ -268,6 +268,33 @@ describe('GetChannel', () => {
 
 // ---- GraphQL subgraph ----------------------------------------------------------------------
 
+describe('ListUsers', () => {
+  it("answers one tenant's users by name in pages of 20, searchable by name or e-mail", async () => {
+    const tenant = await newTenant();
+    const users = svc.db.collection('users');
+    await users.insertMany(
+      Array.from({ length: 21 }, (_, i) => ({
+        _id: 900_000 + tenant.id * 100 + i,
+        tenantId: tenant.id,
+        name: `Agent ${String(i).padStart(2, '0')}`,
+        email: `agent-${i}-${tenant.id}@acme.example`,
+        passwordHash: 'x',
+        profile: 'user',
+        createdAt: new Date(),
+      })) as any[],
+    );
+    await newTenant(); // another tenant's admin never shows
+
+    const first = await client.ListUsers({ tenantId: tenant.id, page: 1 });
+    expect(first).toMatchObject({ count: 22, hasMore: true, page: 1, pageSize: 20 });
+    expect(first.users[0]).toEqual({ id: 900_000 + tenant.id * 100, tenantId: tenant.id, name: 'Agent 00', email: `agent-0-${tenant.id}@acme.example`, profile: 'user' });
+    expect((await client.ListUsers({ tenantId: tenant.id, page: 2 })).users.map((u) => u.name)).toEqual(['Agent 20', 'Alice']);
+    expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'ALICE' })).users.map((u) => u.profile)).toEqual(['admin']);
+    expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'agent-1' })).count).toBe(11);
+    expect((await client.ListUsers({ tenantId: tenant.id + 10_000, page: 1 })).users).toEqual([]);
+  });
+});
+
 describe('GraphQL subgraph', () => {
   const querySdl = (headers: Record<string, string>) =>
     fetch(`http://127.0.0.1:${svc.graphqlPort}/graphql`, {

@@ -1,6 +1,7 @@
 import { buildSubgraph, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
 import { TicketsRepository } from './db/tickets.repository';
 import { CatalogService } from './domain/catalog.service';
+import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
 import { TicketsService } from './domain/tickets.service';
@@ -42,6 +43,8 @@ export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
       tickets: new TicketsService(repo, catalog),
       notes: new NotesService(repo),
       evaluations: new EvaluationService(repo),
+      contacts: new ContactsService(repo, catalog),
+      catalog,
     });
     return { handlers, schema };
   },

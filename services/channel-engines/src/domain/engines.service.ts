@@ -39,6 +39,30 @@ export class EnginesService {
   }
 
   /**
+   * typing / paused shown to a contact through the driver of the channel's kind; a kind without
+   * the notion (no sendPresence) answers applied false and calls nobody. A provider failure is
+   * ERR_PROVIDER_FAILED: the answer here IS the provider's answer.
+   */
+  async sendPresence(req: proto.channelEngines.SendPresenceRequest__Output): Promise<proto.channelEngines.SendPresenceResponse> {
+    const channel = req.channel;
+    const issues = [
+      ...(channel ? [] : [{ field: 'channel', message: 'is required' }]),
+      ...(req.to ? [] : [{ field: 'to', message: 'is required' }]),
+      ...(req.state === 'typing' || req.state === 'paused' ? [] : [{ field: 'state', message: 'must be typing or paused' }]),
+    ];
+    if (issues.length) throw validation('Invalid presence', issues);
+    const driver = this.drivers.get(channel!.type);
+    if (!driver?.sendPresence) return { applied: false, driver: driver?.kind ?? '' };
+    try {
+      const applied = await driver.sendPresence({ channel: channel!, to: req.to, state: req.state as 'typing' | 'paused', replyTo: req.replyTo });
+      return { applied, driver: driver.kind };
+    } catch (err) {
+      this.log.warn({ channelId: channel!.id, driver: driver.kind, error: (err as Error).message }, 'presence failed');
+      throw err;
+    }
+  }
+
+  /**
    * A provider webhook, already authenticated by the gateway, as neutral events. "meta" carries
    * many accounts (each event names its channel by account id); "engine" is one channel's engine
    * server, parsed by that kind's driver, and its events are stamped with the channel.

@@ -14,6 +14,18 @@ export interface Delivered {
   status?: 'sent' | 'queued';
 }
 
+/** What sendPresence shows the contact: that we are typing, or that we stopped. */
+export type PresenceState = 'typing' | 'paused';
+
+export interface Presence {
+  channel: Outbound['channel'];
+  /** Digits of the contact number, or the platform user id on social channels. */
+  to: string;
+  state: PresenceState;
+  /** The provider id of the contact's latest message ('' when none): the Cloud API types in answer to one. */
+  replyTo: string;
+}
+
 export interface NumberCheck {
   exists: boolean;
   networkId: string;
@@ -23,6 +35,12 @@ export interface NumberCheck {
 export interface Driver {
   readonly kind: string;
   send(message: Outbound): Promise<Delivered>;
+  /**
+   * Shows the contact that we are typing, or that we stopped: true once the provider took it, false
+   * where this state means nothing to the provider (nothing is sent). Absent where the kind has no
+   * such notion at all. Not a message: nothing is recorded or retried.
+   */
+  sendPresence?(presence: Presence): Promise<boolean>;
   /** Whether a number has an account on the network; absent where the provider cannot tell. */
   checkNumber?(channel: Outbound['channel'], number: string): Promise<NumberCheck>;
   /**

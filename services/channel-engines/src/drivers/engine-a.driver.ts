@@ -1,6 +1,6 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
+import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
 import { isObject, sendInOrder } from './graph';
 import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
@@ -40,6 +40,12 @@ export class EngineADriver implements Driver {
     return sendInOrder(contentsOf(this.kind, msg), (content) =>
       this.sendMessage(msg, content.content, content.second && msg.reference ? `${msg.reference}-text` : msg.reference),
     );
+  }
+
+  /** Baileys' `sendPresenceUpdate(presence, jid)`: POST {base}/presence `{ jid, presence }`, composing or paused. */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    await this.post(channel, '/presence', { jid: personJid(to), presence: state === 'typing' ? 'composing' : 'paused' });
+    return true;
   }
 
   /** Baileys' `onWhatsApp(...jids)`: POST {base}/contacts/check → `[{ jid, exists }]`. */
@@ -103,7 +109,8 @@ function contentsOf(kind: string, { content, reference }: Outbound): { content: 
   const url = { url: content.mediaUrl };
   const caption = content.text || undefined;
   if (media === 'audio') {
-    const audio = { content: { audio: url, mimetype: content.mimeType } };
+    // ptt: a voice note (the /voice route), played in line with the sender's picture.
+    const audio = { content: { audio: url, mimetype: content.mimeType, ...(content.voice && { ptt: true }) } };
     return caption ? [audio, { content: { text: caption }, second: true }] : [audio];
   }
   if (media === 'document') return [{ content: { document: url, mimetype: content.mimeType, fileName: content.fileName || undefined, caption } }];

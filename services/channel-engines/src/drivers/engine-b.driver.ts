@@ -1,6 +1,6 @@
 import { providerFailed } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
-import { evolutionEvents, evolutionNumberCheck, evolutionReason, type EvolutionVersion } from './evolution';
+import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
+import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
 import { isObject, optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
 import { requestJson } from './http';
 import {
@@ -25,7 +25,7 @@ import {
 
 /** One Evolution call: `POST {server}/message/{endpoint}/{instance}` with this body. */
 interface EvolutionSend {
-  endpoint: 'sendText' | 'sendMedia' | 'sendButtons' | 'sendList' | 'sendPoll';
+  endpoint: 'sendText' | 'sendMedia' | 'sendWhatsAppAudio' | 'sendButtons' | 'sendList' | 'sendPoll';
   body: Json;
 }
 
@@ -53,6 +53,12 @@ export class EngineBDriver implements Driver {
 
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
     return evolutionNumberCheck(this.kind, await this.post(channel, 'chat/whatsappNumbers', { numbers: [number] }));
+  }
+
+  /** `POST /chat/sendPresence/{instance} { number, presence, delay }`: Evolution holds composing for `delay` ms, then pauses. */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    await this.post(channel, 'chat/sendPresence', evolutionPresence(to, state));
+    return true;
   }
 
   /** `{ event, instance, data, date_time, ... }`; a receipt is `{ keyId, fromMe, status }`. */
@@ -95,6 +101,11 @@ function sendsOf(kind: string, { content, to }: Outbound): EvolutionSend[] {
   const text: EvolutionSend = { endpoint: 'sendText', body: { number: to, text: content.text } };
   if (!content.mediaUrl) return [text];
   const mediatype = mediaKindOf(content.mimeType);
+  // A voice note is Evolution's "WhatsApp audio" (it encodes the file as one).
+  if (mediatype === 'audio' && content.voice) {
+    const voice: EvolutionSend = { endpoint: 'sendWhatsAppAudio', body: { number: to, audio: content.mediaUrl } };
+    return content.text ? [voice, text] : [voice];
+  }
   const caption = mediatype === 'audio' ? undefined : content.text || undefined;
   const media: EvolutionSend = {
     endpoint: 'sendMedia',

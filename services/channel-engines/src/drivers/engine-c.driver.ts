@@ -1,5 +1,5 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
+import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
 import { optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
 import { requestJson } from './http';
 import {
@@ -33,6 +33,9 @@ interface UazapiSend {
 
 const TYPES = ['button', 'list', 'poll', 'carousel', 'pixButton', 'locationButton', 'requestPayment'];
 
+/** How long uazapi keeps showing "typing…" unless a message or a paused ends it first. */
+export const UAZAPI_TYPING_MS = 30_000;
+
 /** uazapi's mediaType of an inbound file → our message_type (ptt and myaudio are voice notes). */
 const MEDIA_TYPES: Record<string, string> = {
   image: 'image',
@@ -64,6 +67,15 @@ export class EngineCDriver implements Driver {
       if (!id) throw providerFailed('engine_c answered without messageid');
       return id;
     });
+  }
+
+  /**
+   * `POST /message/presence { number, presence, delay }`: uazapi repeats composing (every 10 s) for
+   * `delay` ms or until a message goes to that chat; paused ends it at once.
+   */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    await this.post(channel, '/message/presence', state === 'typing' ? { number: to, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number: to, presence: 'paused' });
+    return true;
   }
 
   /** uazapi's POST /chat/check `{ numbers }` → `[{ query, isInWhatsapp, jid, verifiedName }]`. */
@@ -125,7 +137,8 @@ function sendsOf(kind: string, { content, to }: Outbound): UazapiSend[] {
     path: '/send/media',
     body: {
       number: to,
-      type,
+      // ptt: uazapi's voice note (the /voice route).
+      type: type === 'audio' && content.voice ? 'ptt' : type,
       file: content.mediaUrl,
       text: type === 'audio' ? undefined : content.text || undefined,
       docName: type === 'document' ? content.fileName || undefined : undefined,

@@ -1,6 +1,6 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage } from './baileys-inbound';
-import type { NumberCheck, Outbound } from './driver';
+import type { NumberCheck, Outbound, Presence } from './driver';
 import { isObject, type Json } from './graph';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
 import { connectionEvent, obj, statusEvent, str, strings, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
@@ -17,6 +17,12 @@ export class EngineDDriver extends RestEngineDriver {
     const { path, body } = requestOf(part);
     const answer = await this.post(`${this.baseUrl(msg.channel)}${path}`, { Phone: msg.to, ...body }, this.headers(msg.channel));
     return this.idFrom(obj(obj(answer).data).Id, 'data.Id');
+  }
+
+  /** `POST /chat/presence { Phone, State, Media }`: whatsmeow's SendChatPresence, composing or paused. */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: to, State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
+    return true;
   }
 
   /** POST /user/check `{ Phone: [...] }` → `data.Users[{ IsInWhatsapp, JID }]`. */
@@ -65,8 +71,8 @@ function requestOf(part: Part): { path: string; body: Json } {
     case 'video':
       return { path: '/chat/send/video', body: { Video: part.url, Caption: caption, MimeType: part.mimeType || undefined } };
     case 'audio':
-      // An Ogg/Opus file plays as a voice note; anything else as an audio file.
-      return { path: '/chat/send/audio', body: { Audio: part.url, mimetype: part.mimeType || undefined, ptt: part.mimeType.startsWith('audio/ogg') } };
+      // A voice note (the /voice route) or an Ogg/Opus file plays as one; anything else as an audio file.
+      return { path: '/chat/send/audio', body: { Audio: part.url, mimetype: part.mimeType || undefined, ptt: !!part.voice || part.mimeType.startsWith('audio/ogg') } };
     case 'document':
       return { path: '/chat/send/document', body: { Document: part.url, FileName: part.fileName, MimeType: part.mimeType || undefined, Caption: caption } };
   }

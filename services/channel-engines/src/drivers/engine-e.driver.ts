@@ -1,5 +1,5 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound } from './driver';
+import type { NumberCheck, Outbound, Presence } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
@@ -20,6 +20,12 @@ export class EngineEDriver extends RestEngineDriver {
     const response = obj(answer).response;
     const sent = obj(Array.isArray(response) ? response[0] : undefined);
     return this.idFrom(serialised(sent.id), 'response[0].id');
+  }
+
+  /** `POST /api/{session}/typing { phone, isGroup, value }`: startTyping (true) or stopTyping (false). */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    await this.post(this.route(channel, '/typing'), { phone: to, isGroup: false, value: state === 'typing' }, this.headers(channel));
+    return true;
   }
 
   /** GET /api/{session}/check-number-status/{phone} → `response: { numberExists, id: { _serialized } }`. */

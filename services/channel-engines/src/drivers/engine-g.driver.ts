@@ -1,5 +1,5 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound } from './driver';
+import type { NumberCheck, Outbound, Presence } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
 import { connectionEvent, contactDigits, isDirectChat, mediaKindOf, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
@@ -17,6 +17,13 @@ export class EngineGDriver extends RestEngineDriver {
     const { path, body } = requestOf(part);
     const answer = await this.post(`${server}${path}`, { session, chatId: `${msg.to}@c.us`, ...body }, this.headers(msg.channel));
     return this.idFrom(messageIdOf(obj(answer)), 'the message id (id, _data.id._serialized or key.id)');
+  }
+
+  /** `POST /api/startTyping` or `/api/stopTyping` with `{ session, chatId }`. */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    const { server, session } = this.sessionOf(channel);
+    await this.post(`${server}/api/${state === 'typing' ? 'startTyping' : 'stopTyping'}`, { session, chatId: `${to}@c.us` }, this.headers(channel));
+    return true;
   }
 
   /** GET /api/contacts/check-exists?phone=&session= → `{ numberExists, chatId }`. */
@@ -64,8 +71,10 @@ function requestOf(part: Part): { path: string; body: Json } {
     case 'video':
       return { path: '/api/sendVideo', body: { file, caption } };
     case 'audio':
-      // sendVoice wants Ogg/Opus; other audio travels as a file the contact can play.
-      return part.mimeType.startsWith('audio/ogg') ? { path: '/api/sendVoice', body: { file } } : { path: '/api/sendFile', body: { file } };
+      // sendVoice wants Ogg/Opus (`convert` has WAHA encode another file as one, for a voice note the
+      // caller asked for); other audio travels as a file the contact can play.
+      if (part.mimeType.startsWith('audio/ogg')) return { path: '/api/sendVoice', body: { file } };
+      return part.voice ? { path: '/api/sendVoice', body: { file, convert: true } } : { path: '/api/sendFile', body: { file } };
     case 'document':
       return { path: '/api/sendFile', body: { file, caption } };
   }

@@ -1,5 +1,5 @@
-import type { NumberCheck, Outbound } from './driver';
-import { evolutionEvents, evolutionNumberCheck, evolutionReason, type EvolutionVersion } from './evolution';
+import type { NumberCheck, Outbound, Presence } from './driver';
+import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
 import type { Json } from './graph';
 import { RestEngineDriver, type Part } from './rest-engine';
 import { str, tokenHeader, waMessageId, type InboundEvent } from './wa-engine';
@@ -22,6 +22,13 @@ export class EngineHDriver extends RestEngineDriver {
 
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
     return evolutionNumberCheck(this.kind, await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel)));
+  }
+
+  /** `POST /chat/sendPresence/{instance} { number, options: { presence, delay } }` (v1 nests them). */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    const { number, presence, delay } = evolutionPresence(to, state);
+    await this.post(this.sessionRoute(channel, '/chat/sendPresence'), { number, options: { presence, delay } }, this.headers(channel));
+    return true;
   }
 
   /** `{ event, instance, data, destination, date_time, sender, server_url, apikey }`, the event dotted lower case. */

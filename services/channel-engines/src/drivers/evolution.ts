@@ -1,6 +1,6 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
-import type { NumberCheck } from './driver';
+import type { NumberCheck, PresenceState } from './driver';
 import type { Json } from './graph';
 import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
 
@@ -9,6 +9,17 @@ import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent 
  * differ; the number check, the refusal envelope and the webhook events are the same apart from
  * where a receipt keeps its id and time.
  */
+
+/**
+ * How long Evolution shows "typing…": its sendPresence holds the request for `delay` ms, then sends
+ * paused itself, so it stays well under the provider timeout.
+ */
+export const EVOLUTION_TYPING_MS = 3_000;
+
+/** The body of `POST /chat/sendPresence/{instance}` (v2; v1 nests presence and delay in `options`). */
+export function evolutionPresence(number: string, state: PresenceState): { number: string; presence: string; delay: number } {
+  return { number, presence: state === 'typing' ? 'composing' : 'paused', delay: state === 'typing' ? EVOLUTION_TYPING_MS : 0 };
+}
 
 /** `POST /chat/whatsappNumbers/{instance} { numbers }` answers `[{ exists, jid, number }]`. */
 export function evolutionNumberCheck(kind: string, answer: unknown): NumberCheck {

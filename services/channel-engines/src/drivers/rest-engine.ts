@@ -9,7 +9,7 @@ type Channel = Outbound['channel'];
 /** One request's worth of a message: a text, or one media file by its public link. */
 export type Part =
   | { kind: 'text'; text: string }
-  | { kind: 'image' | 'video' | 'audio' | 'document'; url: string; mimeType: string; fileName: string; caption: string };
+  | { kind: 'image' | 'video' | 'audio' | 'document'; url: string; mimeType: string; fileName: string; caption: string; voice?: boolean };
 
 /**
  * What the REST engines behind engine_d … engine_h and whatsapp share (docs/engines-d-h.md): where
@@ -85,7 +85,7 @@ export abstract class RestEngineDriver implements Driver {
     const kind = mediaKindOf(content.mimeType);
     const media = { url: content.mediaUrl, mimeType: content.mimeType, fileName: fileNameOf(content) };
     if (kind !== 'audio') return [{ kind, ...media, caption: text }];
-    const audio: Part = { kind, ...media, caption: '' };
+    const audio: Part = { kind, ...media, caption: '', voice: content.voice };
     return text ? [audio, { kind: 'text', text }] : [audio];
   }
 

@@ -1,5 +1,5 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, Outbound } from './driver';
+import type { Delivered, Driver, DriverSettings, Outbound, Presence } from './driver';
 import { graphPost, interactiveOf, isObject, optionalText, requiredList, requiredText, segment, sendInOrder, type Json } from './graph';
 
 export type SocialKind = 'social_a' | 'social_b';
@@ -32,6 +32,14 @@ export class SocialDriver implements Driver {
       if (typeof sent !== 'string' || !sent) throw providerFailed(`${this.kind} answered without message_id`);
       return sent;
     });
+  }
+
+  /** A sender action, `typing_on` or `typing_off`, on the Send API (Messenger and Instagram alike). */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    if (!channel.pageId) throw providerFailed(`${this.kind} channel ${channel.id} has no pageId`);
+    if (!channel.pageToken) throw providerFailed(`${this.kind} channel ${channel.id} has no pageToken`);
+    await this.post(channel, 'messages', { recipient: { id: to }, sender_action: state === 'typing' ? 'typing_on' : 'typing_off' });
+    return true;
   }
 
   private post(channel: Outbound['channel'], edge: string, body: unknown): Promise<unknown> {

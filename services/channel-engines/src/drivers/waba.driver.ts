@@ -1,5 +1,5 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, Outbound } from './driver';
+import type { Delivered, Driver, DriverSettings, Outbound, Presence } from './driver';
 import { graphPost, interactiveOf, optionalText, requiredList, requiredText, segment, sendInOrder, type Json } from './graph';
 
 /** One Cloud API message: its `type` and the object named after it (`{ type: "text", text: {...} }`). */
@@ -15,10 +15,25 @@ export class WabaDriver implements Driver {
 
   constructor(private readonly settings: DriverSettings) {}
 
+  /**
+   * The Cloud API's typing indicator: the contact's latest message marked read, with
+   * `typing_indicator`; shown until we answer or for 25 s. It answers a message, so without one,
+   * and for paused (which the Cloud API has no call for), nothing is sent.
+   */
+  async sendPresence({ channel, state, replyTo }: Presence): Promise<boolean> {
+    if (state !== 'typing' || !replyTo) return false;
+    const { tokenApi, bmToken } = credentials(channel);
+    await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
+      messaging_product: 'whatsapp',
+      status: 'read',
+      message_id: replyTo,
+      typing_indicator: { type: 'text' },
+    });
+    return true;
+  }
+
   async send(msg: Outbound): Promise<Delivered> {
-    const { id, tokenApi, bmToken } = msg.channel;
-    if (!tokenApi) throw providerFailed(`waba channel ${id} has no tokenAPI (the WhatsApp phone number id)`);
-    if (!bmToken) throw providerFailed(`waba channel ${id} has no bmToken (the business token)`);
+    const { tokenApi, bmToken } = credentials(msg.channel);
     return sendInOrder(messagesOf(msg.content), async (message) => {
       const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
         messaging_product: 'whatsapp',
@@ -31,6 +46,13 @@ export class WabaDriver implements Driver {
       return sent;
     });
   }
+}
+
+function credentials(channel: Outbound['channel']): { tokenApi: string; bmToken: string } {
+  const { id, tokenApi, bmToken } = channel;
+  if (!tokenApi) throw providerFailed(`waba channel ${id} has no tokenAPI (the WhatsApp phone number id)`);
+  if (!bmToken) throw providerFailed(`waba channel ${id} has no bmToken (the business token)`);
+  return { tokenApi, bmToken };
 }
 
 function messagesOf(content: Outbound['content']): WabaMessage[] {
@@ -47,7 +69,8 @@ function messagesOf(content: Outbound['content']): WabaMessage[] {
   const followUp: WabaMessage[] = text ? [{ type: 'text', text: { body: text } }] : [];
   if (content.mimeType === 'image/webp') return [{ type: 'sticker', sticker: { link } }, ...followUp];
   if (kind === 'image' || kind === 'video') return [{ type: kind, [kind]: { link, caption } }];
-  if (kind === 'audio') return [{ type: 'audio', audio: { link } }, ...followUp];
+  // voice: a voice note (the /voice route), which Meta wants as Ogg/Opus.
+  if (kind === 'audio') return [{ type: 'audio', audio: { link, ...(content.voice && { voice: true }) } }, ...followUp];
   return [{ type: 'document', document: { link, caption, filename: content.fileName || undefined } }];
 }
 

@@ -1,5 +1,5 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound } from './driver';
+import type { NumberCheck, Outbound, Presence } from './driver';
 import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
@@ -18,6 +18,14 @@ export class WhatsappDriver extends RestEngineDriver {
     // `{ success: true, message: <whatsapp-web.js Message> }`; some builds refuse with HTTP 200 and success false.
     if (answer.success === false) throw providerFailed(`whatsapp refused the message: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
     return this.idFrom(serialised(obj(answer.message).id), 'message.id._serialized');
+  }
+
+  /** `POST /chat/sendStateTyping/{sessionId}` or `/chat/clearState/{sessionId}` with `{ chatId }`. */
+  async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
+    const path = state === 'typing' ? '/chat/sendStateTyping' : '/chat/clearState';
+    const answer = obj(await this.post(this.sessionRoute(channel, path), { chatId: `${to}@c.us` }, this.headers(channel)));
+    if (answer.success === false) throw providerFailed(`whatsapp refused the chat state: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
+    return true;
   }
 
   /** POST /client/getNumberId/{sessionId} `{ number }` → `{ success, result: { _serialized } | null }`. */
@@ -62,7 +70,7 @@ function requestOf(part: Part): Json {
   const options = {
     caption: part.caption || undefined,
     sendMediaAsDocument: part.kind === 'document' || undefined,
-    sendAudioAsVoice: (part.kind === 'audio' && part.mimeType.startsWith('audio/ogg')) || undefined,
+    sendAudioAsVoice: (part.kind === 'audio' && (part.voice || part.mimeType.startsWith('audio/ogg'))) || undefined,
   };
   return { contentType: 'MessageMediaFromURL', content: part.url, options };
 }

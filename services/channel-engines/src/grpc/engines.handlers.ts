@@ -8,5 +8,6 @@ export function enginesHandlers(svc: EnginesService): AsyncHandlers<ServiceRegis
     Deliver: (req) => svc.deliver(req),
     ListDrivers: async () => ({ kinds: svc.kinds() }),
     CheckNumber: (req) => svc.checkNumber(req),
+    SendPresence: (req) => svc.sendPresence(req),
   };
 }

@@ -143,6 +143,18 @@ describe('Meta kinds over gRPC', () => {
     expect(err.metadata.get('err-code')).toEqual(['ERR_VALIDATION']);
     expect(err.details).toBe(message);
   });
+
+  it('SendPresence: a sender action through the Send API; applied false, calling nobody, on a kind without presence', async () => {
+    await expect(svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: true, driver: 'social_b' });
+    expect(graph.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([
+      { url: '/v21.0/1234567890/messages', body: { recipient: { id: '2468' }, sender_action: 'typing_on' } },
+    ]);
+    graph.reset();
+    await expect(svc.client.SendPresence({ channel: target({ type: 'webchat' }), to: 'visitor-1', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: false, driver: 'webchat' });
+    expect(graph.requests).toEqual([]);
+    const err = await rpcError(svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'recording', replyTo: '' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+  });
 });
 
 // The engine path dispatches to the channel kind's own parser. A driver of a made-up kind stands

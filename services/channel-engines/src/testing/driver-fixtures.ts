@@ -34,6 +34,7 @@ export const contentOf = (over: Partial<Outbound['content']> = {}): Outbound['co
   interactiveType: '',
   interactiveJson: '',
   subject: '',
+  voice: false,
   ...over,
 });
 

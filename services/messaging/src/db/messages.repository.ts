@@ -71,6 +71,15 @@ export class MessagesRepository {
     return this.models.Message.find({ ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
+  /** The provider's id of the contact's latest message on a ticket ('' when none): what a typing indicator answers. */
+  async lastInboundProviderId(tenantId: number, ticketId: number): Promise<string> {
+    const last = await this.models.Message.findOne({ tenantId, ticketId, direction: 'in', providerMessageId: { $gt: '' } }, { providerMessageId: 1 })
+      .sort({ createdAt: -1 })
+      .lean<Pick<MessageDoc, 'providerMessageId'>>()
+      .exec();
+    return last?.providerMessageId ?? '';
+  }
+
   /** The subject of the contact's latest e-mail on a ticket ('' when none), to answer in its thread. */
   async lastInboundSubject(tenantId: number, ticketId: number): Promise<string> {
     const last = await this.models.Message.findOne({ tenantId, ticketId, direction: 'in', subject: { $gt: '' } }, { subject: 1 })

@@ -33,6 +33,8 @@ export interface MessageDoc {
   interactiveJson?: string;
   /** E-mail subject (webmail channels). */
   subject?: string;
+  /** An audio to be sent as a voice note (the /voice route). */
+  voice?: boolean;
   /** Incoming messages: what the provider said about them (see domain/ingest.service.ts). */
   messageType?: string;
   replyTo?: string;
@@ -81,6 +83,7 @@ export function registerModels(conn: Connection) {
       interactiveType: { type: String, default: '' },
       interactiveJson: { type: String, default: '' },
       subject: { type: String, default: '' },
+      voice: { type: Boolean, default: undefined },
       messageType: { type: String, default: '' },
       replyTo: { type: String, default: '' },
       providerMediaId: { type: String, default: '' },

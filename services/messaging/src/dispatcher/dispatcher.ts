@@ -246,6 +246,7 @@ export class Dispatcher {
             interactiveType: message.interactiveType ?? '',
             interactiveJson: message.interactiveJson ?? '',
             subject: message.subject ?? '',
+            voice: message.voice ?? false,
           },
           reference: message._id,
         },

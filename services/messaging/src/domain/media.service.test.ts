@@ -49,7 +49,7 @@ describe('MediaService', () => {
     fetchAllowPrivate: parseAllowList('127.0.0.1'),
     ...over,
   });
-  const media = (over: Record<string, unknown>) => ({ url: '', mimeType: '', fileName: '', data: Buffer.alloc(0), ...over });
+  const media = (over: Record<string, unknown>) => ({ url: '', mimeType: '', fileName: '', data: Buffer.alloc(0), voice: false, ...over });
   const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: DomainError) => e);
 
   it('fetches a mediaUrl, takes the type from the response and the name from the path, and signs a link', async () => {

@@ -8,6 +8,12 @@ import type { MediaService, ResolvedMedia } from './media.service';
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
 
+/**
+ * Channel kinds a send by number can address: their contacts are numbers (or, on social channels,
+ * the platform's user id). Web chat, marketplace and e-mail conversations are reached by ticket only.
+ */
+const NUMBER_KINDS = /^(whatsapp|engine_[a-h]|waba|social_a|social_b)$/;
+
 /** One outbound message, whatever its kind. */
 interface Outgoing {
   messageId: string;
@@ -15,6 +21,8 @@ interface Outgoing {
   body: string;
   externalKey: string;
   media?: ResolvedMedia;
+  /** An audio sent as a voice note. */
+  voice?: boolean;
   /** "<route>/<type>" and the route's validated JSON. */
   interactive?: { type: string; json: string };
 }
@@ -42,28 +50,77 @@ export class SendService {
   /**
    * Accepts a message for a ticket: the ticket rules, then the message stored `queued` for the
    * dispatcher. Nothing here waits for a provider; a success means the message is durably queued.
+   *
+   * A send by number (ticket_id 0) addresses the contact on the integration's channel instead: its
+   * current ticket there, opened when it has none (as the waba routes do), then accepted exactly as
+   * a send to that ticket. Its file is fetched before a ticket is opened, and a ticket it opened is
+   * discarded if the message is not accepted, so a refused send opens nothing.
    */
   async sendByTicket(req: proto.messaging.SendByTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
     const hasMedia = !!(req.media?.url || req.media?.data.length);
     if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
+    const byNumber = !req.ticketId;
+    if (byNumber) checkNumberSend(req);
 
     const messageId = newMessageId();
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
-    if (keyId && !(await this.claim(req.tenantId, keyId, req.ticketId, messageId, deadline))) {
-      return { idempotent: true, skipped: true, ticketId: req.ticketId };
+    if (keyId) {
+      const held = await this.claim(req.tenantId, keyId, req.ticketId, messageId, deadline);
+      if (held !== true) return { idempotent: true, skipped: true, ticketId: held.ticketId };
     }
+    let opened: proto.tickets.Ticket__Output | undefined;
     try {
       const { tenantId } = req;
-      const ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
+      let ticket: proto.tickets.Ticket__Output;
+      let media: ResolvedMedia | undefined;
+      if (byNumber) {
+        await this.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
+        media = hasMedia ? await this.resolveMedia(tenantId, req.media!) : undefined;
+        const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number });
+        if (!found.ticket) throw notFound('ticket');
+        ticket = found.ticket;
+        if (found.created) opened = ticket;
+      } else {
+        ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
+      }
       const channel = await this.target(tenantId, ticket, { reopen: req.reopen });
-      const media = hasMedia ? await this.media.resolve(tenantId, req.media!) : undefined;
-      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: req.externalKey, media }, { reopen: req.reopen, close: req.isClosed }, deadline);
+      if (hasMedia && !media) media = await this.resolveMedia(tenantId, req.media!);
+      const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice };
+      await this.enqueue(ticket, channel, out, { reopen: req.reopen, close: req.isClosed }, deadline);
       return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
     } catch (err) {
-      // Nothing was accepted: free the key so that a corrected retry goes through.
+      // Nothing was accepted: a ticket opened for it goes, and the key is freed so that a corrected
+      // retry goes through.
+      if (opened) {
+        await this.peers.tickets.DiscardTicket({ tenantId: req.tenantId, ticketId: opened.id }).catch((undo: unknown) => {
+          this.log.error({ err: undo, ticketId: opened!.id }, 'ticket opened for a refused send by number not discarded');
+        });
+      }
       if (keyId) await this.repo.releaseKey(keyId, messageId);
       throw err;
     }
+  }
+
+  /**
+   * sendPresence: typing / paused shown to the ticket's contact through the channel's driver, at
+   * once (not a message: nothing is stored or queued). A kind without the notion answers applied
+   * false; a provider failure is the answer (ERR_PROVIDER_FAILED).
+   */
+  async sendPresence(req: proto.messaging.SendPresenceRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendPresenceResponse> {
+    if (req.state !== 'typing' && req.state !== 'paused') throw validation('Invalid presence', [{ field: 'state', message: 'must be typing or paused' }]);
+    const { tenantId, ticketId } = req;
+    const ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId });
+    const to = ticket.contact?.number;
+    if (!to) return { ticketId, state: req.state, applied: false };
+    const channel = await this.channel(tenantId, ticket.channelId);
+    // The Cloud API shows typing in answer to the contact's latest message.
+    const replyTo = channel.type === 'waba' && req.state === 'typing' ? await this.repo.lastInboundProviderId(tenantId, ticketId) : '';
+    const at = deadlineMs(deadline);
+    const { applied } = await this.peers.engines.SendPresence(
+      { channel: channelTarget(channel), to, state: req.state, replyTo },
+      at === undefined ? {} : { deadlineMs: Math.max(1, at - Date.now() - 50) },
+    );
+    return { ticketId, state: req.state, applied };
   }
 
   /**
@@ -87,13 +144,7 @@ export class SendService {
         ], 'ERR_CHANNEL_NOT_WEBMAIL');
       }
     } else if (req.validateNumber) {
-      const channel = await this.channel(tenantId, t.channelId);
-      const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: t.number.replace(/\D/g, '') });
-      if (!exists) {
-        throw validation('The number has no account on the channel network', [
-          { field: 'number', message: `not on the ${channel.type} network` },
-        ], 'ERR_NUMBER_NOT_ON_NETWORK');
-      }
+      await this.requireOnNetwork(await this.channel(tenantId, t.channelId), t.number);
     }
     const { ticket, created } = await this.peers.tickets.CreateTicket(t);
     if (!ticket) throw notFound('ticket');
@@ -181,6 +232,42 @@ export class SendService {
     return channel;
   }
 
+  /** validateNumber: the channel's network is asked whether the number has an account there. */
+  private async requireOnNetwork(channel: proto.tenants.Channel__Output, number: string): Promise<void> {
+    const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
+    if (!exists) {
+      throw validation('The number has no account on the channel network', [
+        { field: 'number', message: `not on the ${channel.type} network` },
+      ], 'ERR_NUMBER_NOT_ON_NETWORK');
+    }
+  }
+
+  /**
+   * The integration's channel of a send by number, which must be a kind whose contacts are numbers
+   * (or platform user ids), checked before anything is opened on it.
+   */
+  private async numberChannel(tenantId: number, channelId: number, number: string, validateNumber: boolean) {
+    const channel = await this.channel(tenantId, channelId);
+    if (!NUMBER_KINDS.test(channel.type)) {
+      throw validation(
+        `Sends by number go through WhatsApp and social channels; channel ${channel.id} is ${channel.type} (use sendMessageByTicket)`,
+        [{ field: 'number', message: `the integration's channel is ${channel.type}, which is reached by ticket only` }],
+        'ERR_CHANNEL_MISMATCH',
+      );
+    }
+    if (validateNumber) await this.requireOnNetwork(channel, number);
+    return channel;
+  }
+
+  /** The request's file, stored; a voice note must be an audio. */
+  private async resolveMedia(tenantId: number, media: proto.messaging.Media__Output): Promise<ResolvedMedia> {
+    const resolved = await this.media.resolve(tenantId, media);
+    if (media.voice && !resolved.mimeType.startsWith('audio/')) {
+      throw new DomainError('unsupported_media', 'ERR_UNSUPPORTED_MEDIA_TYPE', `A voice note must be an audio file, not ${resolved.mimeType}`);
+    }
+    return resolved;
+  }
+
   private channel(tenantId: number, channelId: number) {
     return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
   }
@@ -230,6 +317,7 @@ export class SendService {
         interactiveType: interactive?.type ?? '',
         interactiveJson: interactive?.json ?? '',
         subject,
+        ...(out.voice && { voice: true }),
         createdAt: now,
         updatedAt: now,
       });
@@ -259,19 +347,22 @@ export class SendService {
    * died between the two writes) is taken over once that send's deadline has passed, since it can
    * no longer commit; before that, the other send may still be under way: ERR_SEND_IN_PROGRESS.
    */
-  private async claim(tenantId: number, keyId: string, ticketId: number, messageId: string, deadline?: grpc.Deadline): Promise<boolean> {
+  private async claim(tenantId: number, keyId: string, ticketId: number, messageId: string, deadline?: grpc.Deadline): Promise<true | { ticketId: number }> {
     const now = Date.now();
     const doc = { _id: keyId, ticketId, messageId, createdAt: new Date(now), acceptBy: new Date(deadlineMs(deadline) ?? now + DEFAULT_ACCEPT_MS) };
+    // Skipped: the ticket the first send went to (a send by number claims before its ticket is known).
+    const skip = (held: { ticketId: number }) => ({ ticketId: held.ticketId || ticketId });
     for (let round = 0; round < 2; round++) {
       if (await this.repo.claimKey(doc)) return true;
       const held = await this.repo.findKey(keyId);
       if (!held) continue; // released meanwhile (a refused send): claim it again
-      if (held.createdAt.getTime() < now - SEND_KEY_WINDOW_MS) return this.repo.takeOverKey(doc, held);
-      if (await this.repo.findById(tenantId, held.messageId)) return false;
-      if ((held.acceptBy?.getTime() ?? held.createdAt.getTime() + DEFAULT_ACCEPT_MS) < now) return this.repo.takeOverKey(doc, held);
+      if (held.createdAt.getTime() < now - SEND_KEY_WINDOW_MS) return (await this.repo.takeOverKey(doc, held)) || skip(held);
+      const accepted = await this.repo.findById(tenantId, held.messageId);
+      if (accepted) return skip(accepted);
+      if ((held.acceptBy?.getTime() ?? held.createdAt.getTime() + DEFAULT_ACCEPT_MS) < now) return (await this.repo.takeOverKey(doc, held)) || skip(held);
       throw conflict('ERR_SEND_IN_PROGRESS', 'A send with this externalKey is under way; retry it in a moment');
     }
-    return false;
+    return skip({ ticketId });
   }
 }
 
@@ -289,6 +380,15 @@ function requireTimeLeft(deadline?: grpc.Deadline): void {
   if (at - Date.now() < COMMIT_MARGIN_MS) {
     throw new DomainError('unavailable', 'ERR_UNAVAILABLE', 'The send ran out of time before it was accepted; nothing was stored, retry it');
   }
+}
+
+/** A send by number names the contact and the integration's channel. */
+function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
+  const issues = [
+    ...(/^\+?[\d\s().-]{8,30}$/.test(req.number.trim()) ? [] : [{ field: 'number', message: 'is required: an E.164 number (or a platform user id), or send ticketId' }]),
+    ...(req.channelId > 0 ? [] : [{ field: 'channelId', message: "is required (the integration's channel)" }]),
+  ];
+  if (issues.length) throw validation('Invalid send by number', issues);
 }
 
 export function toMessage(m: MessageDoc): proto.messaging.Message {

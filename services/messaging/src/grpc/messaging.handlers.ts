@@ -11,6 +11,7 @@ export function messagingHandlers(svc: SendService, read: ReadService, ingest: I
     OpenTicket: (req, call) => svc.openTicket(req, call.getDeadline()),
     SendEvaluation: (req, call) => svc.sendEvaluation(req, call.getDeadline()),
     SendByTicket: (req, call) => svc.sendByTicket(req, call.getDeadline()),
+    SendPresence: (req, call) => svc.sendPresence(req, call.getDeadline()),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
     GetMedia: (req) => svc.getMedia(req.mediaId),
     ListTicketMessages: (req) => read.listTicketMessages(req),

@@ -201,6 +201,8 @@ function userSchema() {
   );
   user.index({ email: 1 }, { unique: true });
   user.index({ tenantId: 1, profile: 1, _id: 1 });
+  // listUsers: a tenant's users by name.
+  user.index({ tenantId: 1, name: 1, _id: 1 });
   return user;
 }
 

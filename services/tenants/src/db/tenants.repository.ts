@@ -147,7 +147,23 @@ export class TenantsRepository {
     await this.models.User.create(user);
   }
 
+  /** One page of a tenant's users by name; `search` is plain text in the name or e-mail. */
+  pageUsers(tenantId: number, search: string, skip: number, limit: number) {
+    return this.models.User.find(userFilter(tenantId, search)).sort({ name: 1, _id: 1 }).skip(skip).limit(limit).lean<UserDoc[]>().exec();
+  }
+
+  countUsers(tenantId: number, search: string) {
+    return this.models.User.countDocuments(userFilter(tenantId, search)).exec();
+  }
+
   findTenantAdmin(tenantId: number) {
     return this.models.User.findOne({ tenantId, profile: 'admin' }).sort({ _id: 1 }).lean<UserDoc>().exec();
   }
+}
+
+function userFilter(tenantId: number, search: string) {
+  const text = search.trim();
+  if (!text) return { tenantId };
+  const pattern = { $regex: escapeRegex(text), $options: 'i' };
+  return { tenantId, $or: [{ name: pattern }, { email: pattern }] };
 }

@@ -10,6 +10,8 @@ import { Issues } from './validation';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
+/** listUsers answers pages of this many users, as listTickets does. */
+export const USERS_PAGE_SIZE = 20;
 
 const emailInUse = () =>
   validation('E-mail already in use', [{ field: 'email', message: 'is already used by another user' }], 'ERR_EMAIL_IN_USE');
@@ -141,6 +143,16 @@ export class TenantsService {
       this.repo.countTenants(filter),
     ]);
     return { tenants: docs.map(toTenant), page, limit, total, hasMore: page * limit < total };
+  }
+
+  /** listUsers of the external API: one page of the tenant's users by name. */
+  async listUsers(req: proto.tenants.ListUsersRequest__Output): Promise<proto.tenants.UserPage> {
+    const page = Math.max(1, req.page || 1);
+    const [users, count] = await Promise.all([
+      this.repo.pageUsers(req.tenantId, req.search, (page - 1) * USERS_PAGE_SIZE, USERS_PAGE_SIZE),
+      this.repo.countUsers(req.tenantId, req.search),
+    ]);
+    return { users: users.map(toUser), count, hasMore: page * USERS_PAGE_SIZE < count, page, pageSize: USERS_PAGE_SIZE };
   }
 
   async updateTenant(req: proto.tenants.UpdateTenantRequest__Output) {

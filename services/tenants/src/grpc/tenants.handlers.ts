@@ -48,5 +48,6 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     ResolveApiToken: (req) => d.integrations.resolveApiToken(req.apiId, req.tokenSha256),
     WatchRevocations: (_req, call) => streamRevocations(d.revocations, call),
     ApplyPaymentWebhook: (req) => d.payments.applyWebhook(req),
+    ListUsers: (req) => d.tenants.listUsers(req),
   };
 }

@@ -11,7 +11,32 @@ export interface ContactDoc {
   number: string;
   email: string;
   name: string;
+  /**
+   * What createContact / updateContact set (contacts opened by messages have none of them).
+   * `emailAddress` is a number contact's e-mail: `email` is part of the contact's identity (the
+   * address of an e-mail contact, '' for a number), so it never changes.
+   */
+  emailAddress?: string;
+  firstName?: string;
+  lastName?: string;
+  businessName?: string;
+  externalKey?: string;
+  /** The tags of the contact's tickets (kept by AddTags and RemoveTag), for listContacts' tagId. */
+  tagIds?: number[];
   createdAt: Date;
+  updatedAt?: Date;
+}
+
+/** One pause of a ticket (the pause log): open while `endedAt` is null. */
+export interface PauseDoc {
+  _id: number;
+  tenantId: number;
+  ticketId: number;
+  pauseReason: string;
+  startedAt: Date;
+  endedAt: Date | null;
+  /** 'end' (ticket/pause/end) or 'close' (the ticket was closed); '' while the pause lasts. */
+  endedBy: '' | 'end' | 'close';
 }
 
 export interface EvaluationDoc {
@@ -72,6 +97,7 @@ export interface NoteDoc {
   notes: string;
   idFront: string;
   createdAt: Date;
+  updatedAt?: Date;
 }
 
 /** A note's idFront, `<tenantId>:<idFront>`: the unique _id makes the claim atomic on any database. */
@@ -116,6 +142,7 @@ export interface TicketRowDoc {
   status: TicketStatus;
   queueId: number | null;
   channelId: number;
+  contactId: number;
   updatedAt: Date;
   contact: { number: string; name: string; email: string };
 }
@@ -124,10 +151,28 @@ const opts = { versionKey: false as const };
 
 export function registerModels(conn: Connection) {
   const contact = new Schema<ContactDoc>(
-    { _id: Number, tenantId: Number, channelId: Number, number: String, email: String, name: String, createdAt: Date },
+    {
+      _id: Number,
+      tenantId: Number,
+      channelId: Number,
+      number: String,
+      email: String,
+      name: String,
+      emailAddress: String,
+      firstName: String,
+      lastName: String,
+      businessName: String,
+      externalKey: String,
+      tagIds: { type: [Number], default: undefined },
+      createdAt: Date,
+      updatedAt: Date,
+    },
     opts,
   );
   contact.index({ tenantId: 1, channelId: 1, number: 1, email: 1 }, { unique: true });
+  // listContacts: a tenant's contacts by name, with or without a tag.
+  contact.index({ tenantId: 1, name: 1, _id: 1 });
+  contact.index({ tenantId: 1, tagIds: 1, name: 1, _id: 1 });
 
   const ticket = new Schema<TicketDoc>(
     {
@@ -172,7 +217,7 @@ export function registerModels(conn: Connection) {
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1 });
 
   const row = new Schema<TicketRowDoc>(
-    { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
+    { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
     opts,
   );
   // listTickets: the same orders as the ticket indexes above.
@@ -180,6 +225,8 @@ export function registerModels(conn: Connection) {
   row.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
+  // A contact renamed: the name on its tickets' rows.
+  row.index({ tenantId: 1, contactId: 1 });
 
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
@@ -196,10 +243,19 @@ export function registerModels(conn: Connection) {
     opts,
   );
   note.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
+  note.add({ updatedAt: Date });
+  const pause = new Schema<PauseDoc>(
+    { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, pauseReason: String, startedAt: Date, endedAt: Date, endedBy: String },
+    opts,
+  );
+  // The pause log of a ticket, and its open pause (endedAt null), both after tenant and ticket.
+  pause.index({ tenantId: 1, ticketId: 1, startedAt: 1, _id: 1 });
   const noteKey = new Schema<NoteKeyDoc>({ _id: String, noteId: Number, createdAt: Date }, opts);
   const evaluationClaim = new Schema<EvaluationClaimDoc>({ _id: String, ticketId: Number, claimId: String, createdAt: Date }, opts);
   evaluationClaim.index({ claimId: 1 });
   const openClaim = new Schema<OpenClaimDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
+  // DiscardTicket frees the claim of the ticket it discards.
+  openClaim.index({ ticketId: 1 });
 
   return {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
@@ -212,6 +268,7 @@ export function registerModels(conn: Connection) {
     NoteKey: conn.model<NoteKeyDoc>('NoteKey', noteKey, 'note_keys'),
     EvaluationClaim: conn.model<EvaluationClaimDoc>('EvaluationClaim', evaluationClaim, 'evaluation_claims'),
     OpenClaim: conn.model<OpenClaimDoc>('OpenClaim', openClaim, 'open_claims'),
+    Pause: conn.model<PauseDoc>('Pause', pause, 'pauses'),
   };
 }
 

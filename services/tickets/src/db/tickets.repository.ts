@@ -10,6 +10,7 @@ import {
   type NoteDoc,
   type NoteKeyDoc,
   type OpenClaimDoc,
+  type PauseDoc,
   type TicketDoc,
   type TicketKeyDoc,
   type TicketRowDoc,
@@ -27,6 +28,16 @@ export interface TicketQuery {
 }
 
 export type CatalogKind = 'tag' | 'queue';
+
+/** listContacts' filters; every one is optional but the tenant. */
+export interface ContactQuery {
+  tenantId: number;
+  search?: string;
+  tagId?: number;
+}
+
+/** Lists of contacts, tags and queues: by name, the id breaking ties (served by their indexes). */
+const BY_NAME = { name: 1, _id: 1 } as const;
 
 /** Newest activity first; the id breaks ties, so a page boundary never repeats or skips a ticket. */
 const LIST_ORDER = { updatedAt: -1, _id: -1 } as const;
@@ -71,7 +82,7 @@ export class TicketsRepository {
     await this.models.TicketRow.replaceOne({ _id: ticket._id }, rowOf(ticket), { upsert: true }).exec();
   }
 
-  nextId(kind: 'ticket' | 'contact' | 'note' | CatalogKind): Promise<number> {
+  nextId(kind: 'ticket' | 'contact' | 'note' | 'pause' | CatalogKind): Promise<number> {
     return nextSequence(this.conn, kind);
   }
 
@@ -93,6 +104,46 @@ export class TicketsRepository {
       if (!isDuplicateKey(err)) throw err;
       return (await this.models.Contact.findOne(filter).lean<ContactDoc>().exec())!;
     }
+  }
+
+  /** A contact of a channel by its number (the unique index's equality fields). */
+  findContactByNumber(tenantId: number, channelId: number, number: string) {
+    return this.models.Contact.findOne({ tenantId, channelId, number, email: '' }).lean<ContactDoc>().exec();
+  }
+
+  /** Inserts a new contact; false when the channel has that number already (unique index). */
+  insertContact(doc: ContactDoc): Promise<boolean> {
+    return this.claim(this.models.Contact.create(doc));
+  }
+
+  updateContactByNumber(tenantId: number, channelId: number, number: string, set: Partial<ContactDoc>) {
+    return this.models.Contact.findOneAndUpdate({ tenantId, channelId, number, email: '' }, { $set: set }, { returnDocument: 'after' })
+      .lean<ContactDoc>()
+      .exec();
+  }
+
+  listContacts(query: ContactQuery, skip: number, limit: number) {
+    return this.models.Contact.find(contactFilter(query)).sort(BY_NAME).skip(skip).limit(limit).lean<ContactDoc[]>().exec();
+  }
+
+  countContacts(query: ContactQuery) {
+    return this.models.Contact.countDocuments(contactFilter(query)).exec();
+  }
+
+  /** The contact's name as its tickets show it (listTickets searches it there). */
+  async renameContactOnTickets(tenantId: number, contactId: number, name: string): Promise<void> {
+    await this.models.Ticket.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
+    await this.models.TicketRow.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
+  }
+
+  async addContactTags(tenantId: number, contactId: number, tagIds: number[]): Promise<void> {
+    await this.models.Contact.updateOne({ _id: contactId, tenantId }, { $addToSet: { tagIds: { $each: tagIds } } }).exec();
+  }
+
+  /** Takes the tag off the contact unless another of its tickets still has it. */
+  async dropContactTagIfUnused(tenantId: number, contactId: number, tagId: number): Promise<void> {
+    const still = await this.models.Ticket.findOne({ tenantId, contactId, tagIds: tagId }, { _id: 1 }).lean().exec();
+    if (!still) await this.models.Contact.updateOne({ _id: contactId, tenantId }, { $pull: { tagIds: tagId } }).exec();
   }
 
   // ---- tickets ---------------------------------------------------------------------------------
@@ -225,6 +276,11 @@ export class TicketsRepository {
     await this.models.OpenClaim.deleteOne({ _id: id, ticketId }).exec();
   }
 
+  /** Frees the claim that opened this ticket (a discarded ticket), so the contact's next open is not held up. */
+  async releaseOpenClaimsOf(ticketId: number): Promise<void> {
+    await this.models.OpenClaim.deleteMany({ ticketId }).exec();
+  }
+
   // ---- tags and queues -------------------------------------------------------------------------
 
   private catalog(kind: CatalogKind) {
@@ -254,6 +310,15 @@ export class TicketsRepository {
     return this.catalog(kind).find({ tenantId }).sort({ _id: 1 }).lean<CatalogDoc[]>().exec();
   }
 
+  /** One page of a tenant's tags or queues by name (the unique (tenantId, name) index serves it). */
+  pageCatalog(kind: CatalogKind, tenantId: number, search: string, skip: number, limit: number) {
+    return this.catalog(kind).find(nameFilter(tenantId, search)).sort(BY_NAME).skip(skip).limit(limit).lean<CatalogDoc[]>().exec();
+  }
+
+  countCatalog(kind: CatalogKind, tenantId: number, search: string) {
+    return this.catalog(kind).countDocuments(nameFilter(tenantId, search)).exec();
+  }
+
   // ---- notes -----------------------------------------------------------------------------------
 
   async insertNote(note: NoteDoc): Promise<void> {
@@ -262,6 +327,40 @@ export class TicketsRepository {
 
   findNote(tenantId: number, id: number) {
     return this.models.Note.findOne({ _id: id, tenantId }).lean<NoteDoc>().exec();
+  }
+
+  updateNote(tenantId: number, id: number, notes: string) {
+    return this.models.Note.findOneAndUpdate({ _id: id, tenantId }, { $set: { notes, updatedAt: new Date() } }, { returnDocument: 'after' })
+      .lean<NoteDoc>()
+      .exec();
+  }
+
+  /** A ticket's notes, oldest first (index: tenantId, ticketId, createdAt). */
+  listNotes(tenantId: number, ticketId: number, skip: number, limit: number) {
+    return this.models.Note.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<NoteDoc[]>().exec();
+  }
+
+  countNotes(tenantId: number, ticketId: number) {
+    return this.models.Note.countDocuments({ tenantId, ticketId }).exec();
+  }
+
+  // ---- the pause log ---------------------------------------------------------------------------
+
+  async insertPause(doc: PauseDoc): Promise<void> {
+    await this.models.Pause.create(doc);
+  }
+
+  /** Ends the ticket's open pause (if any) in the log. */
+  async endPauses(tenantId: number, ticketId: number, endedBy: 'end' | 'close', at: Date): Promise<void> {
+    await this.models.Pause.updateMany({ tenantId, ticketId, endedAt: null }, { $set: { endedAt: at, endedBy } }).exec();
+  }
+
+  listPauses(tenantId: number, ticketId: number, skip: number, limit: number) {
+    return this.models.Pause.find({ tenantId, ticketId }).sort({ startedAt: 1, _id: 1 }).skip(skip).limit(limit).lean<PauseDoc[]>().exec();
+  }
+
+  countPauses(tenantId: number, ticketId: number) {
+    return this.models.Pause.countDocuments({ tenantId, ticketId }).exec();
   }
 
   /** True when this caller holds the idFront now; a concurrent duplicate gets false. */
@@ -315,9 +414,28 @@ const rowOf = (t: TicketDoc): TicketRowDoc => ({
   status: t.status,
   queueId: t.queueId ?? null,
   channelId: t.channelId,
+  contactId: t.contactId,
   updatedAt: t.updatedAt,
   contact: { number: t.contact?.number ?? '', name: t.contact?.name ?? '', email: t.contact?.email ?? '' },
 });
+
+/** Plain text, case-insensitive, anywhere in the name ('' matches every entity of the tenant). */
+function nameFilter(tenantId: number, search: string): QueryFilter<CatalogDoc> {
+  const text = search.trim();
+  return text ? { tenantId, name: { $regex: escapeRegex(text), $options: 'i' } } : { tenantId };
+}
+
+function contactFilter(q: ContactQuery): QueryFilter<ContactDoc> {
+  const filter: QueryFilter<ContactDoc> = { tenantId: q.tenantId };
+  if (q.tagId !== undefined) filter.tagIds = q.tagId;
+  const search = q.search?.trim();
+  if (search) {
+    const text = { $regex: escapeRegex(search), $options: 'i' };
+    const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
+    filter.$or = [{ name: text }, { email: text }, { emailAddress: text }, { number: digits ? { $regex: escapeRegex(digits) } : text }];
+  }
+  return filter;
+}
 
 /** The listing filter: the same field names on tickets and on their listing rows. */
 function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {

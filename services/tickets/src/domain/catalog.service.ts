@@ -1,7 +1,9 @@
-import { notFound, validation } from '@convo/kit';
+import { notFound, validation, type proto } from '@convo/kit';
 import type { CatalogKind, TicketsRepository } from '../db/tickets.repository';
 
 const MAX_NAME = 100;
+/** listTags / listQueues answer pages of this many, as listTickets does. */
+export const CATALOG_PAGE_SIZE = 20;
 
 /** Tags and queues: tenant entities the GraphQL admin creates and tickets refer to by id. */
 export class CatalogService {
@@ -18,6 +20,22 @@ export class CatalogService {
 
   list(kind: CatalogKind, tenantId: number) {
     return this.repo.listCatalog(kind, tenantId);
+  }
+
+  /** One page of the tenant's tags or queues by name; `search` is plain text in the name. */
+  async page(kind: CatalogKind, req: proto.tickets.CatalogPageRequest__Output): Promise<proto.tickets.CatalogPage> {
+    const page = Math.max(1, req.page || 1);
+    const [items, count] = await Promise.all([
+      this.repo.pageCatalog(kind, req.tenantId, req.search, (page - 1) * CATALOG_PAGE_SIZE, CATALOG_PAGE_SIZE),
+      this.repo.countCatalog(kind, req.tenantId, req.search),
+    ]);
+    return {
+      items: items.map((c) => ({ id: c._id, name: c.name, createdAt: new Date(c.createdAt).toISOString() })),
+      count,
+      hasMore: page * CATALOG_PAGE_SIZE < count,
+      page,
+      pageSize: CATALOG_PAGE_SIZE,
+    };
   }
 
   /** Throws ERR_QUEUE_NOT_FOUND unless the queue is the tenant's. */

@@ -3,6 +3,8 @@ import type { NoteDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
 
 const MAX_NOTE = 10_000;
+/** listNotes answers pages of this many notes, as listTickets does. */
+export const NOTES_PAGE_SIZE = 20;
 const MAX_ID_FRONT = 200;
 /** How long a repeat of an idFront waits for the concurrent call that holds it to insert its note. */
 const KEY_WAIT_MS = 2_000;
@@ -55,6 +57,27 @@ export class NotesService {
     return toNote(doc);
   }
 
+  /** A note's text, changed; another tenant's note is NOT_FOUND. */
+  async updateNote(req: proto.tickets.UpdateNoteRequest__Output): Promise<proto.tickets.Note> {
+    const notes = req.notes.trim();
+    if (!notes || notes.length > MAX_NOTE) throw validation('Invalid note', [{ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` }]);
+    const updated = await this.repo.updateNote(req.tenantId, req.noteId, notes);
+    if (!updated) throw notFound('note');
+    return toNote(updated);
+  }
+
+  /** The notes of one ticket of the tenant, oldest first. */
+  async listNotes(req: proto.tickets.ListNotesRequest__Output): Promise<proto.tickets.NotePage> {
+    const page = Math.max(1, req.page || 1);
+    const [ticket, notes, count] = await Promise.all([
+      this.repo.findTicket(req.tenantId, req.ticketId),
+      this.repo.listNotes(req.tenantId, req.ticketId, (page - 1) * NOTES_PAGE_SIZE, NOTES_PAGE_SIZE),
+      this.repo.countNotes(req.tenantId, req.ticketId),
+    ]);
+    if (!ticket) throw notFound('ticket');
+    return { notes: notes.map(toNote), count, hasMore: page * NOTES_PAGE_SIZE < count, page, pageSize: NOTES_PAGE_SIZE };
+  }
+
   /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */
   private async awaitNote(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
     const deadline = Date.now() + waitMs;
@@ -75,5 +98,6 @@ export function toNote(n: NoteDoc): proto.tickets.Note {
     notes: n.notes,
     idFront: n.idFront,
     createdAt: new Date(n.createdAt).toISOString(),
+    updatedAt: new Date(n.updatedAt ?? n.createdAt).toISOString(),
   };
 }

@@ -1,7 +1,7 @@
 import { conflict, notFound, validation, type FieldIssue, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsRepository } from '../db/tickets.repository';
-import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
+import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
 
@@ -15,6 +15,8 @@ export const DEFAULT_STATUS: TicketStatus = 'open';
 export const TICKETS_PAGE_SIZE = 20;
 /** showallticket answers at most this many tickets of a contact, newest first. */
 export const CONTACT_TICKETS_LIMIT = 200;
+/** The pause log answers pages of this many pauses, as listTickets does. */
+export const PAUSES_PAGE_SIZE = 20;
 const MAX_PAUSE_REASON = 500;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
 const STALE_OPEN_CLAIM_MS = 60_000;
@@ -85,6 +87,9 @@ export class TicketsService {
     if (!ticket) return { discarded: false };
     await this.repo.deleteTicket(req.tenantId, req.ticketId);
     if (ticket.externalKey) await this.repo.releaseKey(`${req.tenantId}:${ticket.externalKey}`, ticket._id);
+    // A ticket OpenForContact opened (a send by number that was then refused) holds the claim on
+    // the contact's next ticket: freed, or the contact's next open would wait for this one.
+    await this.repo.releaseOpenClaimsOf(ticket._id);
     return { discarded: true };
   }
 
@@ -184,6 +189,8 @@ export class TicketsService {
     if (req.workflowStatus !== undefined) set.workflowStatus = req.workflowStatus;
     const updated = await this.repo.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
     if (!updated) throw notFound('ticket');
+    // Closing ended the ticket's pause: its log entry ends too.
+    if (req.status === 'closed') await this.repo.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!);
     return toTicket(updated);
   }
 
@@ -233,6 +240,8 @@ export class TicketsService {
       $set: { updatedAt: new Date() },
     });
     if (!updated) throw notFound('ticket');
+    // The contact carries its tickets' tags (listContacts' tagId).
+    await this.repo.addContactTags(tenantId, updated.contactId, ids);
     return toTicket(updated);
   }
 
@@ -241,6 +250,7 @@ export class TicketsService {
     await this.catalog.requireTags(tenantId, [tagId]);
     const updated = await this.repo.updateTicket(tenantId, ticketId, { $pull: { tagIds: tagId }, $set: { updatedAt: new Date() } });
     if (!updated) throw notFound('ticket');
+    await this.repo.dropContactTagIfUnused(tenantId, updated.contactId, tagId);
     return toTicket(updated);
   }
 
@@ -260,7 +270,17 @@ export class TicketsService {
       { ...NOT_CLOSED, paused: { $ne: true } },
       { $set: { paused: true, pauseReason, pausedAt: now, updatedAt: now } },
     );
-    if (updated) return toTicket(updated);
+    if (updated) {
+      const entry: PauseDoc = { _id: await this.repo.nextId('pause'), tenantId, ticketId, pauseReason, startedAt: now, endedAt: null, endedBy: '' };
+      try {
+        await this.repo.insertPause(entry);
+      } catch (err) {
+        // Not logged, not paused: the pause this call set is taken back.
+        await this.repo.updateTicketWhere(tenantId, ticketId, { paused: true, pausedAt: now }, { $set: { paused: false, pauseReason: null, pausedAt: null } });
+        throw err;
+      }
+      return toTicket(updated);
+    }
     const ticket = await this.requireTicket(tenantId, ticketId);
     if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', 'A closed ticket cannot be paused');
     throw conflict('ERR_TICKET_ALREADY_PAUSED', `Ticket is already paused since ${iso(ticket.pausedAt)}`);
@@ -273,9 +293,37 @@ export class TicketsService {
       { paused: true },
       { $set: { paused: false, pauseReason: null, pausedAt: null, updatedAt: new Date() } },
     );
-    if (updated) return toTicket(updated);
+    if (updated) {
+      await this.repo.endPauses(tenantId, ticketId, 'end', updated.updatedAt);
+      return toTicket(updated);
+    }
     await this.requireTicket(tenantId, ticketId);
     throw conflict('ERR_TICKET_NOT_PAUSED', 'Ticket is not paused');
+  }
+
+  /** The pause log of one ticket of the tenant, oldest first. */
+  async listPauses(req: proto.tickets.ListPausesRequest__Output): Promise<proto.tickets.PausePage> {
+    const page = Math.max(1, req.page || 1);
+    const [ticket, pauses, count] = await Promise.all([
+      this.repo.findTicket(req.tenantId, req.ticketId),
+      this.repo.listPauses(req.tenantId, req.ticketId, (page - 1) * PAUSES_PAGE_SIZE, PAUSES_PAGE_SIZE),
+      this.repo.countPauses(req.tenantId, req.ticketId),
+    ]);
+    if (!ticket) throw notFound('ticket');
+    return {
+      pauses: pauses.map((p) => ({
+        id: p._id,
+        ticketId: p.ticketId,
+        pauseReason: p.pauseReason,
+        startedAt: iso(p.startedAt),
+        endedAt: iso(p.endedAt),
+        endedBy: p.endedBy ?? '',
+      })),
+      count,
+      hasMore: page * PAUSES_PAGE_SIZE < count,
+      page,
+      pageSize: PAUSES_PAGE_SIZE,
+    };
   }
 
   private async requireTicket(tenantId: number, ticketId: number): Promise<TicketDoc> {

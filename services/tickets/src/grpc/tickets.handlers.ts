@@ -1,4 +1,6 @@
 import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
+import type { CatalogService } from '../domain/catalog.service';
+import type { ContactsService } from '../domain/contacts.service';
 import type { EvaluationService } from '../domain/evaluation.service';
 import type { NotesService } from '../domain/notes.service';
 import type { TicketsService } from '../domain/tickets.service';
@@ -7,9 +9,11 @@ export interface TicketsDomain {
   tickets: TicketsService;
   notes: NotesService;
   evaluations: EvaluationService;
+  contacts: ContactsService;
+  catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, notes, evaluations }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
     OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
@@ -28,5 +32,14 @@ export function ticketsHandlers({ tickets, notes, evaluations }: TicketsDomain):
     CompleteEvaluation: (req) => evaluations.complete(req),
     AbortEvaluation: (req) => evaluations.abort(req),
     RecordEvaluationAnswer: (req) => evaluations.recordAnswer(req),
+    GetContact: (req) => contacts.getContact(req),
+    CreateContact: (req) => contacts.createContact(req),
+    UpdateContact: (req) => contacts.updateContact(req),
+    ListContacts: (req) => contacts.listContacts(req),
+    ListTags: (req) => catalog.page('tag', req),
+    ListQueues: (req) => catalog.page('queue', req),
+    ListNotes: (req) => notes.listNotes(req),
+    UpdateNote: (req) => notes.updateNote(req),
+    ListPauses: (req) => tickets.listPauses(req),
   };
 }

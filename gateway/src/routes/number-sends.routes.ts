@@ -1,0 +1,105 @@
+import { validation, type proto } from '@convo/kit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Clients } from '../clients';
+import { ApiParams } from '../schemas/common';
+import {
+  PresenceBody,
+  SendBase64Body,
+  SendByNumberBody,
+  SendUrlBody,
+  SendVoiceBody,
+} from '../schemas/beyond-seed.schemas';
+import { mediaOf, sendAnswer } from './messages.routes';
+import { principalOf, security } from './external';
+
+const tags = ['messages'];
+
+interface NumberSend {
+  number: string;
+  body?: string;
+  externalKey?: string;
+  isClosed?: boolean;
+  validateNumber?: boolean;
+}
+
+/**
+ * Sends by number (README, "Routes beyond the seed"): `POST {root}`, `/url`, `/base64`, `/voice`.
+ * Each is sendMessageByTicket addressed by number: messaging's one SendByTicket, given the number
+ * and the integration's channel instead of a ticket, finds or opens the contact's current ticket
+ * there and accepts the message exactly as a send to that ticket (same answer, idempotency, media
+ * and SSRF rules). And `sendPresence`, which is no message.
+ */
+export async function numberSendRoutes(app: FastifyInstance, { clients, mediaMaxBytes }: { clients: Clients; mediaMaxBytes: number }) {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  const send = async (req: FastifyRequest, b: NumberSend, media: proto.messaging.Media | undefined) => {
+    if (!b.body && !media) throw validation('Invalid message', [{ field: 'body', message: 'is required for a text message' }]);
+    const { tenantId, sessionId } = principalOf(req);
+    const res = await clients.messaging.SendByTicket({
+      tenantId,
+      ticketId: 0,
+      number: b.number.replace(/\D/g, ''),
+      channelId: sessionId,
+      body: b.body ?? '',
+      externalKey: b.externalKey ?? '',
+      reopen: false,
+      isClosed: b.isClosed ?? false,
+      validateNumber: b.validateNumber ?? false,
+      media,
+    });
+    return sendAnswer(res);
+  };
+
+  r.post(
+    '/',
+    {
+      schema: {
+        params: ApiParams,
+        body: SendByNumberBody,
+        tags,
+        security,
+        consumes: ['application/json', 'multipart/form-data'],
+        summary: "Send to a number: the contact's current ticket on the integration's channel, opened when there is none",
+      },
+    },
+    async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
+  );
+
+  r.post(
+    '/url',
+    { schema: { params: ApiParams, body: SendUrlBody, tags, security, summary: 'Send a file by its public URL to a number' } },
+    async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
+  );
+
+  r.post(
+    '/base64',
+    { schema: { params: ApiParams, body: SendBase64Body, tags, security, summary: 'Send a file in base64 to a number' } },
+    async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
+  );
+
+  r.post(
+    '/voice',
+    { schema: { params: ApiParams, body: SendVoiceBody, tags, security, summary: 'Send an audio by its public URL to a number as a voice note' } },
+    async (req) => {
+      const { audio, ...rest } = req.body;
+      let media: proto.messaging.Media | undefined;
+      try {
+        media = mediaOf({ mediaUrl: audio }, mediaMaxBytes);
+      } catch {
+        throw validation('Invalid audio', [{ field: 'audio', message: 'must be a public http or https URL' }]);
+      }
+      return send(req, rest, { ...media!, voice: true });
+    },
+  );
+
+  r.post(
+    '/sendPresence',
+    { schema: { params: ApiParams, body: PresenceBody, tags, security, summary: 'Show "typing…" (or stop it) to the contact of a ticket' } },
+    async (req) => {
+      const { ticketId, state } = req.body;
+      const res = await clients.messaging.SendPresence({ tenantId: principalOf(req).tenantId, ticketId, state });
+      return { success: true, data: { ticketId: res.ticketId, state: res.state, applied: res.applied } };
+    },
+  );
+}

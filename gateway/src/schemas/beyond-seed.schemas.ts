@@ -1,0 +1,93 @@
+import Type, { type Static } from 'typebox';
+import { NonEmpty, StringEnum } from './common';
+import { SendMessageBody } from './message.schemas';
+
+/**
+ * Routes beyond the seed that public clients of this API call (README, "Routes beyond the seed"):
+ * sends by number, sendPresence, contacts, catalogs, notes and the pause log.
+ */
+
+/** An id of the seed's kind: a positive int32 (numbers sent as JSON strings are coerced). */
+const Int32Id = (description?: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description });
+const ContactNumber = (description = 'E.164, with or without + (on social channels the platform user id)') =>
+  Type.String({ minLength: 8, maxLength: 30, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
+const PageNumber = Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: '1-based; pages hold 20 entries' });
+const SearchParam = Type.Optional(Type.String({ maxLength: 100, description: 'Plain text, case-insensitive' }));
+const PublicUrl = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });
+
+// ---- sends by number -------------------------------------------------------------------------
+
+/** What every send by number takes besides its content. */
+const NumberSendFields = {
+  number: ContactNumber("The contact on the integration's channel; its current ticket there is used, or opened"),
+  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
+  isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
+  validateNumber: Type.Optional(Type.Boolean({ default: false, description: "Checks the number on the channel's network first" })),
+};
+
+// sendMessageByTicket's content fields, with their bounds, without the ticket's own.
+const { ticketId: _ticketId, reopen: _reopen, ...contentFields } = SendMessageBody.properties;
+
+/** `POST {root}`: JSON `{number, body}` or multipart with `media`; the other media sources too. */
+export const SendByNumberBody = Type.Object({ ...contentFields, ...NumberSendFields });
+export type SendByNumberBody = Static<typeof SendByNumberBody>;
+
+export const SendUrlBody = Type.Object({
+  ...NumberSendFields,
+  mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'),
+  body: contentFields.body,
+  mimeType: contentFields.mimeType,
+  fileName: contentFields.fileName,
+});
+export type SendUrlBody = Static<typeof SendUrlBody>;
+
+export const SendBase64Body = Type.Object({
+  ...NumberSendFields,
+  base64Data: Type.String({ minLength: 1, maxLength: 25_165_824, description: 'File content in base64' }),
+  mimeType: Type.String({ minLength: 1, maxLength: 128 }),
+  fileName: Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' }),
+  body: contentFields.body,
+});
+export type SendBase64Body = Static<typeof SendBase64Body>;
+
+export const SendVoiceBody = Type.Object({
+  ...NumberSendFields,
+  audio: PublicUrl('Public http(s) URL of an audio file (Ogg/Opus plays best), sent as a voice note'),
+});
+export type SendVoiceBody = Static<typeof SendVoiceBody>;
+
+export const PresenceBody = Type.Object({
+  ticketId: Int32Id(),
+  state: StringEnum(['typing', 'paused'], { description: 'typing shows "typing…" to the contact; paused ends it' }),
+});
+
+// ---- contacts ----------------------------------------------------------------------------------
+
+export const ContactNumberBody = Type.Object({ number: ContactNumber() });
+
+const text = (description?: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+export const ContactBody = Type.Object({
+  number: ContactNumber('The contact on the integration\'s channel (updateContact finds it by this)'),
+  name: text(),
+  email: Type.Optional(Type.String({ maxLength: 254, description: 'An e-mail address, or "" to clear it' })),
+  firstName: text(),
+  lastName: text(),
+  businessName: text(),
+  externalKey: text('Your id of the contact; a createContact retry with the same key answers the contact'),
+});
+export type ContactBody = Static<typeof ContactBody>;
+
+export const ListContactsQuery = Type.Object({
+  pageNumber: PageNumber,
+  searchParam: SearchParam,
+  tagId: Type.Optional(Int32Id('Contacts one of whose tickets has this tag')),
+});
+
+export const CatalogQuery = Type.Object({ pageNumber: PageNumber, searchParam: SearchParam });
+
+// ---- notes and pauses --------------------------------------------------------------------------
+
+export const ListNotesQuery = Type.Object({ ticketId: Int32Id(), pageNumber: PageNumber });
+export const UpdateNoteBody = Type.Object({ noteId: Int32Id(), notes: NonEmpty('The new text', 10_000) });
+export const PauseLogParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 64 }), ticketId: Int32Id() });
+export const PageQuery = Type.Object({ pageNumber: PageNumber });

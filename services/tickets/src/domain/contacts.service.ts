@@ -1,0 +1,132 @@
+import { conflict, notFound, validation, type FieldIssue, type proto } from '@convo/kit';
+import type { ContactDoc } from '../db/models';
+import type { TicketsRepository } from '../db/tickets.repository';
+import type { CatalogService } from './catalog.service';
+import { normalizeNumber } from './numbers';
+import { iso } from './tickets.service';
+
+/** listContacts answers pages of this many contacts, as listTickets does. */
+export const CONTACTS_PAGE_SIZE = 20;
+const MAX_TEXT = 200;
+const MAX_EMAIL = 254;
+
+/** The optional fields of createContact / updateContact, as the contact document names them. */
+const FIELDS = [
+  ['name', 'name', MAX_TEXT],
+  ['email', 'emailAddress', MAX_EMAIL],
+  ['firstName', 'firstName', MAX_TEXT],
+  ['lastName', 'lastName', MAX_TEXT],
+  ['businessName', 'businessName', MAX_TEXT],
+  ['externalKey', 'externalKey', MAX_TEXT],
+] as const;
+
+type Input = proto.tickets.ContactInput__Output;
+
+/**
+ * Contacts of the external API. A contact belongs to one channel (the same number on two channels
+ * is two contacts, each with its own tickets); show, create and update address the integration's
+ * channel by number, listContacts covers the tenant. Contacts opened by messages (inbound, sends,
+ * createTicket) are the same documents.
+ */
+export class ContactsService {
+  constructor(
+    private readonly repo: TicketsRepository,
+    private readonly catalog: CatalogService,
+  ) {}
+
+  async getContact(req: proto.tickets.GetContactRequest__Output): Promise<proto.tickets.ContactRecord> {
+    const contact = await this.repo.findContactByNumber(req.tenantId, requireChannel(req.channelId), normalizeNumber(req.number));
+    if (!contact) throw notFound('contact', 'No contact with this number on the channel');
+    return toContactRecord(contact);
+  }
+
+  /**
+   * A new contact of the channel. A number the channel has already → 409 ERR_CONTACT_EXISTS,
+   * unless the request repeats the stored externalKey (a retry), which answers that contact with
+   * created false. Concurrent creates of one number create one contact (unique index).
+   */
+  async createContact(req: Input): Promise<proto.tickets.CreateContactResponse> {
+    const channelId = requireChannel(req.channelId);
+    const number = normalizeNumber(req.number);
+    const set = fieldsOf(req);
+    const now = new Date();
+    const doc: ContactDoc = {
+      _id: await this.repo.nextId('contact'),
+      tenantId: req.tenantId,
+      channelId,
+      number,
+      email: '',
+      name: set.name ?? fullName(set),
+      ...set,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (await this.repo.insertContact(doc)) return { contact: toContactRecord(doc), created: true };
+    const existing = await this.repo.findContactByNumber(req.tenantId, channelId, number);
+    if (existing && set.externalKey && existing.externalKey === set.externalKey) return { contact: toContactRecord(existing), created: false };
+    throw conflict('ERR_CONTACT_EXISTS', 'The channel has a contact with this number already; change it with updateContact');
+  }
+
+  /** Sets the given fields of the channel's contact with that number; a new name shows on its tickets too. */
+  async updateContact(req: Input): Promise<proto.tickets.ContactRecord> {
+    const channelId = requireChannel(req.channelId);
+    const number = normalizeNumber(req.number);
+    const set = fieldsOf(req);
+    const updated = await this.repo.updateContactByNumber(req.tenantId, channelId, number, { ...set, updatedAt: new Date() });
+    if (!updated) throw notFound('contact', 'No contact with this number on the channel');
+    if (set.name !== undefined) await this.repo.renameContactOnTickets(req.tenantId, updated._id, updated.name);
+    return toContactRecord(updated);
+  }
+
+  async listContacts(req: proto.tickets.ListContactsRequest__Output): Promise<proto.tickets.ContactPage> {
+    const page = Math.max(1, req.page || 1);
+    if (req.tagId !== undefined) await this.catalog.requireTags(req.tenantId, [req.tagId]);
+    const query = { tenantId: req.tenantId, search: req.search, tagId: req.tagId };
+    const [contacts, count] = await Promise.all([
+      this.repo.listContacts(query, (page - 1) * CONTACTS_PAGE_SIZE, CONTACTS_PAGE_SIZE),
+      this.repo.countContacts(query),
+    ]);
+    return { contacts: contacts.map(toContactRecord), count, hasMore: page * CONTACTS_PAGE_SIZE < count, page, pageSize: CONTACTS_PAGE_SIZE };
+  }
+}
+
+function requireChannel(channelId: number): number {
+  if (!(channelId > 0)) throw validation('Invalid contact', [{ field: 'channelId', message: 'is required' }]);
+  return channelId;
+}
+
+/** The fields the request sets (trimmed), checked all at once. */
+function fieldsOf(req: Input): Partial<Record<(typeof FIELDS)[number][1], string>> {
+  const issues: FieldIssue[] = [];
+  const set: Partial<Record<(typeof FIELDS)[number][1], string>> = {};
+  for (const [field, key, max] of FIELDS) {
+    const value = req[field];
+    if (value === undefined) continue;
+    const text = value.trim();
+    if (text.length > max) issues.push({ field, message: `at most ${max} characters` });
+    else if (field === 'email' && text && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) issues.push({ field, message: 'must be an e-mail address' });
+    else set[key] = field === 'email' ? text.toLowerCase() : text;
+  }
+  if (issues.length) throw validation('Invalid contact', issues);
+  return set;
+}
+
+const fullName = (set: { firstName?: string; lastName?: string }) => [set.firstName, set.lastName].filter(Boolean).join(' ');
+
+export function toContactRecord(c: ContactDoc): proto.tickets.ContactRecord {
+  return {
+    id: c._id,
+    tenantId: c.tenantId,
+    channelId: c.channelId,
+    number: c.number,
+    name: c.name ?? '',
+    email: c.email || c.emailAddress || '',
+    firstName: c.firstName ?? '',
+    lastName: c.lastName ?? '',
+    businessName: c.businessName ?? '',
+    externalKey: c.externalKey ?? '',
+    tagIds: c.tagIds ?? [],
+    createdAt: iso(c.createdAt),
+    updatedAt: iso(c.updatedAt ?? c.createdAt),
+  };
+}
