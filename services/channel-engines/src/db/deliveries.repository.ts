@@ -64,7 +64,7 @@ export class DeliveriesRepository {
   record(doc: DeliveryDoc): void {
     this.pending.push(doc);
     if (this.pending.length >= FLUSH_AT) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
   }
 
   /** Writes what is pending (one batch after another); a failed batch is kept for the next try. */
@@ -80,7 +80,7 @@ export class DeliveriesRepository {
         const kept = [...batch, ...this.pending].slice(-MAX_PENDING);
         this.onError(err, batch.length + this.pending.length - kept.length);
         this.pending = kept;
-        this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS * 10);
+        this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS * 10).unref();
       }
     });
     return this.flushing;

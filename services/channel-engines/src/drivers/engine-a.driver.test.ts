@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type ProviderRequest, type TestService } from '@convo/test-support';
 import { channelEnginesService } from '../server';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../testing/driver-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../testing/driver-fixtures';
 import type { Outbound } from './driver';
 import { EngineADriver } from './engine-a.driver';
 
@@ -495,7 +495,7 @@ describe('Deliver and ParseInbound over gRPC', () => {
 
   const deliver = (channelId: number) =>
     svc.client.Deliver({ channel: target({ id: channelId, tenantId: 9, engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' }, reference: `ref-${channelId}` });
-  const deliveriesOf = (channelId: number) => svc.db.collection('deliveries').find({ channelId }).toArray();
+  const deliveriesOf = (channelId: number) => deliveryRecords(svc.db, channelId) as Promise<Array<Record<string, any>>>;
 
   it('lists the engine_a, engine_b and engine_c drivers', async () => {
     const { kinds } = await svc.client.ListDrivers({});
