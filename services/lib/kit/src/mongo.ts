@@ -1,6 +1,10 @@
 import mongoose, { type Connection } from 'mongoose';
+import { queryLogOptions, recordQueries } from './query-log';
 
-/** One connection per service, to the service's own database on the given server. */
+/**
+ * One connection per service, to the service's own database on the given server. With QUERY_LOG
+ * set (the e2e suite's index-coverage check), every query it sends is recorded there.
+ */
 export async function connectDatabase(uri: string, dbName: string): Promise<Connection> {
   const conn = mongoose.createConnection(uri, {
     dbName,
@@ -8,8 +12,10 @@ export async function connectDatabase(uri: string, dbName: string): Promise<Conn
     connectTimeoutMS: 10_000,
     socketTimeoutMS: 30_000,
     maxPoolSize: 20,
+    ...queryLogOptions(),
   });
   await conn.asPromise();
+  recordQueries(conn);
   return conn;
 }
 
