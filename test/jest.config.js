@@ -1,6 +1,9 @@
 module.exports = {
   preset: '@convo/jest-preset',
   testMatch: ['<rootDir>/e2e/**/*.test.ts'],
+  // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
+  // after this suite: jest.index-coverage.config.js.
+  globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',
   // The mesh is six processes and a database: start-up takes seconds, not milliseconds.
   testTimeout: 120_000,
   // Each suite stops its mesh in afterAll; a straggling handle (a gRPC stream, a keep-alive socket)

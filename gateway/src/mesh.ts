@@ -1,7 +1,7 @@
 // `npm start`: the whole mesh on one machine. Starts the database, each service as its own
 // process, then the gateway; prints where everything listens. A process that dies is reported
 // and takes the mesh down with it: nothing is restarted silently.
-import { checkHealth, closeHealthClients } from '@convo/kit';
+import { checkHealth, closeHealthClients, recordServerIndexes } from '@convo/kit';
 import { startDatabase, type Database } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -109,6 +109,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   /** How each process was started and how to tell it is ready, for restart(). */
   const starters = new Map<string, () => Promise<unknown>>();
   let stopping = false;
+  let indexesRecorded = false;
   // Whatever happens to the parent (a test runner exiting, an uncaught error), no child outlives it.
   process.once('exit', () => {
     for (const child of processes.values()) if (child.exitCode === null) child.kill('SIGKILL');
@@ -146,6 +147,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       }),
     );
     closeHealthClients();
+    // QUERY_LOG (the e2e suite's index-coverage check): the indexes the services declared, as the
+    // database has them, next to the queries they sent. Inherited by every process of the mesh.
+    if (process.env.QUERY_LOG && !indexesRecorded) {
+      indexesRecorded = true;
+      await recordServerIndexes(database.uri).catch((err: Error) => onLine('mesh', `recording indexes failed: ${err.message}`));
+    }
     await database.stop();
   };
 

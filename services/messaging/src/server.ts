@@ -79,7 +79,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
           const doc = await repo.findAnyById(String(ref.id));
           return doc ? toGraphMessage(doc) : null;
         },
-        Ticket: (ref) => ({ id: Number(ref.id) }),
+        Ticket: (ref) => ({ id: Number(ref.id), tenantId: Number(ref.tenantId) }),
       },
     });
     const reads = new MessageReadRepository(db);

@@ -5,6 +5,7 @@ export * from './logger';
 export * from './media-links';
 export * from './media-types';
 export * from './mongo';
+export * from './query-log';
 export * from './service';
 export * from './grpc/protos';
 export * from './grpc/status';

@@ -1,5 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from './logger';
+import { queryLogOptions, recordQueries } from './query-log';
 
 /** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
 export interface Backoff {
@@ -28,7 +29,8 @@ export interface ConnectOptions {
  * One connection per service, to the service's own database on the given server. A database that
  * is slow to come up (or down for a while) is waited for: attempts are retried with capped backoff
  * for as long as it takes, or until `signal` aborts. Only a URI the driver cannot use at all (a
- * configuration error, which no retry can fix) rejects at once.
+ * configuration error, which no retry can fix) rejects at once. With QUERY_LOG set (the e2e
+ * suite's index-coverage check), every query it sends is recorded there.
  */
 export async function connectDatabase(uri: string, dbName: string, opts: ConnectOptions = {}): Promise<Connection> {
   const { log, signal } = opts;
@@ -42,8 +44,10 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
         connectTimeoutMS: 10_000,
         socketTimeoutMS: 30_000,
         maxPoolSize: 20,
+        ...queryLogOptions(),
       });
       await untilAborted(conn.asPromise(), signal);
+      recordQueries(conn);
       if (attempt > 1) log?.info({ database: dbName, attempt }, 'database connected');
       return conn;
     } catch (err) {

@@ -67,8 +67,8 @@ export class MessagesRepository {
     return this.models.Message.findById(id).lean<MessageDoc>().exec();
   }
 
-  listByTicket(ticketId: number, limit: number) {
-    return this.models.Message.find({ ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
+  listByTicket(tenantId: number, ticketId: number, limit: number) {
+    return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
   /** The provider's id of the contact's latest message on a ticket ('' when none): what a typing indicator answers. */

@@ -94,8 +94,12 @@ export function registerModels(conn: Connection) {
     },
     opts,
   );
-  message.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
-  message.index({ channelId: 1, providerMessageId: 1 });
+  // A ticket's messages in (createdAt, _id) order, either way: the one the read path creates too.
+  message.index({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  // lastInboundSubject: the contact's latest e-mail on a ticket, newest first.
+  message.index({ tenantId: 1, ticketId: 1, direction: 1, createdAt: 1 });
+  // A provider's status names our sent message by its provider id.
+  message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
   // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);

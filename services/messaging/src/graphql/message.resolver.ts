@@ -1,4 +1,4 @@
-import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Directive, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import { Message, TicketMessages } from './message.type';
@@ -24,8 +24,10 @@ export class MessageResolver {
 export class TicketMessagesResolver {
   constructor(private readonly repo: MessagesRepository) {}
 
+  // The tenant comes from the tickets subgraph: the messages' index starts with it.
+  @Directive('@requires(fields: "tenantId")')
   @FieldResolver(() => [Message], { description: 'Messages of the ticket, oldest first (at most 200).' })
   async messages(@Root() ticket: TicketMessages): Promise<Message[]> {
-    return (await this.repo.listByTicket(ticket.id, 200)).map(toGraphMessage);
+    return (await this.repo.listByTicket(ticket.tenantId, ticket.id, 200)).map(toGraphMessage);
   }
 }

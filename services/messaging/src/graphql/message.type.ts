@@ -14,9 +14,12 @@ export class Message {
   @Field() createdAt!: string;
 }
 
-/** The tickets subgraph owns tickets; this subgraph adds their messages. */
+/** The tickets subgraph owns tickets; this subgraph adds their messages (read by tenant and ticket). */
 @Directive('@key(fields: "id")')
 @ObjectType('Ticket')
 export class TicketMessages {
   @Field(() => Int) id!: number;
+  @Directive('@external')
+  @Field(() => Int)
+  tenantId!: number;
 }

@@ -240,9 +240,10 @@ function channelSchema() {
   channel.index({ tenantId: 1, _id: 1 });
   // Per-type connection counts.
   channel.index({ tenantId: 1, channelKind: 1 });
-  // Inbound Meta webhooks name the account: waba by phone-number id, social channels by page id.
-  channel.index({ type: 1, tokenAPI: 1 });
-  channel.index({ type: 1, pageId: 1 });
+  // Inbound Meta webhooks name the account: waba by phone-number id, social channels by page id;
+  // the oldest channel of an account wins (sort by _id), so the id closes each index.
+  channel.index({ type: 1, tokenAPI: 1, _id: 1 });
+  channel.index({ type: 1, pageId: 1, _id: 1 });
   return channel;
 }
 
@@ -263,7 +264,8 @@ function apiSchema() {
   );
   api.index({ tokenHash: 1 }, { unique: true });
   api.index({ tenantId: 1 });
-  api.index({ tenantId: 1, sessionId: 1 });
+  // A channel's integrations, oldest first.
+  api.index({ tenantId: 1, sessionId: 1, createdAt: 1 });
   return api;
 }
 

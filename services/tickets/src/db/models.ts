@@ -204,7 +204,8 @@ export function registerModels(conn: Connection) {
     opts,
   );
   ticket.index({ tenantId: 1, _id: 1 });
-  ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1 });
+  // findCurrentTicketOfContact: the contact's most recently active open or pending ticket.
+  ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1, _id: -1 });
   // OpenForContact: the contact's last ticket (ids grow with time), whatever its status.
   ticket.index({ tenantId: 1, contactId: 1, _id: -1 });
   // listTickets: newest activity first, with or without a status; the id breaks ties so pages are stable.
@@ -213,8 +214,10 @@ export function registerModels(conn: Connection) {
   // listTickets filtered by queues or channels ($in ranges merged in index order).
   ticket.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
-  // showticket / showallticket: a contact number across the tenant's channels.
-  ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1 });
+  // showticket / showallticket: a contact number across the tenant's channels, its current ticket
+  // (latest activity) and all its tickets (newest first).
+  ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1, _id: -1 });
+  ticket.index({ tenantId: 1, 'contact.number': 1, createdAt: -1, _id: -1 });
 
   const row = new Schema<TicketRowDoc>(
     { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },

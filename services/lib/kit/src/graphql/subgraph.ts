@@ -11,7 +11,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../logger';
 
 const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external"])';
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
 
 // The representation holds the entity's key fields, which differ per entity.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
