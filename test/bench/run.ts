@@ -33,6 +33,25 @@ const paced: Array<{ providerMs: number; rate: number; rps: number; p50: number;
 /** CPU ms per delivered send of each mesh process and of the database, over all repetitions. */
 const perProcess = new Map<string, number>();
 
+/** Data commands the database served (FerretDB's own counter), by command; connection housekeeping left out. */
+const DATA_COMMANDS = new Set(['find', 'insert', 'update', 'delete', 'findAndModify', 'count', 'aggregate', 'getMore', 'distinct']);
+async function databaseCommands(metricsUrl?: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (!metricsUrl) return counts;
+  const text = await (await fetch(metricsUrl)).text();
+  for (const m of text.matchAll(/^ferretdb_client_requests_total\{command="([^"]+)"[^}]*\} (\d+)/gm)) {
+    if (DATA_COMMANDS.has(m[1])) counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+const diff = (after: Map<string, number>, before: Map<string, number>) =>
+  new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+const meshCommands = new Map<string, number>();
+let deliveredSum = 0;
+let floorCommands = 0;
+let floorSends = 0;
+
 interface Run {
   rps: number;
   p50: number;
@@ -160,6 +179,7 @@ async function main() {
       const dbPids = databasePids();
       const cpu0 = sumCpu(meshPids) + sumCpu(dbPids);
       const each0 = named.map(({ pid }) => cpuMs(pid));
+      const cmd0 = await databaseCommands(mesh.database.metricsUrl);
       const db0 = sumCpu(dbPids);
       const t0 = Date.now();
       const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
@@ -170,14 +190,18 @@ async function main() {
       named.forEach(({ name, pid }, i) => perProcess.set(name, (perProcess.get(name) ?? 0) + cpuMs(pid) - each0[i]));
       perProcess.set('database (FerretDB + PostgreSQL)', (perProcess.get('database (FerretDB + PostgreSQL)') ?? 0) + sumCpu(dbPids) - db0);
       deliveredTotal += delivered;
+      for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
       // The floor, right after, on the same database and provider.
       const fBefore = engine.requests.length;
       const fCpu0 = cpuMs(floor.child.pid!) + sumCpu(databasePids());
+      const fCmd0 = await databaseCommands(mesh.database.metricsUrl);
       const f = await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies);
       const fDelivered = engine.requests.length - fBefore;
       const fCpu = cpuMs(floor.child.pid!) + sumCpu(databasePids()) - fCpu0;
+      floorCommands += total(diff(await databaseCommands(mesh.database.metricsUrl), fCmd0));
+      floorSends += fDelivered;
       floorRuns.push({ ...f, deliveredPerS: fDelivered / DURATION_S, cpuMsPerSend: fCpu / Math.max(1, fDelivered) });
       console.log(`rep ${rep + 1}: mesh ${meshRuns[rep].deliveredPerS.toFixed(0)} delivered/s, floor ${f.rps.toFixed(0)} req/s`);
     }
@@ -193,6 +217,7 @@ async function main() {
     }
     engine.delay(0);
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
+    deliveredSum = deliveredTotal;
   } finally {
     await mesh.stop();
     await engine.close();
@@ -210,6 +235,10 @@ async function main() {
   });
   console.log('\nAccepted answers at half of the peak (overall rate), by provider latency:');
   for (const p of paced) console.log(`  provider ${String(p.providerMs).padStart(4)} ms: ${p.rate} req/s asked, ${p.rps.toFixed(0)} answered/s, p50 ${p.p50} ms, p99 ${p.p99} ms, ${p.failures} failed`);
+  if (meshCommands.size) {
+    const per = (n: number) => (n / Math.max(1, deliveredSum)).toFixed(2);
+    console.log(`\nDatabase commands per delivered send: mesh ${per(total(meshCommands))} (${[...meshCommands].map(([k, v]) => `${k} ${per(v)}`).join(', ')}), floor ${(floorCommands / Math.max(1, floorSends)).toFixed(2)}`);
+  }
   console.log('\nCPU ms per delivered send, by process:');
   for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
   console.log(`\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`);

@@ -94,7 +94,7 @@ async function launch(binary: string, name: string, log: Log, storage: Storage):
     });
     return stopping;
   };
-  return { uri, kind: storage.kind, ...(storage.postgresUrl && { postgresUrl: storage.postgresUrl }), stop };
+  return { uri, kind: storage.kind, ...(storage.postgresUrl && { postgresUrl: storage.postgresUrl }), metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics`, stop };
 }
 
 /** FerretDB over SQLite files: the run folder's (deleted with it), or a dataDir's folder (kept). */

@@ -13,6 +13,8 @@ export interface Database {
   kind: DatabaseKind;
   /** For ferretdb-postgresql: the PostgreSQL database under it (psql, EXPLAIN), e.g. postgres://postgres@127.0.0.1:5432/devdb_… */
   postgresUrl?: string;
+  /** FerretDB's Prometheus metrics (its requests by command among them), for benchmarks. */
+  metricsUrl?: string;
   /** Stops the server; deletes its data unless it was started with a dataDir. Safe to call more than once. */
   stop(): Promise<void>;
 }
