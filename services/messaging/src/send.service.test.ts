@@ -30,7 +30,7 @@ beforeAll(async () => {
     status: 'active',
     name: 'Acme',
     maxUsers: 5,
-    maxConnections: 2,
+    maxConnections: 5,
     acceptTerms: true,
     email: 'owner@acme.example',
     password: 'secret-pass1',
