@@ -26,6 +26,8 @@ export const SMALL_COLLECTIONS: Record<string, string> = {
 export const ACCEPTED_SCANS: Record<string, string> = {
   'convo_tenants.tenants {name: regex}':
     "super-admin tenant search by a case-insensitive substring of the name (ListTenants): no B-tree index serves a substring match; it scans the tenant registry, one document per customer organisation, which grows with sales, not with traffic",
+  'convo_tenants.tenants {}':
+    'the total of the super-admin tenant listing without a filter (ListTenants, countDocuments): it counts the tenant registry, one document per customer organisation, which grows with sales, not with traffic',
 };
 
 const BOUNDING: FieldKind[] = ['eq', 'in', 'range'];

@@ -208,6 +208,8 @@ export function registerModels(conn: Connection) {
   ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1, _id: -1 });
   // OpenForContact: the contact's last ticket (ids grow with time), whatever its status.
   ticket.index({ tenantId: 1, contactId: 1, _id: -1 });
+  // A tag taken off a ticket stays on its contact while another of the contact's tickets has it.
+  ticket.index({ tenantId: 1, contactId: 1, tagIds: 1 });
   // listTickets: newest activity first, with or without a status; the id breaks ties so pages are stable.
   ticket.index({ tenantId: 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
@@ -245,7 +247,8 @@ export function registerModels(conn: Connection) {
     { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, userId: Number, notes: String, idFront: String, createdAt: Date },
     opts,
   );
-  note.index({ tenantId: 1, ticketId: 1, createdAt: 1 });
+  // listNotes: a ticket's notes oldest first, the id breaking ties.
+  note.index({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
   note.add({ updatedAt: Date });
   const pause = new Schema<PauseDoc>(
     { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, pauseReason: String, startedAt: Date, endedAt: Date, endedBy: String },
@@ -253,6 +256,8 @@ export function registerModels(conn: Connection) {
   );
   // The pause log of a ticket, and its open pause (endedAt null), both after tenant and ticket.
   pause.index({ tenantId: 1, ticketId: 1, startedAt: 1, _id: 1 });
+  // endPauses: the ticket's open pauses (endedAt null).
+  pause.index({ tenantId: 1, ticketId: 1, endedAt: 1 });
   const noteKey = new Schema<NoteKeyDoc>({ _id: String, noteId: Number, createdAt: Date }, opts);
   const evaluationClaim = new Schema<EvaluationClaimDoc>({ _id: String, ticketId: Number, claimId: String, createdAt: Date }, opts);
   evaluationClaim.index({ claimId: 1 });

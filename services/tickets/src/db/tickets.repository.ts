@@ -312,7 +312,8 @@ export class TicketsRepository {
 
   /** One page of a tenant's tags or queues by name (the unique (tenantId, name) index serves it). */
   pageCatalog(kind: CatalogKind, tenantId: number, search: string, skip: number, limit: number) {
-    return this.catalog(kind).find(nameFilter(tenantId, search)).sort(BY_NAME).skip(skip).limit(limit).lean<CatalogDoc[]>().exec();
+    // A name is unique in its tenant (a unique index): the name alone orders a page stably.
+    return this.catalog(kind).find(nameFilter(tenantId, search)).sort({ name: 1 }).skip(skip).limit(limit).lean<CatalogDoc[]>().exec();
   }
 
   countCatalog(kind: CatalogKind, tenantId: number, search: string) {
