@@ -69,32 +69,39 @@ describe('start-up against a database that is not there yet', () => {
       MONGODB_URI: `mongodb://127.0.0.1:${dbPort}/`,
       MONGODB_SERVER_SELECTION_TIMEOUT_MS: '500',
     };
-    const [grpcPort, graphqlPort, relayPort] = await Promise.all([freeLoopbackPort(), freeLoopbackPort(), freeLoopbackPort()]);
+    const [grpcPort, graphqlPort, relayPort, dispatcherPort] = await Promise.all([freeLoopbackPort(), freeLoopbackPort(), freeLoopbackPort(), freeLoopbackPort()]);
     const messaging = run('main.js', { ...common, GRPC_PORT: String(grpcPort), GRAPHQL_PORT: String(graphqlPort) });
     const relay = run('relay/main.js', { ...common, RELAY_HEALTH_PORT: String(relayPort) });
-    procs.push(messaging, relay);
+    const dispatcher = run('dispatcher/main.js', { ...common, DISPATCHER_HEALTH_PORT: String(dispatcherPort) });
+    procs.push(messaging, relay, dispatcher);
     const addr = `127.0.0.1:${grpcPort}`;
     const relayUrl = `http://127.0.0.1:${relayPort}`;
+    const dispatcherUrl = `http://127.0.0.1:${dispatcherPort}`;
 
     await eventually('messaging answering health', async () => (await checkHealth(addr, 500)) === 'NOT_SERVING');
     expect(await checkHealth(addr, 500, LIVENESS)).toBe('SERVING');
     await eventually('the relay answering /healthz', async () => (await httpStatus(`${relayUrl}/healthz`)) === 200);
     expect(await httpStatus(`${relayUrl}/readyz`)).toBe(503);
+    await eventually('the dispatcher answering /healthz', async () => (await httpStatus(`${dispatcherUrl}/healthz`)) === 200);
+    expect(await httpStatus(`${dispatcherUrl}/readyz`)).toBe(503);
 
     // Several failed attempts, and both processes still there.
-    await eventually('a few retries', () => retries(messaging) >= 2 && retries(relay) >= 2);
-    expect(alive(messaging) && alive(relay)).toBe(true);
+    await eventually('a few retries', () => retries(messaging) >= 2 && retries(relay) >= 2 && retries(dispatcher) >= 2);
+    expect(alive(messaging) && alive(relay) && alive(dispatcher)).toBe(true);
     expect(await checkHealth(addr, 500)).toBe('NOT_SERVING');
 
     proxy = await startTcpProxy(dbPort, { host: target.hostname, port: Number(target.port) });
     await eventually('messaging SERVING', async () => (await checkHealth(addr, 500)) === 'SERVING');
     await eventually('the relay ready', async () => (await httpStatus(`${relayUrl}/readyz`)) === 200);
+    await eventually('the dispatcher ready', async () => (await httpStatus(`${dispatcherUrl}/readyz`)) === 200);
     expect(messaging.lines.some((l) => l.includes('database connected'))).toBe(true);
 
     messaging.child.kill('SIGTERM');
     relay.child.kill('SIGTERM');
+    dispatcher.child.kill('SIGTERM');
     expect(await messaging.exited).toBe(0);
     expect(await relay.exited).toBe(0);
+    expect(await dispatcher.exited).toBe(0);
   });
 
   it('stops, exit 0, when SIGTERM comes while the database is still awaited', async () => {

@@ -1,0 +1,96 @@
+import { closeAllClients, connectDatabase, createLogger, type Logger } from '@convo/kit';
+import type { Connection } from 'mongoose';
+import { createServer, type Server } from 'node:http';
+
+/** A background worker of messaging (the webhook relay, the dispatcher) once it runs. */
+export interface Worker {
+  /** The loop goes round. */
+  readonly healthy: boolean;
+  /** Stops taking work and finishes or hands back what it holds, within `graceMs`. */
+  stop(graceMs: number): Promise<void>;
+}
+
+export interface WorkerProcessOptions {
+  name: string;
+  logLevel: string;
+  healthPort: number;
+  mongodbUri: string;
+  serverSelectionTimeoutMs: number;
+  shutdownGraceMs: number;
+  /** What the log line that announces the worker carries (its id). */
+  describe: Record<string, unknown>;
+  /** Builds and starts the worker on messaging's database. */
+  start(db: Connection, log: Logger): Promise<Worker>;
+}
+
+/**
+ * The process around a worker: a process of its own (any number of replicas) on the messaging
+ * database, serving no gRPC. /healthz (the process is alive: the loop goes round, or the database
+ * is still awaited) and /readyz (database connected, loop running) answer on its health port for
+ * probes and the mesh. A database that is slow to come up is waited for (retried with capped
+ * backoff, /readyz 503 meanwhile), never a reason to exit. SIGTERM/SIGINT stop the worker within
+ * the grace time, then the process.
+ */
+export function runWorkerProcess(opts: WorkerProcessOptions): void {
+  let stopping = false;
+  const main = async () => {
+    const log = createLogger(opts.name, opts.logLevel);
+    let worker: Worker | undefined;
+    let db: Connection | undefined;
+    let connected = false;
+    const health = await listenHealth(opts.healthPort, (path) => {
+      if (path === '/healthz') return worker ? worker.healthy : true;
+      if (path === '/readyz') return connected && !!worker?.healthy;
+      return undefined;
+    });
+    log.info({ ...opts.describe, healthPort: (health.address() as { port: number }).port }, 'starting');
+
+    const starting = new AbortController();
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, 'shutting down');
+      starting.abort(new Error(`${signal} during start-up`));
+      try {
+        await worker?.stop(opts.shutdownGraceMs);
+        health.close();
+        closeAllClients();
+        await db?.close();
+        log.info('stopped');
+        process.exit(0);
+      } catch (err) {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      }
+    };
+    process.once('SIGTERM', (s) => void stop(s));
+    process.once('SIGINT', (s) => void stop(s));
+
+    db = await connectDatabase(opts.mongodbUri, 'convo_messaging', { log, signal: starting.signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
+    connected = true;
+    db.on('disconnected', () => (connected = false));
+    db.on('reconnected', () => (connected = true));
+    const started = await opts.start(db, log);
+    if (stopping) return void (await started.stop(0));
+    worker = started;
+    log.info(opts.describe, 'running');
+  };
+  main().catch((err: unknown) => {
+    if (stopping) return; // a start-up cut short by a signal: stop() exits
+    createLogger(opts.name).fatal({ err }, 'failed to start');
+    process.exit(1);
+  });
+}
+
+/** `check(path)` answers true (200), false (503) or undefined (404) for /healthz and /readyz. */
+function listenHealth(port: number, check: (path: string) => boolean | undefined): Promise<Server> {
+  const server = createServer((req, res) => {
+    const ok = check((req.url ?? '').split('?')[0]);
+    if (ok === undefined) return res.writeHead(404).end();
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve(server));
+  });
+}
