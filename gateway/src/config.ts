@@ -12,6 +12,7 @@ export interface GatewayConfig {
   rpcDeadlineMs: number;
   sendDeadlineMs: number;
   bodyLimitBytes: number;
+  mediaBodyLimitBytes: number;
   mediaMaxBytes: number;
   /** Verifies the media links messaging signs (the same secret on both sides). */
   mediaUrlSecret: string;
@@ -46,8 +47,10 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     tokenCacheMs: r.int('TOKEN_CACHE_MS', 5_000),
     rpcDeadlineMs: r.int('RPC_DEADLINE_MS', 5_000),
     sendDeadlineMs: r.int('PROVIDER_TIMEOUT_MS', 10_000) + 5_000,
+    // JSON bodies (CONVENTIONS "Input bounds"); only media routes take more.
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024),
     // A 16 MiB file sent as base64 is a third larger, plus the other fields.
-    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 24 * 1024 * 1024),
+    mediaBodyLimitBytes: r.int('MEDIA_BODY_LIMIT_BYTES', 24 * 1024 * 1024),
     mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),

@@ -56,7 +56,7 @@ export const visitorToken = (key: Buffer, channelId: number, visitorId: string) 
 
 /** The visitor a bearer token names for this channel, or undefined when it is not one we issued for it. */
 function visitorOf(header: string | undefined, key: Buffer, channelId: number): string | undefined {
-  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+  const token = /^bearer /i.test(header ?? '') ? header!.slice(7).trim() : '';
   const dot = token.indexOf('.');
   const visitorId = token.slice(0, dot);
   if (dot < 0 || !VISITOR_ID.test(visitorId)) return undefined;

@@ -75,10 +75,11 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
       container: { get: () => resolver },
       references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
     });
+    const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations);
     const handlers = tenantsHandlers({
-      tenants: new TenantsService(repos.tenants),
+      tenants: new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId)),
       channels: new ChannelsService(repos.tenants, repos.channels, repos.apis),
-      integrations: new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations),
+      integrations,
       payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
       revocations,
     });

@@ -1,0 +1,169 @@
+import type { Mesh } from '@convo/gateway/dist/mesh';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
+import { call, UNPACED, type Reply } from '../support/http';
+
+const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+
+/**
+ * Issue 12's findings through the real mesh: bounded input, malformed multipart, tenant rules
+ * (inactive tenant, another tenant's userId, scheme case, weak caller tokens).
+ */
+describe('hardening, end to end', () => {
+  let mesh: Mesh;
+  let engine: FakeEngine;
+  let admin: string;
+  const crashes: string[] = [];
+
+  interface Integration {
+    tenantId: number;
+    identity: string;
+    userId: number;
+    channelId: number;
+    root: string;
+    token: string;
+  }
+
+  async function newIntegration(): Promise<Integration> {
+    const identity = String(Date.now()) + String(Math.floor(Math.random() * 1e4)).padStart(4, '0');
+    const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
+      token: admin,
+      body: {
+        status: 'active', name: 'Hardening', maxUsers: 10, maxConnections: 10, acceptTerms: true, identity,
+        email: `owner-${randomUUID()}@hardening.example`, password: 'S3cure!pass', userName: 'Owner Ana', profile: 'admin',
+      },
+    });
+    expect(tenant.status).toBe(200);
+    const tenantId = tenant.body.data.tenant.id as number;
+    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+      token: admin,
+      body: { tenant: tenantId, name: 'engine_a channel', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
+    });
+    expect(session.status).toBe(200);
+    const { whatsapp, api } = session.body.data;
+    return {
+      tenantId, identity, userId: tenant.body.data.adminUser.id, channelId: whatsapp.id,
+      root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`, token: api.authToken,
+    };
+  }
+
+  let a: Integration;
+  let b: Integration;
+  let ticketId: number;
+
+  const post = (api: Integration, op: string, body: unknown) => call(`${api.root}/${op}`, { token: api.token, body });
+  const failed = (res: Reply, status: number, error: string) => {
+    expect({ status: res.status, error: res.body?.error }).toEqual({ status, error });
+    return res.body;
+  };
+  async function raw(url: string, init: { headers: Record<string, string>; body: string | Buffer }) {
+    const res = await fetch(url, { method: 'POST', ...init, signal: AbortSignal.timeout(30_000) });
+    const text = await res.text();
+    return { status: res.status, text, body: text ? JSON.parse(text) : null };
+  }
+
+  beforeAll(async () => {
+    engine = await startFakeEngine();
+    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    admin = mesh.superAdminToken;
+    [a, b] = [await newIntegration(), await newIntegration()];
+    const created = await post(a, 'createTicket', { number: '5521990001111', body: 'hello' });
+    expect(created.status).toBe(200);
+    ticketId = created.body.data.ticketId;
+  });
+
+  afterAll(async () => {
+    await mesh?.stop();
+    await engine?.close();
+  });
+
+  afterEach(() => expect(crashes).toEqual([]));
+
+  it('refuses ids beyond int32 and booleans for ids, instead of wrapping or reading them as 1', async () => {
+    failed(await post(a, 'showTicketById', { ticketId: 4294967296 + ticketId }), 400, 'ERR_VALIDATION');
+    failed(await post(a, 'showTicketById', { ticketId: true }), 400, 'ERR_VALIDATION');
+    failed(await post(a, 'createTicket', { number: '5521990001112', body: 'x', kanbanId: 1e21 }), 400, 'ERR_VALIDATION');
+    failed(await post(a, 'updateticketinfo', { ticketId, userId: 2147483648 }), 400, 'ERR_VALIDATION');
+    failed(await post(a, 'sendMessageByTicket', { ticketId, body: 'x', isClosed: 1 }), 400, 'ERR_VALIDATION');
+    expect((await post(a, 'showTicketById', { ticketId: String(ticketId) })).status).toBe(200);
+  });
+
+  it('answers a huge array with one small 400, and bodies over 1 MiB with 413 except on media routes', async () => {
+    const huge = await raw(`${a.root}/addTag`, {
+      headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ticketId, tagIds: new Array(200_000).fill(1) }),
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.text.length).toBeLessThan(20_000);
+    const twoMiB = JSON.stringify({ ticketId: 0, body: 'x'.repeat(2 * 1024 * 1024) });
+    failed(await raw(`${a.root}/addTag`, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: twoMiB }), 413, 'ERR_PAYLOAD_TOO_LARGE');
+    // The media route reads it, then refuses the fields (ticketId 0, body over 4096).
+    failed(await raw(`${a.root}/sendMessageByTicket`, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: twoMiB }), 400, 'ERR_VALIDATION');
+  });
+
+  it('answers malformed multipart bodies 400 and a file on a route without media 413', async () => {
+    const auth = { authorization: `Bearer ${a.token}` };
+    const part = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name="ticketId"\r\n\r\n${ticketId}\r\n--${boundary}--\r\n`;
+    const bodies: [string, string][] = [
+      ['multipart/form-data', part('x')],
+      ['multipart/form-data; boundary=abc', part('xyz')],
+      ['multipart/form-data; boundary=abc', 'garbage'],
+      ['multipart/form-data; boundary=abc', `--abc\r\nContent-Disposition: form-data; name="ticketId"\r\n\r\n1`],
+    ];
+    for (const op of ['sendMessageByTicket', 'showTicketById', 'addTag', 'createNotes', '']) {
+      for (const [type, body] of bodies) {
+        const res = await raw(op ? `${a.root}/${op}` : a.root, { headers: { ...auth, 'content-type': type }, body });
+        expect({ op, type, body, status: res.status, error: res.body.error }).toEqual({ op, type, body, status: 400, error: 'ERR_VALIDATION' });
+      }
+    }
+    const form = new FormData();
+    form.set('ticketId', String(ticketId));
+    form.set('media', new Blob([Buffer.alloc(1024)], { type: 'image/png' }), 'a.png');
+    const res = await fetch(`${a.root}/showTicketById`, { method: 'POST', headers: auth, body: form });
+    expect(res.status).toBe(413);
+  });
+
+  it('takes the bearer scheme in any case', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer']) {
+      const res = await fetch(`${a.root}/showTicketById`, {
+        method: 'POST',
+        headers: { authorization: `${scheme} ${a.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticketId }),
+      });
+      expect({ scheme, status: res.status }).toEqual({ scheme, status: 200 });
+    }
+  });
+
+  it("refuses another tenant's userId on createTicket, updateticketinfo and createNotes, writing nothing", async () => {
+    failed(await post(a, 'createTicket', { number: '5521990001113', body: 'x', userId: b.userId }), 404, 'ERR_USER_NOT_FOUND');
+    failed(await post(a, 'updateticketinfo', { ticketId, userId: b.userId }), 404, 'ERR_USER_NOT_FOUND');
+    failed(await post(a, 'createNotes', { ticketId, notes: 'n', userId: b.userId }), 404, 'ERR_USER_NOT_FOUND');
+    const shown = await post(a, 'showticket', { number: '5521990001113' });
+    expect(shown.body?.data ?? null).toBeFalsy();
+    expect((await post(a, 'updateticketinfo', { ticketId, userId: a.userId })).status).toBe(200);
+    expect((await post(a, 'createNotes', { ticketId, notes: 'n', userId: a.userId })).status).toBe(200);
+  });
+
+  it('refuses caller-chosen tokens that are short or made of few characters', async () => {
+    const base = { name: 'CRM', sessionId: a.channelId, userId: a.userId, tenant: a.tenantId };
+    for (const authToken of ['a'.repeat(32), 'ab'.repeat(20), 'abcdefghi'.repeat(4), randomBytes(12).toString('hex').slice(0, 31)]) {
+      failed(await call(`${mesh.gatewayUrl}/tenantCreateApi`, { token: admin, body: { ...base, authToken } }), 400, 'ERR_VALIDATION');
+    }
+    expect((await call(`${mesh.gatewayUrl}/tenantCreateApi`, { token: admin, body: { ...base, authToken: randomBytes(24).toString('hex') } })).status).toBe(200);
+  });
+
+  it('answers 403 ERR_TENANT_INACTIVE on every external route once the tenant is inactive, at once', async () => {
+    const c = await newIntegration();
+    // Cached on the gateway by this first call.
+    expect((await call(`${c.root}/listTags`, { token: c.token })).status).toBe(200);
+    const update = (status: string) => call(`${mesh.gatewayUrl}/tenantApiUpdateTenant`, { token: admin, body: { identity: c.identity, status } });
+    expect((await update('inactive')).status).toBe(200);
+    failed(await call(`${c.root}/listTags`, { token: c.token }), 403, 'ERR_TENANT_INACTIVE');
+    failed(await post(c, 'showTicketById', { ticketId: 1 }), 403, 'ERR_TENANT_INACTIVE');
+    failed(await post(c, 'createTicket', { number: '5521990001114', body: 'x' }), 403, 'ERR_TENANT_INACTIVE');
+    // Other tenants are untouched; reactivation restores access.
+    expect((await post(a, 'showTicketById', { ticketId })).status).toBe(200);
+    expect((await update('active')).status).toBe(200);
+    expect((await call(`${c.root}/listTags`, { token: c.token })).status).toBe(200);
+  });
+});
