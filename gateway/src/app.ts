@@ -16,6 +16,7 @@ import { inboundRoutes } from './routes/inbound.routes';
 import { tenantRoutes } from './routes/tenant.routes';
 import { whatsappRoutes } from './routes/whatsapp.routes';
 import { webchatRoutes } from './routes/webchat.routes';
+import { installRateLimits } from './rate-limits';
 import type { UploadedFile } from './schemas/message.schemas';
 
 export interface Gateway {
@@ -66,13 +67,14 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   // Retry-After (kit's status table); it must not take the gateway's other routes out of service.
   app.get('/readyz', { schema: { hide: true } }, async () => ({ status: 'ready' }));
 
+  const rateLimits = await installRateLimits(app, config.rateLimits);
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });
   await app.register(inboundRoutes, { clients, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
-  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes });
+  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
-  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret });
+  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
   const stopGraphql = await mountGraphql(app, config, auth);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };

@@ -1,4 +1,5 @@
 import { EnvReader } from '@convo/kit';
+import type { RateLimitConfig } from './rate-limits';
 
 export interface GatewayConfig {
   port: number;
@@ -19,6 +20,7 @@ export interface GatewayConfig {
   /** Meta webhooks: the verification handshake's token and the app secret that signs deliveries. */
   metaVerifyToken: string;
   metaAppSecret: string;
+  rateLimits: RateLimitConfig;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
@@ -55,9 +57,27 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),
     metaAppSecret: r.str('META_APP_SECRET', ''),
+    rateLimits: readRateLimits(r),
   };
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
   config.mediaUrlSecret ||= config.superAdminToken;
   return config;
+}
+
+/** README "Limits": every limit is set by env; 0 turns one off. */
+function readRateLimits(r: EnvReader): RateLimitConfig {
+  const windowMs = r.int('RATE_LIMIT_WINDOW_MS', 10_000);
+  const minute = 60_000;
+  return {
+    redisUrl: r.str('REDIS_URL', ''),
+    redisPrefix: r.str('RATE_LIMIT_REDIS_PREFIX', 'convo-rl-'),
+    perToken: { max: r.int('RATE_LIMIT_PER_TOKEN', 600), windowMs },
+    perTenant: { max: r.int('RATE_LIMIT_PER_TENANT', 1_200), windowMs },
+    visitorsPerAddress: { max: r.int('WEBCHAT_VISITORS_PER_ADDRESS', 30), windowMs: minute },
+    visitorsPerChannel: { max: r.int('WEBCHAT_VISITORS_PER_CHANNEL', 600), windowMs: minute },
+    pollsPerAddress: { max: r.int('WEBCHAT_POLLS_PER_ADDRESS', 180), windowMs: minute },
+    pollsPerChannel: { max: r.int('WEBCHAT_POLLS_PER_CHANNEL', 6_000), windowMs: minute },
+    maxOpenPolls: r.int('WEBCHAT_MAX_OPEN_POLLS', 200),
+  };
 }

@@ -64,7 +64,9 @@ describe('hardening, end to end', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    // Limits low enough to reach in a test, high enough for the other tests here (README "Limits").
+    const env = { ...UNPACED, RATE_LIMIT_PER_TOKEN: '120', RATE_LIMIT_PER_TENANT: '100000', RATE_LIMIT_WINDOW_MS: '60000', WEBCHAT_VISITORS_PER_ADDRESS: '4' };
+    mesh = await startMesh({ freePorts: true, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     [a, b] = [await newIntegration(), await newIntegration()];
     const created = await post(a, 'createTicket', { number: '5521990001111', body: 'hello' });
@@ -165,5 +167,36 @@ describe('hardening, end to end', () => {
     expect((await post(a, 'showTicketById', { ticketId })).status).toBe(200);
     expect((await update('active')).status).toBe(200);
     expect((await call(`${c.root}/listTags`, { token: c.token })).status).toBe(200);
+  });
+
+  it("answers a token's burst 429 ERR_RATE_LIMITED with Retry-After and RateLimit-*, leaving other tenants alone", async () => {
+    const c = await newIntegration();
+    const answers = await Promise.all(
+      Array.from({ length: 160 }, () =>
+        fetch(`${c.root}/showTicketById`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${c.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ticketId: 1 }),
+        }),
+      ),
+    );
+    const codes = answers.map((r) => r.status);
+    expect(codes.filter((s) => s === 429)).toHaveLength(40);
+    expect(codes.filter((s) => s >= 500)).toEqual([]);
+    const refused = answers.find((r) => r.status === 429)!;
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(refused.headers.get('ratelimit-limit')).toBe('120');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect(await refused.json()).toMatchObject({ success: false, error: 'ERR_RATE_LIMITED' });
+    expect((await post(b, 'showTicketById', { ticketId: 1 })).status).toBe(404);
+  });
+
+  it('limits anonymous web-chat visitor creation per client address', async () => {
+    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: a.tenantId, name: 'Site chat', type: 'webchat' } });
+    expect(session.status).toBe(200);
+    const url = `${mesh.gatewayUrl}/webchat/${session.body.data.whatsapp.id}/visitors`;
+    const codes = [];
+    for (let i = 0; i < 6; i++) codes.push((await call(url, { body: {} })).status);
+    expect(codes).toEqual([200, 200, 200, 200, 429, 429]);
   });
 });

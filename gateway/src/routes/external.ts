@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
+import type { RateLimits } from '../rate-limits';
 import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
 import { messageReadRoutes } from './message-reads.routes';
@@ -28,9 +29,18 @@ export const security = [{ bearer: [] }];
  */
 export async function externalApi(
   app: FastifyInstance,
-  deps: { clients: Clients; auth: Authenticator; mediaMaxBytes: number; mediaBodyLimit: number },
+  deps: { clients: Clients; auth: Authenticator; mediaMaxBytes: number; mediaBodyLimit: number; rateLimits?: RateLimits },
 ) {
   app.addHook('onRequest', deps.auth.external);
+  // Charged once the caller is known, before its body is read.
+  const { rateLimits } = deps;
+  if (rateLimits) {
+    const { perToken, perTenant } = rateLimits.config;
+    app.addHook('onRequest', async (req, reply) => {
+      const p = req.principal;
+      if (p && !(await rateLimits.charge(req, reply, [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]]))) return reply;
+    });
+  }
   // Only the dependencies go down: the options this plugin was registered with also carry its
   // `prefix`, which Fastify would apply a second time to each area.
   const { clients, auth, mediaMaxBytes, mediaBodyLimit } = deps;
