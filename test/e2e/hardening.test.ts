@@ -199,4 +199,29 @@ describe('hardening, end to end', () => {
     for (let i = 0; i < 6; i++) codes.push((await call(url, { body: {} })).status);
     expect(codes).toEqual([200, 200, 200, 200, 429, 429]);
   });
+
+  it('refuses webhook and callback URLs that the SSRF rules refuse, when they are set', async () => {
+    const blocked = ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest', 'http://localhost/hook', 'http://[::1]/x', 'http://10.0.0.1/x'];
+    for (const url of blocked) {
+      const created = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+        token: admin,
+        body: { tenant: a.tenantId, name: 'hooked', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret', webhookEnabled: true, webhookUrl: url },
+      });
+      expect(failed(created, 400, 'ERR_VALIDATION').details).toEqual([expect.objectContaining({ field: 'webhookUrl' })]);
+      failed(await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: admin, body: { webhookUrl: url } }), 400, 'ERR_VALIDATION');
+      const api = await call(`${mesh.gatewayUrl}/tenantCreateApi`, {
+        token: admin,
+        body: { name: 'CRM', sessionId: a.channelId, userId: a.userId, tenant: a.tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: url },
+      });
+      expect(failed(api, 400, 'ERR_VALIDATION').details).toEqual([expect.objectContaining({ field: 'urlMessageStatus' })]);
+    }
+    // A public target is accepted (a name that does not resolve yet too: delivery checks again).
+    const ok = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: admin, body: { webhookUrl: 'https://hooks.example/in' } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('answers 400 for a mediaUrl whose host name does not resolve', async () => {
+    const res = await post(a, 'sendMessageByTicket', { ticketId, mediaUrl: 'http://nothing-here.invalid/a.png' });
+    expect(failed(res, 400, 'ERR_URL_UNRESOLVED').details).toEqual([expect.objectContaining({ field: 'url' })]);
+  });
 });

@@ -5,6 +5,7 @@ import type { ApiIntegrationDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { toApi } from './records';
 import type { RevocationFeed } from './revocations';
+import { TargetUrls } from './target-urls';
 import { newApiId, sha256 } from './tokens';
 import { isOptionalUrl, Issues } from './validation';
 
@@ -30,11 +31,13 @@ export class IntegrationsService {
     private readonly channels: ChannelsRepository,
     private readonly apis: ApisRepository,
     private readonly revocations: RevocationFeed,
+    private readonly targets: TargetUrls = new TargetUrls(),
   ) {}
 
   /** The token is the caller's; only its SHA-256 is stored and it is not echoed back. */
   async createApi(req: proto.tenants.CreateApiRequest__Output) {
     const issues = createIssues(req);
+    await this.targets.check(issues, { urlServiceStatus: req.urlServiceStatus, urlMessageStatus: req.urlMessageStatus });
     if (issues.any) throw validation('Invalid API integration', issues.list);
     if (!(await this.tenants.findTenant(req.tenant))) throw notFound('tenant');
     if (!(await this.channels.findChannel(req.tenant, req.sessionId))) throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
