@@ -224,4 +224,25 @@ describe('hardening, end to end', () => {
     const res = await post(a, 'sendMessageByTicket', { ticketId, mediaUrl: 'http://nothing-here.invalid/a.png' });
     expect(failed(res, 400, 'ERR_URL_UNRESOLVED').details).toEqual([expect.objectContaining({ field: 'url' })]);
   });
+
+  it('refuses internal gRPC calls without the mesh credential on all five services', async () => {
+    const { loadService } = require('@convo/kit') as typeof import('@convo/kit');
+    const grpc = require('@grpc/grpc-js') as typeof import('@grpc/grpc-js');
+    const calls: [string, Parameters<typeof loadService>[0], string, object][] = [
+      ['tickets', 'tickets', 'GetTicket', { tenantId: a.tenantId, ticketId }],
+      ['messaging', 'messaging', 'LastMessages', { tenantId: a.tenantId, ticketIds: [ticketId] }],
+      ['channel-engines', 'channelEngines', 'PullWebchat', { channelId: a.channelId, visitorId: '1', after: '', limit: 1 }],
+      ['social-config', 'socialConfig', 'GetProfile', { tenantId: a.tenantId, channelId: a.channelId }],
+      ['tenants', 'tenants', 'GetChannel', { tenantId: 0, channelId: a.channelId }],
+    ];
+    for (const [process, service, method, request] of calls) {
+      const { Client } = loadService(service);
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, Function> & { close(): void };
+      const code = await new Promise((resolve) =>
+        client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: { code: number } | null) => resolve(err?.code ?? 0)),
+      );
+      client.close();
+      expect({ process, code }).toEqual({ process, code: grpc.status.UNAUTHENTICATED });
+    }
+  });
 });
