@@ -19,7 +19,7 @@ runWorkerProcess({
   async start(db, log) {
     const outbox = new OutboxRepository(db);
     await outbox.init();
-    const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs });
+    const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     const relay = new Relay(outbox, new Targets(tenants, config.targetCacheMs, config.rpcDeadlineMs), config, log);
     relay.start();
     return relay;

@@ -3,6 +3,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from '../logger';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { toGrpcError } from './status';
+import { grpcHost, meshSecret, meshServerInterceptor } from './credentials';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -79,7 +80,8 @@ export async function startGrpcServer<N extends ServiceName>(
   handlers: AsyncHandlers<ServiceRegistry[N]['handlers']>,
   port: number,
   log: Logger,
-  host = '0.0.0.0',
+  host = grpcHost(),
+  secret = meshSecret(),
 ): Promise<GrpcServerHandle> {
   const { definition, fullName } = loadService(name);
   // Connections are recycled every few minutes so that clients spread over new replicas.
@@ -87,6 +89,8 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
     'grpc.max_connection_age_ms': 5 * 60_000,
     'grpc.max_connection_age_grace_ms': 30_000,
+    // Every call but health checks must carry a valid mesh credential (grpc/credentials.ts).
+    interceptors: [meshServerInterceptor(secret)],
   });
   const impl: grpc.UntypedServiceImplementation = {};
   const openStreams: OpenStreams = new Set();
