@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { instrumentFastify } from '@convo/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
 import { createClients, type Clients } from './clients';
@@ -34,6 +35,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);
+  // RED per route and GET /metrics (kit/observability); hidden from the OpenAPI document.
+  instrumentFastify(app);
   app.addHook('onResponse', async (req, reply) => {
     const ms = reply.elapsedTime;
     if (reply.statusCode >= 500 || ms > 2_000) {

@@ -44,6 +44,12 @@ export interface Mesh {
   superAdminToken: string;
   database: Database;
   processes: Map<string, ChildProcess>;
+  /**
+   * Where each process listens, by process name: `http` is its HTTP port's base URL (the gateway's
+   * REST port, a service's GraphQL port, a worker's health port; each serves /metrics there),
+   * `grpc` a service's gRPC address.
+   */
+  endpoints: Map<string, { http: string; grpc?: string }>;
   /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
   startRelay(name?: string): Promise<ChildProcess>;
   /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
@@ -106,6 +112,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
 
   const processes = new Map<string, ChildProcess>();
+  const endpoints: Mesh['endpoints'] = new Map();
+  for (const p of parts) endpoints.set(p.name, { http: `http://127.0.0.1:${p.graphqlPort}`, grpc: `127.0.0.1:${p.grpcPort}` });
+  endpoints.set('gateway', { http: `http://127.0.0.1:${gatewayPort}` });
   /** How each process was started and how to tell it is ready, for restart(). */
   const starters = new Map<string, () => Promise<unknown>>();
   let stopping = false;
@@ -165,6 +174,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     const id = { [`${worker.toUpperCase()}_ID`]: name };
     starters.set(name, () => startWorker(worker, name, env));
     const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...id, ...env });
+    endpoints.set(name, { http: `http://127.0.0.1:${healthPort}` });
     await waitUntil(
       name,
       30_000,
@@ -212,7 +222,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       if (!start) throw new Error(`no process ${name} to restart`);
       await start();
     };
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, startRelay, startDispatcher, kill, restart, stop };
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, endpoints, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();
     throw err;

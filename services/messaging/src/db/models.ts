@@ -102,6 +102,8 @@ export function registerModels(conn: Connection) {
   message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
   // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  // The queue's oldest message (convo_delivery_queue_oldest_age_seconds, which autoscaling reads).
+  message.index({ status: 1, createdAt: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

@@ -5,6 +5,7 @@ import { MessagesRepository } from '../db/messages.repository';
 import { signedMediaLink } from '../domain/media.service';
 import { PartitionLeases } from '../leases/partitions';
 import { Targets } from '../relay/targets';
+import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readDispatcherConfig } from './config';
 import { Dispatcher } from './dispatcher';
@@ -23,6 +24,7 @@ runWorkerProcess({
     const repo = new MessagesRepository(db);
     const leases = new PartitionLeases(db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
     await Promise.all([repo.init(), leases.init()]);
+    observeDeliveryQueue(repo, log);
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs });
     const dispatcher = new Dispatcher(
       repo,

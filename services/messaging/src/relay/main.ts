@@ -2,6 +2,7 @@
 // replicas) on the messaging database; health on RELAY_HEALTH_PORT (worker-process.ts).
 import { createClient } from '@convo/kit';
 import { OutboxRepository } from '../outbox/outbox.repository';
+import { observeWebhookOutbox } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readRelayConfig } from './config';
 import { Relay } from './relay';
@@ -19,6 +20,7 @@ runWorkerProcess({
   async start(db, log) {
     const outbox = new OutboxRepository(db);
     await outbox.init();
+    observeWebhookOutbox(outbox, log);
     const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs });
     const relay = new Relay(outbox, new Targets(tenants, config.targetCacheMs, config.rpcDeadlineMs), config, log);
     relay.start();

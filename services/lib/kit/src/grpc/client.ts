@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {
@@ -95,7 +96,7 @@ export function createClient<N extends ServiceName>(
   let raw = clients.get(key);
   if (!raw) {
     const { Client } = loadService(name);
-    raw = new Client(address, grpc.credentials.createInsecure(), CHANNEL_OPTIONS);
+    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [grpcClientMetrics] });
     clients.set(key, raw);
   }
   const client = raw;

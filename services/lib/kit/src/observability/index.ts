@@ -1,0 +1,4 @@
+export * from './metrics';
+export * from './grpc-metrics';
+export * from './http-metrics';
+export * from './db-metrics';
