@@ -1,4 +1,4 @@
-import { closeAllClients, collectProcessMetrics, connectDatabase, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
+import { closeAllClients, collectProcessMetrics, connectDatabase, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
 import type { Connection } from 'mongoose';
 import { createServer, type Server } from 'node:http';
 
@@ -56,6 +56,7 @@ export function runWorkerProcess(opts: WorkerProcessOptions): void {
         health.close();
         closeAllClients();
         await db?.close();
+        await flushTraces();
         log.info('stopped');
         process.exit(0);
       } catch (err) {

@@ -9,6 +9,7 @@ import { closeAllClients } from './grpc/client';
 import { loadService, type ServiceName, type ServiceRegistry } from './grpc/protos';
 import { startGrpcServer, type AsyncHandlers } from './grpc/server';
 import { startSubgraphServer } from './graphql/subgraph';
+import { flushTraces } from './observability/tracing';
 
 export interface ServiceContext<C> {
   db: Connection;
@@ -125,6 +126,7 @@ export async function startService<N extends ServiceName, C>(
       await parts?.close?.();
       closeAllClients();
       await connection.close();
+      await flushTraces();
       log.info('stopped');
     })());
   return { grpcPort: grpcServer.port, graphqlPort: subgraph.port, config, db: connection, stop };

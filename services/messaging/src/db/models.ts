@@ -44,6 +44,8 @@ export interface MessageDoc {
   providerTimestamp?: Date | null;
   /** The contact's reply was taken as the answer to the ticket's satisfaction survey. */
   evaluationAnswer?: boolean;
+  /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
+  traceparent?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -89,6 +91,7 @@ export function registerModels(conn: Connection) {
       providerMediaId: { type: String, default: '' },
       providerTimestamp: { type: Date, default: null },
       evaluationAnswer: { type: Boolean, default: false },
+      traceparent: { type: String, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },
