@@ -1,7 +1,9 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import { createLogger, currentTraceId, instrumentFastify } from '@convo/kit';
+import { randomBytes } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
 import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
@@ -25,23 +27,34 @@ export interface Gateway {
   auth: Authenticator;
 }
 
-export async function buildGateway(config: GatewayConfig, opts: { logger?: boolean | object } = {}): Promise<Gateway> {
+export async function buildGateway(config: GatewayConfig, opts: { logger?: boolean } = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: opts.logger ?? { level: process.env.LOG_LEVEL ?? 'info', messageKey: 'message' },
+    // One log shape for the whole mesh: the kit's logger (severity, ISO time, service, traceId).
+    ...(opts.logger === false ? { logger: false } : { loggerInstance: createLogger('gateway') as FastifyBaseLogger }),
+    // The request id is the trace id (tracing runs even when no exporter is configured): it is
+    // the X-Request-Id of the answer, on every log line of the request, and in every span.
+    genReqId: () => currentTraceId() ?? randomBytes(16).toString('hex'),
+    requestIdHeader: false,
+    // Fastify's own two lines per request are replaced by the one access line below.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    // Two log lines per request cost more than the request on the hot path; failures and slow
-    // requests are logged by the onResponse hook below instead.
-    disableRequestLogging: true,
   });
   app.setValidatorCompiler(boundedValidatorCompiler());
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);
+  // RED per route and GET /metrics (kit/observability); hidden from the OpenAPI document.
+  instrumentFastify(app);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+  // One access line per request (probes and scrapes excepted).
   app.addHook('onResponse', async (req, reply) => {
-    const ms = reply.elapsedTime;
-    if (reply.statusCode >= 500 || ms > 2_000) {
-      req.log.warn({ method: req.method, url: req.routeOptions.url, status: reply.statusCode, ms: Math.round(ms) }, 'request');
-    }
+    const route = req.routeOptions.url;
+    if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
+    const line = { method: req.method, route: route ?? req.url.split('?')[0].slice(0, 200), status: reply.statusCode, ms: Math.round(reply.elapsedTime), tenant: req.principal?.tenantId };
+    if (reply.statusCode >= 500) req.log.warn(line, 'request');
+    else req.log.info(line, 'request');
   });
   // Form fields land in the body as values, so one schema validates JSON and multipart alike.
   await app.register(multipart, {

@@ -130,7 +130,7 @@ export class Authenticator {
     private readonly superAdminToken: string,
     cacheMs: number,
   ) {
-    this.cache = new TtlCache(cacheMs);
+    this.cache = new TtlCache(cacheMs, 10_000, 'token');
   }
 
   /** onRequest hook of the external API: the token must belong to the integration in the path. */

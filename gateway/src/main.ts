@@ -1,4 +1,5 @@
-import { closeAllClients, closeHealthClients, createLogger } from '@convo/kit';
+import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
+import { closeAllClients, closeHealthClients, createLogger, flushTraces } from '@convo/kit';
 import { buildGateway } from './app';
 import { readGatewayConfig } from './config';
 
@@ -15,6 +16,7 @@ async function main() {
     await app.close();
     closeAllClients();
     closeHealthClients();
+    await flushTraces();
     process.exit(0);
   };
   process.once('SIGTERM', stop);

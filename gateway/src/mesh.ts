@@ -1,10 +1,12 @@
 // `npm start`: the whole mesh on one machine. Starts the database, each service as its own
-// process, then the gateway; prints where everything listens. A process that dies is reported
-// and takes the mesh down with it: nothing is restarted silently.
+// process, then the gateway; prints where everything listens. Its data and super-admin token are
+// kept in `.data/` of the checkout across starts (`npm run reset` wipes them); a process that dies
+// is reported and restarted with backoff, as Kubernetes would.
 import { checkHealth, closeHealthClients, recordServerIndexes } from '@convo/kit';
-import { startDatabase, type Database } from '@convo/dev-db';
+import { resetDatabase, startDatabase, type Database } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -36,7 +38,38 @@ export interface MeshOptions {
   onLine?: (part: string, line: string) => void;
   /** Called when a process exits while the mesh is meant to be up. */
   onCrash?: (part: string, code: number | null) => void;
+  /**
+   * Keeps the database (`<dataDir>/db`) and the generated super-admin token
+   * (`<dataDir>/super-admin-token`) across stops and starts; without it both are thrown away.
+   */
+  dataDir?: string;
+  /** Restarts a process that exits unexpectedly, with backoff (after onCrash reports it). */
+  restartOnCrash?: boolean;
 }
+
+/** The token of the last start in `dataDir`, or a new one written there. */
+function keptToken(dataDir: string): string {
+  const file = join(dataDir, 'super-admin-token');
+  try {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept) return kept;
+  } catch {
+    // first start
+  }
+  const token = randomBytes(24).toString('base64url');
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+/** Wipes what `npm start` kept in `dataDir` (`npm run reset`). */
+export async function resetMeshData(dataDir: string): Promise<void> {
+  await resetDatabase(join(dataDir, 'db'));
+  rmSync(join(dataDir, 'super-admin-token'), { force: true });
+}
+
+/** Delay before restart number `n` of a process: 0.5 s doubling, at most 30 s. */
+const restartDelayMs = (n: number) => Math.min(30_000, 500 * 2 ** Math.min(n - 1, 10));
 
 export interface Mesh {
   gatewayUrl: string;
@@ -46,6 +79,12 @@ export interface Mesh {
   grpcAddresses: Record<string, string>;
   database: Database;
   processes: Map<string, ChildProcess>;
+  /**
+   * Where each process listens, by process name: `http` is its HTTP port's base URL (the gateway's
+   * REST port, a service's GraphQL port, a worker's health port; each serves /metrics there),
+   * `grpc` a service's gRPC address.
+   */
+  endpoints: Map<string, { http: string; grpc?: string }>;
   /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
   startRelay(name?: string): Promise<ChildProcess>;
   /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
@@ -81,8 +120,15 @@ async function waitUntil(what: string, deadlineMs: number, ready: () => Promise<
 }
 
 export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
-  const superAdminToken = opts.superAdminToken ?? process.env.SUPER_ADMIN_TOKEN ?? randomBytes(24).toString('base64url');
-  const database = await startDatabase({ name: 'mesh' });
+  const superAdminToken =
+    opts.superAdminToken ?? process.env.SUPER_ADMIN_TOKEN ?? (opts.dataDir ? keptToken(opts.dataDir) : randomBytes(24).toString('base64url'));
+  const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
+  const database = await startDatabase({
+    name: 'mesh',
+    ...(opts.dataDir && { dataDir: join(opts.dataDir, 'db') }),
+    // The first start may build FerretDB (minutes): its progress is shown.
+    log: (line) => onLine('dev-db', line),
+  });
   const parts: Part[] = [];
   for (const s of SERVICES) {
     parts.push({
@@ -111,6 +157,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
 
   const processes = new Map<string, ChildProcess>();
+  const endpoints: Mesh['endpoints'] = new Map();
+  for (const p of parts) endpoints.set(p.name, { http: `http://127.0.0.1:${p.graphqlPort}`, grpc: `127.0.0.1:${p.grpcPort}` });
+  endpoints.set('gateway', { http: `http://127.0.0.1:${gatewayPort}` });
   /** How each process was started and how to tell it is ready, for restart(). */
   const starters = new Map<string, () => Promise<unknown>>();
   let stopping = false;
@@ -119,7 +168,18 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   process.once('exit', () => {
     for (const child of processes.values()) if (child.exitCode === null) child.kill('SIGKILL');
   });
-  const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
+  /** Unexpected exits in a row per process, for the restart backoff; reset once it ran a minute. */
+  const crashes = new Map<string, number>();
+  const restartLater = (name: string, ranMs: number) => {
+    const n = ranMs > 60_000 ? 1 : (crashes.get(name) ?? 0) + 1;
+    crashes.set(name, n);
+    const delayMs = restartDelayMs(n);
+    onLine('mesh', `restarting ${name} in ${delayMs / 1000} s (restart ${n})`);
+    setTimeout(() => {
+      // A failed start-up exits again, which schedules the next attempt.
+      if (!stopping) void starters.get(name)?.().catch(() => undefined);
+    }, delayMs).unref();
+  };
   const launch = (name: string, main: string, env: Record<string, string>) => {
     // MESH_NODE_ARGS: extra node flags for every process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
     const nodeArgs = process.env.MESH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
@@ -130,8 +190,11 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on('line', (line) => onLine(name, line));
     }
+    const startedAt = Date.now();
     child.once('exit', (code) => {
-      if (!stopping) (opts.onCrash ?? ((p, c) => onLine('mesh', `${p} exited unexpectedly (code ${c})`)))(name, code);
+      if (stopping) return;
+      (opts.onCrash ?? ((p, c) => onLine('mesh', `${p} exited unexpectedly (code ${c})`)))(name, code);
+      if (opts.restartOnCrash && processes.get(name) === child) restartLater(name, Date.now() - startedAt);
     });
     processes.set(name, child);
     return child;
@@ -170,6 +233,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     const id = { [`${worker.toUpperCase()}_ID`]: name };
     starters.set(name, () => startWorker(worker, name, env));
     const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...id, ...env });
+    endpoints.set(name, { http: `http://127.0.0.1:${healthPort}` });
     await waitUntil(
       name,
       30_000,
@@ -192,19 +256,20 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
         () => child.exitCode === null,
       );
     };
-    await Promise.all(parts.map(startPart));
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
-    await Promise.all([
-      waitUntil(
+    const startGateway = async () => {
+      starters.set('gateway', startGateway);
+      const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
+      await waitUntil(
         'gateway',
         30_000,
         async () => (await fetch(`${gatewayUrl}/readyz`).catch(() => undefined))?.status === 200,
         () => gateway.exitCode === null,
-      ),
-      startRelay(),
-      startDispatcher(),
-    ]);
+      );
+    };
+    // All at once: the gateway is ready without its backends (their routes answer 503 until they
+    // are), and the workers wait for what they need; the mesh is ready when every part is.
+    await Promise.all([...parts.map(startPart), startGateway(), startRelay(), startDispatcher()]);
     const kill = async (name: string) => {
       const child = processes.get(name);
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -217,15 +282,26 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       if (!start) throw new Error(`no process ${name} to restart`);
       await start();
     };
-    const grpcAddresses = Object.fromEntries(parts.map((p) => [p.name, `127.0.0.1:${p.grpcPort}`]));
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, startRelay, startDispatcher, kill, restart, stop };
+    const grpcAddresses = Object.fromEntries([...endpoints].flatMap(([name, e]) => (e.grpc ? [[name, e.grpc]] : [])));
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-if (require.main === module) {
+/** `.data/` at the root of the checkout (ignored by git). */
+const DEV_DATA_DIR = join(__dirname, '..', '..', '.data');
+
+if (require.main === module && process.argv[2] === 'reset') {
+  resetMeshData(DEV_DATA_DIR).then(
+    () => console.log(`[mesh] wiped ${DEV_DATA_DIR} (database and super-admin token)`),
+    (err: Error) => {
+      console.error(`[mesh] reset failed: ${err.message}`);
+      process.exit(1);
+    },
+  );
+} else if (require.main === module) {
   const started = Date.now();
   let mesh: Mesh | undefined;
   const shutdown = (code: number) => {
@@ -234,20 +310,20 @@ if (require.main === module) {
   startMesh({
     // npm start is a development mesh: seed the development plans when there are none.
     env: { SEED_DEV_PLANS: process.env.SEED_DEV_PLANS ?? 'true' },
-    onCrash: (part, code) => {
-      console.error(`\n[mesh] ${part} exited unexpectedly (code ${code}); stopping everything.`);
-      shutdown(1);
-    },
+    dataDir: DEV_DATA_DIR,
+    restartOnCrash: true,
+    onCrash: (part, code) => console.error(`\n[mesh] ${part} exited unexpectedly (code ${code})`),
   }).then(
     (m) => {
       mesh = m;
       console.log(
         [
           '',
-          `Mesh ready in ${((Date.now() - started) / 1000).toFixed(1)} s (database: ${m.database.kind})`,
+          `Mesh ready in ${((Date.now() - started) / 1000).toFixed(1)} s (database: ${m.database.kind}, data kept in ${DEV_DATA_DIR}; npm run reset wipes it)`,
           `  REST facade:       ${m.gatewayUrl}   (external API under /v2/api/external/{apiId}/...)`,
           `  GraphQL:           ${m.graphqlUrl}`,
           `  OpenAPI / Swagger: ${m.gatewayUrl}/docs`,
+          `  Metrics:           ${m.gatewayUrl}/metrics (and /metrics on every process's HTTP port)`,
           `  Super-admin token: ${m.superAdminToken}`,
           'Ctrl-C stops everything.',
           '',

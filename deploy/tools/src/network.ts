@@ -115,7 +115,7 @@ const SERVICES = ['tickets', 'messaging', 'channel-engines', 'social-config', 't
 export const REQUIRED_FLOWS: Flow[] = [
   { from: '*', to: 'outside', port: 53, protocol: 'UDP', why: 'DNS' },
   { from: '*', to: 'outside', port: 53, protocol: 'TCP', why: 'DNS' },
-  { from: '*', to: 'outside', port: 4317, why: 'OTLP collector' },
+  { from: '*', to: 'outside', port: 4318, why: 'OTLP/HTTP collector (trace export)' },
   { from: 'backend', to: 'outside', port: 27017, why: 'MongoDB' },
   { from: 'outside', to: 'gateway', port: 'http', why: 'clients reach the gateway' },
   ...SERVICES.flatMap((s) => [

@@ -1,3 +1,4 @@
+import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
 import { runService } from '@convo/kit';
 import { messagingService } from './server';
 

@@ -1,4 +1,4 @@
-import { closeAllClients, connectDatabase, createLogger, type Logger } from '@convo/kit';
+import { closeAllClients, collectProcessMetrics, connectDatabase, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
 import type { Connection } from 'mongoose';
 import { createServer, type Server } from 'node:http';
 
@@ -28,7 +28,7 @@ export interface WorkerProcessOptions {
  * database, serving no gRPC. /healthz (the process is alive: the loop goes round, or the database
  * is still awaited) and /readyz (database connected, loop running) answer on its health port for
  * probes and the mesh. A database that is slow to come up is waited for (retried with capped
- * backoff, /readyz 503 meanwhile), never a reason to exit. SIGTERM/SIGINT stop the worker within
+ * backoff, /readyz 503 meanwhile), never a reason to exit. /metrics serves the process's metrics. SIGTERM/SIGINT stop the worker within
  * the grace time, then the process.
  */
 export function runWorkerProcess(opts: WorkerProcessOptions): void {
@@ -56,6 +56,7 @@ export function runWorkerProcess(opts: WorkerProcessOptions): void {
         health.close();
         closeAllClients();
         await db?.close();
+        await flushTraces();
         log.info('stopped');
         process.exit(0);
       } catch (err) {
@@ -82,10 +83,19 @@ export function runWorkerProcess(opts: WorkerProcessOptions): void {
   });
 }
 
-/** `check(path)` answers true (200), false (503) or undefined (404) for /healthz and /readyz. */
+/** `check(path)` answers true (200), false (503) or undefined (404) for /healthz and /readyz; /metrics is Prometheus'. */
 function listenHealth(port: number, check: (path: string) => boolean | undefined): Promise<Server> {
+  collectProcessMetrics();
   const server = createServer((req, res) => {
-    const ok = check((req.url ?? '').split('?')[0]);
+    const path = (req.url ?? '').split('?')[0];
+    if (path === '/metrics') {
+      metricsText().then(
+        (text) => res.writeHead(200, { 'content-type': METRICS_CONTENT_TYPE }).end(text),
+        () => res.writeHead(500).end(),
+      );
+      return;
+    }
+    const ok = check(path);
     if (ok === undefined) return res.writeHead(404).end();
     res.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ok ? 'ok' : 'unavailable' }));
   });

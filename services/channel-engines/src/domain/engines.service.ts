@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { DeliveriesRepository } from '../db/deliveries.repository';
 import type { Driver } from '../drivers/driver';
 import { WebchatDriver } from '../drivers/webchat.driver';
+import { isTransient, observeProviderCall } from './provider-metrics';
 import { parseMetaWebhook } from '../inbound/meta.parser';
 
 export class EnginesService {
@@ -100,11 +101,13 @@ export class EnginesService {
     try {
       const { providerMessageId, status = 'sent' } = await driver.send({ channel, to: req.to, content: req.content!, reference: req.reference });
       this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
+      observeProviderCall(driver.kind, 'sent', started);
       return { providerMessageId, driver: driver.kind, status };
     } catch (err) {
       const error = (err as Error).message;
       this.log.warn({ channelId: channel.id, driver: driver.kind, error }, 'delivery failed');
       this.deliveries.record({ ...base, providerMessageId: '', ok: false, error, durationMs: Date.now() - started, createdAt: new Date() });
+      observeProviderCall(driver.kind, isTransient(err) ? 'transient' : 'refused', started);
       throw err;
     }
   }

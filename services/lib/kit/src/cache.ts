@@ -1,13 +1,26 @@
+import { counter } from './observability/metrics';
+
+const lookups = () =>
+  counter({ name: 'convo_cache_lookups_total', help: 'Lookups in a named in-process cache, by result (hit or miss).', labelNames: ['cache', 'result'] as const });
+
 /** A bounded map whose entries expire: for lookups that may be a few seconds stale. */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; until: number }>();
 
+  /** `name` labels the cache's hits and misses in convo_cache_lookups_total; unnamed caches are not counted. */
   constructor(
     private readonly ttlMs: number,
     private readonly maxEntries = 10_000,
+    private readonly name?: string,
   ) {}
 
   get(key: K): V | undefined {
+    const value = this.lookup(key);
+    if (this.name) lookups().inc({ cache: this.name, result: value === undefined ? 'miss' : 'hit' });
+    return value;
+  }
+
+  private lookup(key: K): V | undefined {
     const hit = this.entries.get(key);
     if (!hit) return undefined;
     if (hit.until <= Date.now()) {

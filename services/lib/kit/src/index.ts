@@ -17,3 +17,4 @@ export * from './graphql/subgraph';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';
+export * from './observability';

@@ -1,8 +1,12 @@
 import pino, { type Logger } from 'pino';
+import { traceFields } from './observability/trace-context';
 
 export type { Logger };
 
-/** JSON logs with a `severity` field, which log collectors (Cloud Logging, Loki) understand. */
+/**
+ * JSON logs with a `severity` field, which log collectors (Cloud Logging, Loki) understand, and the
+ * active trace's `traceId`/`spanId` on every line written while serving a request.
+ */
 export function createLogger(service: string, level = process.env.LOG_LEVEL ?? 'info'): Logger {
   return pino({
     level,
@@ -10,5 +14,6 @@ export function createLogger(service: string, level = process.env.LOG_LEVEL ?? '
     messageKey: 'message',
     formatters: { level: (label) => ({ severity: label.toUpperCase() }) },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceFields,
   });
 }

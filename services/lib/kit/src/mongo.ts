@@ -1,5 +1,6 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from './logger';
+import { observeDatabase } from './observability/db-metrics';
 import { queryLogOptions, recordQueries } from './query-log';
 
 /** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
@@ -44,10 +45,13 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
         connectTimeoutMS: 10_000,
         socketTimeoutMS: 30_000,
         maxPoolSize: 20,
+        // Command monitoring times every operation (convo_db_command_duration_seconds).
+        monitorCommands: true,
         ...queryLogOptions(),
       });
       await untilAborted(conn.asPromise(), signal);
       recordQueries(conn);
+      observeDatabase(conn);
       if (attempt > 1) log?.info({ database: dbName, attempt }, 'database connected');
       return conn;
     } catch (err) {

@@ -10,6 +10,7 @@ import { loadService, type ServiceName, type ServiceRegistry } from './grpc/prot
 import { startGrpcServer, type AsyncHandlers } from './grpc/server';
 import { grpcHost, meshSecret, setMeshCaller } from './grpc/credentials';
 import { startSubgraphServer } from './graphql/subgraph';
+import { flushTraces } from './observability/tracing';
 
 export interface ServiceContext<C> {
   db: Connection;
@@ -130,6 +131,7 @@ export async function startService<N extends ServiceName, C>(
       await parts?.close?.();
       closeAllClients();
       await connection.close();
+      await flushTraces();
       log.info('stopped');
     })());
   return { grpcPort: grpcServer.port, graphqlPort: subgraph.port, config, db: connection, stop };

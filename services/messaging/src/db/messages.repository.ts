@@ -133,6 +133,17 @@ export class MessagesRepository {
     return res.matchedCount ? 'applied' : 'regression';
   }
 
+  /** The delivery queue's size (metrics, at scrape time): served by the status indexes. */
+  queuedCount(): Promise<number> {
+    return this.models.Message.countDocuments({ status: 'queued' }).exec();
+  }
+
+  /** When the oldest queued message was accepted (metrics): an index seek on (status, createdAt). */
+  async oldestQueuedAt(): Promise<Date | null> {
+    const oldest = await this.models.Message.findOne({ status: 'queued' }, { createdAt: 1 }).sort({ createdAt: 1 }).lean<Pick<MessageDoc, 'createdAt'>>().exec();
+    return oldest?.createdAt ?? null;
+  }
+
   /**
    * The dispatcher's discovery of work: tickets with queued messages, other than those it already
    * knows about (`skip`: busy, waiting for a retry, or of another dispatcher's partitions). In no

@@ -44,6 +44,8 @@ export interface MessageDoc {
   providerTimestamp?: Date | null;
   /** The contact's reply was taken as the answer to the ticket's satisfaction survey. */
   evaluationAnswer?: boolean;
+  /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
+  traceparent?: string;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -89,6 +91,7 @@ export function registerModels(conn: Connection) {
       providerMediaId: { type: String, default: '' },
       providerTimestamp: { type: Date, default: null },
       evaluationAnswer: { type: Boolean, default: false },
+      traceparent: { type: String, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },
@@ -102,6 +105,8 @@ export function registerModels(conn: Connection) {
   message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
   // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  // The queue's oldest message (convo_delivery_queue_oldest_age_seconds, which autoscaling reads).
+  message.index({ status: 1, createdAt: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

@@ -1,4 +1,4 @@
-import { channelTarget, grpc, grpcToHttp, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, grpc, grpcToHttp, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
 import { backoffMs, retryAfterMs } from '../backoff';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
@@ -223,8 +223,16 @@ export class Dispatcher {
     return this.settings.intervalMs[channel?.type ?? ''] ?? 0;
   }
 
-  /** One delivery attempt of one message, recorded before it returns. */
-  async attempt(message: MessageDoc): Promise<AttemptOutcome> {
+  /**
+   * One delivery attempt of one message, recorded before it returns; traced as part of the request
+   * that queued the message (its stored traceparent), down to the provider call.
+   */
+  attempt(message: MessageDoc): Promise<AttemptOutcome> {
+    const attributes = { 'messaging.message.id': message._id, 'convo.ticket_id': message.ticketId, 'convo.channel_id': message.channelId };
+    return inStoredTrace(message.traceparent, 'deliver message', attributes, () => this.attemptTraced(message));
+  }
+
+  private async attemptTraced(message: MessageDoc): Promise<AttemptOutcome> {
     let channel: proto.tenants.Channel__Output | null;
     try {
       channel = await this.peers.targets.channel(message.tenantId, message.channelId);

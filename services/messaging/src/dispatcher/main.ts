@@ -1,10 +1,12 @@
 // The dispatcher: delivers queued outgoing messages to the providers, a process of its own (any
 // number of replicas) on the messaging database; health on DISPATCHER_HEALTH_PORT (worker-process.ts).
+import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
 import { createClient } from '@convo/kit';
 import { MessagesRepository } from '../db/messages.repository';
 import { signedMediaLink } from '../domain/media.service';
 import { PartitionLeases } from '../leases/partitions';
 import { Targets } from '../relay/targets';
+import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readDispatcherConfig } from './config';
 import { Dispatcher } from './dispatcher';
@@ -23,6 +25,7 @@ runWorkerProcess({
     const repo = new MessagesRepository(db);
     const leases = new PartitionLeases(db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
     await Promise.all([repo.init(), leases.init()]);
+    observeDeliveryQueue(repo, log);
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     const dispatcher = new Dispatcher(
       repo,

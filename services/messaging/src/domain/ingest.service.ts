@@ -57,7 +57,7 @@ export class IngestService {
     private readonly log: Logger,
     channelCacheMs = 5_000,
   ) {
-    this.channels = new TtlCache(channelCacheMs);
+    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
   }
 
   /**

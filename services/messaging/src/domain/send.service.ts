@@ -1,4 +1,4 @@
-import { channelTarget, conflict, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
@@ -44,7 +44,7 @@ export class SendService {
     private readonly log: Logger,
     channelCacheMs = 5_000,
   ) {
-    this.channels = new TtlCache(channelCacheMs);
+    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
   }
 
   /**
@@ -318,6 +318,7 @@ export class SendService {
         interactiveJson: interactive?.json ?? '',
         subject,
         ...(out.voice && { voice: true }),
+        traceparent: currentTraceparent(),
         createdAt: now,
         updatedAt: now,
       });

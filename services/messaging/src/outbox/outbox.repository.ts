@@ -89,6 +89,11 @@ export class OutboxRepository {
       .exec();
   }
 
+  /** How many events wait for delivery (metrics, at scrape time; the status index). */
+  pendingCount(): Promise<number> {
+    return this.models.Event.countDocuments({ status: 'pending' }).exec();
+  }
+
   /**
    * Takes the event for `leaseMs`, or answers null when another relay holds it (or it is no longer
    * pending and due). Generation after generation from the last known one: a generation whose

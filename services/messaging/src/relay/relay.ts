@@ -3,6 +3,7 @@ import { childEvent } from '../outbox/events';
 import type { AttemptResult, Lease, OutboxRepository } from '../outbox/outbox.repository';
 import type { OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
 import { backoffMs, retryAfterMs } from '../backoff';
+import { webhookAttempts } from '../queue-metrics';
 import type { RelayConfig } from './config';
 import { webhookSignature } from './signature';
 import type { Targets } from './targets';
@@ -180,6 +181,7 @@ export class Relay {
     if (now.getTime() - event.createdAt.getTime() >= this.settings.retryWindowMs) {
       return this.finish(lease, 'dead', { ...result, outcome: 'dead' }, now);
     }
+    webhookAttempts().inc({ outcome: 'failed' });
     const drawn = waitMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
     const delayMs = Math.min(drawn, this.settings.retryWindowMs);
     const nextAttemptAt = new Date(now.getTime() + delayMs);
@@ -203,6 +205,7 @@ export class Relay {
       finishedAt: now,
     });
     await this.outbox.finishAttempt(lease, result, now);
+    webhookAttempts().inc({ outcome: status });
   }
 
   /**

@@ -21,8 +21,8 @@ export class Targets {
     cacheMs: number,
     private readonly deadlineMs: number,
   ) {
-    this.channels = new TtlCache(cacheMs);
-    this.integrations = new TtlCache(cacheMs);
+    this.channels = new TtlCache(cacheMs, 10_000, 'channel');
+    this.integrations = new TtlCache(cacheMs, 10_000, 'integration');
   }
 
   async resolve(event: OutboxEventDoc): Promise<Resolved> {

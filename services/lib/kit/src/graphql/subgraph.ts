@@ -9,6 +9,7 @@ import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../logger';
+import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -79,7 +80,10 @@ export async function startSubgraphServer(
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();
+  // /metrics answers without the token: Prometheus scrapes it (the network policy limits who may).
+  instrumentFastify(app);
   app.addHook('onRequest', async (req, reply) => {
+    if (req.url === METRICS_PATH) return;
     if (!bearerMatches(req.headers.authorization, opts.superAdminToken)) {
       await reply.code(401).send({ success: false, error: 'ERR_UNAUTHORIZED', message: 'Super-admin token required' });
     }

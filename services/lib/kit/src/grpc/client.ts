@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { meshCaller, meshClientInterceptor } from './credentials';
+import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {
@@ -103,7 +104,7 @@ export function createClient<N extends ServiceName>(
   let raw = clients.get(key);
   if (!raw) {
     const { Client } = loadService(name);
-    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [meshClientInterceptor(caller)] });
+    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [grpcClientMetrics, meshClientInterceptor(caller)] });
     clients.set(key, raw);
   }
   const client = raw;

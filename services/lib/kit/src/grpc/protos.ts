@@ -50,6 +50,19 @@ export interface LoadedService {
 
 const cache = new Map<ServiceName, LoadedService>();
 
+/**
+ * The camelCase alias of an RPC named like a grpc.Client method (tenants' GetChannel → getChannel)
+ * shadows that method, which OpenTelemetry's gRPC instrumentation calls on every call. The kit
+ * calls RPCs by their proto names only, so such aliases are removed.
+ */
+function dropShadowingAliases(Client: grpc.ServiceClientConstructor): void {
+  for (const { originalName } of Object.values(Client.service)) {
+    if (originalName && originalName in grpc.Client.prototype && Object.hasOwn(Client.prototype, originalName)) {
+      delete (Client.prototype as unknown as Record<string, unknown>)[originalName];
+    }
+  }
+}
+
 export function loadService(name: ServiceName): LoadedService {
   const hit = cache.get(name);
   if (hit) return hit;
@@ -60,6 +73,7 @@ export function loadService(name: ServiceName): LoadedService {
   const Client = fullName
     .split('.')
     .reduce<any>((node, part) => node?.[part], grpc.loadPackageDefinition(pkg)) as grpc.ServiceClientConstructor;
+  dropShadowingAliases(Client);
   const loaded = { fullName, definition: Client.service, Client };
   cache.set(name, loaded);
   return loaded;

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from '../logger';
+import { grpcServerMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { toGrpcError } from './status';
 import { grpcHost, meshSecret, meshServerInterceptor } from './credentials';
@@ -89,8 +90,9 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
     'grpc.max_connection_age_ms': 5 * 60_000,
     'grpc.max_connection_age_grace_ms': 30_000,
-    // Every call but health checks must carry a valid mesh credential (grpc/credentials.ts).
-    interceptors: [meshServerInterceptor(secret)],
+    // Metrics see every call (refused ones too); then every call but health checks must carry a
+    // valid mesh credential (grpc/credentials.ts).
+    interceptors: [grpcServerMetrics, meshServerInterceptor(secret)],
   });
   const impl: grpc.UntypedServiceImplementation = {};
   const openStreams: OpenStreams = new Set();

@@ -1,0 +1,6 @@
+export * from './metrics';
+export * from './grpc-metrics';
+export * from './http-metrics';
+export * from './db-metrics';
+export * from './trace-context';
+export { flushTraces } from './tracing';
