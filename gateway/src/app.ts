@@ -7,6 +7,7 @@ import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
 import { boundedValidatorCompiler } from './validation/compiler';
+import { installBoundedJsonParser } from './validation/json-parser';
 import { markParsedMultipart, refuseFileOutsideMediaRoutes } from './validation/multipart';
 import { mountGraphql } from './graphql';
 import { externalApi } from './routes/external';
@@ -34,6 +35,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     disableRequestLogging: true,
   });
   app.setValidatorCompiler(boundedValidatorCompiler());
+  installBoundedJsonParser(app);
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);

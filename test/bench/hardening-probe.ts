@@ -8,14 +8,39 @@
 import { loadService } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { startFakeEngine } from '../support/fake-engine';
 import { call, UNPACED } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
 
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  } catch {
+    return 0; // the process is gone (the mesh is stopping)
+  }
+};
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A POST that reads the answer even when the server answers (413) before reading the whole body
+ * and closes the connection under the upload (fetch reports that as a failure, EPIPE).
+ */
+function postRaw(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    req.end(body);
+  });
+}
 
 async function main() {
   const engine = await startFakeEngine();
@@ -44,13 +69,14 @@ async function main() {
     for (const [label, op, payload] of [
       ['addTag (JSON route)', 'addTag', () => `{"ticketId":${a.ticketId},"tagIds":[${new Array(4_000_000).fill('"x"').join(',')}]}`],
       ['sendMessageByTicket (media route)', 'sendMessageByTicket', () => `{"ticketId":[${new Array(4_000_000).fill('1').join(',')}],"body":"x"}`],
+      ['sendMessageByTicket (media route, strings)', 'sendMessageByTicket', () => `{"ticketId":${a.ticketId},"mediaUrl":[${new Array(4_000_000).fill('"x"').join(',')}]}`],
     ] as const) {
       const body = payload();
       let peak = rssMb(gatewayPid);
       const sampler = setInterval(() => (peak = Math.max(peak, rssMb(gatewayPid))), 20);
       const started = performance.now();
-      const res = await fetch(`${a.root}/${op}`, { method: 'POST', headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body });
-      const text = await res.text();
+      const res = await postRaw(`${a.root}/${op}`, a.token, body);
+      const text = res.text;
       const ms = performance.now() - started;
       await sleep(200);
       clearInterval(sampler);
