@@ -111,5 +111,6 @@ describe('fuzzed external API', () => {
     // Not only refusals: some fuzzed requests are accepted too.
     expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
     process.stdout.write(`fuzz statuses: ${JSON.stringify(Object.fromEntries(statuses))}\n`);
-  });
+    // Each request costs a few round trips (the fingerprints around a refused write).
+  }, Math.max(120_000, RUNS * 150));
 });
