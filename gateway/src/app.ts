@@ -7,6 +7,7 @@ import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { AJV_OPTIONS, installErrorHandler } from './errors';
 import { mountGraphql } from './graphql';
+import { SWAGGER_OPTIONS } from './openapi/document';
 import { externalApi } from './routes/external';
 import { mediaRoutes } from './routes/media.routes';
 import { paymentWebhookRoutes } from './routes/payment-webhooks.routes';
@@ -49,12 +50,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
       (part as unknown as { value: UploadedFile }).value = upload;
     },
   });
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, SWAGGER_OPTIONS);
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
