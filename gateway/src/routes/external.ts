@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../auth';
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
@@ -9,9 +9,6 @@ import { numberSendRoutes } from './number-sends.routes';
 import { socialConfigRoutes } from './social-config.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
-
-export const principalOf = (req: FastifyRequest): Principal => req.principal!;
-export const security = [{ bearer: [] }];
 
 /**
  * The external API: `{base_url}/v2/api/external/{apiId}/<operation>`, integration token only.

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { apiRecord, channelRecord, hybridRecord, tenantRecord } from '../presenters';
+import { security } from './principal';
 import {
   CreateApiBody,
   CreateSessionBody,
@@ -80,7 +81,6 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   // which later onClose hooks never run, and an open stream would keep the process alive.
   app.addHook('preClose', async () => auth.close());
   const tags = ['tenant'];
-  const security = [{ bearer: [] }];
 
   r.get('/tenantApiListTenants', { schema: { querystring: ListTenantsQuery, tags, security } }, async (req) => {
     const q = req.query;

@@ -12,7 +12,7 @@ import {
   UpdateQueueBody,
   UpdateTicketBody,
 } from '../schemas/ticket.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const tags = ['tickets'];
 

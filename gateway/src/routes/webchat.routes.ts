@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
 import type { Clients } from '../clients';
 import { Id, NonEmpty } from '../schemas/common';
-import { security } from './external';
+import { security } from './principal';
 
 /** A long poll asks channel-engines this often while nothing is queued for the visitor. */
 export const POLL_INTERVAL_MS = 1_000;
