@@ -1,6 +1,7 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import { processEnv } from '@convo/kit';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
 import { createClients, type Clients } from './clients';
@@ -25,7 +26,7 @@ export interface Gateway {
 
 export async function buildGateway(config: GatewayConfig, opts: { logger?: boolean | object } = {}): Promise<Gateway> {
   const app = Fastify({
-    logger: opts.logger ?? { level: process.env.LOG_LEVEL ?? 'info', messageKey: 'message' },
+    logger: opts.logger ?? { level: processEnv.LOG_LEVEL ?? 'info', messageKey: 'message' },
     bodyLimit: config.bodyLimitBytes,
     // Two log lines per request cost more than the request on the hot path; failures and slow
     // requests are logged by the onResponse hook below instead.

@@ -1,4 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
+import { processEnv } from '../config';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {
@@ -37,7 +38,7 @@ export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N][
 
 const DEFAULT_DEADLINE_MS = 5_000;
 /** GRPC_CONNECT_TIMEOUT_MS: how long a call waits for a connection to a silent peer (see CallOptions). */
-const DEFAULT_CONNECT_TIMEOUT_MS = Number(process.env.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = Number(processEnv.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
 
 /**
  * Channel options of every client. Calls never wait for a peer to become ready (waitForReady is
@@ -104,7 +105,7 @@ export function createClient<N extends ServiceName>(
   for (const method of Object.keys(definition)) {
     if (definition[method].responseStream) {
       wrapper[method] = (request: unknown) =>
-        (client as unknown as Record<string, Function>)[method].call(client, request, new grpc.Metadata(), {});
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, request, new grpc.Metadata(), {});
       continue;
     }
     wrapper[method] = async (request: unknown, options: CallOptions = {}) => {
@@ -114,7 +115,7 @@ export function createClient<N extends ServiceName>(
       // Past the deadline the call itself answers DEADLINE_EXCEEDED, as before.
       if (connectMs < deadlineMs) await connected(client, address, connectMs);
       return new Promise((resolve, reject) => {
-        (client as unknown as Record<string, Function>)[method].call(
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(
           client,
           request,
           new grpc.Metadata({ waitForReady: false }),
