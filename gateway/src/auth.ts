@@ -1,6 +1,5 @@
-import { bearerMatches, isServiceError, TtlCache, type proto } from '@convo/kit';
+import { bearerMatches, isServiceError, tokenSha256, TtlCache, type proto } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Clients } from './clients';
 import { envelope } from './errors';
@@ -18,7 +17,6 @@ const bearer = (req: FastifyRequest): string | undefined => {
   return h?.startsWith('Bearer ') && h.length > 7 ? h.slice(7).trim() : undefined;
 };
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export interface RevocationWatchOptions {
   /** No message (revocation or heartbeat) for this long: the stream is treated as down. */
@@ -140,7 +138,7 @@ export class Authenticator {
       return reply.code(403).send(envelope('ERR_FORBIDDEN', 'The super-admin token is not an integration token'));
     }
     const apiId = req.params.apiId ?? '';
-    req.principal = await this.resolve(apiId, sha256(token));
+    req.principal = await this.resolve(apiId, tokenSha256(token));
   };
 
   private async resolve(apiId: string, tokenSha256: string): Promise<Principal> {
@@ -160,7 +158,7 @@ export class Authenticator {
     if (!token) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing bearer token'));
     if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) return;
     const isIntegrationToken = await this.clients.tenants
-      .ResolveApiToken({ apiId: '', tokenSha256: sha256(token) })
+      .ResolveApiToken({ apiId: '', tokenSha256: tokenSha256(token) })
       .then(
         () => true,
         (err: unknown) => isServiceError(err) && err.code === grpc.status.PERMISSION_DENIED,

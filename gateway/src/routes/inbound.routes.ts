@@ -1,7 +1,7 @@
-import { bearerMatches, channelTarget, type proto } from '@convo/kit';
+import { bearerMatches, channelTarget, safeEqual, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import Type from 'typebox';
 import type { Clients } from '../clients';
 import { envelope } from '../errors';
@@ -17,11 +17,6 @@ export interface InboundOptions {
   metaAppSecret: string;
 }
 
-const sameText = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
@@ -57,7 +52,7 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     },
     async (req, reply) => {
       const q = req.query;
-      const ok = !!opts.metaVerifyToken && q['hub.mode'] === 'subscribe' && sameText(q['hub.verify_token'] ?? '', opts.metaVerifyToken);
+      const ok = !!opts.metaVerifyToken && q['hub.mode'] === 'subscribe' && safeEqual(q['hub.verify_token'] ?? '', opts.metaVerifyToken);
       if (!ok) return reply.code(403).send(envelope('ERR_FORBIDDEN', 'Webhook verification failed'));
       return reply.type('text/plain; charset=utf-8').send(q['hub.challenge'] ?? '');
     },
@@ -72,7 +67,7 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : '';
     if (!given) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing X-Hub-Signature-256'));
     const expected = createHmac('sha256', opts.metaAppSecret).update(body).digest('hex');
-    if (!sameText(given.toLowerCase(), expected)) {
+    if (!safeEqual(given.toLowerCase(), expected)) {
       return reply.code(403).send(envelope('ERR_FORBIDDEN', 'X-Hub-Signature-256 does not match the body'));
     }
     return ingest(reply, { source: 'meta', body });
@@ -95,7 +90,7 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
       // the token may also be part of the URL configured there, `?token=<engineToken>`.
       const authorized =
         !!channel.engineToken &&
-        (bearerMatches(req.headers.authorization, channel.engineToken) || sameText(req.query.token ?? '', channel.engineToken));
+        (bearerMatches(req.headers.authorization, channel.engineToken) || safeEqual(req.query.token ?? '', channel.engineToken));
       if (!authorized) {
         return reply
           .code(401)

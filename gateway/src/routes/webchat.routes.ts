@@ -1,7 +1,7 @@
-import { notFound, unauthenticated, type proto } from '@convo/kit';
+import { notFound, safeEqual, unauthenticated, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
 import type { Clients } from '../clients';
@@ -60,9 +60,7 @@ function visitorOf(header: string | undefined, key: Buffer, channelId: number): 
   const dot = token.indexOf('.');
   const visitorId = token.slice(0, dot);
   if (dot < 0 || !VISITOR_ID.test(visitorId)) return undefined;
-  const want = Buffer.from(sign(key, channelId, visitorId));
-  const got = Buffer.from(token.slice(dot + 1));
-  return got.length === want.length && timingSafeEqual(got, want) ? visitorId : undefined;
+  return safeEqual(token.slice(dot + 1), sign(key, channelId, visitorId)) ? visitorId : undefined;
 }
 
 // ---- routes --------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
-import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../logger';
+import { safeEqual } from '../secrets';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -53,9 +53,7 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
 }
 
 export const bearerMatches = (header: string | undefined, token: string): boolean => {
-  const got = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
-  const want = Buffer.from(token);
-  return got.length === want.length && timingSafeEqual(got, want);
+  return safeEqual(header?.startsWith('Bearer ') ? header.slice(7) : '', token);
 };
 
 export interface SubgraphServer {
