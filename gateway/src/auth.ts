@@ -1,8 +1,7 @@
-import { bearerMatches, isServiceError, tokenSha256, TtlCache, type proto } from '@convo/kit';
+import { bearerMatches, forbidden, isServiceError, tokenSha256, TtlCache, unauthenticated, type proto } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clients } from './clients';
-import { envelope } from './errors';
 
 export type Principal = proto.tenants.ApiPrincipal__Output;
 
@@ -131,12 +130,10 @@ export class Authenticator {
   }
 
   /** onRequest hook of the external API: the token must belong to the integration in the path. */
-  external = async (req: FastifyRequest<{ Params: { apiId?: string } }>, reply: FastifyReply) => {
+  external = async (req: FastifyRequest<{ Params: { apiId?: string } }>) => {
     const token = bearer(req);
-    if (!token) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing bearer token'));
-    if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) {
-      return reply.code(403).send(envelope('ERR_FORBIDDEN', 'The super-admin token is not an integration token'));
-    }
+    if (!token) throw unauthenticated('Missing bearer token');
+    if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) throw forbidden('The super-admin token is not an integration token');
     const apiId = req.params.apiId ?? '';
     req.principal = await this.resolve(apiId, tokenSha256(token));
   };
@@ -153,9 +150,9 @@ export class Authenticator {
   }
 
   /** onRequest hook of the tenant API: only the super-admin token; an integration token is 403. */
-  superAdmin = async (req: FastifyRequest, reply: FastifyReply) => {
+  superAdmin = async (req: FastifyRequest) => {
     const token = bearer(req);
-    if (!token) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing bearer token'));
+    if (!token) throw unauthenticated('Missing bearer token');
     if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) return;
     const isIntegrationToken = await this.clients.tenants
       .ResolveApiToken({ apiId: '', tokenSha256: tokenSha256(token) })
@@ -163,9 +160,7 @@ export class Authenticator {
         () => true,
         (err: unknown) => isServiceError(err) && err.code === grpc.status.PERMISSION_DENIED,
       );
-    return isIntegrationToken
-      ? reply.code(403).send(envelope('ERR_FORBIDDEN', 'Integration tokens may not use the tenant API'))
-      : reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Unknown token'));
+    throw isIntegrationToken ? forbidden('Integration tokens may not use the tenant API') : unauthenticated('Unknown token');
   };
 
   /**

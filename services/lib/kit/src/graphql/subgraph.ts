@@ -8,6 +8,8 @@ import Fastify from 'fastify';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
+import { unauthenticated } from '../errors';
+import { domainToHttp } from '../grpc/status';
 import { safeEqual } from '../secrets';
 
 const FEDERATION_LINK =
@@ -79,7 +81,8 @@ export async function startSubgraphServer(
   await apollo.start();
   app.addHook('onRequest', async (req, reply) => {
     if (!bearerMatches(req.headers.authorization, opts.superAdminToken)) {
-      await reply.code(401).send({ success: false, error: 'ERR_UNAUTHORIZED', message: 'Super-admin token required' });
+      const { status, body } = domainToHttp(unauthenticated('Super-admin token required'));
+      await reply.code(status).send(body);
     }
   });
   await app.register(fastifyApollo(apollo), { path: '/graphql' });
