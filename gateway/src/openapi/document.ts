@@ -5,8 +5,8 @@ type Operation = { operationId?: string; tags?: string[]; responses?: Record<str
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 const EXTERNAL_ROOT = '/v2/api/external/{apiId}';
-/** Not the REST API: GraphQL (its own schema), probes, metrics, the providers' inbound webhooks (docs/webhooks.md). */
-const HIDDEN = [/^\/graphql/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/, /^\/webhooks\//];
+/** Not the REST API: GraphQL (its own schema), probes, metrics. */
+const HIDDEN = [/^\/graphql/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/];
 const camel = (s: string) => s.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
