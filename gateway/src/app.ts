@@ -12,6 +12,7 @@ import { boundedValidatorCompiler } from './validation/compiler';
 import { installBoundedJsonParser } from './validation/json-parser';
 import { markParsedMultipart, refuseFileOutsideMediaRoutes } from './validation/multipart';
 import { mountGraphql } from './graphql';
+import { SWAGGER_OPTIONS } from './openapi/document';
 import { externalApi } from './routes/external';
 import { mediaRoutes } from './routes/media.routes';
 import { paymentWebhookRoutes } from './routes/payment-webhooks.routes';
@@ -69,12 +70,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     },
   });
   markParsedMultipart(app);
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
-    },
-  });
+  await app.register(swagger, SWAGGER_OPTIONS);
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -1,9 +1,7 @@
-import { bearerMatches, isServiceError, TtlCache, type proto } from '@convo/kit';
+import { bearerMatches, forbidden, isServiceError, tokenSha256, TtlCache, unauthenticated, type proto } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
-import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Clients } from './clients';
-import { envelope } from './errors';
 
 export type Principal = proto.tenants.ApiPrincipal__Output;
 
@@ -19,7 +17,6 @@ export const bearer = (req: FastifyRequest): string | undefined => {
   return match?.[1];
 };
 
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 export interface RevocationWatchOptions {
   /** No message (revocation or heartbeat) for this long: the stream is treated as down. */
@@ -134,14 +131,12 @@ export class Authenticator {
   }
 
   /** onRequest hook of the external API: the token must belong to the integration in the path. */
-  external = async (req: FastifyRequest<{ Params: { apiId?: string } }>, reply: FastifyReply) => {
+  external = async (req: FastifyRequest<{ Params: { apiId?: string } }>) => {
     const token = bearer(req);
-    if (!token) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing bearer token'));
-    if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) {
-      return reply.code(403).send(envelope('ERR_FORBIDDEN', 'The super-admin token is not an integration token'));
-    }
+    if (!token) throw unauthenticated('Missing bearer token');
+    if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) throw forbidden('The super-admin token is not an integration token');
     const apiId = req.params.apiId ?? '';
-    req.principal = await this.resolve(apiId, sha256(token));
+    req.principal = await this.resolve(apiId, tokenSha256(token));
   };
 
   private async resolve(apiId: string, tokenSha256: string): Promise<Principal> {
@@ -156,19 +151,17 @@ export class Authenticator {
   }
 
   /** onRequest hook of the tenant API: only the super-admin token; an integration token is 403. */
-  superAdmin = async (req: FastifyRequest, reply: FastifyReply) => {
+  superAdmin = async (req: FastifyRequest) => {
     const token = bearer(req);
-    if (!token) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing bearer token'));
+    if (!token) throw unauthenticated('Missing bearer token');
     if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) return;
     const isIntegrationToken = await this.clients.tenants
-      .ResolveApiToken({ apiId: '', tokenSha256: sha256(token) })
+      .ResolveApiToken({ apiId: '', tokenSha256: tokenSha256(token) })
       .then(
         () => true,
         (err: unknown) => isServiceError(err) && err.code === grpc.status.PERMISSION_DENIED,
       );
-    return isIntegrationToken
-      ? reply.code(403).send(envelope('ERR_FORBIDDEN', 'Integration tokens may not use the tenant API'))
-      : reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Unknown token'));
+    throw isIntegrationToken ? forbidden('Integration tokens may not use the tenant API') : unauthenticated('Unknown token');
   };
 
   /**

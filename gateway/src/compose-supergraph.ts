@@ -1,7 +1,12 @@
 // Build step: composes the five subgraphs' SDL into the supergraph the gateway serves, so that
 // the gateway's start-up does not depend on every subgraph being up.
 import { composeServices } from '@apollo/composition';
+import * as engines from '@convo/channel-engines';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit';
+import * as messaging from '@convo/messaging';
+import * as social from '@convo/social-config';
+import * as tenants from '@convo/tenants';
+import * as tickets from '@convo/tickets';
 import { writeFileSync } from 'node:fs';
 import { parse } from 'graphql';
 import type { SubgraphName } from './config';
@@ -9,11 +14,11 @@ import { SUPERGRAPH_PATH } from './graphql';
 
 async function main() {
   const subgraphs: Record<SubgraphName, SubgraphTypes> = {
-    tickets: require('@convo/tickets').subgraphTypes,
-    messaging: require('@convo/messaging').subgraphTypes,
-    engines: require('@convo/channel-engines').subgraphTypes,
-    social: require('@convo/social-config').subgraphTypes,
-    tenants: require('@convo/tenants').subgraphTypes,
+    tickets: tickets.subgraphTypes,
+    messaging: messaging.subgraphTypes,
+    engines: engines.subgraphTypes,
+    social: social.subgraphTypes,
+    tenants: tenants.subgraphTypes,
   };
   const services = [];
   for (const [name, types] of Object.entries(subgraphs)) {

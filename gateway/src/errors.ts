@@ -1,10 +1,12 @@
 import { DomainError, domainToHttp, grpcToHttp, isServiceError } from '@convo/kit';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { isMalformedMultipart } from './validation/multipart';
+import { routeMethods } from './method-not-allowed';
 
 /** Every field error at once, so an integrator fixes a request in one round. */
 export const AJV_OPTIONS = {
   customOptions: { allErrors: true, coerceTypes: 'array' as const, removeAdditional: true, useDefaults: true },
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- Fastify's ajv types differ from ajv-formats' copy
   plugins: [require('ajv-formats')],
 };
 
@@ -67,7 +69,13 @@ export function installErrorHandler(app: FastifyInstance): void {
     req.log.error({ err }, 'unhandled error');
     return reply.code(500).send(envelope('ERR_INTERNAL', 'Internal error'));
   });
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send(envelope('ERR_ROUTE_NOT_FOUND', `No route ${req.method} ${req.url.split('?')[0]}`)),
-  );
+  const methodsOf = routeMethods(app);
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allow = methodsOf(path);
+    if (allow.length) {
+      return reply.code(405).header('allow', allow.join(', ')).send(envelope('ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allow.join(' or ')}`));
+    }
+    return reply.code(404).send(envelope('ERR_ROUTE_NOT_FOUND', `No route ${req.method} ${path}`));
+  });
 }

@@ -121,7 +121,7 @@ async function main() {
     ];
     for (const [name, service, method, request] of calls) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[name], grpc.credentials.createInsecure()) as unknown as Record<string, Function> & { close(): void };
+      const client = new Client(mesh.grpcAddresses[name], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown> & { close(): void };
       const err = await new Promise<grpc.ServiceError | null>((resolve) => client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, resolve));
       client.close();
       console.log(`gRPC ${name}.${method} without credential: ${err ? grpc.status[err.code] : 'ANSWERED'}`);

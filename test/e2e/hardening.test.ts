@@ -267,7 +267,7 @@ describe('hardening, end to end', () => {
     ];
     for (const [process, service, method, request] of calls) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, Function> & { close(): void };
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown> & { close(): void };
       const code = await new Promise((resolve) =>
         client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: { code: number } | null) => resolve(err?.code ?? 0)),
       );

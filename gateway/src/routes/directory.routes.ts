@@ -13,7 +13,7 @@ import {
   PauseLogParams,
   UpdateNoteBody,
 } from '../schemas/beyond-seed.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 /** A page of any list: the seed's listTickets paging (pages of 20, count over all pages, hasMore). */
 const page = (p: { count: number; hasMore: boolean; page: number; pageSize: number }) => ({

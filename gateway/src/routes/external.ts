@@ -1,5 +1,5 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Authenticator, Principal } from '../auth';
+import type { FastifyInstance } from 'fastify';
+import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import type { RateLimits } from '../rate-limits';
 import { directoryRoutes } from './directory.routes';
@@ -10,18 +10,6 @@ import { numberSendRoutes } from './number-sends.routes';
 import { socialConfigRoutes } from './social-config.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
-
-export const principalOf = (req: FastifyRequest): Principal => req.principal!;
-
-/**
- * A `userId` an integration sends must be a user of its own tenant (the ticket's tenant: another
- * tenant's ticket is not found anyway). The tenants service answers 404 ERR_USER_NOT_FOUND
- * otherwise, before anything is written.
- */
-export async function checkUserOfTenant(clients: Clients, tenantId: number, userId: number | undefined): Promise<void> {
-  if (userId !== undefined) await clients.tenants.GetUser({ tenantId, userId });
-}
-export const security = [{ bearer: [] }];
 
 /**
  * The external API: `{base_url}/v2/api/external/{apiId}/<operation>`, integration token only.

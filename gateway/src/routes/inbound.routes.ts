@@ -1,11 +1,10 @@
-import { bearerMatches, channelTarget, isServiceError, type proto } from '@convo/kit';
+import { bearerMatches, channelTarget, DomainError, forbidden, isServiceError, safeEqual, unauthenticated, type proto } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import Type from 'typebox';
 import type { Clients } from '../clients';
-import { envelope } from '../errors';
 
 /** Meta batches many events per POST and engines may inline thumbnails: generous, but bounded. */
 const INBOUND_BODY_LIMIT = 8 * 1024 * 1024;
@@ -18,11 +17,6 @@ export interface InboundOptions {
   metaAppSecret: string;
 }
 
-const sameText = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
@@ -58,24 +52,20 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     },
     async (req, reply) => {
       const q = req.query;
-      const ok = !!opts.metaVerifyToken && q['hub.mode'] === 'subscribe' && sameText(q['hub.verify_token'] ?? '', opts.metaVerifyToken);
-      if (!ok) return reply.code(403).send(envelope('ERR_FORBIDDEN', 'Webhook verification failed'));
+      const ok = !!opts.metaVerifyToken && q['hub.mode'] === 'subscribe' && safeEqual(q['hub.verify_token'] ?? '', opts.metaVerifyToken);
+      if (!ok) throw forbidden('Webhook verification failed');
       return reply.type('text/plain; charset=utf-8').send(q['hub.challenge'] ?? '');
     },
   );
 
   r.post('/webhooks/meta', { bodyLimit: INBOUND_BODY_LIMIT, schema: { tags: ['webhooks'] } }, async (req, reply) => {
-    if (!opts.metaAppSecret) {
-      return reply.code(503).send(envelope('ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set'));
-    }
+    if (!opts.metaAppSecret) throw new DomainError('unavailable', 'ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set');
     const body = bodyOf(req.body);
     const header = req.headers['x-hub-signature-256'];
     const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : '';
-    if (!given) return reply.code(401).send(envelope('ERR_UNAUTHORIZED', 'Missing X-Hub-Signature-256'));
+    if (!given) throw unauthenticated('Missing X-Hub-Signature-256');
     const expected = createHmac('sha256', opts.metaAppSecret).update(body).digest('hex');
-    if (!sameText(given.toLowerCase(), expected)) {
-      return reply.code(403).send(envelope('ERR_FORBIDDEN', 'X-Hub-Signature-256 does not match the body'));
-    }
+    if (!safeEqual(given.toLowerCase(), expected)) throw forbidden('X-Hub-Signature-256 does not match the body');
     return ingest(reply, { source: 'meta', body });
   });
 
@@ -100,12 +90,8 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
       // the token may also be part of the URL configured there, `?token=<engineToken>`.
       const authorized =
         !!channel?.engineToken &&
-        (bearerMatches(req.headers.authorization, channel.engineToken) || sameText(req.query.token ?? '', channel.engineToken));
-      if (!authorized) {
-        return reply
-          .code(401)
-          .send(envelope('ERR_UNAUTHORIZED', "Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)"));
-      }
+        (bearerMatches(req.headers.authorization, channel.engineToken) || safeEqual(req.query.token ?? '', channel.engineToken));
+      if (!authorized) throw unauthenticated("Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)");
       return ingest(reply, { source: 'engine', channel: channelTarget(channel!), body: bodyOf(req.body) });
     },
   );

@@ -4,7 +4,7 @@ import type { Clients } from '../clients';
 import { fieldOf } from '../errors';
 import { ApiParams } from '../schemas/common';
 import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const tags = ['interactive'];
 

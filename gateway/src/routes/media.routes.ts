@@ -1,9 +1,8 @@
-import { verifyMediaLink } from '@convo/kit';
+import { forbidden, verifyMediaLink } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { Clients } from '../clients';
-import { envelope } from '../errors';
 
 /**
  * GET /media/{mediaId}/{fileName}?expires=&sig= — the signed links handed to providers that fetch
@@ -22,9 +21,7 @@ export async function mediaRoutes(app: FastifyInstance, { clients, secret }: { c
     },
     async (req, reply) => {
       const { mediaId, fileName } = req.params;
-      if (!verifyMediaLink({ mediaId, fileName, expires: req.query.expires }, req.query.sig, secret)) {
-        return reply.code(403).send(envelope('ERR_FORBIDDEN', 'Invalid or expired media link'));
-      }
+      if (!verifyMediaLink({ mediaId, fileName, expires: req.query.expires }, req.query.sig, secret)) throw forbidden('Invalid or expired media link');
       const file = await clients.messaging.GetMedia({ mediaId });
       return reply
         .header('content-type', file.mimeType)

@@ -5,7 +5,7 @@ import type { Clients } from '../clients';
 import { messageRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';
 import { MessageIdQuery, SearchMessagesQuery, ShowAllMessagesBody } from '../schemas/ticket.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const tags = ['messages'];
 const MAX_INT32 = 2_147_483_647;

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import { SendMessageBody, type UploadedFile } from '../schemas/message.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

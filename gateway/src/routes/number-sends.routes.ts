@@ -11,7 +11,7 @@ import {
   SendVoiceBody,
 } from '../schemas/beyond-seed.schemas';
 import { mediaOf, sendAnswer } from './messages.routes';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const tags = ['messages'];
 

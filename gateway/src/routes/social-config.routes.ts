@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import { GreetingBody, IceBreakersBody, PersistentMenuBody, PersonasBody } from '../schemas/social.schemas';
-import { principalOf, security } from './external';
+import { principalOf, security } from './principal';
 
 const tags = ['social configuration'];
 

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { apiRecord, channelRecord, hybridRecord, tenantRecord } from '../presenters';
+import { security } from './principal';
 import {
   CreateApiBody,
   CreateSessionBody,
@@ -80,7 +81,6 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   // which later onClose hooks never run, and an open stream would keep the process alive.
   app.addHook('preClose', async () => auth.close());
   const tags = ['tenant'];
-  const security = [{ bearer: [] }];
 
   r.get('/tenantApiListTenants', { schema: { querystring: ListTenantsQuery, tags, security } }, async (req) => {
     const q = req.query;
@@ -112,7 +112,8 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       gatewayCredentials: gw ? { customerId: String(b[`${gw}CustomerId`] ?? ''), token: String(b[`${gw}Token`] ?? '') } : undefined,
       gatewayAEnabled: b.gateway_a === 'enabled',
     });
-    return { success: true, data: { tenant: tenantRecord(res.tenant!), adminUser: res.adminUser } };
+    // `data.id`: where provisioning panels read the new tenant's id (also at data.tenant.id).
+    return { success: true, data: { id: res.tenant!.id, tenant: tenantRecord(res.tenant!), adminUser: res.adminUser } };
   });
 
   r.post('/tenantApiShowTenant', { schema: { body: ShowTenantBody, tags, security } }, async (req) => ({
@@ -151,6 +152,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
     return {
       success: true,
       data: {
+        id: res.whatsapp!.id, // the new channel's id, as clients read it (also at data.whatsapp.id)
         whatsapp: channelRecord(res.whatsapp!),
         api: apiRecord(res.api!),
         ...(res.hybrid?.present ? { hybrid: hybridRecord(res.hybrid) } : {}),

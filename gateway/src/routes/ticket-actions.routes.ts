@@ -12,7 +12,7 @@ import {
   RemoveTagBody,
   SendEvaluationBody,
 } from '../schemas/ticket.schemas';
-import { checkUserOfTenant, principalOf, security } from './external';
+import { checkUserOfTenant, principalOf, security } from './principal';
 
 const tags = ['tickets'];
 

@@ -12,7 +12,7 @@ import {
   UpdateQueueBody,
   UpdateTicketBody,
 } from '../schemas/ticket.schemas';
-import { checkUserOfTenant, principalOf, security } from './external';
+import { checkUserOfTenant, principalOf, security } from './principal';
 
 const tags = ['tickets'];
 
@@ -48,8 +48,9 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
         email: b.number ? '' : (b.email ?? ''),
         status: b.status ?? '',
         userId: b.userId,
-        queueId: b.queueId,
-        chatFlowId: b.chatFlowId,
+        // null is "not set" on a new ticket (the seed types both as integer or null).
+        queueId: b.queueId ?? undefined,
+        chatFlowId: b.chatFlowId ?? undefined,
         kanbanId: b.kanbanId,
         reasonId: b.reasonId,
         value: b.value,

@@ -1,14 +1,14 @@
-import { notFound, unauthenticated, type proto } from '@convo/kit';
+import { notFound, safeEqual, unauthenticated, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
 import type { Clients } from '../clients';
 import type { RateLimits } from '../rate-limits';
 import { envelope } from '../errors';
 import { Id, NonEmpty } from '../schemas/common';
-import { security } from './external';
+import { security } from './principal';
 
 /** A long poll asks channel-engines this often while nothing is queued for the visitor. */
 export const POLL_INTERVAL_MS = 1_000;
@@ -62,9 +62,7 @@ function visitorOf(header: string | undefined, key: Buffer, channelId: number): 
   const dot = token.indexOf('.');
   const visitorId = token.slice(0, dot);
   if (dot < 0 || !VISITOR_ID.test(visitorId)) return undefined;
-  const want = Buffer.from(sign(key, channelId, visitorId));
-  const got = Buffer.from(token.slice(dot + 1));
-  return got.length === want.length && timingSafeEqual(got, want) ? visitorId : undefined;
+  return safeEqual(token.slice(dot + 1), sign(key, channelId, visitorId)) ? visitorId : undefined;
 }
 
 // ---- routes --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { channelRecord, hybridRecord } from '../presenters';
 import { UpdateWhatsappBody, WhatsappParams } from '../schemas/tenant.schemas';
+import { security } from './principal';
 import { linkValue } from './tenant.routes';
 
 /** `PUT {base_url}/whatsapp/{whatsappId}` (CONVENTIONS.md): edits a channel; super-admin token only. */
@@ -13,7 +14,7 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
 
   r.put(
     '/whatsapp/:whatsappId',
-    { schema: { params: WhatsappParams, body: UpdateWhatsappBody, tags: ['tenant'], security: [{ bearer: [] }] } },
+    { schema: { params: WhatsappParams, body: UpdateWhatsappBody, tags: ['tenant'], security } },
     async (req) => {
       const b = req.body;
       const res = await clients.tenants.UpdateChannel({

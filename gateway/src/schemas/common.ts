@@ -1,4 +1,4 @@
-import Type, { type TSchema } from 'typebox';
+import Type from 'typebox';
 
 /** A string enum as plain JSON Schema `enum`, which gives one clear error instead of an anyOf list. */
 export const StringEnum = <const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) =>
@@ -16,4 +16,3 @@ export const NonEmpty = (description?: string, maxLength = 4096) => Type.String(
 
 export const ApiParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export const ok = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });

@@ -5,11 +5,14 @@ import { isIP } from 'node:net';
 
 export class ConfigError extends Error {}
 
+/** The process environment: taken here, the package's config module, and passed to or defaulted by the rest. */
+export const processEnv: NodeJS.ProcessEnv = process.env;
+
 /**
  * Production is NODE_ENV=production, which the container images set; everything else (npm start,
  * tests) is development, where loopback defaults are right.
  */
-export const isProduction = (env: NodeJS.ProcessEnv = process.env): boolean => env.NODE_ENV === 'production';
+export const isProduction = (env: NodeJS.ProcessEnv = processEnv): boolean => env.NODE_ENV === 'production';
 
 /**
  * Hosts no one else can reach: loopback, the unspecified address, `localhost`, and the reserved
@@ -26,7 +29,7 @@ export function isLocalOnlyHost(hostname: string): boolean {
 export class EnvReader {
   private readonly problems: string[] = [];
 
-  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {}
+  constructor(private readonly env: NodeJS.ProcessEnv = processEnv) {}
 
   str(name: string, fallback?: string): string {
     const raw = this.env[name];

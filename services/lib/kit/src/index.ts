@@ -6,6 +6,7 @@ export * from './media-links';
 export * from './media-types';
 export * from './mongo';
 export * from './query-log';
+export * from './secrets';
 export * from './service';
 export * from './grpc/protos';
 export * from './grpc/status';

@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { safeEqual } from './secrets';
 
 /**
  * Links to stored media that providers fetch (engines take a URL): HMAC-signed and expiring, so
@@ -21,7 +22,5 @@ export function mediaLinkUrl(baseUrl: string, link: MediaLink, secret: string): 
 /** True when the signature matches and the link has not expired (`expires` in Unix seconds). */
 export function verifyMediaLink(link: MediaLink, sig: string, secret: string, nowSeconds = Date.now() / 1000): boolean {
   if (!Number.isFinite(link.expires) || link.expires < nowSeconds) return false;
-  const want = Buffer.from(sign(link, secret));
-  const got = Buffer.from(sig);
-  return got.length === want.length && timingSafeEqual(got, want);
+  return safeEqual(sig, sign(link, secret));
 }

@@ -8,6 +8,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import mongoose, { type Connection } from 'mongoose';
+import { processEnv } from './config';
 
 /**
  * How a filter constrains a field, as far as an index is concerned: `eq` (a value, `$eq`), `in`
@@ -267,14 +268,14 @@ class QueryLog {
 const logs = new Map<string, QueryLog>();
 
 /** The options that connectDatabase adds when QUERY_LOG is set: the driver's command events. */
-export const queryLogOptions = (env: NodeJS.ProcessEnv = process.env): { monitorCommands?: true } =>
+export const queryLogOptions = (env: NodeJS.ProcessEnv = processEnv): { monitorCommands?: true } =>
   env.QUERY_LOG ? { monitorCommands: true } : {};
 
 /**
  * Records every query of this connection to the file QUERY_LOG names (the connection must have
  * been created with `queryLogOptions()`); does nothing without QUERY_LOG.
  */
-export function recordQueries(conn: Connection, env: NodeJS.ProcessEnv = process.env): void {
+export function recordQueries(conn: Connection, env: NodeJS.ProcessEnv = processEnv): void {
   const file = env.QUERY_LOG;
   if (!file) return;
   let log = logs.get(file);
@@ -306,7 +307,7 @@ export function recordQueries(conn: Connection, env: NodeJS.ProcessEnv = process
  * database but admin/local/config) to the file QUERY_LOG names. The e2e mesh calls it before it
  * stops its database, so the check sees what the services actually declared.
  */
-export async function recordServerIndexes(uri: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function recordServerIndexes(uri: string, env: NodeJS.ProcessEnv = processEnv): Promise<void> {
   const file = env.QUERY_LOG;
   if (!file) return;
   const conn = await mongoose.createConnection(uri, { serverSelectionTimeoutMS: 5_000 }).asPromise();

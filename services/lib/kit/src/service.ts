@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { Connection } from 'mongoose';
 import type { GraphQLSchema } from 'graphql';
-import { EnvReader } from './config';
+import { EnvReader, processEnv } from './config';
 import { DomainError } from './errors';
 import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './mongo';
@@ -69,7 +69,7 @@ export interface StartOptions {
  */
 export async function startService<N extends ServiceName, C>(
   spec: ServiceSpec<N, C>,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = processEnv,
   opts: StartOptions = {},
 ): Promise<RunningService<C>> {
   const reader = new EnvReader(env);
@@ -96,7 +96,7 @@ export async function startService<N extends ServiceName, C>(
   }
   // Loopback unless GRPC_HOST says otherwise; calls must carry the mesh credential, and this
   // process's own calls carry the service's name (grpc/credentials.ts).
-  const meshEnv = env.MESH_SECRET ? env : process.env;
+  const meshEnv = env.MESH_SECRET ? env : processEnv;
   setMeshCaller(spec.name);
   const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log, grpcHost(env), meshSecret(meshEnv));
   let db: Connection | undefined;
@@ -158,7 +158,7 @@ export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): v
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
-  startService(spec, process.env, { signal: starting.signal }).then(
+  startService(spec, processEnv, { signal: starting.signal }).then(
     (svc) => {
       running = svc;
       // The signal came while the domain was starting, after the database answered.

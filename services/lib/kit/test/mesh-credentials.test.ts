@@ -9,7 +9,7 @@ import { createLogger } from '../src/logger';
 /** A raw client of the service, optionally with an interceptor: what an attacker on the network has. */
 function rawCall(address: string, interceptors: grpc.Interceptor[] = []): Promise<grpc.ServiceError | null> {
   const { Client } = loadService('socialConfig');
-  const client = new Client(address, grpc.credentials.createInsecure(), { interceptors }) as unknown as Record<string, Function> & grpc.Client;
+  const client = new Client(address, grpc.credentials.createInsecure(), { interceptors }) as unknown as Record<string, (...args: unknown[]) => unknown> & grpc.Client;
   return new Promise((resolve) =>
     client.GetProfile({ tenantId: 1, channelId: 1 }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
       client.close();

@@ -1,5 +1,6 @@
 import { listenOnLoopback } from './loopback';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { safeEqual } from '@convo/kit';
+import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 
 /** One request the receiver got, recorded when its body arrived (before it is answered). */
@@ -119,6 +120,6 @@ export function verifyStandardWebhook(secret: string, hook: Pick<ReceivedWebhook
   return hook.signature.split(' ').some((entry) => {
     const [version, sig] = entry.split(',');
     const given = Buffer.from(sig ?? '', 'base64');
-    return version === 'v1' && given.length === expected.length && timingSafeEqual(given, expected);
+    return version === 'v1' && safeEqual(given, expected);
   });
 }

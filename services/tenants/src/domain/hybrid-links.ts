@@ -106,7 +106,7 @@ export class HybridLinks {
     const mode = modeOf(input.hybridMode);
     if (channel.type === 'waba') {
       if (input.linkToWhatsappId !== undefined) fail('ERR_HYBRID_INVALID_ID_LINK_TO');
-      const transport = input.linkedChannelId === undefined ? undefined : await this.transport(channel, input.linkedChannelId);
+      const transport = input.linkedChannelId === undefined ? undefined : await this.transport(channel, input.linkedChannelId, mode);
       checkCoexistence(mode, transport);
       if (transport) await this.claimPair(channel.tenantId, channel.id, transport._id, undo);
       return applied(channel.id, mode, transport?._id, { hybridMode: mode, linkedChannelId: transport?._id });
@@ -131,7 +131,7 @@ export class HybridLinks {
     const keep = input.linkedChannelId === undefined;
     const transport = keep
       ? current === undefined ? undefined : ((await this.channels.findChannelById(current)) ?? undefined)
-      : input.linkedChannelId === '' ? undefined : await this.transport(owner, input.linkedChannelId!);
+      : input.linkedChannelId === '' ? undefined : await this.transport(owner, input.linkedChannelId!, mode);
     checkCoexistence(mode, transport);
     const target = keep ? current : transport?._id;
     const release = await this.moveClaims(waba, current, target, undo);
@@ -163,12 +163,15 @@ export class HybridLinks {
     return () => this.channels.releaseLink(`transport:${current}`, waba._id);
   }
 
-  /** linkedChannelId of a waba channel: an unofficial channel of the same tenant, not itself. */
-  private async transport(owner: { id: number; tenantId: number }, raw: string): Promise<ChannelDoc> {
+  /**
+   * linkedChannelId of a waba channel: an unofficial channel of the same tenant, not itself. A
+   * channel of another kind as a coexistence transport is the seed's "type not supported".
+   */
+  private async transport(owner: { id: number; tenantId: number }, raw: string, mode: HybridMode): Promise<ChannelDoc> {
     const id = parseId(raw) ?? fail('ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
     if (id === owner.id) fail('ERR_HYBRID_LINKED_SELF');
     const target = (await this.channels.findChannel(owner.tenantId, id)) ?? fail('ERR_HYBRID_LINKED_NOT_FOUND');
-    if (!isUnofficial(target.type)) fail('ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
+    if (!isUnofficial(target.type)) fail(mode === 'coexistence' ? 'ERR_HYBRID_COEXISTENCE_LINKED_TYPE' : 'ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
     return target;
   }
 

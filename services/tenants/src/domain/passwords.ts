@@ -1,4 +1,5 @@
-import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
+import { safeEqual } from '@convo/kit';
+import { randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
 
 const scrypt = promisify(scryptCb) as (pw: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -20,5 +21,5 @@ export async function hashPassword(password: string): Promise<string> {
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [, salt, key] = stored.split('$');
   const got = await scrypt(password, Buffer.from(salt, 'base64'), 32);
-  return timingSafeEqual(got, Buffer.from(key, 'base64'));
+  return safeEqual(got, Buffer.from(key, 'base64'));
 }

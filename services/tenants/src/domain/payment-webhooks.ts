@@ -1,4 +1,5 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { safeEqual } from '@convo/kit';
+import { createHmac } from 'node:crypto';
 import { isOneOf, PAYMENT_STATUSES, type PaymentGateway, type PaymentStatus } from './catalog';
 import { Issues } from './validation';
 
@@ -8,11 +9,6 @@ export type WebhookSecrets = Partial<Record<PaymentGateway, string>>;
 /** How a gateway proves a delivery is its own. Secrets come from PAYMENT_WEBHOOK_SECRET_<GATEWAY>. */
 type Verifier = (secret: string, rawBody: Buffer, headers: Headers, nowMs: number) => boolean;
 
-const constantTimeEqual = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 const hmacHex = (secret: string, ...parts: Array<string | Buffer>): string => {
   const mac = createHmac('sha256', secret);
@@ -24,13 +20,13 @@ const hmacHex = (secret: string, ...parts: Array<string | Buffer>): string => {
 const sharedToken =
   (header: string, prefix = ''): Verifier =>
   (secret, _body, headers) =>
-    constantTimeEqual(headers[header] ?? '', `${prefix}${secret}`);
+    safeEqual(headers[header] ?? '', `${prefix}${secret}`);
 
 /** `sha256=<hex HMAC-SHA256 of the raw body>`. */
 const bodySignature =
   (header: string): Verifier =>
   (secret, body, headers) =>
-    constantTimeEqual(headers[header] ?? '', `sha256=${hmacHex(secret, body)}`);
+    safeEqual(headers[header] ?? '', `sha256=${hmacHex(secret, body)}`);
 
 /** `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, at most `toleranceS` old: replays expire. */
 const timestampedSignature =
@@ -39,7 +35,7 @@ const timestampedSignature =
     const parts = Object.fromEntries((headers[header] ?? '').split(',').map((kv) => kv.trim().split('=', 2)));
     const t = Number(parts.t);
     if (!Number.isInteger(t) || Math.abs(nowMs / 1000 - t) > toleranceS || !parts.v1) return false;
-    return constantTimeEqual(parts.v1, hmacHex(secret, `${t}.`, body));
+    return safeEqual(parts.v1, hmacHex(secret, `${t}.`, body));
   };
 
 export const SIGNATURE_TOLERANCE_S = 300;

@@ -7,9 +7,11 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
 import { parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
-import { timingSafeEqual } from 'node:crypto';
 import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
+import { unauthenticated } from '../errors';
+import { domainToHttp } from '../grpc/status';
+import { safeEqual } from '../secrets';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -54,9 +56,7 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
 }
 
 export const bearerMatches = (header: string | undefined, token: string): boolean => {
-  const got = Buffer.from(header && /^bearer /i.test(header) ? header.slice(7) : '');
-  const want = Buffer.from(token);
-  return got.length === want.length && timingSafeEqual(got, want);
+  return safeEqual(header && /^bearer /i.test(header) ? header.slice(7) : '', token);
 };
 
 export interface SubgraphServer {
@@ -85,7 +85,8 @@ export async function startSubgraphServer(
   app.addHook('onRequest', async (req, reply) => {
     if (req.url === METRICS_PATH) return;
     if (!bearerMatches(req.headers.authorization, opts.superAdminToken)) {
-      await reply.code(401).send({ success: false, error: 'ERR_UNAUTHORIZED', message: 'Super-admin token required' });
+      const { status, body } = domainToHttp(unauthenticated('Super-admin token required'));
+      await reply.code(status).send(body);
     }
   });
   await app.register(fastifyApollo(apollo), { path: '/graphql' });

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { meshCaller, meshClientInterceptor } from './credentials';
 import { grpcClientMetrics } from '../observability/grpc-metrics';
+import { processEnv } from '../config';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {
@@ -45,7 +46,7 @@ export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N][
 
 const DEFAULT_DEADLINE_MS = 5_000;
 /** GRPC_CONNECT_TIMEOUT_MS: how long a call waits for a connection to a silent peer (see CallOptions). */
-const DEFAULT_CONNECT_TIMEOUT_MS = Number(process.env.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = Number(processEnv.GRPC_CONNECT_TIMEOUT_MS) || 2_000;
 
 /**
  * Channel options of every client. Calls never wait for a peer to become ready (waitForReady is
@@ -113,7 +114,7 @@ export function createClient<N extends ServiceName>(
   for (const method of Object.keys(definition)) {
     if (definition[method].responseStream) {
       wrapper[method] = (request: unknown) =>
-        (client as unknown as Record<string, Function>)[method].call(client, request, new grpc.Metadata(), {});
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, request, new grpc.Metadata(), {});
       continue;
     }
     wrapper[method] = async (request: unknown, options: CallOptions = {}) => {
@@ -123,7 +124,7 @@ export function createClient<N extends ServiceName>(
       // Past the deadline the call itself answers DEADLINE_EXCEEDED, as before.
       if (connectMs < deadlineMs) await connected(client, address, connectMs);
       return new Promise((resolve, reject) => {
-        (client as unknown as Record<string, Function>)[method].call(
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(
           client,
           request,
           new grpc.Metadata({ waitForReady: false }),

@@ -5,8 +5,10 @@
 // generates one per run and hands it to every process; Kubernetes reads it from the Secret).
 // The grpc.health.v1 service stays open: Kubernetes' gRPC probes cannot send metadata.
 
+import { processEnv } from '../config';
 import * as grpc from '@grpc/grpc-js';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { safeEqual } from '../secrets';
 
 export const MESH_CALLER_HEADER = 'x-mesh-caller';
 export const MESH_AUTH_HEADER = 'x-mesh-auth';
@@ -15,7 +17,7 @@ export const MESH_VERIFIED_CALLER = 'x-mesh-verified-caller';
 const HEALTH_PREFIX = '/grpc.health.v1.Health/';
 export const MIN_MESH_SECRET_LENGTH = 16;
 
-let currentCaller = process.env.MESH_CALLER || 'unknown';
+let currentCaller = processEnv.MESH_CALLER || 'unknown';
 
 /** The name this process's calls carry (the service's name; `gateway` for the gateway). */
 export function setMeshCaller(name: string): void {
@@ -27,7 +29,7 @@ export function meshCaller(): string {
 }
 
 /** The installation's mesh secret; a process without one cannot call or serve anything. */
-export function meshSecret(env: NodeJS.ProcessEnv = process.env): string {
+export function meshSecret(env: NodeJS.ProcessEnv = processEnv): string {
   const secret = env.MESH_SECRET ?? '';
   if (secret.length < MIN_MESH_SECRET_LENGTH) {
     throw new Error(`MESH_SECRET must be set (at least ${MIN_MESH_SECRET_LENGTH} characters): every internal gRPC call carries it`);
@@ -59,10 +61,9 @@ export function meshServerInterceptor(secret = meshSecret()): grpc.ServerInterce
         next({
           onReceiveMetadata(metadata, mdNext) {
             const caller = String(metadata.get(MESH_CALLER_HEADER)[0] ?? '');
-            const got = Buffer.from(String(metadata.get(MESH_AUTH_HEADER)[0] ?? ''));
-            const want = Buffer.from(proof(secret, caller));
+            const got = String(metadata.get(MESH_AUTH_HEADER)[0] ?? '');
             metadata.remove(MESH_VERIFIED_CALLER);
-            if (!caller || got.length !== want.length || !timingSafeEqual(got, want)) {
+            if (!caller || !safeEqual(got, proof(secret, caller))) {
               call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'Missing or invalid mesh credential', metadata: new grpc.Metadata() });
               return;
             }
@@ -79,4 +80,4 @@ export function meshServerInterceptor(secret = meshSecret()): grpc.ServerInterce
 export const callerOf = (call: { metadata: grpc.Metadata }): string => String(call.metadata.get(MESH_VERIFIED_CALLER)[0] ?? '');
 
 /** Where a service's gRPC server listens: loopback unless `GRPC_HOST` says otherwise (Kubernetes: 0.0.0.0). */
-export const grpcHost = (env: NodeJS.ProcessEnv = process.env): string => env.GRPC_HOST || '127.0.0.1';
+export const grpcHost = (env: NodeJS.ProcessEnv = processEnv): string => env.GRPC_HOST || '127.0.0.1';

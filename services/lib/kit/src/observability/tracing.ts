@@ -11,6 +11,7 @@
 // OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true turn export off; OTEL_SERVICE_NAME names the
 // process (default: derived from the entry file); OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* and
 // OTEL_EXPORTER_OTLP_HEADERS/TIMEOUT are read by the SDK as usual.
+import { processEnv } from '../config';
 import FastifyOtelInstrumentation from '@fastify/otel';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -47,7 +48,7 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter | undefined {
 let provider: NodeTracerProvider | undefined;
 
 /** Sets tracing up once per process; answers whether spans are exported. */
-export function startTracing(env: NodeJS.ProcessEnv = process.env): boolean {
+export function startTracing(env: NodeJS.ProcessEnv = processEnv): boolean {
   if (provider || env.OTEL_SDK_DISABLED === 'true') return false;
   const exporter = exporterFrom(env);
   const spanProcessors: SpanProcessor[] = exporter ? [new BatchSpanProcessor(exporter)] : [];

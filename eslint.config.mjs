@@ -1,0 +1,47 @@
+// One ESLint configuration for every workspace: each package's `npm run lint` (turbo: `npm run lint`
+// at the root) runs `eslint .` in its folder, which finds this file.
+import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '**/.turbo/**', '**/coverage/**', '**/.cache/**', '**/supergraph.graphql'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.d.ts', '.js', '.json'] })],
+    },
+    languageOptions: {
+      globals: Object.fromEntries(['process', 'require', 'module', 'exports', '__dirname', 'console', 'performance', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'fetch'].map((g) => [g, 'readonly'])),
+    },
+    rules: {
+      'import-x/no-cycle': 'error',
+      // Configuration is read in one place per package, so that every setting is documented and checked there.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in the package\'s config module.' }],
+      'max-lines': ['warn', { max: 300 }],
+      // Loaded gRPC definitions and dynamic JSON are typed at their edges; `any` stays visible as a warning.
+      '@typescript-eslint/no-explicit-any': 'warn',
+      // A handle declared first and set later is read by closures made before it is set (worker-process.ts).
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Config modules, process entry points (main, CLIs, the mesh supervisor, which hands the
+    // environment to its children), the development database launcher, the jest preset (it sets
+    // the test processes' environment), scripts and tests.
+    files: [
+      '**/config.ts', '**/main.ts', '**/cli.ts', 'gateway/src/mesh.ts', 'services/lib/dev-db/src/**', 'services/lib/jest-preset/**', '**/scripts/**',
+      '**/*.test.ts', '**/test/**', 'test/**', '*.config.*', '**/*.config.*',
+    ],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+  {
+    // Tests load built modules and ES-module tools with require() and read JSON answers loosely.
+    files: ['**/*.test.ts', '**/test/**', 'test/**', 'services/lib/test-support/**', '**/*.js', '**/*.cjs'],
+    rules: { '@typescript-eslint/no-require-imports': 'off', '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);

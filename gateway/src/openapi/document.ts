@@ -1,0 +1,66 @@
+import type { SwaggerOptions } from '@fastify/swagger';
+import { COMPONENT_SCHEMAS, SUCCESS_OF } from './schemas';
+
+type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[] };
+type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
+
+const EXTERNAL_ROOT = '/v2/api/external/{apiId}';
+/** Not the REST API: GraphQL (its own schema), probes, metrics. */
+const HIDDEN = [/^\/graphql/, /^\/healthz$/, /^\/readyz$/, /^\/metrics$/];
+const camel = (s: string) => s.replace(/[-_]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The seed's operation name: the path under the root without its parameters, in camel case
+ * (`createTicket`, `sendInteractiveSocialBQuickReply`, `ticketPauseStart`; `{root}/` is
+ * `sendToNumber`). The path's only method keeps the name; beside another method, GET, PUT and
+ * DELETE are prefixed (`getWebchatMessages`, `putWhatsapp`).
+ */
+export function operationIdOf(method: string, path: string, alone = true): string {
+  const parts = path.replace(EXTERNAL_ROOT, '').split('/').filter((p) => p && !p.startsWith('{'));
+  const name = parts.map((p, i) => (i ? cap(camel(p)) : camel(p))).join('') || 'sendToNumber';
+  return method === 'post' || (method === 'get' && alone) ? name : `${method}${cap(name)}`;
+}
+
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+/** The errors every operation can answer (README, "Errors"); 4xx/5xx beyond them are the same envelope. */
+const ERROR_RESPONSES = {
+  ValidationError: errorResponse('ERR_VALIDATION or a seed code: the request is invalid; `details` names every field'),
+  Unauthorized: errorResponse('ERR_UNAUTHORIZED: no token or an unknown one'),
+  Forbidden: errorResponse('ERR_FORBIDDEN: a token of the wrong kind or integration'),
+  NotFound: errorResponse('ERR_…_NOT_FOUND: absent, or of another tenant'),
+  RateLimited: errorResponse('ERR_RATE_LIMITED, with Retry-After'),
+  Unavailable: errorResponse('ERR_UNAVAILABLE: a service is down, with Retry-After: 5'),
+  Error: errorResponse('Any other error, same envelope'),
+};
+const ERROR_REFS = { '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' };
+
+/** Response schemas, operationIds, tags and error answers, set once here for every route. */
+export function completeDocument(doc: Doc): Doc {
+  const paths: NonNullable<Doc['paths']> = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (HIDDEN.some((re) => re.test(path))) continue;
+    paths[path] = item;
+    for (const [method, op] of Object.entries(item)) {
+      if (typeof op !== 'object' || !op || Array.isArray(op)) continue;
+      op.operationId ??= operationIdOf(method, path, Object.keys(item).length === 1);
+      op.tags = op.tags?.length ? op.tags : [path.startsWith(EXTERNAL_ROOT) ? 'external' : 'platform'];
+      const success = SUCCESS_OF[op.operationId] ?? 'Success';
+      op.responses = {
+        '200': { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${success}` } } } },
+        ...Object.fromEntries(Object.entries(ERROR_REFS).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }])),
+      };
+    }
+  }
+  return { ...doc, paths, components: { ...doc.components, schemas: { ...(doc.components?.schemas as object), ...COMPONENT_SCHEMAS }, responses: ERROR_RESPONSES } };
+}
+
+/** The document served at /docs/json: OpenAPI 3.1 from the route schemas, completed above. */
+export const SWAGGER_OPTIONS: SwaggerOptions = {
+  openapi: {
+    openapi: '3.1.0',
+    info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  },
+  transformObject: (input) => completeDocument(('openapiObject' in input ? input.openapiObject : {}) as Doc) as never,
+};

@@ -1,0 +1,168 @@
+import { startFakeProvider, type FakeProvider } from '@convo/test-support';
+import { channelOf, contentOf, failure, settingsWith } from '../../src/testing/driver-fixtures';
+import type { Outbound } from '../../src/drivers/driver';
+import { WhatsappDriver } from '../../src/drivers/whatsapp.driver';
+
+// The server answers `{ success: true, message: <whatsapp-web.js Message> }`.
+const SENT_ID = 'true_5511987654321@c.us_3EB0F1C2D3E4F5A6B7C8';
+const accepted = () => ({
+  status: 200,
+  body: { success: true, message: { _data: { type: 'chat' }, id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID }, ack: 0, body: 'Hello!', type: 'chat' } },
+});
+
+let server: FakeProvider;
+const driver = new WhatsappDriver(settingsWith(300));
+
+beforeAll(async () => {
+  server = await startFakeProvider(accepted);
+});
+afterAll(() => server.close());
+beforeEach(() => server.reset());
+
+const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('whatsapp', { engineUrl: `${server.url}/acme`, engineToken: 'api-key', ...over });
+const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
+
+describe('WhatsappDriver (whatsapp-web.js REST API): sends', () => {
+  it('sends a text to POST /client/sendMessage/{sessionId} as contentType string with x-api-key, answering message.id._serialized', async () => {
+    await expect(send(contentOf({ text: 'Hello!' }))).resolves.toEqual({ providerMessageId: SENT_ID });
+
+    expect(server.requests).toHaveLength(1);
+    const [req] = server.requests;
+    expect(req.method).toBe('POST');
+    expect(req.url).toBe('/client/sendMessage/acme');
+    expect(req.headers['x-api-key']).toBe('api-key');
+    expect(req.headers['content-type']).toBe('application/json');
+    expect(req.body).toEqual({ chatId: '5511987654321@c.us', contentType: 'string', content: 'Hello!' });
+  });
+
+  it.each([
+    ['an image with its caption', { text: 'Look', mediaUrl: 'https://media.example/cat.png', mimeType: 'image/png', fileName: 'cat.png' }, { caption: 'Look' }],
+    ['a video', { mediaUrl: 'https://media.example/clip.mp4', mimeType: 'video/mp4', fileName: 'clip.mp4' }, {}],
+    ['an Ogg audio as a voice note', { mediaUrl: 'https://media.example/note.ogg', mimeType: 'audio/ogg', fileName: 'note.ogg' }, { sendAudioAsVoice: true }],
+    ['a PDF as a document', { text: 'Invoice', mediaUrl: 'https://media.example/m/42', mimeType: 'application/pdf', fileName: 'invoice.pdf' }, { caption: 'Invoice', sendMediaAsDocument: true }],
+  ])('sends %s as MessageMediaFromURL', async (_label, content, options) => {
+    await send(contentOf(content));
+    expect(server.requests.map((r) => ({ method: r.method, url: r.url, body: r.body }))).toEqual([
+      { method: 'POST', url: '/client/sendMessage/acme', body: { chatId: '5511987654321@c.us', contentType: 'MessageMediaFromURL', content: content.mediaUrl, options } },
+    ]);
+  });
+
+  it('fails with ERR_PROVIDER_FAILED on a refusal answered with HTTP 200 and success false', async () => {
+    server.answer(() => ({ status: 200, body: { success: false, message: '404' } }));
+    const err = await failure(send(contentOf({ text: 'Hi' })));
+    expect(err.code).toBe('ERR_PROVIDER_FAILED');
+    expect(err.message).toBe('whatsapp refused the message: 404');
+  });
+
+  it("fails with ERR_PROVIDER_FAILED carrying the server's error on a 500", async () => {
+    server.answer(() => ({ status: 500, body: { success: false, error: 'session_not_connected' } }));
+    expect((await failure(send(contentOf({ text: 'Hi' })))).message).toBe('whatsapp refused the message (HTTP 500): session_not_connected');
+  });
+});
+
+describe('WhatsappDriver (whatsapp-web.js REST API): checkNumber', () => {
+  it('asks POST /client/getNumberId/{sessionId} and reports the WhatsApp id', async () => {
+    server.answer(() => ({ status: 200, body: { success: true, result: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' } } }));
+    await expect(driver.checkNumber(channel(), '5511987654321')).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
+    expect(server.requests.map((r) => ({ method: r.method, url: r.url, key: r.headers['x-api-key'], body: r.body }))).toEqual([
+      { method: 'POST', url: '/client/getNumberId/acme', key: 'api-key', body: { number: '5511987654321' } },
+    ]);
+  });
+
+  it('reports a number that is not on WhatsApp (result null), and refuses an unreadable answer', async () => {
+    server.answer(() => ({ status: 200, body: { success: true, result: null } }));
+    await expect(driver.checkNumber(channel(), '5511000000000')).resolves.toEqual({ exists: false, networkId: '' });
+    server.answer(() => ({ status: 200, body: { success: true } }));
+    expect((await failure(driver.checkNumber(channel(), '5511000000000'))).code).toBe('ERR_PROVIDER_FAILED');
+  });
+});
+
+// Webhook bodies as the server's triggerWebhook posts them: `{ dataType, data, sessionId }`, data
+// holding the whatsapp-web.js objects the client event gave.
+const incoming = (over: Record<string, unknown> = {}) => ({
+  dataType: 'message',
+  sessionId: 'acme',
+  data: {
+    message: {
+      _data: { notifyName: 'Ana', type: 'chat' },
+      id: { fromMe: false, remote: '5511987654321@c.us', id: '3A1B2C3D4E5F60718293', _serialized: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293' },
+      ack: 1,
+      hasMedia: false,
+      body: 'Oi, tudo bem?',
+      type: 'chat',
+      timestamp: 1718031605,
+      from: '5511987654321@c.us',
+      to: '5511900000000@c.us',
+      fromMe: false,
+      hasQuotedMsg: false,
+      ...over,
+    },
+  },
+});
+const parse = (body: unknown) => driver.parseInbound(channel(), body);
+
+describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
+  it('reads a text message', () => {
+    const body = incoming();
+    expect(parse(body)).toEqual([
+      {
+        kind: 'message',
+        from: '5511987654321',
+        contactName: 'Ana',
+        providerMessageId: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293',
+        body: 'Oi, tudo bem?',
+        messageType: 'text',
+        mimeType: '',
+        fileName: '',
+        replyTo: '',
+        timestampMs: 1718031605000,
+        rawJson: JSON.stringify(body),
+      },
+    ]);
+  });
+
+  it('reads a document (no link: the server sends files only as base64) and a quoted reply', () => {
+    const [event] = parse(
+      incoming({ type: 'document', body: 'Contrato', hasMedia: true, hasQuotedMsg: true, _data: { notifyName: 'Ana', mimetype: 'application/pdf', filename: 'contrato.pdf', quotedStanzaID: '3EB0F1C2D3E4F5A6B7C8' } }),
+    );
+    expect(event).toMatchObject({ messageType: 'document', body: 'Contrato', mimeType: 'application/pdf', fileName: 'contrato.pdf', replyTo: '3EB0F1C2D3E4F5A6B7C8' });
+    expect(event.mediaUrl).toBeUndefined();
+  });
+
+  it('reads a voice note, a list choice and a location', () => {
+    expect(parse(incoming({ type: 'ptt', body: '', hasMedia: true }))[0]).toMatchObject({ messageType: 'audio' });
+    expect(parse(incoming({ type: 'list_response', body: 'Gold', selectedRowId: 'plan-gold' }))[0]).toMatchObject({ messageType: 'interactive', body: 'plan-gold' });
+    expect(parse(incoming({ type: 'location', body: '/9j/4AAQ', location: { latitude: -23.55, longitude: -46.63, description: '' } }))[0]).toMatchObject({
+      messageType: 'location',
+      body: '-23.55,-46.63',
+    });
+  });
+
+  it('skips our own messages and group messages', () => {
+    expect(parse(incoming({ fromMe: true }))).toEqual([]);
+    expect(parse(incoming({ from: '120363023605733675@g.us', author: '5511987654321@c.us' }))).toEqual([]);
+  });
+
+  it('turns message_ack of our messages into statuses', () => {
+    const ack = (level: number, fromMe = true) => ({
+      dataType: 'message_ack',
+      sessionId: 'acme',
+      data: { message: { id: { fromMe, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID }, fromMe, timestamp: 1718031700, ack: level }, ack: level },
+    });
+    expect(parse(ack(2))).toEqual([{ kind: 'status', providerMessageId: SENT_ID, status: 'delivered', timestampMs: 1718031700000 }]);
+    expect([1, 3, 4, -1].map((level) => parse(ack(level))[0].status)).toEqual(['sent', 'read', 'read', 'failed']);
+    expect(parse(ack(0))).toEqual([]);
+    expect(parse(ack(3, false))).toEqual([]);
+  });
+
+  it('turns ready and disconnected into connection events', () => {
+    expect(parse({ dataType: 'ready', sessionId: 'acme' })).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
+    expect(parse({ dataType: 'disconnected', sessionId: 'acme', data: { reason: 'LOGOUT' } })).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: 'LOGOUT' }]);
+  });
+
+  it('yields no event for events it does not use (qr, media, message_create)', () => {
+    expect(parse({ dataType: 'qr', sessionId: 'acme', data: { qr: '2@abc' } })).toEqual([]);
+    expect(parse({ dataType: 'media', sessionId: 'acme', data: { messageMedia: { mimetype: 'image/jpeg', data: 'AAAA' }, message: {} } })).toEqual([]);
+    expect(parse({ ...incoming(), dataType: 'message_create' })).toEqual([]);
+  });
+});
