@@ -7,7 +7,9 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { Authenticator } from './auth';
 import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
-import { AJV_OPTIONS, installErrorHandler } from './errors';
+import { installErrorHandler } from './errors';
+import { boundedValidatorCompiler } from './validation/compiler';
+import { markParsedMultipart, refuseFileOutsideMediaRoutes } from './validation/multipart';
 import { mountGraphql } from './graphql';
 import { externalApi } from './routes/external';
 import { mediaRoutes } from './routes/media.routes';
@@ -16,6 +18,7 @@ import { inboundRoutes } from './routes/inbound.routes';
 import { tenantRoutes } from './routes/tenant.routes';
 import { whatsappRoutes } from './routes/whatsapp.routes';
 import { webchatRoutes } from './routes/webchat.routes';
+import { installRateLimits } from './rate-limits';
 import type { UploadedFile } from './schemas/message.schemas';
 
 export interface Gateway {
@@ -35,8 +38,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     // Fastify's own two lines per request are replaced by the one access line below.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
-    ajv: AJV_OPTIONS,
   });
+  app.setValidatorCompiler(boundedValidatorCompiler());
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);
@@ -57,11 +60,13 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(multipart, {
     attachFieldsToBody: 'keyValues',
     limits: { fileSize: config.mediaMaxBytes, files: 1, fields: 20 },
-    onFile: async (part) => {
+    onFile: async function (part) {
+      refuseFileOutsideMediaRoutes(this, part);
       const upload: UploadedFile = { data: await part.toBuffer(), mimeType: part.mimetype, fileName: part.filename, truncated: part.file.truncated };
       (part as unknown as { value: UploadedFile }).value = upload;
     },
   });
+  markParsedMultipart(app);
   await app.register(swagger, {
     openapi: {
       info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
@@ -75,13 +80,14 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   // Retry-After (kit's status table); it must not take the gateway's other routes out of service.
   app.get('/readyz', { schema: { hide: true } }, async () => ({ status: 'ready' }));
 
+  const rateLimits = await installRateLimits(app, config.rateLimits);
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });
   await app.register(inboundRoutes, { clients, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
-  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes });
+  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
-  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret });
+  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
   const stopGraphql = await mountGraphql(app, config, auth);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };

@@ -13,9 +13,10 @@ declare module 'fastify' {
   }
 }
 
-const bearer = (req: FastifyRequest): string | undefined => {
-  const h = req.headers.authorization;
-  return h?.startsWith('Bearer ') && h.length > 7 ? h.slice(7).trim() : undefined;
+/** The credentials of `Authorization: Bearer …`; scheme names are case-insensitive (RFC 9110). */
+export const bearer = (req: FastifyRequest): string | undefined => {
+  const match = /^bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+  return match?.[1];
 };
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -9,16 +9,19 @@ export interface Clients {
   tenants: ServiceClient<'tenants'>;
 }
 
+/** The name the gateway's gRPC calls carry (mesh credential, kit grpc/credentials.ts). */
+const CALLER = 'gateway';
+
 /** One client per peer for the life of the process. */
 export function createClients(config: GatewayConfig): Clients {
   const deadlineMs = config.rpcDeadlineMs;
   return {
-    tickets: createClient('tickets', config.peers.tickets, { deadlineMs }),
-    messaging: createClient('messaging', config.peers.messaging, { deadlineMs: config.sendDeadlineMs }),
+    tickets: createClient('tickets', config.peers.tickets, { deadlineMs, caller: CALLER }),
+    messaging: createClient('messaging', config.peers.messaging, { deadlineMs: config.sendDeadlineMs, caller: CALLER }),
     // Number checks and social configuration call a provider before answering: they get the
     // provider timeout on top, like sends.
-    channelEngines: createClient('channelEngines', config.peers.channelEngines, { deadlineMs: config.sendDeadlineMs }),
-    socialConfig: createClient('socialConfig', config.peers.socialConfig, { deadlineMs: config.sendDeadlineMs }),
-    tenants: createClient('tenants', config.peers.tenants, { deadlineMs }),
+    channelEngines: createClient('channelEngines', config.peers.channelEngines, { deadlineMs: config.sendDeadlineMs, caller: CALLER }),
+    socialConfig: createClient('socialConfig', config.peers.socialConfig, { deadlineMs: config.sendDeadlineMs, caller: CALLER }),
+    tenants: createClient('tenants', config.peers.tenants, { deadlineMs, caller: CALLER }),
   };
 }

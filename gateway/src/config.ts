@@ -1,4 +1,5 @@
 import { EnvReader } from '@convo/kit';
+import type { RateLimitConfig } from './rate-limits';
 
 export interface GatewayConfig {
   port: number;
@@ -12,12 +13,14 @@ export interface GatewayConfig {
   rpcDeadlineMs: number;
   sendDeadlineMs: number;
   bodyLimitBytes: number;
+  mediaBodyLimitBytes: number;
   mediaMaxBytes: number;
   /** Verifies the media links messaging signs (the same secret on both sides). */
   mediaUrlSecret: string;
   /** Meta webhooks: the verification handshake's token and the app secret that signs deliveries. */
   metaVerifyToken: string;
   metaAppSecret: string;
+  rateLimits: RateLimitConfig;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
@@ -46,15 +49,35 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     tokenCacheMs: r.int('TOKEN_CACHE_MS', 5_000),
     rpcDeadlineMs: r.int('RPC_DEADLINE_MS', 5_000),
     sendDeadlineMs: r.int('PROVIDER_TIMEOUT_MS', 10_000) + 5_000,
+    // JSON bodies (CONVENTIONS "Input bounds"); only media routes take more.
+    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 1024 * 1024),
     // A 16 MiB file sent as base64 is a third larger, plus the other fields.
-    bodyLimitBytes: r.int('BODY_LIMIT_BYTES', 24 * 1024 * 1024),
+    mediaBodyLimitBytes: r.int('MEDIA_BODY_LIMIT_BYTES', 24 * 1024 * 1024),
     mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),
     metaAppSecret: r.str('META_APP_SECRET', ''),
+    rateLimits: readRateLimits(r),
   };
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
   config.mediaUrlSecret ||= config.superAdminToken;
   return config;
+}
+
+/** README "Limits": every limit is set by env; 0 turns one off. */
+function readRateLimits(r: EnvReader): RateLimitConfig {
+  const windowMs = r.int('RATE_LIMIT_WINDOW_MS', 10_000);
+  const minute = 60_000;
+  return {
+    redisUrl: r.str('REDIS_URL', ''),
+    redisPrefix: r.str('RATE_LIMIT_REDIS_PREFIX', 'convo-rl-'),
+    perToken: { max: r.int('RATE_LIMIT_PER_TOKEN', 600), windowMs },
+    perTenant: { max: r.int('RATE_LIMIT_PER_TENANT', 1_200), windowMs },
+    visitorsPerAddress: { max: r.int('WEBCHAT_VISITORS_PER_ADDRESS', 30), windowMs: minute },
+    visitorsPerChannel: { max: r.int('WEBCHAT_VISITORS_PER_CHANNEL', 600), windowMs: minute },
+    pollsPerAddress: { max: r.int('WEBCHAT_POLLS_PER_ADDRESS', 180), windowMs: minute },
+    pollsPerChannel: { max: r.int('WEBCHAT_POLLS_PER_CHANNEL', 6_000), windowMs: minute },
+    maxOpenPolls: r.int('WEBCHAT_MAX_OPEN_POLLS', 200),
+  };
 }

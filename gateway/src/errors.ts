@@ -1,5 +1,6 @@
 import { DomainError, domainToHttp, grpcToHttp, isServiceError } from '@convo/kit';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isMalformedMultipart } from './validation/multipart';
 
 /** Every field error at once, so an integrator fixes a request in one round. */
 export const AJV_OPTIONS = {
@@ -23,11 +24,15 @@ export function fieldOf(issue: AjvIssue, prefix = ''): string {
   return leaf ? (path ? `${path}.${leaf}` : leaf) : path || '(body)';
 }
 
+/** An error answer stays a few kilobytes whatever the request: at most this many field errors. */
+export const MAX_DETAILS = 20;
+
 export const envelope = (error: string, message: string, details?: unknown[]) => ({
   success: false as const,
   error,
   message,
-  ...(details ? { details } : {}),
+  ...(details ? { details: details.slice(0, MAX_DETAILS) } : {}),
+  ...(details && details.length > MAX_DETAILS ? { truncated: true } : {}),
 });
 
 /** Every failure answers the envelope of CONVENTIONS.md, whichever layer raised it. */
@@ -44,8 +49,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const err = error as FastifyError & { validationContext?: string };
     if (err.validation) {
-      const details = err.validation.map((v) => ({ field: fieldOf(v as AjvIssue), message: v.message ?? 'is invalid' }));
+      const details = err.validation.slice(0, MAX_DETAILS + 1).map((v) => ({ field: fieldOf(v as AjvIssue), message: v.message ?? 'is invalid' }));
       return reply.code(400).send(envelope('ERR_VALIDATION', `Invalid ${err.validationContext ?? 'request'}`, details));
+    }
+    if (isMalformedMultipart(req, err)) {
+      return reply.code(400).send(envelope('ERR_VALIDATION', 'Malformed multipart/form-data body'));
     }
     if (err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(envelope('ERR_PAYLOAD_TOO_LARGE', 'Request body is too large'));

@@ -75,6 +75,8 @@ export interface Mesh {
   gatewayUrl: string;
   graphqlUrl: string;
   superAdminToken: string;
+  /** Each service's gRPC address (`127.0.0.1:<port>`), by service name. */
+  grpcAddresses: Record<string, string>;
   database: Database;
   processes: Map<string, ChildProcess>;
   /**
@@ -83,6 +85,8 @@ export interface Mesh {
    * `grpc` a service's gRPC address.
    */
   endpoints: Map<string, { http: string; grpc?: string }>;
+  /** The environment every process of the mesh was given (addresses, tokens, MESH_SECRET): for another replica. */
+  env: Record<string, string>;
   /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
   startRelay(name?: string): Promise<ChildProcess>;
   /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
@@ -141,6 +145,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const gatewayPort = opts.gatewayPort ?? (opts.freePorts ? await freePort() : Number(process.env.PORT ?? 8080));
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
+    // The installation's mesh secret (README "Inside the mesh"): every process's gRPC calls carry
+    // a credential made with it, and every service refuses calls without one.
+    MESH_SECRET: process.env.MESH_SECRET ?? randomBytes(32).toString('base64url'),
     SUPER_ADMIN_TOKEN: superAdminToken,
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
@@ -277,7 +284,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       if (!start) throw new Error(`no process ${name} to restart`);
       await start();
     };
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, database, processes, endpoints, startRelay, startDispatcher, kill, restart, stop };
+    const grpcAddresses = Object.fromEntries(parts.map((p) => [p.name, `127.0.0.1:${p.grpcPort}`]));
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, env: common, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();
     throw err;

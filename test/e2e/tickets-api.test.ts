@@ -20,6 +20,7 @@ describe('tickets API, end to end', () => {
 
   interface Integration {
     tenantId: number;
+    userId: number;
     channelId: number;
     root: string;
     token: string;
@@ -36,7 +37,7 @@ describe('tickets API, end to end', () => {
     expect(tenant.status).toBe(200);
     const tenantId = tenant.body.data.tenant.id as number;
     const session = await newSession(tenantId, 'engine_a');
-    return { tenantId, channelId: session.whatsapp.id, root: `${mesh.gatewayUrl}/v2/api/external/${session.api.apiId}`, token: session.api.authToken };
+    return { tenantId, userId: tenant.body.data.adminUser.id, channelId: session.whatsapp.id, root: `${mesh.gatewayUrl}/v2/api/external/${session.api.apiId}`, token: session.api.authToken };
   }
 
   async function newSession(tenantId: number, type: string) {
@@ -321,10 +322,11 @@ describe('tickets API, end to end', () => {
     it('answers the note, and the same note for a repeated idFront, even concurrently', async () => {
       const api = await newIntegration();
       const { ticketId } = await open(api);
-      const plain = await post(api, 'createNotes', { ticketId, notes: 'Customer asked for a refund', userId: 3 });
+      // A userId must be a user of the ticket's tenant (CONVENTIONS "Input bounds").
+      const plain = await post(api, 'createNotes', { ticketId, notes: 'Customer asked for a refund', userId: api.userId });
       expect(plain.status).toBe(200);
       expect(plain.body.data).toEqual({
-        id: expect.any(Number), notes: 'Customer asked for a refund', ticketId, userId: 3, idFront: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+        id: expect.any(Number), notes: 'Customer asked for a refund', ticketId, userId: api.userId, idFront: null, createdAt: expect.any(String), updatedAt: expect.any(String),
       });
 
       const answers = await Promise.all(Array.from({ length: 10 }, () => post(api, 'createNotes', { ticketId, notes: 'once', idFront: 'ui-42' })));

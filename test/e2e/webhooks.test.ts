@@ -256,9 +256,12 @@ describe('webhooks, end to end', () => {
   });
 
   describe('engine servers', () => {
-    it('answers 404 for an unknown channel and 401 for a missing or wrong engine token, storing nothing', async () => {
+    it('answers an unknown channel as a wrong engine token (401: ids cannot be enumerated), storing nothing', async () => {
       const body = upsert({ id: '3EB0FORGED', from: '5511900000003', text: 'Forged' });
-      expect((await engineWebhook(99_999_999, body, 'engine-secret')).status).toBe(404);
+      const unknown = await engineWebhook(99_999_999, body, 'engine-secret');
+      const wrong = await engineWebhook(channels.engine.id, body, 'not-the-secret');
+      expect(unknown).toEqual(wrong);
+      expect(unknown).toMatchObject({ status: 401, body: { error: 'ERR_UNAUTHORIZED' } });
       expect(await engineWebhook(channels.engine.id, body)).toMatchObject({ status: 401, body: { error: 'ERR_UNAUTHORIZED' } });
       expect((await engineWebhook(channels.engine.id, body, 'engine-secreT')).status).toBe(401);
       expect((await engineWebhook(channels.engine.id, body, 'mail-bridge-secret')).status).toBe(401);

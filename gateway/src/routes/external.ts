@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth';
 import type { Clients } from '../clients';
+import type { RateLimits } from '../rate-limits';
 import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
 import { messageReadRoutes } from './message-reads.routes';
@@ -11,6 +12,15 @@ import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
 
 export const principalOf = (req: FastifyRequest): Principal => req.principal!;
+
+/**
+ * A `userId` an integration sends must be a user of its own tenant (the ticket's tenant: another
+ * tenant's ticket is not found anyway). The tenants service answers 404 ERR_USER_NOT_FOUND
+ * otherwise, before anything is written.
+ */
+export async function checkUserOfTenant(clients: Clients, tenantId: number, userId: number | undefined): Promise<void> {
+  if (userId !== undefined) await clients.tenants.GetUser({ tenantId, userId });
+}
 export const security = [{ bearer: [] }];
 
 /**
@@ -19,13 +29,22 @@ export const security = [{ bearer: [] }];
  */
 export async function externalApi(
   app: FastifyInstance,
-  deps: { clients: Clients; auth: Authenticator; mediaMaxBytes: number },
+  deps: { clients: Clients; auth: Authenticator; mediaMaxBytes: number; mediaBodyLimit: number; rateLimits?: RateLimits },
 ) {
   app.addHook('onRequest', deps.auth.external);
+  // Charged once the caller is known, before its body is read.
+  const { rateLimits } = deps;
+  if (rateLimits) {
+    const { perToken, perTenant } = rateLimits.config;
+    app.addHook('onRequest', async (req, reply) => {
+      const p = req.principal;
+      if (p && !(await rateLimits.charge(req, reply, [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]]))) return reply;
+    });
+  }
   // Only the dependencies go down: the options this plugin was registered with also carry its
   // `prefix`, which Fastify would apply a second time to each area.
-  const { clients, auth, mediaMaxBytes } = deps;
-  const areaDeps = { clients, auth, mediaMaxBytes };
+  const { clients, auth, mediaMaxBytes, mediaBodyLimit } = deps;
+  const areaDeps = { clients, auth, mediaMaxBytes, mediaBodyLimit };
   await app.register(ticketRoutes, areaDeps);
   await app.register(messageRoutes, areaDeps);
   await app.register(ticketActionRoutes, areaDeps);

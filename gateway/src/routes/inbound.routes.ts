@@ -1,4 +1,5 @@
-import { bearerMatches, channelTarget, type proto } from '@convo/kit';
+import { bearerMatches, channelTarget, isServiceError, type proto } from '@convo/kit';
+import * as grpc from '@grpc/grpc-js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -89,19 +90,23 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
       },
     },
     async (req, reply) => {
-      // Unknown channel → 404 (the error mapping); a channel without an engine token accepts nothing.
-      const channel = await clients.tenants.GetChannel({ tenantId: 0, channelId: req.params.channelId });
+      // An unknown channel answers exactly as a known one with a wrong token, so that channel ids
+      // cannot be enumerated; a channel without an engine token accepts nothing.
+      const channel = await clients.tenants.GetChannel({ tenantId: 0, channelId: req.params.channelId }).catch((err: unknown) => {
+        if (isServiceError(err) && err.code === grpc.status.NOT_FOUND) return undefined;
+        throw err;
+      });
       // Several engine servers cannot add headers to their webhooks (WPPConnect, uazapi, WuzAPI):
       // the token may also be part of the URL configured there, `?token=<engineToken>`.
       const authorized =
-        !!channel.engineToken &&
+        !!channel?.engineToken &&
         (bearerMatches(req.headers.authorization, channel.engineToken) || sameText(req.query.token ?? '', channel.engineToken));
       if (!authorized) {
         return reply
           .code(401)
           .send(envelope('ERR_UNAUTHORIZED', "Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)"));
       }
-      return ingest(reply, { source: 'engine', channel: channelTarget(channel), body: bodyOf(req.body) });
+      return ingest(reply, { source: 'engine', channel: channelTarget(channel!), body: bodyOf(req.body) });
     },
   );
 }

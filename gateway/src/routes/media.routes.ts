@@ -17,7 +17,7 @@ export async function mediaRoutes(app: FastifyInstance, { clients, secret }: { c
       schema: {
         hide: true,
         params: Type.Object({ mediaId: Type.String({ maxLength: 64 }), fileName: Type.String({ maxLength: 256 }) }),
-        querystring: Type.Object({ expires: Type.Integer(), sig: Type.String({ maxLength: 128 }) }),
+        querystring: Type.Object({ expires: Type.Integer({ minimum: 0, maximum: 1e13 }), sig: Type.String({ maxLength: 128 }) }),
       },
     },
     async (req, reply) => {

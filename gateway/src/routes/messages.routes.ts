@@ -61,12 +61,15 @@ export const sendAnswer = (res: proto.messaging.SendByTicketResponse__Output) =>
     : { success: true, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
 
 /** sendMessageByTicket: the one way to send to any ticket, whatever the channel kind. */
-export async function messageRoutes(app: FastifyInstance, { clients, mediaMaxBytes }: { clients: Clients; mediaMaxBytes: number }) {
+export async function messageRoutes(
+  app: FastifyInstance,
+  { clients, mediaMaxBytes, mediaBodyLimit }: { clients: Clients; mediaMaxBytes: number; mediaBodyLimit: number },
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post(
     '/sendMessageByTicket',
-    { schema: { params: ApiParams, body: SendMessageBody, tags: ['messages'], security, consumes: ['application/json', 'multipart/form-data'] } },
+    { bodyLimit: mediaBodyLimit, config: { media: true }, schema: { params: ApiParams, body: SendMessageBody, tags: ['messages'], security, consumes: ['application/json', 'multipart/form-data'] } },
     async (req) => {
       const b = req.body;
       const media = mediaOf(b, mediaMaxBytes);

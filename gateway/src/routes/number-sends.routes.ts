@@ -30,7 +30,11 @@ interface NumberSend {
  * there and accepts the message exactly as a send to that ticket (same answer, idempotency, media
  * and SSRF rules). And `sendPresence`, which is no message.
  */
-export async function numberSendRoutes(app: FastifyInstance, { clients, mediaMaxBytes }: { clients: Clients; mediaMaxBytes: number }) {
+export async function numberSendRoutes(
+  app: FastifyInstance,
+  { clients, mediaMaxBytes, mediaBodyLimit }: { clients: Clients; mediaMaxBytes: number; mediaBodyLimit: number },
+) {
+  const media = { bodyLimit: mediaBodyLimit, config: { media: true } };
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const send = async (req: FastifyRequest, b: NumberSend, media: proto.messaging.Media | undefined) => {
@@ -54,6 +58,7 @@ export async function numberSendRoutes(app: FastifyInstance, { clients, mediaMax
   r.post(
     '/',
     {
+      ...media,
       schema: {
         params: ApiParams,
         body: SendByNumberBody,
@@ -74,7 +79,7 @@ export async function numberSendRoutes(app: FastifyInstance, { clients, mediaMax
 
   r.post(
     '/base64',
-    { schema: { params: ApiParams, body: SendBase64Body, tags, security, summary: 'Send a file in base64 to a number' } },
+    { ...media, schema: { params: ApiParams, body: SendBase64Body, tags, security, summary: 'Send a file in base64 to a number' } },
     async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 

@@ -12,7 +12,7 @@ import {
   RemoveTagBody,
   SendEvaluationBody,
 } from '../schemas/ticket.schemas';
-import { principalOf, security } from './external';
+import { checkUserOfTenant, principalOf, security } from './external';
 
 const tags = ['tickets'];
 
@@ -36,6 +36,7 @@ export async function ticketActionRoutes(app: FastifyInstance, { clients }: { cl
 
   r.post('/createNotes', { schema: { params: ApiParams, body: CreateNotesBody, tags, security } }, async (req) => {
     const b = req.body;
+    await checkUserOfTenant(clients, principalOf(req).tenantId, b.userId);
     const note = await clients.tickets.CreateNote({
       tenantId: principalOf(req).tenantId,
       ticketId: b.ticketId,

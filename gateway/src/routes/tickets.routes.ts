@@ -12,7 +12,7 @@ import {
   UpdateQueueBody,
   UpdateTicketBody,
 } from '../schemas/ticket.schemas';
-import { principalOf, security } from './external';
+import { checkUserOfTenant, principalOf, security } from './external';
 
 const tags = ['tickets'];
 
@@ -37,6 +37,7 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
     if (!b.number && !(b.email && b.channelId)) {
       throw validation('Invalid ticket', [{ field: 'number', message: 'is required unless email and channelId are sent' }]);
     }
+    await checkUserOfTenant(clients, tenantId, b.userId);
     // One operation in messaging: the checks, the ticket and its first message queued, or nothing.
     // A deduplicated create (same externalKey) answers the first ticket and queues nothing.
     const { ticket, created, messageId } = await clients.messaging.OpenTicket({
@@ -119,8 +120,10 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
 
   r.post('/updateticketinfo', { schema: { params: ApiParams, body: UpdateTicketBody, tags, security } }, async (req) => {
     const b = req.body;
+    const tenantId = principalOf(req).tenantId;
+    await checkUserOfTenant(clients, tenantId, b.userId);
     const ticket = await clients.tickets.UpdateTicket({
-      tenantId: principalOf(req).tenantId,
+      tenantId,
       ticketId: b.ticketId,
       status: b.status ?? '',
       userId: b.userId,

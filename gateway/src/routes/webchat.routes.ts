@@ -1,10 +1,12 @@
 import { notFound, unauthenticated, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
 import type { Clients } from '../clients';
+import type { RateLimits } from '../rate-limits';
+import { envelope } from '../errors';
 import { Id, NonEmpty } from '../schemas/common';
 import { security } from './external';
 
@@ -56,7 +58,7 @@ export const visitorToken = (key: Buffer, channelId: number, visitorId: string) 
 
 /** The visitor a bearer token names for this channel, or undefined when it is not one we issued for it. */
 function visitorOf(header: string | undefined, key: Buffer, channelId: number): string | undefined {
-  const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : '';
+  const token = /^bearer /i.test(header ?? '') ? header!.slice(7).trim() : '';
   const dot = token.indexOf('.');
   const visitorId = token.slice(0, dot);
   if (dot < 0 || !VISITOR_ID.test(visitorId)) return undefined;
@@ -83,7 +85,10 @@ const record = (m: proto.channelEngines.WebchatMessage__Output) => ({
  * a visitor is issued an id and a token, reads the messages agents send it by long polling, and
  * writes messages that arrive as incoming messages of its ticket. See docs/webchat-email-marketplace.md.
  */
-export async function webchatRoutes(app: FastifyInstance, { clients, secret }: { clients: Clients; secret: string }) {
+export async function webchatRoutes(
+  app: FastifyInstance,
+  { clients, secret, rateLimits }: { clients: Clients; secret: string; rateLimits?: RateLimits },
+) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const key = visitorKey(secret);
   const polls = new Set<AbortController>();
@@ -105,8 +110,17 @@ export async function webchatRoutes(app: FastifyInstance, { clients, secret }: {
     req.webchatVisitor = visitorId;
   };
 
-  r.post('/webchat/:channelId/visitors', { schema: { params: WebchatParams, tags } }, async (req) => {
+  /** Anonymous callers are counted by client address and by channel (README "Limits"). */
+  const limited = async (req: FastifyRequest, reply: FastifyReply, kind: 'visitors' | 'polls', channelId: number) => {
+    if (!rateLimits) return false;
+    const c = rateLimits.config;
+    const [perAddress, perChannel] = kind === 'visitors' ? [c.visitorsPerAddress, c.visitorsPerChannel] : [c.pollsPerAddress, c.pollsPerChannel];
+    return !(await rateLimits.charge(req, reply, [[perAddress, `w${kind}-ip:${req.ip}`], [perChannel, `w${kind}-ch:${channelId}`]]));
+  };
+
+  r.post('/webchat/:channelId/visitors', { schema: { params: WebchatParams, tags } }, async (req, reply) => {
     const { channelId } = req.params;
+    if (await limited(req, reply, 'visitors', channelId)) return reply;
     await requireWebchat(channelId);
     const visitorId = newVisitorId();
     return { success: true, data: { visitorId, visitorToken: visitorToken(key, channelId, visitorId) } };
@@ -119,6 +133,11 @@ export async function webchatRoutes(app: FastifyInstance, { clients, secret }: {
       const { channelId } = req.params;
       const { after = '', wait, limit } = req.query;
       const visitorId = req.webchatVisitor!;
+      if (await limited(req, reply, 'polls', channelId)) return reply;
+      // A cap on long polls held open at once by this gateway: one more is told to come back.
+      if (wait > 0 && rateLimits?.config.maxOpenPolls && polls.size >= rateLimits.config.maxOpenPolls) {
+        return reply.code(429).header('retry-after', 1).send(envelope('ERR_RATE_LIMITED', 'Too many open long polls; retry in 1 s'));
+      }
       const answer = (messages: proto.channelEngines.WebchatMessage__Output[]) => ({
         success: true,
         data: { messages: messages.map(record), cursor: messages.at(-1)?.id ?? (after || null) },

@@ -1,7 +1,7 @@
 import type { FieldIssue } from '@convo/kit';
 import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
 import { normalizePixKey, PIX_TYPES, type PixType } from '../validation/pix';
-import { Id, StringEnum } from './common';
+import { Amount, Id, StringEnum } from './common';
 
 /**
  * The interactive routes of the seed, one definition each: the body schema (seed fields, plus the
@@ -213,7 +213,7 @@ function whatsappEngineDefs(route: 'engine_a' | 'engine_b'): InteractiveDef[] {
         body: Body_(1024),
         footer: Footer,
         displayText: Text(20),
-        phoneNumber: Type.String({ pattern: '^\\+[1-9][0-9]{7,14}$', description: 'E.164 starting with +, digits only: +5511987654321' }),
+        phoneNumber: Type.String({ pattern: '^\\+[1-9][0-9]{7,14}$', maxLength: 16, description: 'E.164 starting with +, digits only: +5511987654321' }),
       }),
       text: (b) => lines(b.body.text, b.footer?.text, `[${b.displayText}: ${b.phoneNumber}]`),
     },
@@ -521,10 +521,10 @@ function socialDefs(route: 'social_a' | 'social_b'): InteractiveDef[] {
 
 const RECEIPT_ELEMENT = Strict({
   title: Text(80),
-  price: Type.Number({ minimum: 0 }),
-  quantity: Type.Integer({ minimum: 1 }),
+  price: Amount(),
+  quantity: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
   subtitle: Opt(Text(80)),
-  currency: Opt(Type.String({ pattern: '^[A-Z]{3}$' })),
+  currency: Opt(Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3 })),
   image_url: Opt(HttpUrl('Item image')),
 });
 
@@ -561,18 +561,18 @@ const SOCIAL_B_ONLY: InteractiveDef[] = [
       receipt: Strict({
         recipient_name: Text(80),
         order_number: Text(80, 'Unique per order (Meta refuses a repeat)'),
-        currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217, e.g. BRL' }),
+        currency: Type.String({ pattern: '^[A-Z]{3}$', maxLength: 3, description: 'ISO 4217, e.g. BRL' }),
         payment_method: Text(80),
         summary: Strict({
-          total_cost: Type.Number({ minimum: 0 }),
-          subtotal: Opt(Type.Number({ minimum: 0 })),
-          shipping_cost: Opt(Type.Number({ minimum: 0 })),
-          total_tax: Opt(Type.Number({ minimum: 0 })),
+          total_cost: Amount(),
+          subtotal: Opt(Amount()),
+          shipping_cost: Opt(Amount()),
+          total_tax: Opt(Amount()),
         }),
         elements: List(RECEIPT_ELEMENT, 1, 100),
         merchant_name: Opt(Text(80)),
         order_url: Opt(HttpUrl('The order page')),
-        timestamp: Opt(Type.String({ pattern: '^[0-9]{1,12}$', description: 'Unix seconds' })),
+        timestamp: Opt(Type.String({ pattern: '^[0-9]{1,12}$', maxLength: 12, description: 'Unix seconds' })),
         address: Opt(
           Strict({
             street_1: Text(200),
@@ -583,7 +583,7 @@ const SOCIAL_B_ONLY: InteractiveDef[] = [
             country: Text(100),
           }),
         ),
-        adjustments: Opt(List(Strict({ name: Text(80), amount: Type.Number() }), 1, 20)),
+        adjustments: Opt(List(Strict({ name: Text(80), amount: Type.Number({ minimum: -1e12, maximum: 1e12 }) }), 1, 20)),
       }),
     }),
     text: (b) => lines(`Receipt ${b.receipt.order_number} for ${b.receipt.recipient_name}: ${b.receipt.summary.total_cost} ${b.receipt.currency}`, ...b.receipt.elements.map((e: Body) => `- ${e.quantity} × ${e.title} ${e.price}`)),
@@ -618,7 +618,7 @@ const SOCIAL_B_ONLY: InteractiveDef[] = [
         Strict({
           questions: List(
             Strict({
-              id: Type.String({ pattern: '^[A-Za-z0-9_]{1,80}$', description: 'Letters, digits and _' }),
+              id: Type.String({ pattern: '^[A-Za-z0-9_]{1,80}$', maxLength: 80, description: 'Letters, digits and _' }),
               type: StringEnum(['csat', 'nps', 'ces', 'free_form']),
               title: Type.String({ minLength: 5, maxLength: 85 }),
               score_label: Opt(StringEnum(['neg_pos', 'hard_easy', 'dis_sat', 'unlike_like', 'poor_great', 'none'])),

@@ -9,7 +9,7 @@ export const SendMessageBody = Type.Object({
   reopen: Type.Optional(Type.Boolean({ default: false, description: 'Must be true to send to a closed ticket' })),
   isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
   mediaUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Public http(s) URL; no redirects, no private hosts' })),
-  base64Data: Type.Optional(Type.String({ description: 'File content in base64; needs mimeType and fileName' })),
+  base64Data: Type.Optional(Type.String({ maxLength: 25_165_824, description: 'File content in base64; needs mimeType and fileName' })),
   mimeType: Type.Optional(Type.String({ maxLength: 128 })),
   fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' })),
   media: Type.Optional(Type.Unknown({ description: 'multipart/form-data file field' })),

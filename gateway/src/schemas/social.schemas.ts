@@ -42,7 +42,7 @@ export const GreetingBody = Type.Object({
   greetings: Type.Optional(
     Type.Array(
       Type.Object({
-        locale: Type.String({ pattern: '^(default|[a-z]{2,3}_[A-Z]{2})$', description: '"default" or a Meta locale such as pt_BR' }),
+        locale: Type.String({ pattern: '^(default|[a-z]{2,3}_[A-Z]{2})$', maxLength: 7, description: '"default" or a Meta locale such as pt_BR' }),
         text: Type.String({ minLength: 1, maxLength: 160, description: 'At most 160 characters; {{user_first_name}} etc. are filled in by Meta' }),
       }),
       { minItems: 1, maxItems: 100, description: 'Required when action is set; one entry must have locale "default"' },
@@ -55,6 +55,6 @@ export const PersonasBody = Type.Object({
   action: StringEnum(['list', 'create', 'delete']),
   name: Type.Optional(NonEmpty('Required when action is create', 200)),
   profilePictureUrl: Type.Optional(HttpUrl('Required when action is create; a public image Meta downloads')),
-  personaId: Type.Optional(Type.String({ pattern: '^[0-9]{1,32}$', description: 'Required when action is delete' })),
+  personaId: Type.Optional(Type.String({ pattern: '^[0-9]{1,32}$', maxLength: 32, description: 'Required when action is delete' })),
 });
 export type PersonasBody = Static<typeof PersonasBody>;

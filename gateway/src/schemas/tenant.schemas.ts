@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Id, NonEmpty, StringEnum } from './common';
+import { Count, Id, NonEmpty, StringEnum } from './common';
 
 export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
 export const SESSION_TYPES = [
@@ -17,8 +17,8 @@ const gatewayPairs = Object.fromEntries(
 export const StoreTenantBody = Type.Object({
   status: StringEnum(['active', 'inactive']),
   name: NonEmpty('Company name', 200),
-  maxUsers: Type.Integer({ minimum: 0, description: 'Ignored when planId is given' }),
-  maxConnections: Type.Integer({ minimum: 0, description: 'Ignored when planId is given; 0 = unlimited' }),
+  maxUsers: Count({ description: 'Ignored when planId is given' }),
+  maxConnections: Count({ description: 'Ignored when planId is given; 0 = unlimited' }),
   acceptTerms: Type.Boolean({ description: 'Must be true' }),
   email: Type.String({ format: 'email', maxLength: 254, description: 'Administrator e-mail' }),
   password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters with digits and special characters' }),
@@ -35,7 +35,7 @@ export type StoreTenantBody = Static<typeof StoreTenantBody> & Record<string, un
 export const ShowTenantBody = Type.Object({ id: Id('Tenant id') });
 
 export const ListTenantsQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Default 1' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, description: 'Default 1' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Default 20, at most 100' })),
   status: Type.Optional(StringEnum(['active', 'inactive'])),
   name: Type.Optional(Type.String({ maxLength: 200, description: 'Case-insensitive "contains", matched literally' })),
@@ -50,8 +50,8 @@ const namesList = (description: string) => Type.Optional(Type.Array(Type.String(
 export const UpdateTenantBody = Type.Object({
   identity: Type.String({ minLength: 1, maxLength: 32, description: 'Tax id of the tenant to update' }),
   status: Type.Optional(StringEnum(['active', 'inactive'])),
-  maxUsers: Type.Optional(Type.Integer({ minimum: 0 })),
-  maxConnections: Type.Optional(Type.Integer({ minimum: 0, description: '0 = unlimited; a plan’s limit wins' })),
+  maxUsers: Type.Optional(Count()),
+  maxConnections: Type.Optional(Count({ description: '0 = unlimited; a plan’s limit wins' })),
   paymentGateway: Type.Optional(StringEnum([...PAYMENT_GATEWAYS, 'none'], { description: 'none clears the gateway' })),
   gateway_a: Type.Optional(StringEnum(['enabled', 'disabled'], { description: 'Legacy gateway_a mode' })),
   ...gatewayPairs,
@@ -139,7 +139,7 @@ export const DeleteApiBody = Type.Object({
   sessionId: Id(),
   userId: Id(),
   tenant: Id(),
-  apiId: Type.String({ format: 'uuid' }),
+  apiId: Type.String({ format: 'uuid', maxLength: 36 }),
 });
 export type DeleteApiBody = Static<typeof DeleteApiBody>;
 

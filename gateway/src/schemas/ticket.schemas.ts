@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Id, NonEmpty, NullableId, StringEnum } from './common';
+import { Amount, Id, NonEmpty, NullableId, StringEnum } from './common';
 
 /** A contact number as integrators write it: digits with an optional + and common separators. */
 const Number_ = (description: string) =>
@@ -20,7 +20,7 @@ export const CreateTicketBody = Type.Object({
   chatFlowId: Type.Optional(Id()),
   kanbanId: Type.Optional(Id()),
   reasonId: Type.Optional(Id()),
-  value: Type.Optional(Type.Number({ minimum: 0 })),
+  value: Type.Optional(Amount()),
 });
 export type CreateTicketBody = Static<typeof CreateTicketBody>;
 
@@ -79,7 +79,7 @@ export const SendEvaluationBody = Type.Object({
 export type SendEvaluationBody = Static<typeof SendEvaluationBody>;
 
 export const ShowAllMessagesBody = Type.Object({
-  ticket: Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'Ticket id as text, e.g. "42"' }),
+  ticket: Type.String({ pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, description: 'Ticket id as text, e.g. "42"' }),
 });
 
 export const SearchMessagesQuery = Type.Object({

@@ -2,6 +2,7 @@
 // type-graphql needs to infer GraphQL types from TypeScript ones.
 module.exports = {
   testEnvironment: 'node',
+  setupFiles: [require.resolve('./mesh-secret.js')],
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // typebox 1.x (and cookie, under fastify's inject) ship ES modules only: swc turns them into

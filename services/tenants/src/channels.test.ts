@@ -1,3 +1,4 @@
+import { createClient } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
 import { errCode, errDetails, errFields, rpcError } from '@convo/test-support';
 import { engineSession, startHarness, wabaSession, type Harness } from './test-harness';
@@ -225,11 +226,18 @@ describe('webhook signing secrets', () => {
 });
 
 describe('lookups of the inbound path', () => {
-  it('GetChannel with tenant 0 finds a channel of any tenant; a real tenant id still isolates', async () => {
+  it('GetChannel with tenant 0 finds a channel of any tenant, for the gateway and messaging only; a real tenant id still isolates', async () => {
     const t = await newTenant();
     const other = await newTenant();
     const { whatsapp } = await create(t.id);
-    expect((await h.client.GetChannel({ tenantId: 0, channelId: whatsapp!.id })).tenantId).toBe(t.id);
+    for (const caller of ['gateway', 'messaging']) {
+      const client = createClient('tenants', h.svc.address, { caller });
+      expect((await client.GetChannel({ tenantId: 0, channelId: whatsapp!.id })).tenantId).toBe(t.id);
+    }
+    for (const caller of ['tickets', 'channel-engines', 'social-config']) {
+      const refused = await rpcError(createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: 0, channelId: whatsapp!.id }));
+      expect(refused.code).toBe(grpc.status.PERMISSION_DENIED);
+    }
     const err = await rpcError(h.client.GetChannel({ tenantId: other.id, channelId: whatsapp!.id }));
     expect(err.code).toBe(grpc.status.NOT_FOUND);
   });

@@ -1,4 +1,4 @@
-import { buildSubgraph, type EnvReader, type ServiceSpec, type SubgraphTypes } from '@convo/kit';
+import { buildSubgraph, parseAllowList, type AllowList, type EnvReader, type ServiceSpec, type SubgraphTypes } from '@convo/kit';
 import type { Connection } from 'mongoose';
 import { ApisRepository } from './db/apis.repository';
 import { ChannelsRepository } from './db/channels.repository';
@@ -7,6 +7,7 @@ import { TenantsRepository } from './db/tenants.repository';
 import { PAYMENT_GATEWAYS } from './domain/catalog';
 import { ChannelsService } from './domain/channels.service';
 import { IntegrationsService } from './domain/integrations.service';
+import { TargetUrls } from './domain/target-urls';
 import type { WebhookSecrets } from './domain/payment-webhooks';
 import { PaymentsService } from './domain/payments.service';
 import { PlansService } from './domain/plans.service';
@@ -25,6 +26,8 @@ export interface TenantsConfig {
   /** `PAYMENT_WEBHOOK_SECRET_GATEWAY_A` … `_D`; a gateway without one answers 503. */
   paymentWebhookSecrets: WebhookSecrets;
   revocationFeed: RevocationFeedOptions;
+  /** `WEBHOOK_ALLOWED_PRIVATE`: private webhook targets the operator allows (as the relay does). */
+  webhookAllowedPrivate: AllowList;
 }
 
 export function readTenantsConfig(env: EnvReader): TenantsConfig {
@@ -34,6 +37,7 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
       PAYMENT_GATEWAYS.map((gw) => [gw, env.str(`PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`, '')]),
     ),
     revocationFeed: DEFAULT_FEED_OPTIONS,
+    webhookAllowedPrivate: parseAllowList(env.str('WEBHOOK_ALLOWED_PRIVATE', '')),
   };
 }
 
@@ -75,10 +79,12 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
       container: { get: () => resolver },
       references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
     });
+    const targets = new TargetUrls(config.webhookAllowedPrivate);
+    const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations, targets);
     const handlers = tenantsHandlers({
-      tenants: new TenantsService(repos.tenants),
-      channels: new ChannelsService(repos.tenants, repos.channels, repos.apis),
-      integrations: new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations),
+      tenants: new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId)),
+      channels: new ChannelsService(repos.tenants, repos.channels, repos.apis, targets),
+      integrations,
       payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
       revocations,
     });

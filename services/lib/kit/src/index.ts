@@ -12,6 +12,7 @@ export * from './grpc/status';
 export * from './grpc/server';
 export * from './grpc/client';
 export * from './grpc/health';
+export * from './grpc/credentials';
 export * from './graphql/subgraph';
 export * as proto from './proto-types';
 export * from './net';

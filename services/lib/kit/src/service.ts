@@ -8,6 +8,7 @@ import { connectDatabase } from './mongo';
 import { closeAllClients } from './grpc/client';
 import { loadService, type ServiceName, type ServiceRegistry } from './grpc/protos';
 import { startGrpcServer, type AsyncHandlers } from './grpc/server';
+import { grpcHost, meshSecret, setMeshCaller } from './grpc/credentials';
 import { startSubgraphServer } from './graphql/subgraph';
 import { flushTraces } from './observability/tracing';
 
@@ -93,7 +94,11 @@ export async function startService<N extends ServiceName, C>(
       return fn(req, call);
     };
   }
-  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log);
+  // Loopback unless GRPC_HOST says otherwise; calls must carry the mesh credential, and this
+  // process's own calls carry the service's name (grpc/credentials.ts).
+  const meshEnv = env.MESH_SECRET ? env : process.env;
+  setMeshCaller(spec.name);
+  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log, grpcHost(env), meshSecret(meshEnv));
   let db: Connection | undefined;
   try {
     db = await connectDatabase(config.mongodbUri, spec.database, {

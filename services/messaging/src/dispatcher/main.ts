@@ -26,12 +26,12 @@ runWorkerProcess({
     const leases = new PartitionLeases(db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
     await Promise.all([repo.init(), leases.init()]);
     observeDeliveryQueue(repo, log);
-    const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs });
+    const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     const dispatcher = new Dispatcher(
       repo,
       leases,
       {
-        engines: createClient('channelEngines', messaging.enginesAddr),
+        engines: createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging' }),
         targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
       },

@@ -22,7 +22,7 @@ runWorkerProcess({
     const outbox = new OutboxRepository(db);
     await outbox.init();
     observeWebhookOutbox(outbox, log);
-    const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs });
+    const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     const relay = new Relay(outbox, new Targets(tenants, config.targetCacheMs, config.rpcDeadlineMs), config, log);
     relay.start();
     return relay;

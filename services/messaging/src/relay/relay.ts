@@ -131,7 +131,11 @@ export class Relay {
       const waitMs = res.status === 429 || res.status === 503 ? retryAfterMs(res.headers['retry-after']) : null;
       return this.failed(lease, { ...result, error: `HTTP ${res.status}` }, waitMs);
     } catch (err) {
-      return this.failed(lease, { url: displayUrl(url), durationMs: Date.now() - started, error: errorText(err) }, null);
+      const result = { url: displayUrl(url), durationMs: Date.now() - started, error: errorText(err) };
+      // A target the SSRF rules refuse (a private address, not allow-listed) will never be allowed
+      // by retrying: dead at once.
+      if (err instanceof DomainError && err.code === 'ERR_URL_BLOCKED') return this.finish(lease, 'dead', { ...result, outcome: 'dead' });
+      return this.failed(lease, result, null);
     }
   }
 

@@ -9,6 +9,7 @@ import { withCompensation } from './compensation';
 import { HybridLinks, type HybridOutcome, type LinkPlan } from './hybrid-links';
 import { toApi, toChannel } from './records';
 import { newApiId, newApiToken, newWebhookSecret, sha256 } from './tokens';
+import { TargetUrls } from './target-urls';
 import { isEmailAddress, isOptionalUrl, isSmtpUrl, Issues } from './validation';
 
 type CreateRequest = proto.tenants.CreateSessionRequest__Output;
@@ -109,6 +110,7 @@ export class ChannelsService {
     private readonly tenants: TenantsRepository,
     private readonly channels: ChannelsRepository,
     private readonly apis: ApisRepository,
+    private readonly targets: TargetUrls = new TargetUrls(),
   ) {
     this.limits = new ConnectionLimits(channels);
     this.links = new HybridLinks(channels);
@@ -116,6 +118,7 @@ export class ChannelsService {
 
   async createSession(req: CreateRequest) {
     const issues = createIssues(req);
+    await this.targets.check(issues, { webhookUrl: req.webhookUrl });
     if (issues.any) throw validation('Invalid session', issues.list);
     const tenant = await this.tenants.findTenant(req.tenant);
     if (!tenant) throw notFound('tenant');
@@ -145,6 +148,7 @@ export class ChannelsService {
     const channel = await this.channels.findChannelById(req.id);
     if (!channel) throw noWappFound();
     const issues = updateIssues(channel, req);
+    await this.targets.check(issues, { webhookUrl: req.webhookUrl });
     if (issues.any) throw validation('Invalid channel update', issues.list);
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const field of EDITABLE) if (req[field] !== undefined) set[field] = req[field];

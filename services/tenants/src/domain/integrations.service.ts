@@ -1,20 +1,24 @@
-import { conflict, forbidden, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
+import { conflict, DomainError, forbidden, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { toApi } from './records';
 import type { RevocationFeed } from './revocations';
+import { TargetUrls } from './target-urls';
 import { newApiId, sha256 } from './tokens';
 import { isOptionalUrl, Issues } from './validation';
 
 /** A caller-chosen token must be as hard to guess as the ones we generate (32+ characters). */
 export const MIN_TOKEN_LENGTH = 32;
+/** …and not a run of a few characters repeated (32 × "a" is 32 characters and no secret). */
+export const MIN_TOKEN_DISTINCT_CHARS = 10;
 
 function createIssues(req: proto.tenants.CreateApiRequest__Output): Issues {
   const issues = new Issues();
   issues.check(req.name.trim().length > 0, 'name', 'is required');
-  issues.check(req.authToken.length >= MIN_TOKEN_LENGTH, 'authToken', `must have at least ${MIN_TOKEN_LENGTH} characters`);
+  if (req.authToken.length < MIN_TOKEN_LENGTH) issues.check(false, 'authToken', `must have at least ${MIN_TOKEN_LENGTH} characters`);
+  else issues.check(new Set(req.authToken).size >= MIN_TOKEN_DISTINCT_CHARS, 'authToken', `must use at least ${MIN_TOKEN_DISTINCT_CHARS} different characters`);
   issues.check(isOptionalUrl(req.urlServiceStatus), 'urlServiceStatus', 'must be an http(s) URL or null');
   issues.check(isOptionalUrl(req.urlMessageStatus), 'urlMessageStatus', 'must be an http(s) URL or null');
   return issues;
@@ -27,11 +31,13 @@ export class IntegrationsService {
     private readonly channels: ChannelsRepository,
     private readonly apis: ApisRepository,
     private readonly revocations: RevocationFeed,
+    private readonly targets: TargetUrls = new TargetUrls(),
   ) {}
 
   /** The token is the caller's; only its SHA-256 is stored and it is not echoed back. */
   async createApi(req: proto.tenants.CreateApiRequest__Output) {
     const issues = createIssues(req);
+    await this.targets.check(issues, { urlServiceStatus: req.urlServiceStatus, urlMessageStatus: req.urlMessageStatus });
     if (issues.any) throw validation('Invalid API integration', issues.list);
     if (!(await this.tenants.findTenant(req.tenant))) throw notFound('tenant');
     if (!(await this.channels.findChannel(req.tenant, req.sessionId))) throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
@@ -68,11 +74,24 @@ export class IntegrationsService {
     return { apiId: api._id, deleted: true };
   }
 
+  /**
+   * A tenant set inactive: every gateway drops its cached token resolutions, as for a deleted
+   * integration (the log entry names the tenant, not an integration, so a later deactivation of the
+   * same tenant is announced again).
+   */
+  async revokeTenant(tenantId: number): Promise<void> {
+    const entry = `tenant:${tenantId}:${Date.now()}`;
+    await this.apis.recordRevocation(entry, tenantId);
+    this.revocations.publish([entry]);
+  }
+
   /** 401 for a token nobody owns, 403 for a real token used on another integration's path. */
   async resolveApiToken(apiId: string, tokenSha256: string) {
     const api = await this.apis.findApiByTokenHash(tokenSha256);
     if (!api) throw unauthenticated();
     if (api._id !== apiId) throw forbidden('This token belongs to another API integration');
+    const tenant = await this.tenants.findTenant(api.tenantId);
+    if (tenant?.status === 'inactive') throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', 'The tenant of this integration is inactive');
     return { apiId: api._id, tenantId: api.tenantId, sessionId: api.sessionId, userId: api.userId };
   }
 }

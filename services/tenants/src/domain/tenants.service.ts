@@ -67,7 +67,11 @@ function newTenantDoc(id: number, req: proto.tenants.StoreTenantRequest__Output,
 }
 
 export class TenantsService {
-  constructor(private readonly repo: TenantsRepository) {}
+  constructor(
+    private readonly repo: TenantsRepository,
+    /** Called once a tenant is set inactive, so that its integrations' tokens stop working at once. */
+    private readonly onDeactivated: (tenantId: number) => Promise<void> = async () => undefined,
+  ) {}
 
   async storeTenant(req: proto.tenants.StoreTenantRequest__Output) {
     const issues = storeIssues(req);
@@ -155,6 +159,12 @@ export class TenantsService {
     return { users: users.map(toUser), count, hasMore: page * USERS_PAGE_SIZE < count, page, pageSize: USERS_PAGE_SIZE };
   }
 
+  async getUser(tenantId: number, userId: number) {
+    const user = await this.repo.findUser(tenantId, userId);
+    if (!user) throw notFound('user', `User ${userId} is not a user of this tenant`);
+    return toUser(user);
+  }
+
   async updateTenant(req: proto.tenants.UpdateTenantRequest__Output) {
     const key = identityKey(req.identity);
     if (!key) throw validation('Invalid tenant update', [{ field: 'identity', message: 'is required' }]);
@@ -171,6 +181,7 @@ export class TenantsService {
     // Released only once the tenant no longer points at them.
     await Promise.all(changes.releaseCustomers.map((k) => this.repo.releaseCustomer(k, tenant._id)));
     if (!updated) throw notFound('tenant');
+    if (tenant.status !== 'inactive' && updated.status === 'inactive') await this.onDeactivated(tenant._id);
     return toTenant(updated);
   }
 }

@@ -1,4 +1,4 @@
-import type { AsyncHandlers, proto, ServiceRegistry } from '@convo/kit';
+import { callerOf, forbidden, type AsyncHandlers, type proto, type ServiceRegistry } from '@convo/kit';
 import type * as grpc from '@grpc/grpc-js';
 import type { ChannelsService } from '../domain/channels.service';
 import type { IntegrationsService } from '../domain/integrations.service';
@@ -15,6 +15,9 @@ export interface TenantsDomain {
 }
 
 /** Keeps a watcher subscribed until its client goes away or the server ends the stream. */
+/** Callers that may look a channel up by id alone, whatever its tenant (GetChannel with tenantId 0). */
+const ANY_TENANT_CALLERS = new Set(['gateway', 'messaging']);
+
 export function streamRevocations(
   feed: RevocationFeed,
   call: grpc.ServerWritableStream<unknown, proto.tenants.RevocationBatch>,
@@ -39,7 +42,12 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     UpdateTenant: (req) => d.tenants.updateTenant(req),
     CreateSession: (req) => d.channels.createSession(req),
     UpdateChannel: (req) => d.channels.updateChannel(req),
-    GetChannel: (req) => d.channels.getChannel(req.tenantId, req.channelId),
+    GetChannel: (req, call) => {
+      // Any tenant's channel (tenantId 0) only for the callers that resolve channels by id alone:
+      // the gateway (engine webhooks, web chat) and messaging (ingest).
+      if (req.tenantId === 0 && !ANY_TENANT_CALLERS.has(callerOf(call))) throw forbidden('Only the gateway and messaging may look up any tenant\'s channel');
+      return d.channels.getChannel(req.tenantId, req.channelId);
+    },
     FindChannelByAccount: (req) => d.channels.findChannelByAccount(req.type, req.accountId),
     ListChannelIntegrations: (req) => d.channels.listChannelIntegrations(req.tenantId, req.channelId),
     SetChannelStatus: (req) => d.channels.setChannelStatus(req.tenantId, req.channelId, req.status),
@@ -49,5 +57,6 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     WatchRevocations: (_req, call) => streamRevocations(d.revocations, call),
     ApplyPaymentWebhook: (req) => d.payments.applyWebhook(req),
     ListUsers: (req) => d.tenants.listUsers(req),
+    GetUser: (req) => d.tenants.getUser(req.tenantId, req.userId),
   };
 }

@@ -54,7 +54,7 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
 }
 
 export const bearerMatches = (header: string | undefined, token: string): boolean => {
-  const got = Buffer.from(header?.startsWith('Bearer ') ? header.slice(7) : '');
+  const got = Buffer.from(header && /^bearer /i.test(header) ? header.slice(7) : '');
   const want = Buffer.from(token);
   return got.length === want.length && timingSafeEqual(got, want);
 };

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { grpcClientMetrics } from '../observability/grpc-metrics';
+import { meshCaller, meshClientInterceptor } from './credentials';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {
@@ -11,6 +12,12 @@ export interface CallOptions {
    * does not answer at all (a vanished pod), so that the caller learns UNAVAILABLE quickly.
    */
   connectTimeoutMs?: number;
+}
+
+/** Client-wide settings besides the call defaults. */
+export interface ClientOptions extends CallOptions {
+  /** The name its calls carry (grpc/credentials.ts); the process's mesh caller by default. */
+  caller?: string;
 }
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
@@ -90,13 +97,14 @@ const clients = new Map<string, grpc.Client>();
 export function createClient<N extends ServiceName>(
   name: N,
   address: string,
-  defaults: CallOptions = {},
+  defaults: ClientOptions = {},
 ): ServiceClient<N> {
-  const key = `${name}@${address}`;
+  const caller = defaults.caller ?? meshCaller();
+  const key = `${caller}:${name}@${address}`;
   let raw = clients.get(key);
   if (!raw) {
     const { Client } = loadService(name);
-    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [grpcClientMetrics] });
+    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [grpcClientMetrics, meshClientInterceptor(caller)] });
     clients.set(key, raw);
   }
   const client = raw;

@@ -4,6 +4,7 @@ import type { Logger } from '../logger';
 import { grpcServerMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { toGrpcError } from './status';
+import { grpcHost, meshSecret, meshServerInterceptor } from './credentials';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -80,7 +81,8 @@ export async function startGrpcServer<N extends ServiceName>(
   handlers: AsyncHandlers<ServiceRegistry[N]['handlers']>,
   port: number,
   log: Logger,
-  host = '0.0.0.0',
+  host = grpcHost(),
+  secret = meshSecret(),
 ): Promise<GrpcServerHandle> {
   const { definition, fullName } = loadService(name);
   // Connections are recycled every few minutes so that clients spread over new replicas.
@@ -88,7 +90,9 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
     'grpc.max_connection_age_ms': 5 * 60_000,
     'grpc.max_connection_age_grace_ms': 30_000,
-    interceptors: [grpcServerMetrics],
+    // Metrics first (they count refused calls too); then every call but health checks must carry a
+    // valid mesh credential (grpc/credentials.ts).
+    interceptors: [grpcServerMetrics, meshServerInterceptor(secret)],
   });
   const impl: grpc.UntypedServiceImplementation = {};
   const openStreams: OpenStreams = new Set();

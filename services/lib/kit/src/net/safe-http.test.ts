@@ -215,10 +215,11 @@ describe('safeRequest: host names are checked at connect time', () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it('reports a name that does not resolve as a fetch failure', async () => {
+  it("reports a name that does not exist as the caller's mistake (ERR_URL_UNRESOLVED), not a fetch failure", async () => {
     const notFound = Object.assign(new Error('getaddrinfo ENOTFOUND missing.test'), { code: 'ENOTFOUND' });
     const resolve: Resolver = () => Promise.reject(notFound);
-    await expectError(safeRequestWith('http://missing.test/', limits, { resolve }), 'ERR_FETCH_FAILED', 'network');
+    const err = await expectError(safeRequestWith('http://missing.test/', limits, { resolve }), 'ERR_URL_UNRESOLVED');
+    expect(err.kind).toBe('validation');
   });
 });
 

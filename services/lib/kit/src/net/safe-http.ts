@@ -79,6 +79,15 @@ function blocked(message: string) {
   return validation('URL is not allowed', [{ field: 'url', message }], 'ERR_URL_BLOCKED');
 }
 
+/**
+ * A name that does not exist (NXDOMAIN, no data) is the caller's mistake: 400, not a provider
+ * failure. A DNS server that does not answer (EAI_AGAIN …) stays a network failure, retried.
+ */
+function unresolved(hostname: string, err: NodeJS.ErrnoException): Error {
+  if (err.code !== 'ENOTFOUND' && err.code !== 'ENODATA') return err;
+  return validation('URL host does not resolve', [{ field: 'url', message: `${hostname} does not resolve` }], 'ERR_URL_UNRESOLVED');
+}
+
 function fetchFailed(reason: 'connect-timeout' | 'total-timeout' | 'network', message: string) {
   return new DomainError('provider', 'ERR_FETCH_FAILED', message, [{ reason }]);
 }
@@ -139,7 +148,7 @@ export function guardedLookup(resolve: Resolver, allow: AllowList): LookupFuncti
       if (options.all) return callback(null, usable);
       return callback(null, usable[0].address, usable[0].family);
     };
-    resolve(hostname).then(answer, (err: NodeJS.ErrnoException) => callback(err, ''));
+    resolve(hostname).then(answer, (err: NodeJS.ErrnoException) => callback(unresolved(hostname, err), ''));
   };
 }
 

@@ -1,0 +1,60 @@
+import Fastify from 'fastify';
+import Type from 'typebox';
+import { installErrorHandler } from '../src/errors';
+import { Id } from '../src/schemas/common';
+import { boundedValidatorCompiler, hasAtMostNodes } from '../src/validation/compiler';
+
+/** The gateway's validation path (compiler + error handler) on a Fastify app of its own. */
+describe('bounded validation', () => {
+  const app = Fastify({ bodyLimit: 64 * 1024 * 1024 });
+  app.setValidatorCompiler(boundedValidatorCompiler());
+  installErrorHandler(app);
+  const Body = Type.Object({
+    ticketId: Id(),
+    flag: Type.Optional(Type.Boolean()),
+    tagIds: Type.Optional(Type.Array(Id(), { maxItems: 50 })),
+    many: Type.Optional(Type.Object(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, Type.Optional(Type.Integer({ maximum: 5 }))])))),
+  });
+  app.post('/v', { schema: { body: Body } }, async (req) => ({ success: true, body: req.body }));
+  const post = (payload: unknown) => app.inject({ method: 'POST', url: '/v', payload: payload as object });
+  afterAll(() => app.close());
+
+  it('refuses ids beyond int32 instead of wrapping them', async () => {
+    for (const ticketId of [4294967297, 2147483648, 1e21, 1.5, 0, -1]) {
+      const res = await post({ ticketId });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().details[0].field).toBe('ticketId');
+    }
+    expect((await post({ ticketId: 2147483647 })).json().body.ticketId).toBe(2147483647);
+  });
+
+  it('keeps booleans and numbers apart, yet takes numbers and booleans written as text', async () => {
+    expect((await post({ ticketId: true })).statusCode).toBe(400);
+    expect((await post({ ticketId: 1, flag: 1 })).statusCode).toBe(400);
+    expect((await post({ ticketId: 1, tagIds: [true] })).statusCode).toBe(400);
+    expect((await post({ ticketId: '42', flag: 'true' })).json().body).toEqual({ ticketId: 42, flag: true });
+  });
+
+  it('lists at most 20 field errors, then says it truncated', async () => {
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, 99]));
+    const res = await post({ ticketId: 1, many });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().details).toHaveLength(20);
+    expect(res.json().truncated).toBe(true);
+    const few = await post({ ticketId: 'x', flag: 'maybe' });
+    expect(few.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['flag', 'ticketId']);
+    expect(few.json().truncated).toBeUndefined();
+  });
+
+  it('stops at the first fault of a huge body: a 4,000,000-element array is one small error', async () => {
+    const res = await post({ ticketId: 1, tagIds: new Array(4_000_000).fill('x') });
+    expect(res.statusCode).toBe(400);
+    expect(res.body.length).toBeLessThan(20_000);
+    expect(res.json().details).toEqual([{ field: 'tagIds', message: 'must NOT have more than 50 items' }]);
+  });
+
+  it('counts nodes lazily', () => {
+    expect(hasAtMostNodes({ a: [1, 2, { b: 3 }] }, 10)).toBe(true);
+    expect(hasAtMostNodes(new Array(1_000_000).fill(0), 10)).toBe(false);
+  });
+});
