@@ -9,6 +9,7 @@ import { createClients, type Clients } from './clients';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
 import { boundedValidatorCompiler } from './validation/compiler';
+import { installBoundedJsonParser } from './validation/json-parser';
 import { markParsedMultipart, refuseFileOutsideMediaRoutes } from './validation/multipart';
 import { mountGraphql } from './graphql';
 import { externalApi } from './routes/external';
@@ -40,6 +41,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     bodyLimit: config.bodyLimitBytes,
   });
   app.setValidatorCompiler(boundedValidatorCompiler());
+  installBoundedJsonParser(app);
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);

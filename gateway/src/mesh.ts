@@ -286,7 +286,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       if (!start) throw new Error(`no process ${name} to restart`);
       await start();
     };
-    const grpcAddresses = Object.fromEntries(parts.map((p) => [p.name, `127.0.0.1:${p.grpcPort}`]));
+    const grpcAddresses = Object.fromEntries([...endpoints].flatMap(([name, e]) => (e.grpc ? [[name, e.grpc]] : [])));
     return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, env: common, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();

@@ -176,8 +176,20 @@ export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
     ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: orNull(h.linkedChannelId) }
     : { applied: false, error: h.error };
 
+/** A URL with its password masked: a webmail channel's `smtp://user:password@host` is a credential. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 /**
- * Provider secrets (bmToken, engineToken, pageToken) are never returned. The webhook signing secret
+ * Provider secrets (bmToken, engineToken, pageToken, an SMTP password) are never returned. The webhook signing secret
  * is: the customer needs it to verify webhooks, and only the super-admin reads channel records.
  */
 export const channelRecord = (c: proto.tenants.Channel__Output) => ({
@@ -190,7 +202,7 @@ export const channelRecord = (c: proto.tenants.Channel__Output) => ({
   wabaId: c.wabaId || null,
   hybridMode: c.hybridMode,
   linkedChannelId: orNull(c.linkedChannelId),
-  engineUrl: c.engineUrl || null,
+  engineUrl: withoutPassword(c.engineUrl) || null,
   webhookEnabled: c.webhookEnabled,
   webhookUrl: c.webhookUrl || null,
   webhookIncoming: c.webhookIncoming,

@@ -58,3 +58,30 @@ describe('bounded validation', () => {
     expect(hasAtMostNodes(new Array(1_000_000).fill(0), 10)).toBe(false);
   });
 });
+
+describe('bounded JSON parsing', () => {
+  const { exceedsJsonValues, installBoundedJsonParser, MAX_JSON_VALUES } = require('../src/validation/json-parser') as typeof import('../src/validation/json-parser');
+  const app = Fastify({ bodyLimit: 64 * 1024 * 1024 });
+  installBoundedJsonParser(app);
+  installErrorHandler(app);
+  app.post('/p', async (req) => ({ success: true, keys: Object.keys(req.body as object) }));
+  afterAll(() => app.close());
+
+  it('counts values outside strings only', () => {
+    expect(exceedsJsonValues('{"a":"x,y:z","b":[1,2,3]}', 5)).toBe(false);
+    expect(exceedsJsonValues('{"a":"x\\",,,,,,","b":[1,2,3]}', 5)).toBe(false);
+    expect(exceedsJsonValues('[1,2,3,4,5,6,7]', 5)).toBe(true);
+  });
+
+  it('refuses a body with millions of values before parsing it, and parses the others as before', async () => {
+    const huge = `{"ticketId":1,"tagIds":[${new Array(4_000_000).fill('"x"').join(',')}]}`;
+    const res = await app.inject({ method: 'POST', url: '/p', headers: { 'content-type': 'application/json' }, payload: huge });
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toMatchObject({ error: 'ERR_VALIDATION', details: [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }] });
+    expect(res.body.length).toBeLessThan(20_000);
+    const ok = await app.inject({ method: 'POST', url: '/p', payload: { a: 1, b: [1, 2] } });
+    expect(ok.json()).toEqual({ success: true, keys: ['a', 'b'] });
+    const poisoned = await app.inject({ method: 'POST', url: '/p', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' });
+    expect(poisoned.statusCode).toBe(400);
+  });
+});

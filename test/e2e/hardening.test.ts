@@ -65,7 +65,7 @@ describe('hardening, end to end', () => {
   beforeAll(async () => {
     engine = await startFakeEngine();
     // Limits low enough to reach in a test, high enough for the other tests here (README "Limits").
-    const env = { ...UNPACED, RATE_LIMIT_PER_TOKEN: '120', RATE_LIMIT_PER_TENANT: '100000', RATE_LIMIT_WINDOW_MS: '60000', WEBCHAT_VISITORS_PER_ADDRESS: '4' };
+    const env = { ...UNPACED, RATE_LIMIT_PER_TOKEN: '120', RATE_LIMIT_PER_TENANT: '100000', RATE_LIMIT_WINDOW_MS: '60000', WEBCHAT_VISITORS_PER_ADDRESS: '5', WEBCHAT_MAX_OPEN_POLLS: '1' };
     mesh = await startMesh({ freePorts: true, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     [a, b] = [await newIntegration(), await newIntegration()];
@@ -191,10 +191,40 @@ describe('hardening, end to end', () => {
     expect((await post(b, 'showTicketById', { ticketId: 1 })).status).toBe(404);
   });
 
-  it('limits anonymous web-chat visitor creation per client address', async () => {
+  let webchatId = 0;
+  async function webchat(): Promise<number> {
+    if (webchatId) return webchatId;
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: a.tenantId, name: 'Site chat', type: 'webchat' } });
     expect(session.status).toBe(200);
-    const url = `${mesh.gatewayUrl}/webchat/${session.body.data.whatsapp.id}/visitors`;
+    return (webchatId = session.body.data.whatsapp.id);
+  }
+
+  it('caps the long polls open at once: one more is told to come back (429, Retry-After)', async () => {
+    const channelId = await webchat();
+    const visitor = await call(`${mesh.gatewayUrl}/webchat/${channelId}/visitors`, { body: {} });
+    const { visitorToken } = visitor.body.data;
+    const poll = (wait: number, signal?: AbortSignal) =>
+      fetch(`${mesh.gatewayUrl}/webchat/${channelId}/messages?wait=${wait}`, { headers: { authorization: `Bearer ${visitorToken}` }, signal });
+    const holder = new AbortController();
+    const open = poll(20, holder.signal).catch(() => undefined);
+    // The first poll is open once the gateway holds it: a second long poll is then refused.
+    let refused: Response | undefined;
+    for (let i = 0; i < 50 && !refused; i++) {
+      const res = await poll(5);
+      if (res.status === 429) refused = res;
+      else await res.arrayBuffer();
+    }
+    expect(refused?.headers.get('retry-after')).toBe('1');
+    expect(await refused!.json()).toMatchObject({ success: false, error: 'ERR_RATE_LIMITED' });
+    // A short poll (wait=0) is not capped.
+    expect((await poll(0)).status).toBe(200);
+    holder.abort();
+    await open;
+  });
+
+  it('limits anonymous web-chat visitor creation per client address', async () => {
+    // One visitor of this address was created by the test above (5 per minute here).
+    const url = `${mesh.gatewayUrl}/webchat/${await webchat()}/visitors`;
     const codes = [];
     for (let i = 0; i < 6; i++) codes.push((await call(url, { body: {} })).status);
     expect(codes).toEqual([200, 200, 200, 200, 429, 429]);

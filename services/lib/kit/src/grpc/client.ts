@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { meshCaller, meshClientInterceptor } from './credentials';
+import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 
 export interface CallOptions {

@@ -90,7 +90,7 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_receive_message_length': 32 * 1024 * 1024,
     'grpc.max_connection_age_ms': 5 * 60_000,
     'grpc.max_connection_age_grace_ms': 30_000,
-    // Metrics first (they count refused calls too); then every call but health checks must carry a
+    // Metrics see every call (refused ones too); then every call but health checks must carry a
     // valid mesh credential (grpc/credentials.ts).
     interceptors: [grpcServerMetrics, meshServerInterceptor(secret)],
   });
