@@ -85,6 +85,8 @@ export interface Mesh {
    * `grpc` a service's gRPC address.
    */
   endpoints: Map<string, { http: string; grpc?: string }>;
+  /** The environment every process of the mesh was given (addresses, tokens, MESH_SECRET): for another replica. */
+  env: Record<string, string>;
   /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
   startRelay(name?: string): Promise<ChildProcess>;
   /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
@@ -267,9 +269,11 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
         () => gateway.exitCode === null,
       );
     };
-    // All at once: the gateway is ready without its backends (their routes answer 503 until they
-    // are), and the workers wait for what they need; the mesh is ready when every part is.
-    await Promise.all([...parts.map(startPart), startGateway(), startRelay(), startDispatcher()]);
+    // The services first, then the gateway and the workers: on two cores, eight Node processes
+    // loading at once each take several times longer (a gateway under an e2e suite's load then
+    // missed its 30 s), and started in turn the mesh is ready about as soon.
+    await Promise.all(parts.map(startPart));
+    await Promise.all([startGateway(), startRelay(), startDispatcher()]);
     const kill = async (name: string) => {
       const child = processes.get(name);
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -283,7 +287,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       await start();
     };
     const grpcAddresses = Object.fromEntries([...endpoints].flatMap(([name, e]) => (e.grpc ? [[name, e.grpc]] : [])));
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, startRelay, startDispatcher, kill, restart, stop };
+    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, env: common, startRelay, startDispatcher, kill, restart, stop };
   } catch (err) {
     await stop();
     throw err;
