@@ -49,5 +49,6 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     WatchRevocations: (_req, call) => streamRevocations(d.revocations, call),
     ApplyPaymentWebhook: (req) => d.payments.applyWebhook(req),
     ListUsers: (req) => d.tenants.listUsers(req),
+    AuthenticateAdmin: (req) => d.tenants.authenticateAdmin(req.email, req.password),
   };
 }
