@@ -69,7 +69,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret });
-  const stopGraphql = await mountGraphql(app, config, auth);
+  const stopGraphql = await mountGraphql(app, config, auth, clients);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };
 }
