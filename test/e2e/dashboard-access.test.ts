@@ -1,4 +1,5 @@
 import type { Mesh } from '@convo/gateway/dist/mesh';
+import { ADMIN_PASSWORD, gql as gqlAt, login as loginAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, UNPACED } from '../support/http';
 
 const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
@@ -12,45 +13,27 @@ describe('GraphQL access, end to end', () => {
   let mesh: Mesh;
   let admin: string;
   const crashes: string[] = [];
-  const password = 'S3cure!pass';
+  let a: DashboardTenant;
+  let b: DashboardTenant;
 
-  interface Tenant {
-    id: number;
-    email: string;
-    session: string;
-    integrationToken: string;
-  }
-  let a: Tenant;
-  let b: Tenant;
+  const gql = (token: string | undefined, query: string, variables?: Record<string, unknown>) => gqlAt(mesh, token, query, variables);
+  const login = (email: string, pw = ADMIN_PASSWORD) => loginAt(mesh, email, pw);
 
-  const gql = (token: string | undefined, query: string, variables?: Record<string, unknown>) =>
-    call(mesh.graphqlUrl, { token, body: { query, variables } });
-  const login = (email: string, pw = password) => call(`${mesh.gatewayUrl}/graphql/login`, { body: { email, password: pw } });
-
-  async function newTenant(name: string, status = 'active'): Promise<Tenant> {
+  async function newInactiveTenant(name: string) {
     const email = `${name.toLowerCase()}-${Date.now()}@dashboard.example`;
     const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status, name, maxUsers: 5, maxConnections: 5, acceptTerms: true, email, password, userName: 'Ana', profile: 'admin' },
+      body: { status: 'inactive', name, maxUsers: 5, maxConnections: 5, acceptTerms: true, email, password: ADMIN_PASSWORD, userName: 'Ana', profile: 'admin' },
     });
     expect(res.status).toBe(200);
-    const id = res.body.data.tenant.id as number;
-    if (status !== 'active') return { id, email, session: '', integrationToken: '' };
-    const channel = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
-      token: admin,
-      body: { tenant: id, name: `${name} line`, type: 'engine_a', engineUrl: 'http://127.0.0.1:9', engineToken: 'engine-secret' },
-    });
-    expect(channel.status).toBe(200);
-    const session = await login(email);
-    expect(session.status).toBe(200);
-    return { id, email, session: session.body.data.token, integrationToken: channel.body.data.api.authToken };
+    return { email };
   }
 
   beforeAll(async () => {
     mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
-    a = await newTenant('Alpha');
-    b = await newTenant('Beta');
+    a = await newDashboardTenant(mesh, 'Alpha');
+    b = await newDashboardTenant(mesh, 'Beta');
   });
 
   afterAll(async () => {
@@ -77,7 +60,7 @@ describe('GraphQL access, end to end', () => {
     });
 
     it("refuses an inactive tenant's administrator", async () => {
-      const inactive = await newTenant('Dormant', 'inactive');
+      const inactive = await newInactiveTenant('Dormant');
       const res = await login(inactive.email);
       expect(res.status).toBe(403);
       expect(res.body.error).toBe('ERR_TENANT_INACTIVE');
