@@ -57,6 +57,8 @@ export const TENANT_SCOPED_FIELDS: Record<string, string | null> = {
   moveTicket: 'tenantId',
   addTicketTags: 'tenantId',
   removeTicketTag: 'tenantId',
+  createIntegration: 'tenantId',
+  revokeIntegration: 'tenantId',
   tags: 'tenantId',
   queues: 'tenantId',
   createTag: 'tenantId',

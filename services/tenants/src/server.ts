@@ -16,6 +16,7 @@ import { tenantsHandlers } from './grpc/tenants.handlers';
 import { channelReference } from './graphql/channel.reference';
 import { Channel } from './graphql/channel.type';
 import { tenantReference } from './graphql/tenant.reference';
+import { TenantDashboardResolver } from './graphql/tenant-dashboard.resolver';
 import { TenantResolver } from './graphql/tenant.resolver';
 import { Tenant } from './graphql/tenant.type';
 
@@ -38,7 +39,7 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
 }
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TenantResolver],
+  resolvers: [TenantResolver, TenantDashboardResolver],
   orphanedTypes: [Channel, Tenant],
 };
 
@@ -69,16 +70,21 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const revocations = new RevocationFeed(repos.apis, log, config.revocationFeed);
     await revocations.start();
 
-    const resolver = new TenantResolver(repos.tenants, repos.channels, plans);
+    const tenants = new TenantsService(repos.tenants);
+    const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations);
+    const resolvers = new Map<unknown, unknown>([
+      [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
+      [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations)],
+    ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
-      container: { get: () => resolver },
+      container: { get: (cls) => resolvers.get(cls) },
       references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
     });
     const handlers = tenantsHandlers({
-      tenants: new TenantsService(repos.tenants),
+      tenants,
       channels: new ChannelsService(repos.tenants, repos.channels, repos.apis),
-      integrations: new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations),
+      integrations,
       payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
       revocations,
     });

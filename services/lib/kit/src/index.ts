@@ -13,6 +13,7 @@ export * from './grpc/server';
 export * from './grpc/client';
 export * from './grpc/health';
 export * from './graphql/subgraph';
+export * from './graphql/cursor';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';

@@ -175,6 +175,17 @@ export class TenantsService {
     const tenantId = await this.repo.tenantIdByIdentity(key);
     const tenant = tenantId === undefined ? null : await this.repo.findTenant(tenantId);
     if (!tenant) throw notFound('tenant', 'No tenant has this identity');
+    return this.applyUpdate(tenant, req);
+  }
+
+  /** The dashboard's updateTenant: the same rules, the tenant found by its id. */
+  async updateTenantById(id: number, req: proto.tenants.UpdateTenantRequest__Output) {
+    const tenant = await this.repo.findTenant(id);
+    if (!tenant) throw notFound('tenant');
+    return this.applyUpdate(tenant, req);
+  }
+
+  private async applyUpdate(tenant: TenantDoc, req: proto.tenants.UpdateTenantRequest__Output) {
 
     const { changes, issues } = planTenantUpdate(tenant, req);
     if (issues.any) throw validation('Invalid tenant update', issues.list);

@@ -1,4 +1,4 @@
-import { validation } from '@convo/kit';
+import { checkPageSize, offsetCursor, readOffsetCursor, validation } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { TicketsRepository } from '../db/tickets.repository';
 import type { TicketsService } from '../domain/tickets.service';
@@ -7,15 +7,6 @@ import { toGraphTicket } from './ticket.resolver';
 import { Ticket, TicketStatus } from './ticket.type';
 
 const MAX_PAGE = 100;
-
-/** Cursors are opaque to clients: the offset of the next ticket in the filtered order. */
-const encodeCursor = (offset: number) => Buffer.from(`o:${offset}`).toString('base64url');
-function decodeCursor(cursor: string | null | undefined): number {
-  if (!cursor) return 0;
-  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw validation('Invalid cursor', [{ field: 'after', message: 'must be an endCursor this API answered' }]);
-  return Number(m[1]);
-}
 
 /**
  * The dashboard's ticket list, counts and actions. Actions go through the same domain service as
@@ -40,9 +31,9 @@ export class DashboardResolver {
     @Arg('first', () => Int, { defaultValue: 20, description: `At most ${MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<TicketConnection> {
-    if (first < 1 || first > MAX_PAGE) throw validation('Invalid page size', [{ field: 'first', message: `must be 1 to ${MAX_PAGE}` }]);
+    checkPageSize(first, MAX_PAGE);
     if (search && search.length > 200) throw validation('Invalid search', [{ field: 'search', message: 'at most 200 characters' }]);
-    const offset = decodeCursor(after);
+    const offset = readOffsetCursor(after);
     const query = {
       tenantId,
       status: status ?? undefined,
@@ -57,7 +48,7 @@ export class DashboardResolver {
     return {
       nodes: docs.map(toGraphTicket),
       totalCount,
-      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? encodeCursor(next) : after ?? null },
+      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
     };
   }
 
