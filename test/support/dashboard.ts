@@ -23,7 +23,12 @@ export const login = (mesh: Mesh, email: string, password = ADMIN_PASSWORD) =>
   call(`${mesh.gatewayUrl}/graphql/login`, { body: { email, password } });
 
 /** Stores a tenant with an engine_a channel on `engineUrl` and signs its administrator in. */
-export async function newDashboardTenant(mesh: Mesh, name: string, engineUrl = 'http://127.0.0.1:9'): Promise<DashboardTenant> {
+export async function newDashboardTenant(
+  mesh: Mesh,
+  name: string,
+  engineUrl = 'http://127.0.0.1:9',
+  channelFields: Record<string, unknown> = {},
+): Promise<DashboardTenant> {
   const admin = mesh.superAdminToken;
   const email = `${name.toLowerCase()}-${process.pid}-${++lastEmail}@dashboard.example`;
   const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
@@ -34,7 +39,7 @@ export async function newDashboardTenant(mesh: Mesh, name: string, engineUrl = '
   const id = res.body.data.tenant.id as number;
   const channel = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
     token: admin,
-    body: { tenant: id, name: `${name} line`, type: 'engine_a', engineUrl, engineToken: 'engine-secret' },
+    body: { tenant: id, name: `${name} line`, type: 'engine_a', engineUrl, engineToken: 'engine-secret', ...channelFields },
   });
   if (channel.status !== 200) throw new Error(`create session: ${JSON.stringify(channel.body)}`);
   const session = await login(mesh, email);

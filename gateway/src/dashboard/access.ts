@@ -66,6 +66,8 @@ export const TENANT_SCOPED_FIELDS: Record<string, string | null> = {
   message: 'tenantId',
   webhookDeliveries: 'tenantId',
   webhookDelivery: 'tenantId',
+  deliveryHealth: 'tenantId',
+  replayWebhookDelivery: 'tenantId',
   channelProfile: 'tenantId',
   // Catalogues without tenant data.
   plans: null,

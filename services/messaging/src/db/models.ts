@@ -102,6 +102,8 @@ export function registerModels(conn: Connection) {
   message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
   // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  // The dashboard's delivery health: a tenant's queued and failed messages per channel.
+  message.index({ tenantId: 1, status: 1, channelId: 1, createdAt: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),
