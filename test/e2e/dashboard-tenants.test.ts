@@ -84,4 +84,17 @@ describe('dashboard tenants, end to end', () => {
     expect(bad.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
     expect((await data(admin, `{ tenant(id: ${a.id}) { maxUsers maxConnections } }`)).tenant).toEqual({ maxUsers: 5, maxConnections: 5 });
   });
+
+  it("rotates its own channel's webhook secret, and no other tenant's", async () => {
+    const rotate = (token: string, tenantId: number, channelId: number) =>
+      gql(token, `mutation { rotateWebhookSecret(tenantId: ${tenantId}, channelId: ${channelId}) }`);
+    const first = (await rotate(a.session, a.id, a.channelId)).body.data.rotateWebhookSecret;
+    const second = (await rotate(a.session, a.id, a.channelId)).body.data.rotateWebhookSecret;
+    expect(first).toMatch(/^whsec_/);
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    expect((await rotate(a.session, a.id, b.channelId)).body.errors[0].extensions.code).toBe('ERR_CHANNEL_NOT_FOUND');
+    expect((await rotate(a.session, b.id, b.channelId)).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
+    expect((await rotate(admin, b.id, b.channelId)).body.data.rotateWebhookSecret).toMatch(/^whsec_/);
+  });
 });

@@ -59,6 +59,7 @@ export const TENANT_SCOPED_FIELDS: Record<string, string | null> = {
   removeTicketTag: 'tenantId',
   createIntegration: 'tenantId',
   revokeIntegration: 'tenantId',
+  rotateWebhookSecret: 'tenantId',
   tags: 'tenantId',
   queues: 'tenantId',
   createTag: 'tenantId',

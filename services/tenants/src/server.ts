@@ -72,9 +72,10 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
 
     const tenants = new TenantsService(repos.tenants);
     const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations);
+    const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis);
     const resolvers = new Map<unknown, unknown>([
       [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
-      [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations)],
+      [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations, channels)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
@@ -83,7 +84,7 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     });
     const handlers = tenantsHandlers({
       tenants,
-      channels: new ChannelsService(repos.tenants, repos.channels, repos.apis),
+      channels,
       integrations,
       payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
       revocations,

@@ -4,6 +4,7 @@ import type { ApisRepository } from '../db/apis.repository';
 import type { ApiIntegrationDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
+import type { ChannelsService } from '../domain/channels.service';
 import type { IntegrationsService } from '../domain/integrations.service';
 import type { TenantsService } from '../domain/tenants.service';
 import { newApiToken } from '../domain/tokens';
@@ -33,6 +34,7 @@ export class TenantDashboardResolver {
     private readonly apis: ApisRepository,
     private readonly tenants: TenantsService,
     private readonly integrationsService: IntegrationsService,
+    private readonly channelsService: ChannelsService,
   ) {}
 
   @Query(() => TenantConnection, { description: 'Every tenant in id order (platform only).' })
@@ -121,5 +123,14 @@ export class TenantDashboardResolver {
     if (!api || api.tenantId !== tenantId) throw notFound('api');
     await this.integrationsService.deleteApi({ apiId, tenant: tenantId, sessionId: api.sessionId, userId: api.userId });
     return true;
+  }
+
+  @Mutation(() => String, {
+    description: "Gives the channel a new webhook signing secret, answered here; the previous one still signs for 24 hours.",
+  })
+  async rotateWebhookSecret(@Arg('tenantId', () => Int) tenantId: number, @Arg('channelId', () => Int) channelId: number): Promise<string> {
+    if (!(await this.channelsRepo.findChannel(tenantId, channelId))) throw notFound('channel');
+    const { whatsapp } = await this.channelsService.updateChannel({ id: channelId, rotateWebhookSecret: true } as never);
+    return whatsapp.webhookSecret ?? '';
   }
 }
