@@ -109,6 +109,18 @@ describe('dashboard tickets, end to end', () => {
     expect(ticket.channel).toEqual({ id: a.channelId, name: 'Alpha line' });
   });
 
+  it("reads a ticket's conversation as a connection, and its notes", async () => {
+    const note = await call(`${a.root}/createNotes`, { token: a.integrationToken, body: { ticketId: ids.a2, notes: 'Called back' } });
+    expect(note.status).toBe(200);
+    const q = `query($t: Int!, $id: Int!, $after: String) { ticket(tenantId: $t, id: $id) {
+      notes { notes } messagePage(first: 1, after: $after) { totalCount pageInfo { hasNextPage endCursor } nodes { body } } } }`;
+    const one = (await data(a.session, q, { t: a.id, id: ids.a2 })).ticket;
+    expect(one.notes).toEqual([{ notes: 'Called back' }]);
+    expect(one.messagePage).toMatchObject({ totalCount: 1, pageInfo: { hasNextPage: false }, nodes: [{ body: 'second of alpha' }] });
+    const past = (await data(a.session, q, { t: a.id, id: ids.a2, after: one.messagePage.pageInfo.endCursor })).ticket;
+    expect(past.messagePage.nodes).toEqual([]);
+  });
+
   it("cannot list, count or change the other tenant's tickets, by tenant id or by ticket id", async () => {
     for (const q of [
       `{ tickets(tenantId: ${b.id}) { totalCount } }`,

@@ -68,6 +68,15 @@ export class MessagesRepository {
     return this.models.Message.findById(id).lean<MessageDoc>().exec();
   }
 
+  /** The dashboard's page of a ticket's conversation, oldest first (the (tenantId, ticketId, createdAt, _id) index). */
+  pageByTicket(tenantId: number, ticketId: number, skip: number, limit: number) {
+    return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
+  countByTicket(tenantId: number, ticketId: number) {
+    return this.models.Message.countDocuments({ tenantId, ticketId }).exec();
+  }
+
   listByTicket(tenantId: number, ticketId: number, limit: number) {
     return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }

@@ -26,3 +26,11 @@ export class TicketCounts {
   @Field(() => [TicketCount]) byQueue!: TicketCount[];
   @Field(() => [TicketCount]) byChannel!: TicketCount[];
 }
+
+@ObjectType('TicketNote')
+export class TicketNote {
+  @Field(() => Int) id!: number;
+  @Field() notes!: string;
+  @Field(() => Int, { nullable: true }) userId!: number | null;
+  @Field() createdAt!: string;
+}
