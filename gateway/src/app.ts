@@ -86,7 +86,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
-  const stopGraphql = await mountGraphql(app, config, auth);
+  const stopGraphql = await mountGraphql(app, config, auth, clients);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };
 }

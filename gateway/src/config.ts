@@ -21,6 +21,18 @@ export interface GatewayConfig {
   metaVerifyToken: string;
   metaAppSecret: string;
   rateLimits: RateLimitConfig;
+  /** GraphQL dashboard API and console: sessions, limits, introspection (README "GraphQL"). */
+  dashboard: DashboardConfig;
+}
+
+export interface DashboardConfig {
+  /** Signs tenant administrators' sessions (`SESSION_SECRET`; derived from the super-admin token when unset). */
+  sessionSecret: string;
+  sessionTtlSeconds: number;
+  /** `GRAPHQL_INTROSPECTION=true|false`; default: on, off with NODE_ENV=production. */
+  introspection: boolean;
+  maxDepth: number;
+  maxComplexity: number;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;
@@ -58,6 +70,13 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),
     metaAppSecret: r.str('META_APP_SECRET', ''),
     rateLimits: readRateLimits(r),
+    dashboard: {
+      sessionSecret: r.str('SESSION_SECRET', ''),
+      sessionTtlSeconds: r.int('SESSION_TTL_SECONDS', 15 * 60),
+      introspection: r.str('GRAPHQL_INTROSPECTION', env.NODE_ENV === 'production' ? 'false' : 'true') === 'true',
+      maxDepth: r.int('GRAPHQL_MAX_DEPTH', 10),
+      maxComplexity: r.int('GRAPHQL_MAX_COMPLEXITY', 5_000),
+    },
   };
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');

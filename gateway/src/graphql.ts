@@ -6,44 +6,69 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
+import type { Clients } from './clients';
+import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
+import { complexityPlugin, depthRule } from './dashboard/limits';
+import { loginRoutes } from './dashboard/login.routes';
+import { SessionSigner, sessionSecretFrom } from './dashboard/session';
 
 /** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
 export const SUPERGRAPH_PATH = join(__dirname, '..', 'supergraph.graphql');
 
 interface Context {
-  authorization?: string;
+  caller: GraphqlCaller;
 }
 
 const SUBGRAPH_TIMEOUT_MS = 10_000;
 
-/** Forwards the caller's super-admin token: subgraphs check it again. */
+/**
+ * Subgraphs are internal and answer the gateway, which sends the super-admin token once it has
+ * checked the caller (and, for a tenant session, that the operation stays inside its tenant).
+ */
 class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
+  constructor(
+    options: ConstructorParameters<typeof RemoteGraphQLDataSource<Context>>[0],
+    private readonly superAdminToken: string,
+  ) {
+    super(options);
+  }
+
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<Context>): void {
-    const auth = (context as Context).authorization;
-    if (auth) request.http?.headers.set('authorization', auth);
+    if (!(context as Context).caller) return;
+    request.http?.headers.set('authorization', `Bearer ${this.superAdminToken}`);
   }
 }
 
 const fetchWithTimeout = ((url: string, init: RequestInit) =>
   fetch(url, { ...init, signal: AbortSignal.timeout(SUBGRAPH_TIMEOUT_MS) })) as never;
 
-export async function mountGraphql(app: FastifyInstance, config: GatewayConfig, auth: Authenticator): Promise<() => Promise<void>> {
+export async function mountGraphql(
+  app: FastifyInstance,
+  config: GatewayConfig,
+  auth: Authenticator,
+  clients: Clients,
+): Promise<() => Promise<void>> {
+  const limits = config.dashboard;
+  const sessions = new SessionSigner(sessionSecretFrom(limits.sessionSecret, config.superAdminToken), limits.sessionTtlSeconds);
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
     buildService: ({ name }) =>
-      new ForwardingDataSource({ url: config.subgraphs[name as SubgraphName], fetcher: fetchWithTimeout }),
+      new ForwardingDataSource({ url: config.subgraphs[name as SubgraphName], fetcher: fetchWithTimeout }, config.superAdminToken),
   });
   const apollo = new ApolloServer<Context>({
     gateway,
     includeStacktraceInErrorResponses: false,
-    plugins: [fastifyApolloDrainPlugin(app)],
+    introspection: limits.introspection,
+    validationRules: [depthRule(limits)],
+    plugins: [fastifyApolloDrainPlugin(app), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
   });
   await apollo.start();
+  await app.register(loginRoutes, { clients, sessions });
   await app.register(async (scope) => {
-    scope.addHook('onRequest', auth.superAdmin);
+    scope.addHook('onRequest', graphqlCallerHook(auth, sessions));
     await scope.register(fastifyApollo(apollo), {
       path: '/graphql',
-      context: async (req) => ({ authorization: req.headers.authorization }),
+      context: async (req) => ({ caller: req.graphqlCaller! }),
     });
   });
   return () => apollo.stop();

@@ -8,10 +8,11 @@ import { SendService } from './domain/send.service';
 import { messagingHandlers } from './grpc/messaging.handlers';
 import { MessageResolver, TicketMessagesResolver, toGraphMessage } from './graphql/message.resolver';
 import { TicketMessages } from './graphql/message.type';
+import { DeliveryHealthResolver } from './graphql/delivery-health.resolver';
 import { WebhookDeliveryResolver } from './graphql/webhook-delivery.resolver';
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [MessageResolver, TicketMessagesResolver, WebhookDeliveryResolver],
+  resolvers: [MessageResolver, TicketMessagesResolver, WebhookDeliveryResolver, DeliveryHealthResolver],
   orphanedTypes: [TicketMessages],
 };
 
@@ -70,6 +71,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       [MessageResolver, new MessageResolver(repo)],
       [TicketMessagesResolver, new TicketMessagesResolver(repo)],
       [WebhookDeliveryResolver, new WebhookDeliveryResolver(repo.outbox)],
+      [DeliveryHealthResolver, new DeliveryHealthResolver(repo)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,

@@ -17,6 +17,7 @@ import { tenantsHandlers } from './grpc/tenants.handlers';
 import { channelReference } from './graphql/channel.reference';
 import { Channel } from './graphql/channel.type';
 import { tenantReference } from './graphql/tenant.reference';
+import { TenantDashboardResolver } from './graphql/tenant-dashboard.resolver';
 import { TenantResolver } from './graphql/tenant.resolver';
 import { Tenant } from './graphql/tenant.type';
 
@@ -42,7 +43,7 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
 }
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TenantResolver],
+  resolvers: [TenantResolver, TenantDashboardResolver],
   orphanedTypes: [Channel, Tenant],
 };
 
@@ -73,17 +74,24 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const revocations = new RevocationFeed(repos.apis, log, config.revocationFeed);
     await revocations.start();
 
-    const resolver = new TenantResolver(repos.tenants, repos.channels, plans);
-    const { schema } = await buildSubgraph({
-      ...subgraphTypes,
-      container: { get: () => resolver },
-      references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
-    });
+    // One instance of each domain service for gRPC and GraphQL alike: the same rules (webhook URL
+    // checks, a tenant's integrations revoked when it is set inactive) whichever API changes a thing.
     const targets = new TargetUrls(config.webhookAllowedPrivate);
     const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations, targets);
+    const tenants = new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId));
+    const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis, targets);
+    const resolvers = new Map<unknown, unknown>([
+      [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
+      [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations, channels)],
+    ]);
+    const { schema } = await buildSubgraph({
+      ...subgraphTypes,
+      container: { get: (cls) => resolvers.get(cls) },
+      references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
+    });
     const handlers = tenantsHandlers({
-      tenants: new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId)),
-      channels: new ChannelsService(repos.tenants, repos.channels, repos.apis, targets),
+      tenants,
+      channels,
       integrations,
       payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
       revocations,

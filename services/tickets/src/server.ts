@@ -7,19 +7,21 @@ import { NotesService } from './domain/notes.service';
 import { TicketsService } from './domain/tickets.service';
 import { ticketsHandlers } from './grpc/tickets.handlers';
 import { CatalogResolver } from './graphql/catalog.resolver';
+import { DashboardResolver } from './graphql/dashboard.resolver';
 import { ticketReference } from './graphql/ticket.reference';
 import { TicketResolver } from './graphql/ticket.resolver';
 import { ChannelRef } from './graphql/ticket.type';
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TicketResolver, CatalogResolver],
+  resolvers: [TicketResolver, CatalogResolver, DashboardResolver],
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService) {
+export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService, tickets = new TicketsService(repo, catalog)) {
   const resolvers = new Map<unknown, unknown>([
     [TicketResolver, new TicketResolver(repo)],
     [CatalogResolver, new CatalogResolver(catalog)],
+    [DashboardResolver, new DashboardResolver(repo, tickets)],
   ]);
   return buildSubgraph({
     ...subgraphTypes,
@@ -38,9 +40,10 @@ export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
     const repo = new TicketsRepository(db);
     await repo.init();
     const catalog = new CatalogService(repo);
-    const { schema } = await buildTicketsSubgraph(repo, catalog);
+    const tickets = new TicketsService(repo, catalog);
+    const { schema } = await buildTicketsSubgraph(repo, catalog, tickets);
     const handlers = ticketsHandlers({
-      tickets: new TicketsService(repo, catalog),
+      tickets,
       notes: new NotesService(repo),
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog),

@@ -15,6 +15,7 @@ export * from './grpc/client';
 export * from './grpc/health';
 export * from './grpc/credentials';
 export * from './graphql/subgraph';
+export * from './graphql/cursor';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';

@@ -3,6 +3,7 @@ import type { Connection, Model } from 'mongoose';
 import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { statusPayload } from '../outbox/payloads';
+import { groupByChannelAndStatus } from './delivery-groups';
 import { registerModels, type MessageDoc, type MessageStatus, type SendKeyDoc } from './models';
 
 /** Delivery only moves forward; `failed` may follow any state and nothing follows it. */
@@ -65,6 +66,15 @@ export class MessagesRepository {
 
   findAnyById(id: string) {
     return this.models.Message.findById(id).lean<MessageDoc>().exec();
+  }
+
+  /** The dashboard's page of a ticket's conversation, oldest first (the (tenantId, ticketId, createdAt, _id) index). */
+  pageByTicket(tenantId: number, ticketId: number, skip: number, limit: number) {
+    return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
+  countByTicket(tenantId: number, ticketId: number) {
+    return this.models.Message.countDocuments({ tenantId, ticketId }).exec();
   }
 
   listByTicket(tenantId: number, ticketId: number, limit: number) {
@@ -197,6 +207,11 @@ export class MessagesRepository {
   /** Frees a key when nothing was sent, so that a corrected retry is not skipped. */
   async releaseKey(id: string, messageId: string): Promise<void> {
     await this.models.SendKey.deleteOne({ _id: id, messageId }).exec();
+  }
+
+  /** A tenant's queued and failed messages per channel, with the oldest of each. */
+  deliveryGroups(tenantId: number) {
+    return groupByChannelAndStatus(this.models.Message, tenantId, ['queued', 'failed']);
   }
 }
 

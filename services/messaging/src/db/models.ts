@@ -107,6 +107,8 @@ export function registerModels(conn: Connection) {
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
   // The queue's oldest message (convo_delivery_queue_oldest_age_seconds, which autoscaling reads).
   message.index({ status: 1, createdAt: 1 });
+  // The dashboard's delivery health: a tenant's queued and failed messages per channel.
+  message.index({ tenantId: 1, status: 1, channelId: 1, createdAt: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

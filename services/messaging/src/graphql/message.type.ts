@@ -23,3 +23,16 @@ export class TicketMessages {
   @Field(() => Int)
   tenantId!: number;
 }
+
+@ObjectType()
+export class MessagePageInfo {
+  @Field() hasNextPage!: boolean;
+  @Field(() => String, { nullable: true }) endCursor!: string | null;
+}
+
+@ObjectType({ description: "A page of a ticket's messages, oldest first." })
+export class MessageConnection {
+  @Field(() => [Message]) nodes!: Message[];
+  @Field(() => MessagePageInfo) pageInfo!: MessagePageInfo;
+  @Field(() => Int) totalCount!: number;
+}

@@ -1,5 +1,6 @@
 import { isDuplicateKey } from '@convo/kit';
 import type { Connection } from 'mongoose';
+import { groupByChannelAndStatus } from '../db/delivery-groups';
 import { claimNextGeneration, generationId } from '../leases/generations';
 import { registerOutboxModels, type AttemptDoc, type AttemptOutcome, type OutboxEventDoc, type OutboxModels, type OutboxStatus } from './outbox.models';
 
@@ -199,6 +200,26 @@ export class OutboxRepository {
 
   findForTenant(tenantId: number, id: string) {
     return this.models.Event.findOne({ _id: id, tenantId }).lean<OutboxEventDoc>().exec();
+  }
+
+  /** A tenant's pending and dead events per channel, with the oldest of each. */
+  deliveryGroups(tenantId: number) {
+    return groupByChannelAndStatus(this.models.Event, tenantId, ['pending', 'dead']);
+  }
+
+  /**
+   * A dead event goes back to pending, due now: the relay makes one more attempt (and, failing,
+   * it is dead again, its retry window being over). Only a dead event of the tenant; null otherwise.
+   */
+  replayDead(tenantId: number, id: string) {
+    const now = new Date();
+    return this.models.Event.findOneAndUpdate(
+      { _id: id, tenantId, status: 'dead' },
+      { $set: { status: 'pending', nextAttemptAt: now, finishedAt: null, updatedAt: now } },
+      { new: true },
+    )
+      .lean<OutboxEventDoc>()
+      .exec();
   }
 
   attemptsOf(eventId: string) {

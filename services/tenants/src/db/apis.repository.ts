@@ -12,6 +12,10 @@ export class ApisRepository {
     return this.models.Api.find({ tenantId, sessionId }).sort({ createdAt: 1 }).lean<ApiIntegrationDoc[]>().exec();
   }
 
+  listTenantApis(tenantId: number, limit: number) {
+    return this.models.Api.find({ tenantId }).sort({ createdAt: 1 }).limit(limit).lean<ApiIntegrationDoc[]>().exec();
+  }
+
   findApiByTokenHash(tokenHash: string) {
     return this.models.Api.findOne({ tokenHash }).lean<ApiIntegrationDoc>().exec();
   }

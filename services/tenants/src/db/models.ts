@@ -264,6 +264,8 @@ function apiSchema() {
   );
   api.index({ tokenHash: 1 }, { unique: true });
   api.index({ tenantId: 1 });
+  // A tenant's integrations, oldest first (the dashboard's Tenant.integrations).
+  api.index({ tenantId: 1, createdAt: 1 });
   // A channel's integrations, oldest first.
   api.index({ tenantId: 1, sessionId: 1, createdAt: 1 });
   return api;

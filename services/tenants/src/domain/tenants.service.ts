@@ -1,9 +1,9 @@
-import { conflict, isDuplicateKey, notFound, validation, type proto } from '@convo/kit';
+import { conflict, DomainError, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { isOneOf, PAYMENT_GATEWAYS, PROFILES, TENANT_STATUSES } from './catalog';
 import { withCompensation, type Compensation } from './compensation';
-import { hashPassword, passwordProblems } from './passwords';
+import { hashPassword, passwordProblems, verifyPassword } from './passwords';
 import { toTenant, toUser } from './records';
 import { customerKey, identityKey, planTenantUpdate } from './tenant-update';
 import { Issues } from './validation';
@@ -149,6 +149,20 @@ export class TenantsService {
     return { tenants: docs.map(toTenant), page, limit, total, hasMore: page * limit < total };
   }
 
+  /**
+   * A tenant administrator's sign-in. Unknown e-mail, wrong password and a non-admin user answer
+   * the same error, so the answer does not tell which e-mails exist.
+   */
+  async authenticateAdmin(email: string, password: string): Promise<proto.tenants.User> {
+    const user = await this.repo.findUserByEmail(email.trim().toLowerCase());
+    const ok = user?.passwordHash && user.profile === 'admin' && (await verifyPassword(password, user.passwordHash));
+    if (!user || !ok) throw unauthenticated('Wrong e-mail or password');
+    const tenant = await this.repo.findTenant(user.tenantId);
+    if (!tenant) throw unauthenticated('Wrong e-mail or password');
+    if (tenant.status !== 'active') throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', `Tenant ${tenant._id} is inactive`);
+    return toUser(user);
+  }
+
   /** listUsers of the external API: one page of the tenant's users by name. */
   async listUsers(req: proto.tenants.ListUsersRequest__Output): Promise<proto.tenants.UserPage> {
     const page = Math.max(1, req.page || 1);
@@ -171,6 +185,17 @@ export class TenantsService {
     const tenantId = await this.repo.tenantIdByIdentity(key);
     const tenant = tenantId === undefined ? null : await this.repo.findTenant(tenantId);
     if (!tenant) throw notFound('tenant', 'No tenant has this identity');
+    return this.applyUpdate(tenant, req);
+  }
+
+  /** The dashboard's updateTenant: the same rules, the tenant found by its id. */
+  async updateTenantById(id: number, req: proto.tenants.UpdateTenantRequest__Output) {
+    const tenant = await this.repo.findTenant(id);
+    if (!tenant) throw notFound('tenant');
+    return this.applyUpdate(tenant, req);
+  }
+
+  private async applyUpdate(tenant: TenantDoc, req: proto.tenants.UpdateTenantRequest__Output) {
 
     const { changes, issues } = planTenantUpdate(tenant, req);
     if (issues.any) throw validation('Invalid tenant update', issues.list);

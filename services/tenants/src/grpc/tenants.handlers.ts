@@ -58,5 +58,6 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     ApplyPaymentWebhook: (req) => d.payments.applyWebhook(req),
     ListUsers: (req) => d.tenants.listUsers(req),
     GetUser: (req) => d.tenants.getUser(req.tenantId, req.userId),
+    AuthenticateAdmin: (req) => d.tenants.authenticateAdmin(req.email, req.password),
   };
 }

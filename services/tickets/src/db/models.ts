@@ -216,6 +216,9 @@ export function registerModels(conn: Connection) {
   // listTickets filtered by queues or channels ($in ranges merged in index order).
   ticket.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
+  // The dashboard's tickets filtered by tag or by assigned user (GraphQL `tickets`).
+  ticket.index({ tenantId: 1, tagIds: 1, updatedAt: -1, _id: -1 });
+  ticket.index({ tenantId: 1, userId: 1, updatedAt: -1, _id: -1 });
   // showticket / showallticket: a contact number across the tenant's channels, its current ticket
   // (latest activity) and all its tickets (newest first).
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1, _id: -1 });

@@ -25,7 +25,13 @@ export interface TicketQuery {
   search?: string;
   queueIds?: number[];
   channelIds?: number[];
+  /** Dashboard filters: read from the tickets themselves (rows do not carry tags or users). */
+  tagId?: number;
+  userId?: number;
 }
+
+/** What the dashboard counts tickets by. */
+export type TicketGrouping = 'status' | 'queueId' | 'channelId';
 
 export type CatalogKind = 'tag' | 'queue';
 
@@ -188,13 +194,28 @@ export class TicketsRepository {
    * FerretDB; one lookup per id is).
    */
   async listTickets(query: TicketQuery, skip: number, limit: number): Promise<TicketDoc[]> {
+    if (query.tagId !== undefined || query.userId !== undefined) {
+      return this.models.Ticket.find(ticketFilter(query) as QueryFilter<TicketDoc>).sort(LIST_ORDER).skip(skip).limit(limit).lean<TicketDoc[]>().exec();
+    }
     const rows = await this.models.TicketRow.find(ticketFilter(query), { _id: 1 }).sort(LIST_ORDER).skip(skip).limit(limit).lean<Array<{ _id: number }>>().exec();
     const tickets = await Promise.all(rows.map((r) => this.findTicket(query.tenantId, r._id)));
     return tickets.filter((t): t is TicketDoc => t !== null);
   }
 
   countTickets(query: TicketQuery) {
+    if (query.tagId !== undefined || query.userId !== undefined) {
+      return this.models.Ticket.countDocuments(ticketFilter(query) as QueryFilter<TicketDoc>).exec();
+    }
     return this.models.TicketRow.countDocuments(ticketFilter(query)).exec();
+  }
+
+  /** A tenant's tickets counted by status, queue or channel (one aggregation over its rows). */
+  async countTicketsBy(tenantId: number, field: TicketGrouping): Promise<Array<{ key: string | number | null; count: number }>> {
+    const groups = await this.models.TicketRow.aggregate<{ _id: string | number | null; count: number }>([
+      { $match: { tenantId } },
+      { $group: { _id: `$${field}`, count: { $sum: 1 } } },
+    ]).exec();
+    return groups.map((g) => ({ key: g._id ?? null, count: g.count })).sort((a, b) => b.count - a.count);
   }
 
   /** The most recently active open or pending ticket of a contact number, on any channel of the tenant. */
@@ -444,6 +465,8 @@ function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
   if (q.status) filter.status = q.status;
   if (q.queueIds?.length) filter.queueId = { $in: q.queueIds };
   if (q.channelIds?.length) filter.channelId = { $in: q.channelIds };
+  if (q.tagId !== undefined) (filter as QueryFilter<TicketDoc>).tagIds = q.tagId;
+  if (q.userId !== undefined) (filter as QueryFilter<TicketDoc>).userId = q.userId;
   const search = q.search?.trim();
   if (search) {
     const text = { $regex: escapeRegex(search), $options: 'i' };

@@ -1,7 +1,8 @@
-import { Arg, Int, Query, Resolver } from 'type-graphql';
+import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TicketDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { toTicket } from '../domain/tickets.service';
+import { TicketNote } from './dashboard.type';
 import { Ticket } from './ticket.type';
 
 export const toGraphTicket = (doc: TicketDoc): Ticket => {
@@ -17,5 +18,15 @@ export class TicketResolver {
   async ticket(@Arg('tenantId', () => Int) tenantId: number, @Arg('id', () => Int) id: number): Promise<Ticket | null> {
     const doc = await this.repo.findTicket(tenantId, id);
     return doc ? toGraphTicket(doc) : null;
+  }
+
+  @FieldResolver(() => [TicketNote], { description: 'Internal notes, oldest first (first 100).' })
+  async notes(@Root() ticket: Ticket): Promise<TicketNote[]> {
+    return (await this.repo.listNotes(ticket.tenantId, ticket.id, 0, 100)).map((n) => ({
+      id: n._id,
+      notes: n.notes,
+      userId: n.userId ?? null,
+      createdAt: new Date(n.createdAt).toISOString(),
+    }));
   }
 }

@@ -1,4 +1,12 @@
-import { Directive, Field, Float, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+
+export enum TicketStatus {
+  open = 'open',
+  pending = 'pending',
+  closed = 'closed',
+}
+registerEnumType(TicketStatus, { name: 'TicketStatus' });
+
 
 /** The tenants subgraph owns channels; here only the key is known. */
 @Directive('@key(fields: "id", resolvable: false)')
@@ -21,7 +29,7 @@ export class Ticket {
   @Field(() => Int) id!: number;
   @Field(() => Int) tenantId!: number;
   @Field(() => Int) channelId!: number;
-  @Field() status!: string;
+  @Field(() => TicketStatus) status!: TicketStatus;
   @Field(() => Contact) contact!: Contact;
   @Field(() => Int, { nullable: true }) userId?: number;
   @Field(() => Int, { nullable: true }) queueId?: number;

@@ -5,12 +5,13 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
-import { parse, type GraphQLSchema } from 'graphql';
+import { parse, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { DomainError, unauthenticated } from '../errors';
+import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
-import { unauthenticated } from '../errors';
-import { domainToHttp } from '../grpc/status';
 import { safeEqual } from '../secrets';
 
 const FEDERATION_LINK =
@@ -59,6 +60,19 @@ export const bearerMatches = (header: string | undefined, token: string): boolea
   return safeEqual(header && /^bearer /i.test(header) ? header.slice(7) : '', token);
 };
 
+/**
+ * A domain error (raised here or by a gRPC service behind the resolver) keeps its `ERR_` code in
+ * `extensions.code`, and its field issues in `extensions.details`, through the gateway to the
+ * client; the message is the one REST would answer (an unexpected failure says nothing more).
+ */
+export function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = unwrapResolverError(error);
+  const http = original instanceof DomainError ? domainToHttp(original) : isServiceError(original) ? grpcToHttp(original) : undefined;
+  if (!http) return formatted;
+  const { error: code, message, details } = http.body;
+  return { ...formatted, message, extensions: { ...formatted.extensions, code, ...(details ? { details } : {}) } };
+}
+
 export interface SubgraphServer {
   port: number;
   close(): Promise<void>;
@@ -77,6 +91,7 @@ export async function startSubgraphServer(
   const apollo = new ApolloServer({
     schema,
     includeStacktraceInErrorResponses: false,
+    formatError: formatSubgraphError,
     plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
   });
   await apollo.start();

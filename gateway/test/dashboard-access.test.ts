@@ -1,0 +1,78 @@
+import { buildSchema, Kind, parse, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
+import { readGatewayConfig } from '../src/config';
+import { tenantScopeViolation } from '../src/dashboard/access';
+import { depthRule } from '../src/dashboard/limits';
+import { SessionSigner } from '../src/dashboard/session';
+
+describe('SessionSigner', () => {
+  let now = 1_000_000;
+  const signer = new SessionSigner('secret-of-the-test', 60, () => now);
+
+  it('verifies its own token until it expires', () => {
+    const { token, expiresAt } = signer.sign(7, 21);
+    expect(expiresAt.getTime()).toBe((1_000_000 + 60) * 1000);
+    expect(signer.verify(token)).toEqual({ tenantId: 7, userId: 21, exp: 1_000_060 });
+    now += 60;
+    expect(signer.verify(token)).toBeUndefined();
+    now = 1_000_000;
+  });
+
+  it('refuses a token whose tenant was changed, or signed with another secret', () => {
+    const { token } = signer.sign(7, 21);
+    const [, payload, mac] = token.split('.');
+    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: 8 })).toString('base64url');
+    expect(signer.verify(`cs1.${forged}.${mac}`)).toBeUndefined();
+    expect(new SessionSigner('another-secret', 60, () => now).verify(token)).toBeUndefined();
+    expect(signer.verify('cs1.garbage')).toBeUndefined();
+  });
+});
+
+describe('tenantScopeViolation', () => {
+  const check = (query: string, variables: Record<string, unknown> = {}) => {
+    const doc = parse(query);
+    const op = doc.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+    const fragments = new Map(
+      doc.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
+    return tenantScopeViolation(op, fragments, variables, 5);
+  };
+
+  it("lets a tenant session ask its own tenant's fields, literal or by variable", () => {
+    expect(check('{ tenant(id: 5) { id } tags(tenantId: 5) { id } plans { id } }')).toBeUndefined();
+    expect(check('query($t: Int!) { ticket(tenantId: $t, id: 1) { id } }', { t: 5 })).toBeUndefined();
+  });
+
+  it('refuses another tenant, however the id is written', () => {
+    expect(check('{ tenant(id: 6) { id } }')).toMatch(/tenant 5 only/);
+    expect(check('query($t: Int!) { tags(tenantId: $t) { id } }', { t: 6 })).toMatch(/tenant 5 only/);
+    expect(check('{ ...F } fragment F on Query { queues(tenantId: 6) { id } }')).toMatch(/tenant 5 only/);
+    expect(check('{ ... on Query { mine: tags(tenantId: 5) { id } theirs: tags(tenantId: 6) { id } } }')).toMatch(/tenant 5 only/);
+    expect(check('{ ticket(id: 1) { id } }')).toMatch(/tenant 5 only/);
+  });
+
+  it('refuses platform fields and any root field it does not know', () => {
+    expect(check('{ tenants { id } }')).toMatch(/platform administrator/);
+    expect(check('mutation { createPlan(name: "x", maxUsers: 1, maxConnections: 1) { id } }')).toMatch(/platform administrator/);
+    expect(check('{ deliveries(channelId: 1) { id } }')).toMatch(/platform administrator/);
+  });
+});
+
+describe('query limits', () => {
+  const schema = buildSchema('type Node { child: Node name: String } type Query { root: Node }');
+  it('refuses an operation deeper than the limit', () => {
+    const rule = depthRule({ maxDepth: 3, maxComplexity: 100 });
+    expect(validate(schema, parse('{ root { child { child { name } } } }'), [rule])).toEqual([]);
+    const errors = validate(schema, parse('{ root { child { child { child { child { name } } } } } }'), [rule]);
+    expect(errors[0]?.message).toMatch(/exceeds maximum operation depth of 3/);
+  });
+});
+
+describe('introspection policy', () => {
+  const env = { SUPER_ADMIN_TOKEN: 'x'.repeat(20) };
+  it('is on by default, off in production, and set explicitly by GRAPHQL_INTROSPECTION', () => {
+    expect(readGatewayConfig(env).dashboard.introspection).toBe(true);
+    expect(readGatewayConfig({ ...env, NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com' }).dashboard.introspection).toBe(false);
+    expect(readGatewayConfig({ ...env, NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }).dashboard.introspection).toBe(true);
+    expect(readGatewayConfig({ ...env, GRAPHQL_INTROSPECTION: 'false' }).dashboard.introspection).toBe(false);
+  });
+});

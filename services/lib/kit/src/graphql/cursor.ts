@@ -1,0 +1,22 @@
+import { validation } from '../errors';
+
+/**
+ * Connection cursors of the dashboard API: opaque to clients, the offset of the next node in the
+ * list's stable order (the lists are sorted with their id breaking ties).
+ */
+export const offsetCursor = (offset: number): string => Buffer.from(`o:${offset}`).toString('base64url');
+
+/** The offset an `after` cursor names (0 without one); ERR_VALIDATION for a cursor not made here. */
+export function readOffsetCursor(cursor: string | null | undefined): number {
+  if (!cursor) return 0;
+  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw validation('Invalid cursor', [{ field: 'after', message: 'must be an endCursor this API answered' }]);
+  return Number(m[1]);
+}
+
+/** `first` of a connection: 1 to `max`. */
+export function checkPageSize(first: number, max: number): void {
+  if (!Number.isInteger(first) || first < 1 || first > max) {
+    throw validation('Invalid page size', [{ field: 'first', message: `must be 1 to ${max}` }]);
+  }
+}

@@ -1,0 +1,116 @@
+import { checkPageSize, offsetCursor, readOffsetCursor, validation } from '@convo/kit';
+import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { TicketsRepository } from '../db/tickets.repository';
+import type { TicketsService } from '../domain/tickets.service';
+import { TicketConnection, TicketCounts } from './dashboard.type';
+import { toGraphTicket } from './ticket.resolver';
+import { Ticket, TicketStatus } from './ticket.type';
+
+const MAX_PAGE = 100;
+
+/**
+ * The dashboard's ticket list, counts and actions. Actions go through the same domain service as
+ * the REST facade's gRPC calls, so the same rules apply (unknown queue or tag 404, …).
+ */
+@Resolver()
+export class DashboardResolver {
+  constructor(
+    private readonly repo: TicketsRepository,
+    private readonly service: TicketsService,
+  ) {}
+
+  @Query(() => TicketConnection, { description: "A tenant's tickets, newest activity first, filtered." })
+  async tickets(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('status', () => TicketStatus, { nullable: true }) status: TicketStatus | null,
+    @Arg('queueId', () => Int, { nullable: true }) queueId: number | null,
+    @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
+    @Arg('tagId', () => Int, { nullable: true }) tagId: number | null,
+    @Arg('userId', () => Int, { nullable: true }) userId: number | null,
+    @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number or e-mail." }) search: string | null,
+    @Arg('first', () => Int, { defaultValue: 20, description: `At most ${MAX_PAGE}.` }) first: number,
+    @Arg('after', () => String, { nullable: true }) after: string | null,
+  ): Promise<TicketConnection> {
+    checkPageSize(first, MAX_PAGE);
+    if (search && search.length > 200) throw validation('Invalid search', [{ field: 'search', message: 'at most 200 characters' }]);
+    const offset = readOffsetCursor(after);
+    const query = {
+      tenantId,
+      status: status ?? undefined,
+      search: search ?? undefined,
+      queueIds: queueId ? [queueId] : undefined,
+      channelIds: channelId ? [channelId] : undefined,
+      tagId: tagId ?? undefined,
+      userId: userId ?? undefined,
+    };
+    const [docs, totalCount] = await Promise.all([this.repo.listTickets(query, offset, first), this.repo.countTickets(query)]);
+    const next = offset + docs.length;
+    return {
+      nodes: docs.map(toGraphTicket),
+      totalCount,
+      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
+    };
+  }
+
+  @Query(() => TicketCounts, { description: "A tenant's tickets counted by status, queue and channel." })
+  async ticketCounts(@Arg('tenantId', () => Int) tenantId: number): Promise<TicketCounts> {
+    const [byStatus, byQueue, byChannel] = await Promise.all(
+      (['status', 'queueId', 'channelId'] as const).map((field) => this.repo.countTicketsBy(tenantId, field)),
+    );
+    const text = (groups: Array<{ key: string | number | null; count: number }>) =>
+      groups.map((g) => ({ key: g.key === null ? null : String(g.key), count: g.count }));
+    return { byStatus: text(byStatus), byQueue: text(byQueue), byChannel: text(byChannel) };
+  }
+
+  @Mutation(() => Ticket)
+  async closeTicket(@Arg('tenantId', () => Int) tenantId: number, @Arg('ticketId', () => Int) ticketId: number): Promise<Ticket> {
+    return this.setStatus(tenantId, ticketId, TicketStatus.closed);
+  }
+
+  @Mutation(() => Ticket)
+  async reopenTicket(@Arg('tenantId', () => Int) tenantId: number, @Arg('ticketId', () => Int) ticketId: number): Promise<Ticket> {
+    return this.setStatus(tenantId, ticketId, TicketStatus.open);
+  }
+
+  @Mutation(() => Ticket, { description: 'Moves the ticket to a queue of its tenant.' })
+  async moveTicket(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('ticketId', () => Int) ticketId: number,
+    @Arg('queueId', () => Int) queueId: number,
+  ): Promise<Ticket> {
+    await this.service.setQueue(tenantId, ticketId, queueId);
+    return this.reread(tenantId, ticketId);
+  }
+
+  @Mutation(() => Ticket)
+  async addTicketTags(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('ticketId', () => Int) ticketId: number,
+    @Arg('tagIds', () => [Int]) tagIds: number[],
+  ): Promise<Ticket> {
+    if (tagIds.length > 50) throw validation('Too many tags', [{ field: 'tagIds', message: 'at most 50' }]);
+    await this.service.addTags(tenantId, ticketId, tagIds);
+    return this.reread(tenantId, ticketId);
+  }
+
+  @Mutation(() => Ticket)
+  async removeTicketTag(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('ticketId', () => Int) ticketId: number,
+    @Arg('tagId', () => Int) tagId: number,
+  ): Promise<Ticket> {
+    await this.service.removeTag(tenantId, ticketId, tagId);
+    return this.reread(tenantId, ticketId);
+  }
+
+  private async setStatus(tenantId: number, ticketId: number, status: TicketStatus): Promise<Ticket> {
+    await this.service.updateTicket({ tenantId, ticketId, status, clearQueue: false, clearChatFlow: false });
+    return this.reread(tenantId, ticketId);
+  }
+
+  private async reread(tenantId: number, ticketId: number): Promise<Ticket> {
+    const doc = await this.repo.findTicket(tenantId, ticketId);
+    if (!doc) throw validation('Ticket vanished', []);
+    return toGraphTicket(doc);
+  }
+}

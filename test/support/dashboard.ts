@@ -1,0 +1,56 @@
+import type { Mesh } from '@convo/gateway/dist/mesh';
+import { call, type Reply } from './http';
+
+/** A tenant as the dashboard tests use it: its administrator's console session and one integration. */
+export interface DashboardTenant {
+  id: number;
+  email: string;
+  session: string;
+  channelId: number;
+  /** The external API root of its integration, and that integration's token. */
+  root: string;
+  integrationToken: string;
+}
+
+export const ADMIN_PASSWORD = 'S3cure!pass';
+
+let lastEmail = 0;
+
+export const gql = (mesh: Mesh, token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<Reply> =>
+  call(mesh.graphqlUrl, { token, body: { query, variables } });
+
+export const login = (mesh: Mesh, email: string, password = ADMIN_PASSWORD) =>
+  call(`${mesh.gatewayUrl}/graphql/login`, { body: { email, password } });
+
+/** Stores a tenant with an engine_a channel on `engineUrl` and signs its administrator in. */
+export async function newDashboardTenant(
+  mesh: Mesh,
+  name: string,
+  engineUrl = 'http://127.0.0.1:9',
+  channelFields: Record<string, unknown> = {},
+): Promise<DashboardTenant> {
+  const admin = mesh.superAdminToken;
+  const email = `${name.toLowerCase()}-${process.pid}-${++lastEmail}@dashboard.example`;
+  const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
+    token: admin,
+    body: { status: 'active', name, maxUsers: 5, maxConnections: 5, acceptTerms: true, email, password: ADMIN_PASSWORD, userName: 'Ana', profile: 'admin' },
+  });
+  if (res.status !== 200) throw new Error(`store tenant: ${JSON.stringify(res.body)}`);
+  const id = res.body.data.tenant.id as number;
+  const channel = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+    token: admin,
+    body: { tenant: id, name: `${name} line`, type: 'engine_a', engineUrl, engineToken: 'engine-secret', ...channelFields },
+  });
+  if (channel.status !== 200) throw new Error(`create session: ${JSON.stringify(channel.body)}`);
+  const session = await login(mesh, email);
+  if (session.status !== 200) throw new Error(`login: ${JSON.stringify(session.body)}`);
+  const { whatsapp, api } = channel.body.data;
+  return {
+    id,
+    email,
+    session: session.body.data.token,
+    channelId: whatsapp.id,
+    root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`,
+    integrationToken: api.authToken,
+  };
+}
