@@ -31,12 +31,24 @@ export function releasePorts(ports: number[]): void {
   for (const port of ports) issued.delete(port);
 }
 
-function listenOnAnyPort(): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, HOST, () => resolve(server));
-  });
+/**
+ * A listening probe on a port below the kernel's ephemeral range (32768–60999 on Linux): a port
+ * from that range, once the probe closes, may be taken by any outgoing connection before FerretDB
+ * binds it; ports below it are never given to outgoing connections.
+ */
+async function listenOnAnyPort(): Promise<Server> {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    try {
+      return await new Promise<Server>((resolve, reject) => {
+        const server = createServer();
+        server.once('error', reject);
+        server.listen(port, HOST, () => resolve(server));
+      });
+    } catch (err) {
+      if (attempt >= 200) throw err;
+    }
+  }
 }
 
 function closeServer(server: Server): Promise<void> {
