@@ -22,14 +22,17 @@ const PROMETHEUS_TRIGGER_KEYS = new Set([
   'ignoreNullValues', 'unsafeSsl', 'authModes', 'timeout', 'metricName',
 ]);
 
+type Probe = { grpc?: { port?: number }; httpGet?: { port?: number | string }; tcpSocket?: { port?: number | string } };
+
 type Container = {
   name: string;
   image?: string;
   command?: string[];
   args?: string[];
-  startupProbe?: unknown;
-  readinessProbe?: unknown;
-  livenessProbe?: unknown;
+  ports?: { name?: string; containerPort?: number }[];
+  startupProbe?: Probe;
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
   resources?: { requests?: Record<string, unknown>; limits?: Record<string, unknown> };
   securityContext?: {
     runAsNonRoot?: boolean;
@@ -56,7 +59,13 @@ function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
     const isInit = (pod.initContainers ?? []).includes(c);
     if (!isInit) {
       for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe'] as const) {
-        if (!c[probe]) add('probes', `${at} has no ${probe}`);
+        const p = c[probe];
+        if (!p) add('probes', `${at} has no ${probe}`);
+        // A probe of a port the container does not declare never succeeds (e.g. moved by a patch).
+        const port = p?.grpc?.port ?? p?.httpGet?.port ?? p?.tcpSocket?.port;
+        if (port !== undefined && !(c.ports ?? []).some((cp) => cp.containerPort === port || cp.name === port)) {
+          add('probes', `${at} ${probe} probes port ${port}, which the container does not declare`);
+        }
       }
     }
     for (const kind of ['requests', 'limits'] as const) {

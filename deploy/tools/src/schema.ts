@@ -1,8 +1,8 @@
 import { ref, type Finding, type K8sObject } from './objects';
 
 // Strict schema validation of every object, offline, with the kubernetes-models packages (the
-// Kubernetes OpenAPI schemas compiled to validators, plus the CRD packages of KEDA and the
-// Prometheus Operator). Their validators check types, enums and required fields but accept any
+// Kubernetes OpenAPI schemas compiled to validators, plus the CRD packages of KEDA, the
+// Prometheus Operator and cert-manager). Their validators check types, enums and required fields but accept any
 // unknown property; "strict" (as kubectl --validate=strict) is added here: the data is wrapped
 // in proxies that record which properties the validator reads. A validator reads every property
 // its schema declares (and enumerates maps), so a property of an object it looked into but never
@@ -13,6 +13,7 @@ const CRD_PACKAGES: Record<string, string> = {
   'keda.sh': '@kubernetes-models/keda',
   'eventing.keda.sh': '@kubernetes-models/keda',
   'monitoring.coreos.com': '@kubernetes-models/prometheus-operator',
+  'cert-manager.io': '@kubernetes-models/cert-manager',
 };
 
 type ModelClass = { prototype: { validate(this: unknown): void } };

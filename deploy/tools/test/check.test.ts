@@ -76,6 +76,13 @@ describe('deploy/check', () => {
     expect(code).toBe(1);
   });
 
+  it('fails on a probe of a port the container does not declare', () => {
+    const { code, out } = check(['--no-images', '--file', '-'], deployment({ readinessProbe: { grpc: { port: 50060 } }, livenessProbe: { httpGet: { path: '/healthz', port: 'health' } } }));
+    expect(out).toContain('Deployment/web [probes] container web readinessProbe probes port 50060, which the container does not declare');
+    expect(out).toContain('Deployment/web [probes] container web livenessProbe probes port health, which the container does not declare');
+    expect(code).toBe(1);
+  });
+
   it('fails on missing limits and a writable root filesystem', () => {
     const { code, out } = check(
       ['--no-images', '--file', '-'],

@@ -14,6 +14,7 @@ export * from './grpc/server';
 export * from './grpc/client';
 export * from './grpc/health';
 export * from './grpc/credentials';
+export * from './grpc/tls';
 export * from './graphql/subgraph';
 export * from './graphql/cursor';
 export * as proto from './proto-types';

@@ -8,7 +8,8 @@ import { connectDatabase } from './mongo';
 import { closeAllClients } from './grpc/client';
 import { loadService, type ServiceName, type ServiceRegistry } from './grpc/protos';
 import { startGrpcServer, type AsyncHandlers } from './grpc/server';
-import { grpcHost, meshSecret, setMeshCaller } from './grpc/credentials';
+import { healthPort } from './grpc/tls';
+import { grpcHost, meshTrust, setMeshCaller } from './grpc/credentials';
 import { startSubgraphServer } from './graphql/subgraph';
 import { flushTraces } from './observability/tracing';
 
@@ -96,9 +97,9 @@ export async function startService<N extends ServiceName, C>(
   }
   // Loopback unless GRPC_HOST says otherwise; calls must carry the mesh credential, and this
   // process's own calls carry the service's name (grpc/credentials.ts).
-  const meshEnv = env.MESH_SECRET ? env : processEnv;
+  const meshEnv = env.MESH_SECRET || env.GRPC_TLS_CA ? env : processEnv;
   setMeshCaller(spec.name);
-  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log, grpcHost(env), meshSecret(meshEnv));
+  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log, grpcHost(env), meshTrust(meshEnv), healthPort(env));
   let db: Connection | undefined;
   try {
     db = await connectDatabase(config.mongodbUri, spec.database, {

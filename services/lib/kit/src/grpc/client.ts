@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { meshCaller, meshClientInterceptor } from './credentials';
+import { meshCaller, meshClientInterceptor, meshTrust } from './credentials';
+import { channelCredentials } from './tls';
 import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { processEnv } from '../config';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
@@ -105,7 +106,10 @@ export function createClient<N extends ServiceName>(
   let raw = clients.get(key);
   if (!raw) {
     const { Client } = loadService(name);
-    raw = new Client(address, grpc.credentials.createInsecure(), { ...CHANNEL_OPTIONS, interceptors: [grpcClientMetrics, meshClientInterceptor(caller)] });
+    // Under mutual TLS the certificate is the credential; otherwise the shared-secret one (credentials.ts).
+    const trust = meshTrust();
+    const interceptors = trust.tls ? [grpcClientMetrics] : [grpcClientMetrics, meshClientInterceptor(caller, trust.secret)];
+    raw = new Client(address, channelCredentials(trust.tls), { ...CHANNEL_OPTIONS, interceptors });
     clients.set(key, raw);
   }
   const client = raw;

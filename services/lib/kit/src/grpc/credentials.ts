@@ -1,14 +1,17 @@
 // Mesh trust (CONVENTIONS "Inside the mesh"): services trust no caller by address. Every internal
 // gRPC call carries its caller's credential, and every server refuses a call without a valid one
-// (UNAUTHENTICATED) before any handler runs. The credential is the caller's name with an
-// HMAC-SHA256 of it under the installation's shared secret `MESH_SECRET` (the dev supervisor
-// generates one per run and hands it to every process; Kubernetes reads it from the Secret).
+// (UNAUTHENTICATED) before any handler runs. Two kinds of credential:
+// - mutual TLS when GRPC_TLS_CA/CERT/KEY are set (the production overlay, tls.ts): the caller is
+//   the common name of the client certificate the handshake verified;
+// - otherwise the caller's name with an HMAC-SHA256 of it under the installation's shared secret
+//   `MESH_SECRET` (the dev supervisor generates one per run and hands it to every process).
 // The grpc.health.v1 service stays open: Kubernetes' gRPC probes cannot send metadata.
 
 import { processEnv } from '../config';
 import * as grpc from '@grpc/grpc-js';
 import { createHmac } from 'node:crypto';
 import { safeEqual } from '../secrets';
+import { certificateCaller, meshTls, type MeshTls } from './tls';
 
 export const MESH_CALLER_HEADER = 'x-mesh-caller';
 export const MESH_AUTH_HEADER = 'x-mesh-auth';
@@ -37,6 +40,14 @@ export function meshSecret(env: NodeJS.ProcessEnv = processEnv): string {
   return secret;
 }
 
+/** How this process proves itself and checks its callers: mutual TLS, or the shared secret. */
+export type MeshTrust = { tls: MeshTls; secret?: undefined } | { secret: string; tls?: undefined };
+
+export function meshTrust(env: NodeJS.ProcessEnv = processEnv): MeshTrust {
+  const tls = meshTls(env);
+  return tls ? { tls } : { secret: meshSecret(env) };
+}
+
 const proof = (secret: string, caller: string) => createHmac('sha256', secret).update(`convo mesh caller v1\n${caller}`).digest('base64url');
 
 /** Adds the caller's credential to every call of a client. */
@@ -52,18 +63,24 @@ export function meshClientInterceptor(caller = currentCaller, secret = meshSecre
     });
 }
 
-/** Refuses every call (but health checks) without a valid credential: UNAUTHENTICATED. */
-export function meshServerInterceptor(secret = meshSecret()): grpc.ServerInterceptor {
+/**
+ * Refuses every call (but health checks) without a valid credential: UNAUTHENTICATED. Under TLS
+ * the caller is the verified certificate's name and caller headers are ignored; without TLS the
+ * call must carry the shared-secret credential (a server given no secret accepts none).
+ */
+export function meshServerInterceptor(secret?: string): grpc.ServerInterceptor {
   return (method, call) => {
     if (method.path.startsWith(HEALTH_PREFIX)) return new grpc.ServerInterceptingCall(call);
     return new grpc.ServerInterceptingCall(call, {
       start(next) {
         next({
           onReceiveMetadata(metadata, mdNext) {
-            const caller = String(metadata.get(MESH_CALLER_HEADER)[0] ?? '');
+            const certificate = call.getAuthContext()?.sslPeerCertificate;
+            const claimed = String(metadata.get(MESH_CALLER_HEADER)[0] ?? '');
             const got = String(metadata.get(MESH_AUTH_HEADER)[0] ?? '');
+            const caller = certificate ? certificateCaller(certificate) : secret && claimed && safeEqual(got, proof(secret, claimed)) ? claimed : '';
             metadata.remove(MESH_VERIFIED_CALLER);
-            if (!caller || !safeEqual(got, proof(secret, caller))) {
+            if (!caller) {
               call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'Missing or invalid mesh credential', metadata: new grpc.Metadata() });
               return;
             }

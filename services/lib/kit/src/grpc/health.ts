@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { protoPath } from 'grpc-health-check';
+import { channelCredentials, meshTls } from './tls';
 
 interface HealthClient extends grpc.Client {
   check(
@@ -18,7 +19,8 @@ export function checkHealth(address: string, deadlineMs = 1_000, service = ''): 
   HealthCtor ??= (grpc.loadPackageDefinition(protoLoader.loadSync(protoPath, { enums: String })) as any).grpc.health.v1.Health;
   let client = clients.get(address);
   if (!client) {
-    client = new HealthCtor!(address, grpc.credentials.createInsecure());
+    // The peer's main port: TLS when the mesh uses it (health needs no mesh credential otherwise).
+    client = new HealthCtor!(address, channelCredentials(meshTls()));
     clients.set(address, client);
   }
   return new Promise((resolve) =>

@@ -4,7 +4,8 @@ import type { Logger } from '../logger';
 import { grpcServerMetrics } from '../observability/grpc-metrics';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { toGrpcError } from './status';
-import { grpcHost, meshSecret, meshServerInterceptor } from './credentials';
+import { grpcHost, meshServerInterceptor, meshTrust, type MeshTrust } from './credentials';
+import { healthPort, serverCredentials } from './tls';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -71,6 +72,8 @@ export interface GrpcServerHandle {
   server: grpc.Server;
   port: number;
   health: HealthImplementation;
+  /** The plaintext health-only port beside a TLS server, if one was asked for. */
+  healthPort?: number;
   setServing(serving: boolean): void;
   /** Graceful shutdown bounded by `graceMs`, then forced. */
   shutdown(graceMs: number): Promise<void>;
@@ -82,7 +85,8 @@ export async function startGrpcServer<N extends ServiceName>(
   port: number,
   log: Logger,
   host = grpcHost(),
-  secret = meshSecret(),
+  trust: MeshTrust = meshTrust(),
+  plaintextHealthPort = healthPort(),
 ): Promise<GrpcServerHandle> {
   const { definition, fullName } = loadService(name);
   // Connections are recycled every few minutes so that clients spread over new replicas.
@@ -92,7 +96,7 @@ export async function startGrpcServer<N extends ServiceName>(
     'grpc.max_connection_age_grace_ms': 30_000,
     // Metrics see every call (refused ones too); then every call but health checks must carry a
     // valid mesh credential (grpc/credentials.ts).
-    interceptors: [grpcServerMetrics, meshServerInterceptor(secret)],
+    interceptors: [grpcServerMetrics, meshServerInterceptor(trust.secret)],
   });
   const impl: grpc.UntypedServiceImplementation = {};
   const openStreams: OpenStreams = new Set();
@@ -107,11 +111,22 @@ export async function startGrpcServer<N extends ServiceName>(
   // so that a liveness probe never restarts a pod for a slow or missing database.
   const health = new HealthImplementation({ '': 'NOT_SERVING', [fullName]: 'NOT_SERVING', [LIVENESS]: 'SERVING' });
   health.addToServer(server);
-  const bound = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) =>
-      err ? reject(err) : resolve(p),
-    ),
-  );
+  const bind = (target: grpc.Server, at: number, credentials: grpc.ServerCredentials) =>
+    new Promise<number>((resolve, reject) => target.bindAsync(`${host}:${at}`, credentials, (err, p) => (err ? reject(err) : resolve(p))));
+  const bound = await bind(server, port, serverCredentials(trust.tls));
+  // Kubernetes' gRPC probes cannot do TLS: under TLS, health alone answers in plaintext on its own port.
+  let healthServer: grpc.Server | undefined;
+  let boundHealth: number | undefined;
+  if (trust.tls && plaintextHealthPort !== undefined) {
+    healthServer = new grpc.Server();
+    health.addToServer(healthServer);
+    try {
+      boundHealth = await bind(healthServer, plaintextHealthPort, grpc.ServerCredentials.createInsecure());
+    } catch (err) {
+      server.forceShutdown();
+      throw err;
+    }
+  }
   const setServing = (serving: boolean) => {
     const s = serving ? 'SERVING' : 'NOT_SERVING';
     health.setStatus('', s);
@@ -126,6 +141,7 @@ export async function startGrpcServer<N extends ServiceName>(
         if (!call.cancelled && !call.writableEnded) call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'Server shutting down' });
       }
       openStreams.clear();
+      healthServer?.forceShutdown();
       const timer = setTimeout(() => {
         server.forceShutdown();
         resolve();
@@ -135,5 +151,5 @@ export async function startGrpcServer<N extends ServiceName>(
         resolve();
       });
     });
-  return { server, port: bound, health, setServing, shutdown };
+  return { server, port: bound, health, healthPort: boundHealth, setServing, shutdown };
 }
