@@ -5,6 +5,8 @@ export interface GatewayConfig {
   port: number;
   host: string;
   superAdminToken: string;
+  /** Presented to the subgraphs (SUBGRAPH_TOKEN; the super-admin token when unset). */
+  subgraphToken: string;
   peers: { tickets: string; messaging: string; channelEngines: string; socialConfig: string; tenants: string };
   subgraphs: Record<SubgraphName, string>;
   /** How long a resolved integration token is trusted before it is asked again. */
@@ -44,6 +46,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     port: r.int('PORT', 8080),
     host: r.str('HOST', '0.0.0.0'),
     superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
+    subgraphToken: r.str('SUBGRAPH_TOKEN', ''),
     peers: {
       tickets: r.str('TICKETS_GRPC_ADDR', '127.0.0.1:50051'),
       messaging: r.str('MESSAGING_GRPC_ADDR', '127.0.0.1:50052'),
@@ -81,6 +84,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
   config.mediaUrlSecret ||= config.superAdminToken;
+  config.subgraphToken ||= config.superAdminToken;
   return config;
 }
 

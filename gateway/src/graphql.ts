@@ -22,20 +22,20 @@ interface Context {
 const SUBGRAPH_TIMEOUT_MS = 10_000;
 
 /**
- * Subgraphs are internal and answer the gateway, which sends the super-admin token once it has
+ * Subgraphs are internal and answer the gateway, which sends the subgraph token once it has
  * checked the caller (and, for a tenant session, that the operation stays inside its tenant).
  */
 class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
   constructor(
     options: ConstructorParameters<typeof RemoteGraphQLDataSource<Context>>[0],
-    private readonly superAdminToken: string,
+    private readonly subgraphToken: string,
   ) {
     super(options);
   }
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<Context>): void {
     if (!(context as Context).caller) return;
-    request.http?.headers.set('authorization', `Bearer ${this.superAdminToken}`);
+    request.http?.headers.set('authorization', `Bearer ${this.subgraphToken}`);
   }
 }
 
@@ -53,7 +53,7 @@ export async function mountGraphql(
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
     buildService: ({ name }) =>
-      new ForwardingDataSource({ url: config.subgraphs[name as SubgraphName], fetcher: fetchWithTimeout }, config.superAdminToken),
+      new ForwardingDataSource({ url: config.subgraphs[name as SubgraphName], fetcher: fetchWithTimeout }, config.subgraphToken),
   });
   const apollo = new ApolloServer<Context>({
     gateway,

@@ -165,6 +165,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     // a credential made with it, and every service refuses calls without one.
     MESH_SECRET: process.env.MESH_SECRET ?? randomBytes(32).toString('base64url'),
     SUPER_ADMIN_TOKEN: superAdminToken,
+    // What the gateway presents to the subgraphs: not the super-admin token, which the services
+    // then never need to hold (README "Environment").
+    SUBGRAPH_TOKEN: process.env.SUBGRAPH_TOKEN ?? randomBytes(32).toString('base64url'),
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
     ...Object.fromEntries(parts.flatMap((p) => [

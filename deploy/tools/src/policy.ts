@@ -24,8 +24,31 @@ const PROMETHEUS_TRIGGER_KEYS = new Set([
 
 type Probe = { grpc?: { port?: number }; httpGet?: { port?: number | string }; tcpSocket?: { port?: number | string } };
 
+type EnvVar = { name: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } };
+
+/**
+ * Least privilege for secrets: which keys of the Secret convo-secrets each process may read
+ * (deploy/README.md, "2. Create the Secret"). The super-admin token, the Meta and payment secrets
+ * reach only the process that checks them.
+ */
+const SERVICE_KEYS = ['MONGODB_URI', 'SUBGRAPH_TOKEN', 'MESH_SECRET'];
+const WORKER_KEYS = ['MONGODB_URI', 'MESH_SECRET'];
+export const SECRET_KEYS: Record<string, string[]> = {
+  gateway: ['SUPER_ADMIN_TOKEN', 'SUBGRAPH_TOKEN', 'MEDIA_URL_SECRET', 'SESSION_SECRET', 'META_APP_SECRET', 'META_VERIFY_TOKEN', 'MESH_SECRET'],
+  tickets: SERVICE_KEYS,
+  messaging: [...SERVICE_KEYS, 'MEDIA_URL_SECRET'],
+  'channel-engines': SERVICE_KEYS,
+  'social-config': SERVICE_KEYS,
+  tenants: [...SERVICE_KEYS, ...['A', 'B', 'C', 'D'].map((g) => `PAYMENT_WEBHOOK_SECRET_GATEWAY_${g}`)],
+  'messaging-relay': WORKER_KEYS,
+  'messaging-dispatcher': WORKER_KEYS,
+};
+const APP_SECRET = 'convo-secrets';
+
 type Container = {
   name: string;
+  env?: EnvVar[];
+  envFrom?: { secretRef?: { name?: string } }[];
   image?: string;
   command?: string[];
   args?: string[];
@@ -67,6 +90,14 @@ function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
           add('probes', `${at} ${probe} probes port ${port}, which the container does not declare`);
         }
       }
+    }
+    for (const from of c.envFrom ?? []) {
+      if (from.secretRef) add('secrets', `${at} loads every key of Secret ${from.secretRef.name} (envFrom): give it only the keys it uses`);
+    }
+    const allowed = SECRET_KEYS[appName(w)] ?? [];
+    for (const v of c.env ?? []) {
+      const ref = v.valueFrom?.secretKeyRef;
+      if (ref?.name === APP_SECRET && !allowed.includes(ref.key ?? '')) add('secrets', `${at} reads ${ref.key} of Secret ${APP_SECRET}, which ${appName(w)} does not use`);
     }
     for (const kind of ['requests', 'limits'] as const) {
       for (const resource of ['cpu', 'memory']) {

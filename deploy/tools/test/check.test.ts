@@ -83,6 +83,14 @@ describe('deploy/check', () => {
     expect(code).toBe(1);
   });
 
+  it("fails on a container given every key of a Secret, or a key of convo-secrets its process does not use", () => {
+    const secretKey = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key } } });
+    const { code, out } = check(['--no-images', '--file', '-'], deployment({ envFrom: [{ secretRef: { name: 'convo-secrets' } }], env: [secretKey('SUPER_ADMIN_TOKEN')] }));
+    expect(out).toContain('Deployment/web [secrets] container web loads every key of Secret convo-secrets (envFrom): give it only the keys it uses');
+    expect(out).toContain('Deployment/web [secrets] container web reads SUPER_ADMIN_TOKEN of Secret convo-secrets, which web does not use');
+    expect(code).toBe(1);
+  });
+
   it('fails on missing limits and a writable root filesystem', () => {
     const { code, out } = check(
       ['--no-images', '--file', '-'],

@@ -42,7 +42,8 @@ export interface BaseConfig {
   mongodbServerSelectionTimeoutMs: number;
   grpcPort: number;
   graphqlPort: number;
-  superAdminToken: string;
+  /** What the gateway presents to the subgraphs (SUBGRAPH_TOKEN; SUPER_ADMIN_TOKEN when unset). */
+  subgraphToken: string;
   shutdownGraceMs: number;
 }
 
@@ -79,11 +80,13 @@ export async function startService<N extends ServiceName, C>(
     mongodbServerSelectionTimeoutMs: reader.int('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 10_000),
     grpcPort: reader.int('GRPC_PORT', spec.ports.grpc),
     graphqlPort: reader.int('GRAPHQL_PORT', spec.ports.graphql),
-    superAdminToken: reader.str('SUPER_ADMIN_TOKEN'),
+    // Not the super-admin token where the manifests are used: a service never needs that one.
+    subgraphToken: reader.str('SUBGRAPH_TOKEN', '') || reader.str('SUPER_ADMIN_TOKEN'),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 10_000),
     ...spec.config(reader),
   };
   reader.done();
+  if (config.subgraphToken.length < 16) throw new Error('SUBGRAPH_TOKEN (or SUPER_ADMIN_TOKEN) must have at least 16 characters');
   const log = createLogger(spec.name, env.LOG_LEVEL);
 
   let parts: ServiceParts<N> | undefined;
@@ -114,8 +117,9 @@ export async function startService<N extends ServiceName, C>(
     throw err;
   }
   const subgraph = await startSubgraphServer(parts.schema, config.graphqlPort, {
-    superAdminToken: config.superAdminToken,
+    token: config.subgraphToken,
     log,
+    host: grpcHost(env),
   });
   db.on('disconnected', () => grpcServer.setServing(false));
   db.on('reconnected', () => grpcServer.setServing(true));

@@ -79,13 +79,13 @@ export interface SubgraphServer {
 }
 
 /**
- * Serves a subgraph at /graphql. Subgraphs are internal: only the gateway calls them, forwarding
- * the caller's super-admin token, which is checked here again.
+ * Serves a subgraph at /graphql. Subgraphs are internal: only the gateway calls them, once it has
+ * checked its caller, with the subgraph token (SUBGRAPH_TOKEN), which is checked here.
  */
 export async function startSubgraphServer(
   schema: GraphQLSchema,
   port: number,
-  opts: { superAdminToken: string; log: Logger; host?: string },
+  opts: { token: string; log: Logger; host?: string },
 ): Promise<SubgraphServer> {
   const app = Fastify({ logger: false });
   const apollo = new ApolloServer({
@@ -99,8 +99,8 @@ export async function startSubgraphServer(
   instrumentFastify(app);
   app.addHook('onRequest', async (req, reply) => {
     if (req.url === METRICS_PATH) return;
-    if (!bearerMatches(req.headers.authorization, opts.superAdminToken)) {
-      const { status, body } = domainToHttp(unauthenticated('Super-admin token required'));
+    if (!bearerMatches(req.headers.authorization, opts.token)) {
+      const { status, body } = domainToHttp(unauthenticated('Subgraph token required'));
       await reply.code(status).send(body);
     }
   });
