@@ -1,16 +1,10 @@
-import { validation, type FieldIssue } from '@convo/kit';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
-import { fieldOf } from '../errors';
 import { ApiParams } from '../schemas/common';
-import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive.schemas';
+import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive';
 import { principalOf, security } from './principal';
 
 const tags = ['interactive'];
-
-/** The schema's errors (attached rather than thrown, so that the route's own rules join them). */
-const schemaIssues = (err: FastifyError | undefined): FieldIssue[] =>
-  (err?.validation ?? []).map((v) => ({ field: fieldOf(v), message: v.message ?? 'is invalid' }));
 
 /**
  * Interactive messages (buttons, lists, polls, call-to-action, carousels, PIX and payment requests,
@@ -24,11 +18,10 @@ export async function interactiveRoutes(app: FastifyInstance, { clients }: { cli
 function register(app: FastifyInstance, clients: Clients, def: InteractiveDef) {
   app.post(
     def.path,
-    { schema: { params: ApiParams, body: def.schema, tags, security, summary: def.summary }, attachValidation: true },
+    // The schema carries the route's cross-field rules (x-rules): one validation, one envelope.
+    { schema: { params: ApiParams, body: def.schema, tags, security, summary: def.summary } },
     async (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
-      const issues = [...schemaIssues(req.validationError as FastifyError | undefined), ...(def.check?.(body) ?? [])];
-      if (issues.length) throw validation('Invalid interactive message', issues);
 
       const { ticketId, number, ...json } = body as { ticketId?: number; number?: string };
       const principal = principalOf(req);

@@ -1,4 +1,4 @@
-import { validation, type proto } from '@convo/kit';
+import type { proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
@@ -38,7 +38,6 @@ export async function numberSendRoutes(
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const send = async (req: FastifyRequest, b: NumberSend, media: proto.messaging.Media | undefined) => {
-    if (!b.body && !media) throw validation('Invalid message', [{ field: 'body', message: 'is required for a text message' }]);
     const { tenantId, sessionId } = principalOf(req);
     const res = await clients.messaging.SendByTicket({
       tenantId,
@@ -88,13 +87,7 @@ export async function numberSendRoutes(
     { schema: { params: ApiParams, body: SendVoiceBody, tags, security, summary: 'Send an audio by its public URL to a number as a voice note' } },
     async (req) => {
       const { audio, ...rest } = req.body;
-      let media: proto.messaging.Media | undefined;
-      try {
-        media = mediaOf({ mediaUrl: audio }, mediaMaxBytes);
-      } catch {
-        throw validation('Invalid audio', [{ field: 'audio', message: 'must be a public http or https URL' }]);
-      }
-      return send(req, rest, { ...media!, voice: true });
+      return send(req, rest, { url: audio, mimeType: '', fileName: '', voice: true });
     },
   );
 

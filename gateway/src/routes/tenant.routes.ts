@@ -1,4 +1,4 @@
-import { validation, type proto } from '@convo/kit';
+import type { proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
@@ -25,16 +25,6 @@ export const linkValue = (v: unknown, nullAs?: string): string | undefined => {
   if (v === null) return nullAs;
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
 };
-
-/** Store: send only the pair of the chosen gateway. */
-function strayPairs(b: Record<string, unknown>, gw: string) {
-  return PAYMENT_GATEWAYS.filter((g) => g !== gw).flatMap((g) =>
-    [`${g}CustomerId`, `${g}Token`].filter((f) => b[f] !== undefined).map((field) => ({
-      field,
-      message: gw ? `does not belong to ${gw}` : 'needs paymentGateway',
-    })),
-  );
-}
 
 /** Update: every `<gateway>CustomerId`/`<gateway>Token` sent, as pairs (the service checks them). */
 const sentPairs = (b: Record<string, unknown>): proto.tenants.GatewayPair[] =>
@@ -94,8 +84,6 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   r.post('/tenantApiStoreTenant', { schema: { body: StoreTenantBody, tags, security } }, async (req) => {
     const b = req.body as StoreTenantBody;
     const gw = b.paymentGateway ?? '';
-    const strays = strayPairs(b, gw);
-    if (strays.length) throw validation('Send only the credentials of the chosen gateway', strays);
     const res = await clients.tenants.StoreTenant({
       status: b.status,
       name: b.name,

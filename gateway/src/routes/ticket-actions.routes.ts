@@ -1,4 +1,3 @@
-import { validation } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
@@ -23,7 +22,6 @@ export async function ticketActionRoutes(app: FastifyInstance, { clients }: { cl
   r.post('/addTag', { schema: { params: ApiParams, body: AddTagBody, tags, security } }, async (req) => {
     const b = req.body;
     const tagIds = [...(b.tagId ? [b.tagId] : []), ...(b.tagIds ?? [])];
-    if (!tagIds.length) throw validation('No tag to add', [{ field: 'tagId', message: 'send tagId or tagIds' }]);
     const ticket = await clients.tickets.AddTags({ tenantId: principalOf(req).tenantId, ticketId: b.ticketId, tagIds });
     return { success: true, data: ticketRecord(ticket) };
   });

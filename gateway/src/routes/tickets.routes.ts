@@ -1,4 +1,4 @@
-import { type proto, validation } from '@convo/kit';
+import type { proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
@@ -25,7 +25,6 @@ export async function withLastMessages(clients: Clients, tenantId: number, ticke
 }
 
 const idList = (csv?: string) => (csv ? csv.split(',').map((s) => Number(s.trim())) : []);
-const MAX_INT32 = 2_147_483_647;
 
 /** Ticket operations of the external API: create, read, update. */
 export async function ticketRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
@@ -34,9 +33,6 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
   r.post('/createTicket', { schema: { params: ApiParams, body: CreateTicketBody, tags, security } }, async (req) => {
     const b = req.body;
     const { tenantId, sessionId } = principalOf(req);
-    if (!b.number && !(b.email && b.channelId)) {
-      throw validation('Invalid ticket', [{ field: 'number', message: 'is required unless email and channelId are sent' }]);
-    }
     await checkUserOfTenant(clients, tenantId, b.userId);
     // One operation in messaging: the checks, the ticket and its first message queued, or nothing.
     // A deduplicated create (same externalKey) answers the first ticket and queues nothing.
@@ -70,11 +66,6 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
     const tenantId = principalOf(req).tenantId;
     const queueIds = idList(q.queuesIds);
     const channelIds = idList(q.whatsappIds);
-    const tooBig = [
-      ...(queueIds.some((id) => id > MAX_INT32) ? [{ field: 'queuesIds', message: 'ids must be at most 2147483647' }] : []),
-      ...(channelIds.some((id) => id > MAX_INT32) ? [{ field: 'whatsappIds', message: 'ids must be at most 2147483647' }] : []),
-    ];
-    if (tooBig.length) throw validation('Invalid ticket filter', tooBig);
     const page = await clients.tickets.ListTickets({
       tenantId,
       page: q.pageNumber,

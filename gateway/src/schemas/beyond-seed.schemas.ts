@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { NonEmpty, StringEnum } from './common';
-import { SendMessageBody } from './message.schemas';
+import { rule } from '../validation/rules';
+import { contentRules, isHttpUrl, SendMessageBody } from './message.schemas';
 
 /**
  * Routes beyond the seed that public clients of this API call (README, "Routes beyond the seed"):
@@ -29,7 +30,11 @@ const NumberSendFields = {
 const { ticketId: _ticketId, reopen: _reopen, ...contentFields } = SendMessageBody.properties;
 
 /** `POST {root}`: JSON `{number, body}` or multipart with `media`; the other media sources too. */
-export const SendByNumberBody = Type.Object({ ...contentFields, ...NumberSendFields });
+const content = rule('numberContent', (b) => contentRules(b));
+/** /url and /base64: their schema requires the file's source. */
+const fileContent = rule('fileContent', (b) => contentRules(b, true));
+
+export const SendByNumberBody = Type.Object({ ...contentFields, ...NumberSendFields }, content);
 export type SendByNumberBody = Static<typeof SendByNumberBody>;
 
 export const SendUrlBody = Type.Object({
@@ -38,7 +43,7 @@ export const SendUrlBody = Type.Object({
   body: contentFields.body,
   mimeType: contentFields.mimeType,
   fileName: contentFields.fileName,
-});
+}, fileContent);
 export type SendUrlBody = Static<typeof SendUrlBody>;
 
 export const SendBase64Body = Type.Object({
@@ -47,13 +52,13 @@ export const SendBase64Body = Type.Object({
   mimeType: Type.String({ minLength: 1, maxLength: 128 }),
   fileName: Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' }),
   body: contentFields.body,
-});
+}, fileContent);
 export type SendBase64Body = Static<typeof SendBase64Body>;
 
 export const SendVoiceBody = Type.Object({
   ...NumberSendFields,
   audio: PublicUrl('Public http(s) URL of an audio file (Ogg/Opus plays best), sent as a voice note'),
-});
+}, rule('voiceAudio', (b) => (b.audio === undefined || isHttpUrl(b.audio) ? [] : [{ field: 'audio', message: 'must be a public http or https URL' }])));
 export type SendVoiceBody = Static<typeof SendVoiceBody>;
 
 export const PresenceBody = Type.Object({

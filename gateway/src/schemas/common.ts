@@ -9,6 +9,9 @@ export const MAX_ID = 2_147_483_647;
 export const Id = (description?: string) => Type.Integer({ minimum: 1, maximum: MAX_ID, description });
 export const NullableId = (description?: string) =>
   Type.Unsafe<number | null>({ type: ['integer', 'null'], minimum: 1, maximum: MAX_ID, description });
+/** An id written as text ("42", the seed's showAllMessages and listTickets filters): 1 to MAX_ID, as a regular expression. */
+export const ID_TEXT =
+  '(?:[1-9][0-9]{0,8}|1[0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-7])';
 /** A count or a money amount: non-negative and bounded. */
 export const Amount = (options: Record<string, unknown> = {}) => Type.Number({ minimum: 0, maximum: 1e12, ...options });
 export const Count = (options: Record<string, unknown> = {}) => Type.Integer({ minimum: 0, maximum: 1_000_000, ...options });

@@ -1,5 +1,45 @@
+import type { FieldIssue } from '@convo/kit';
 import Type, { type Static } from 'typebox';
+import { rule } from '../validation/rules';
 import { Id } from './common';
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+export const MEDIA_SOURCES = ['media', 'mediaUrl', 'base64Data'] as const;
+
+export const isUpload = (v: unknown): v is UploadedFile =>
+  typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data);
+
+export const isHttpUrl = (v: unknown): boolean => {
+  try {
+    const url = new URL(String(v));
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A message's content: one media source at most, each well formed (a multipart file; an http(s)
+ * URL; base64 with its mimeType and fileName, rewritten without a `data:` prefix or whitespace),
+ * and a body when there is no file (unless `fileRequired`: the schema itself requires the source).
+ * Whether a URL's host is public is the service's check.
+ */
+export function contentRules(b: Record<string, any>, fileRequired = false): FieldIssue[] {
+  const sources = MEDIA_SOURCES.filter((f) => b[f] !== undefined);
+  if (sources.length > 1) return sources.map((field) => ({ field, message: 'send only one of media, mediaUrl, base64Data' }));
+  const issues: FieldIssue[] = [];
+  if (b.media !== undefined && !isUpload(b.media)) issues.push({ field: 'media', message: 'must be a multipart file' });
+  if (b.mediaUrl !== undefined && !isHttpUrl(b.mediaUrl)) issues.push({ field: 'mediaUrl', message: 'must be a public http or https URL' });
+  if (typeof b.base64Data === 'string') {
+    if (!b.mimeType) issues.push({ field: 'mimeType', message: 'is required with base64Data' });
+    if (!b.fileName) issues.push({ field: 'fileName', message: 'is required with base64Data' });
+    const compact = b.base64Data.replace(/^data:[^;,]+;base64,/, '').replace(/\s+/g, '');
+    if (!compact || compact.length % 4 !== 0 || !BASE64.test(compact)) issues.push({ field: 'base64Data', message: 'must be base64' });
+    else b.base64Data = compact;
+  }
+  if (!fileRequired && !sources.length && !b.body) issues.push({ field: 'body', message: 'is required for a text message' });
+  return issues;
+}
 
 /** The same schema validates the JSON body and the multipart form fields (parsed from text). */
 export const SendMessageBody = Type.Object({
@@ -13,7 +53,7 @@ export const SendMessageBody = Type.Object({
   mimeType: Type.Optional(Type.String({ maxLength: 128 })),
   fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' })),
   media: Type.Optional(Type.Unknown({ description: 'multipart/form-data file field' })),
-});
+}, rule('messageContent', (b) => contentRules(b)));
 export type SendMessageBody = Static<typeof SendMessageBody>;
 
 /** What @fastify/multipart's onFile hands over for the `media` file field. */

@@ -1,8 +1,13 @@
+import type { FieldIssue } from '@convo/kit';
 import Type, { type Static } from 'typebox';
+import { rule } from '../validation/rules';
 import { NonEmpty, StringEnum } from './common';
 
 // The channel-level configuration of the social channels. What depends on `action` ("R when
-// set", "payload R for postback") is checked in social-config.routes.ts, with the same envelope.
+// set", "payload R for postback") is each schema's rule (x-rules).
+
+const required = (field: string, action: unknown): FieldIssue => ({ field, message: `is required when action is ${action}` });
+const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? v.filter((x) => x && typeof x === 'object') : []);
 
 const ProfileAction = StringEnum(['get', 'set', 'delete'], { description: 'get answers the current configuration; set replaces it; delete removes it' });
 /** Meta's limit on a postback payload. */
@@ -18,7 +23,7 @@ export const IceBreakersBody = Type.Object({
       description: 'Required when action is set; at most 4',
     }),
   ),
-});
+}, rule('iceBreakers', (b) => (b.action === 'set' && b.iceBreakers === undefined ? [required('iceBreakers', 'set')] : [])));
 export type IceBreakersBody = Static<typeof IceBreakersBody>;
 
 export const MenuItem = Type.Object({
@@ -34,7 +39,14 @@ export const PersistentMenuBody = Type.Object({
     Type.Boolean({ description: 'true disables free text; Instagram (social_a) cannot, so only false is accepted there' }),
   ),
   menuItems: Type.Optional(Type.Array(MenuItem, { minItems: 1, maxItems: 20, description: 'Required when action is set; at most 20' })),
-});
+}, rule('persistentMenu', (b) => {
+  if (b.action !== 'set') return [];
+  if (b.menuItems === undefined) return [required('menuItems', 'set')];
+  return list(b.menuItems).flatMap((item, i) => [
+    ...(item.type === 'postback' && item.payload === undefined ? [{ field: `menuItems[${i}].payload`, message: 'is required for postback' }] : []),
+    ...(item.type === 'web_url' && item.url === undefined ? [{ field: `menuItems[${i}].url`, message: 'is required for web_url' }] : []),
+  ]);
+}));
 export type PersistentMenuBody = Static<typeof PersistentMenuBody>;
 
 export const GreetingBody = Type.Object({
@@ -48,7 +60,18 @@ export const GreetingBody = Type.Object({
       { minItems: 1, maxItems: 100, description: 'Required when action is set; one entry must have locale "default"' },
     ),
   ),
-});
+}, rule('greeting', (b) => {
+  if (b.action !== 'set') return [];
+  if (b.greetings === undefined) return [required('greetings', 'set')];
+  const greetings = list(b.greetings);
+  const issues: FieldIssue[] = greetings.some((g) => g.locale === 'default') ? [] : [{ field: 'greetings', message: 'needs an entry with locale "default"' }];
+  const seen = new Set<unknown>();
+  greetings.forEach((g, i) => {
+    if (seen.has(g.locale)) issues.push({ field: `greetings[${i}].locale`, message: `${g.locale} appears more than once` });
+    seen.add(g.locale);
+  });
+  return issues;
+}));
 export type GreetingBody = Static<typeof GreetingBody>;
 
 export const PersonasBody = Type.Object({
@@ -56,5 +79,8 @@ export const PersonasBody = Type.Object({
   name: Type.Optional(NonEmpty('Required when action is create', 200)),
   profilePictureUrl: Type.Optional(HttpUrl('Required when action is create; a public image Meta downloads')),
   personaId: Type.Optional(Type.String({ pattern: '^[0-9]{1,32}$', maxLength: 32, description: 'Required when action is delete' })),
-});
+}, rule('personas', (b) => {
+  if (b.action === 'create') return (['name', 'profilePictureUrl'] as const).filter((f) => !b[f]).map((f) => required(f, 'create'));
+  return b.action === 'delete' && !b.personaId ? [required('personaId', 'delete')] : [];
+}));
 export type PersonasBody = Static<typeof PersonasBody>;

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { rule } from '../validation/rules';
 import { Count, Id, NonEmpty, StringEnum } from './common';
 
 export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
@@ -13,6 +14,17 @@ const gatewayPairs = Object.fromEntries(
     [`${g}Token`, Type.Optional(Type.String({ minLength: 1, maxLength: 1024 }))],
   ]),
 );
+
+/** Store: send only the pair of the chosen gateway. */
+function strayPairs(b: Record<string, unknown>) {
+  const gw = typeof b.paymentGateway === 'string' ? b.paymentGateway : '';
+  return PAYMENT_GATEWAYS.filter((g) => g !== gw).flatMap((g) =>
+    [`${g}CustomerId`, `${g}Token`].filter((f) => b[f] !== undefined).map((field) => ({
+      field,
+      message: gw ? `does not belong to ${gw}` : 'needs paymentGateway',
+    })),
+  );
+}
 
 export const StoreTenantBody = Type.Object({
   status: StringEnum(['active', 'inactive']),
@@ -29,7 +41,7 @@ export const StoreTenantBody = Type.Object({
   paymentGateway: Type.Optional(StringEnum(PAYMENT_GATEWAYS)),
   gateway_a: Type.Optional(StringEnum(['enabled'], { description: 'Legacy gateway_a mode flag; sent with gateway_a' })),
   ...gatewayPairs,
-});
+}, rule('storeTenant', strayPairs));
 export type StoreTenantBody = Static<typeof StoreTenantBody> & Record<string, unknown>;
 
 export const ShowTenantBody = Type.Object({ id: Id('Tenant id') });

@@ -1,11 +1,12 @@
 import Type, { type Static } from 'typebox';
-import { Amount, Id, NonEmpty, NullableId, StringEnum } from './common';
+import { rule } from '../validation/rules';
+import { Amount, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
 
 /** A contact number as integrators write it: digits with an optional + and common separators. */
 const Number_ = (description: string) =>
   Type.String({ minLength: 8, maxLength: 30, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
-const IdList = (description: string) => Type.String({ pattern: '^ *[1-9][0-9]{0,9} *(, *[1-9][0-9]{0,9} *)*$', maxLength: 1100, description });
+const IdList = (description: string) => Type.String({ pattern: `^ *${ID_TEXT} *(, *${ID_TEXT} *)*$`, maxLength: 1100, description });
 
 export const CreateTicketBody = Type.Object({
   body: NonEmpty('First message, sent to the contact'),
@@ -21,7 +22,7 @@ export const CreateTicketBody = Type.Object({
   kanbanId: Type.Optional(Id()),
   reasonId: Type.Optional(Id()),
   value: Type.Optional(Amount()),
-});
+}, rule('createTicket', (b) => (b.number || (b.email && b.channelId) ? [] : [{ field: 'number', message: 'is required unless email and channelId are sent' }])));
 export type CreateTicketBody = Static<typeof CreateTicketBody>;
 
 export const TicketIdBody = Type.Object({ ticketId: Id() });
@@ -55,7 +56,7 @@ export const AddTagBody = Type.Object({
   ticketId: Id(),
   tagId: Type.Optional(Id('A tag of the tenant (GraphQL createTag)')),
   tagIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: 50, description: 'Several tags at once' })),
-});
+}, rule('addTag', (b) => (b.tagId !== undefined || b.tagIds !== undefined ? [] : [{ field: 'tagId', message: 'send tagId or tagIds' }])));
 export type AddTagBody = Static<typeof AddTagBody>;
 
 export const RemoveTagBody = Type.Object({ ticketId: Id(), tagId: Id() });
@@ -79,7 +80,7 @@ export const SendEvaluationBody = Type.Object({
 export type SendEvaluationBody = Static<typeof SendEvaluationBody>;
 
 export const ShowAllMessagesBody = Type.Object({
-  ticket: Type.String({ pattern: '^[1-9][0-9]{0,9}$', maxLength: 10, description: 'Ticket id as text, e.g. "42"' }),
+  ticket: Type.String({ pattern: `^${ID_TEXT}$`, maxLength: 10, description: 'Ticket id as text, e.g. "42"' }),
 });
 
 export const SearchMessagesQuery = Type.Object({

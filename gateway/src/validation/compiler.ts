@@ -1,5 +1,6 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import type { FastifySchemaCompiler } from 'fastify';
+import { rulesKeyword } from './rules';
 
 /**
  * The gateway's one validation path: the route's schema, compiled twice.
@@ -12,11 +13,13 @@ import type { FastifySchemaCompiler } from 'fastify';
  * Ajv's type coercion turns `true` into 1 and 1 into `true`; CONVENTIONS ("Input bounds") wants a
  * JSON boolean to be a boolean only, so a guard refuses those two crossings before Ajv coerces.
  * Strings stay coercible: `"42"` for an integer, `"true"` for a boolean (multipart fields are text).
+ *
+ * Cross-field rules are part of the schema too, as the keyword `x-rules` (rules.ts).
  */
 
 const BASE_OPTIONS = { coerceTypes: 'array' as const, removeAdditional: true, useDefaults: true };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const plugins = [require('ajv-formats')];
+const plugins = [require('ajv-formats'), rulesKeyword];
 
 /** Above this many JSON nodes a failing request gets the fail-fast error only. */
 export const FULL_REPORT_MAX_NODES = 2_000;
