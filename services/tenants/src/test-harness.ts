@@ -1,5 +1,5 @@
 // Shared by the service-level tests: the real tenants service on port 0 over the test database.
-import type { proto, ServiceClient } from '@convo/kit';
+import { createClient, type proto, type ServiceClient } from '@convo/kit';
 import { startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import { tenantsService, type TenantsConfig } from './server';
@@ -27,7 +27,8 @@ export async function startHarness(name: string, env: Record<string, string> = {
   return {
     mesh,
     svc,
-    client: svc.client,
+    // As messaging, the caller that receives a channel's every secret (grpc/channel-secrets.ts).
+    client: createClient('tenants', svc.address, { caller: 'messaging' }),
     count: (collection, filter = {}) => svc.db.collection(collection).countDocuments(filter),
     newTenant: async (over = {}) => {
       const identity = uniqueIdentity();

@@ -242,6 +242,28 @@ describe('lookups of the inbound path', () => {
     expect(err.code).toBe(grpc.status.NOT_FOUND);
   });
 
+  it("hands a channel's provider credentials and signing secrets only to the callers that use them", async () => {
+    const t = await newTenant();
+    const { whatsapp } = await create(t.id, { engineToken: 'engine-secret' });
+    // Fields no single kind has all of, written as stored.
+    const full = 'https://engine:url-pass@engine.example.com/';
+    await h.svc.db.collection('channels').updateOne({ _id: whatsapp!.id as never }, { $set: { bmToken: 'bm-secret', pageToken: 'page-secret', engineUrl: full } });
+    const read = (caller: string) => createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: t.id, channelId: whatsapp!.id });
+    const secrets = (c: Awaited<ReturnType<typeof read>>) => ({ bm: c.bmToken, engine: c.engineToken, page: c.pageToken, hook: c.webhookSecret !== '', url: c.engineUrl });
+    const masked = 'https://engine:***@engine.example.com/';
+    expect(secrets(await read('messaging'))).toEqual({ bm: 'bm-secret', engine: 'engine-secret', page: 'page-secret', hook: true, url: full });
+    expect(secrets(await read('gateway'))).toEqual({ bm: '', engine: 'engine-secret', page: '', hook: true, url: masked });
+    expect(secrets(await read('social-config'))).toEqual({ bm: '', engine: '', page: 'page-secret', hook: false, url: masked });
+    for (const caller of ['tickets', 'channel-engines', 'tenants']) {
+      expect(secrets(await read(caller))).toEqual({ bm: '', engine: '', page: '', hook: false, url: masked });
+    }
+    // The other answers that carry a channel follow the same rule.
+    const created = await createClient('tenants', h.svc.address, { caller: 'gateway' }).CreateSession(engineSession(t.id, { engineToken: 'e2' }));
+    expect(created.whatsapp).toMatchObject({ engineToken: 'e2', bmToken: '' });
+    const status = await createClient('tenants', h.svc.address, { caller: 'channel-engines' }).SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'CONNECTED' });
+    expect(status).toMatchObject({ status: 'CONNECTED', engineToken: '', webhookSecret: '' });
+  });
+
   it('FindChannelByAccount finds waba by phone-number id and social channels by page id', async () => {
     const t = await newTenant();
     const phoneId = `${Date.now()}${Math.floor(Math.random() * 1000)}`;

@@ -150,7 +150,8 @@ describe('concurrent sign-ups', () => {
       expect(await fresh.db.collection('tenants').countDocuments()).toBe(8);
     } finally {
       await fresh.stop();
-      client = createClient('tenants', `127.0.0.1:${svc.grpcPort}`);
+      // As messaging, the caller that receives a channel's every secret (grpc/channel-secrets.ts).
+      client = createClient('tenants', `127.0.0.1:${svc.grpcPort}`, { caller: 'messaging' });
     }
   });
 });

@@ -53,8 +53,9 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
       repo,
       leases,
       {
-        engines: createClient('channelEngines', engines.address),
-        targets: new Targets(tenants.client, 0, config.rpcDeadlineMs),
+        // As the dispatcher's process calls: as messaging (tenants hands it the channel's credentials).
+        engines: createClient('channelEngines', engines.address, { caller: 'messaging' }),
+        targets: new Targets(createClient('tenants', tenants.address, { caller: 'messaging' }), 0, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(config.messaging.media, mediaId, fileName),
       },
       { ...config, attemptMs: providerDeadlineMs + config.rpcDeadlineMs, providerDeadlineMs },

@@ -1,4 +1,4 @@
-import { connectDatabase, createLogger, parseAllowList, type ServiceClient } from '@convo/kit';
+import { connectDatabase, createClient, createLogger, parseAllowList, type ServiceClient } from '@convo/kit';
 import { tenantsService } from '@convo/tenants';
 import { startTestMesh, startWebhookReceiver, verifyStandardWebhook, type TestMesh, type WebhookReceiver } from '@convo/test-support';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -46,7 +46,8 @@ function startRelay(over: Partial<typeof SETTINGS> = {}) {
 
 beforeAll(async () => {
   [mesh, receiver] = await Promise.all([startTestMesh('messaging-relay-test', { WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1' }), startWebhookReceiver()]);
-  tenants = (await mesh.start(tenantsService)).client;
+  // The relay calls as messaging, to which tenants hands the channels' signing secrets.
+  tenants = createClient('tenants', (await mesh.start(tenantsService)).address, { caller: 'messaging' });
   conn = await connectDatabase(mesh.database.uri, 'convo_messaging');
   outbox = new OutboxRepository(conn);
   await outbox.init();

@@ -5,6 +5,7 @@ import type { IntegrationsService } from '../domain/integrations.service';
 import type { PaymentsService } from '../domain/payments.service';
 import type { RevocationFeed } from '../domain/revocations';
 import type { TenantsService } from '../domain/tenants.service';
+import { channelFor } from './channel-secrets';
 
 export interface TenantsDomain {
   tenants: TenantsService;
@@ -14,10 +15,10 @@ export interface TenantsDomain {
   revocations: RevocationFeed;
 }
 
-/** Keeps a watcher subscribed until its client goes away or the server ends the stream. */
 /** Callers that may look a channel up by id alone, whatever its tenant (GetChannel with tenantId 0). */
 const ANY_TENANT_CALLERS = new Set(['gateway', 'messaging']);
 
+/** Keeps a watcher subscribed until its client goes away or the server ends the stream. */
 export function streamRevocations(
   feed: RevocationFeed,
   call: grpc.ServerWritableStream<unknown, proto.tenants.RevocationBatch>,
@@ -40,17 +41,24 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     ShowTenant: (req) => d.tenants.showTenant(req.id),
     ListTenants: (req) => d.tenants.listTenants(req),
     UpdateTenant: (req) => d.tenants.updateTenant(req),
-    CreateSession: (req) => d.channels.createSession(req),
-    UpdateChannel: (req) => d.channels.updateChannel(req),
-    GetChannel: (req, call) => {
+    // Every channel answered carries only the secrets its caller uses (channel-secrets.ts).
+    CreateSession: async (req, call) => {
+      const res = await d.channels.createSession(req);
+      return { ...res, whatsapp: channelFor(callerOf(call), res.whatsapp) };
+    },
+    UpdateChannel: async (req, call) => {
+      const res = await d.channels.updateChannel(req);
+      return { ...res, whatsapp: channelFor(callerOf(call), res.whatsapp) };
+    },
+    GetChannel: async (req, call) => {
       // Any tenant's channel (tenantId 0) only for the callers that resolve channels by id alone:
       // the gateway (engine webhooks, web chat) and messaging (ingest).
       if (req.tenantId === 0 && !ANY_TENANT_CALLERS.has(callerOf(call))) throw forbidden('Only the gateway and messaging may look up any tenant\'s channel');
-      return d.channels.getChannel(req.tenantId, req.channelId);
+      return channelFor(callerOf(call), await d.channels.getChannel(req.tenantId, req.channelId));
     },
-    FindChannelByAccount: (req) => d.channels.findChannelByAccount(req.type, req.accountId),
+    FindChannelByAccount: async (req, call) => channelFor(callerOf(call), await d.channels.findChannelByAccount(req.type, req.accountId)),
     ListChannelIntegrations: (req) => d.channels.listChannelIntegrations(req.tenantId, req.channelId),
-    SetChannelStatus: (req) => d.channels.setChannelStatus(req.tenantId, req.channelId, req.status),
+    SetChannelStatus: async (req, call) => channelFor(callerOf(call), await d.channels.setChannelStatus(req.tenantId, req.channelId, req.status)),
     CreateApi: (req) => d.integrations.createApi(req),
     DeleteApi: (req) => d.integrations.deleteApi(req),
     ResolveApiToken: (req) => d.integrations.resolveApiToken(req.apiId, req.tokenSha256),
