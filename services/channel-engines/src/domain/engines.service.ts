@@ -1,4 +1,4 @@
-import { providerFailed, validation, type Logger, type proto } from '@convo/kit';
+import { Issues, providerFailed, validation, type Logger, type proto } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
 import type { DeliveriesRepository } from '../db/deliveries.repository';
 import type { Driver } from '../drivers/driver';
@@ -46,12 +46,11 @@ export class EnginesService {
    */
   async sendPresence(req: proto.channelEngines.SendPresenceRequest__Output): Promise<proto.channelEngines.SendPresenceResponse> {
     const channel = req.channel;
-    const issues = [
-      ...(channel ? [] : [{ field: 'channel', message: 'is required' }]),
-      ...(req.to ? [] : [{ field: 'to', message: 'is required' }]),
-      ...(req.state === 'typing' || req.state === 'paused' ? [] : [{ field: 'state', message: 'must be typing or paused' }]),
-    ];
-    if (issues.length) throw validation('Invalid presence', issues);
+    new Issues()
+      .check(!!channel, 'channel', 'is required')
+      .check(!!req.to, 'to', 'is required')
+      .check(req.state === 'typing' || req.state === 'paused', 'state', 'must be typing or paused')
+      .throwIfAny('Invalid presence');
     const driver = this.drivers.get(channel!.type);
     if (!driver?.sendPresence) return { applied: false, driver: driver?.kind ?? '' };
     try {

@@ -1,4 +1,4 @@
-import { validation, type FieldIssue, type proto } from '@convo/kit';
+import { Issues, type proto } from '@convo/kit';
 import { webchatEntrySeq, type WebchatEntryDoc, type WebchatRepository } from '../db/webchat.repository';
 import type { Delivered, Driver, Outbound } from './driver';
 
@@ -35,15 +35,15 @@ export class WebchatDriver implements Driver {
 
   /** The visitor's messages after the cursor (`after`: the id of the last one the widget has). */
   async pull(req: proto.channelEngines.PullWebchatRequest__Output): Promise<proto.channelEngines.PullWebchatResponse> {
-    const issues: FieldIssue[] = [];
-    if (!(req.channelId > 0)) issues.push({ field: 'channelId', message: 'is required' });
-    if (!req.visitorId) issues.push({ field: 'visitorId', message: 'is required' });
-    if (req.limit < 0) issues.push({ field: 'limit', message: 'must not be negative' });
     const afterSeq = req.after ? webchatEntrySeq(req.after, req.channelId, req.visitorId) : 0;
-    if (afterSeq === undefined) issues.push({ field: 'after', message: 'is not a message id of this conversation' });
-    if (issues.length || afterSeq === undefined) throw validation('Invalid web chat pull', issues);
+    new Issues()
+      .check(req.channelId > 0, 'channelId', 'is required')
+      .check(!!req.visitorId, 'visitorId', 'is required')
+      .check(req.limit >= 0, 'limit', 'must not be negative')
+      .check(afterSeq !== undefined, 'after', 'is not a message id of this conversation')
+      .throwIfAny('Invalid web chat pull');
     const limit = Math.min(req.limit || PULL_DEFAULT_LIMIT, PULL_MAX_LIMIT);
-    const entries = await this.queue.after(req.channelId, req.visitorId, afterSeq, limit);
+    const entries = await this.queue.after(req.channelId, req.visitorId, afterSeq ?? 0, limit);
     return { messages: entries.map(toMessage) };
   }
 }

@@ -34,6 +34,33 @@ export class DomainError extends Error {
 export const validation = (message: string, details?: FieldIssue[], code = 'ERR_VALIDATION') =>
   new DomainError('validation', code, message, details);
 
+/**
+ * How every service checks a request's fields (one way, CONVENTIONS "Errors"): collect every
+ * problem, so the caller fixes them in one round, then throw them as one validation error.
+ */
+export class Issues {
+  readonly list: FieldIssue[] = [];
+
+  check(ok: boolean, field: string, message: string): this {
+    if (!ok) this.list.push({ field, message });
+    return this;
+  }
+
+  add(field: string, message: string): this {
+    this.list.push({ field, message });
+    return this;
+  }
+
+  get any(): boolean {
+    return this.list.length > 0;
+  }
+
+  /** Throws ERR_VALIDATION (or `code`) naming every problem, when there is one. */
+  throwIfAny(message: string, code?: string): void {
+    if (this.any) throw validation(message, this.list, code);
+  }
+}
+
 /** `notFound('ticket')` → ERR_TICKET_NOT_FOUND. */
 export const notFound = (thing: string, message?: string) =>
   new DomainError(

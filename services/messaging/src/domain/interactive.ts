@@ -1,4 +1,4 @@
-import { validation, type FieldIssue, type proto } from '@convo/kit';
+import { Issues, validation, type proto } from '@convo/kit';
 
 /**
  * The channel type each interactive route segment sends through. A route's JSON is in its
@@ -18,20 +18,19 @@ export const isNumberRoute = (route: string) => route === 'waba';
 
 /** The request's own consistency, checked before anything is read or written. */
 export function checkInteractive(req: proto.messaging.SendInteractiveRequest__Output): void {
-  const issues: FieldIssue[] = [];
-  if (!(req.route in ROUTE_CHANNEL_TYPE)) {
-    issues.push({ field: 'route', message: `must be one of ${Object.keys(ROUTE_CHANNEL_TYPE).join(', ')}` });
-  }
-  if (!/^[A-Za-z]{1,40}$/.test(req.type)) issues.push({ field: 'type', message: 'is required' });
-  if (!isJsonObject(req.json)) issues.push({ field: 'json', message: 'must be a JSON object' });
-  if (!req.body.trim()) issues.push({ field: 'body', message: 'is required (the text kept in the ticket history)' });
+  const issues = new Issues()
+    .check(req.route in ROUTE_CHANNEL_TYPE, 'route', `must be one of ${Object.keys(ROUTE_CHANNEL_TYPE).join(', ')}`)
+    .check(/^[A-Za-z]{1,40}$/.test(req.type), 'type', 'is required')
+    .check(isJsonObject(req.json), 'json', 'must be a JSON object')
+    .check(!!req.body.trim(), 'body', 'is required (the text kept in the ticket history)');
   if (isNumberRoute(req.route)) {
-    if (!/^[1-9]\d{7,14}$/.test(req.number)) issues.push({ field: 'number', message: 'must be an E.164 number as digits' });
-    if (!(req.channelId > 0)) issues.push({ field: 'channelId', message: "is required (the integration's channel)" });
-  } else if (!(req.ticketId !== undefined && req.ticketId > 0)) {
-    issues.push({ field: 'ticketId', message: 'is required' });
+    issues
+      .check(/^[1-9]\d{7,14}$/.test(req.number), 'number', 'must be an E.164 number as digits')
+      .check(req.channelId > 0, 'channelId', "is required (the integration's channel)");
+  } else {
+    issues.check(req.ticketId !== undefined && req.ticketId > 0, 'ticketId', 'is required');
   }
-  if (issues.length) throw validation('Invalid interactive message', issues);
+  issues.throwIfAny('Invalid interactive message');
 }
 
 /** ERR_CHANNEL_MISMATCH unless the channel is of the route's kind; `field` names what chose the channel. */

@@ -1,4 +1,4 @@
-import { validation, type ServiceClient, type proto } from '@convo/kit';
+import { Issues, validation, type ServiceClient, type proto } from '@convo/kit';
 import type { MessageReadRepository } from '../db/messages.repository';
 import { toMessage } from './send.service';
 
@@ -34,11 +34,11 @@ export class ReadService {
 
   async searchMessages(req: proto.messaging.SearchMessagesRequest__Output): Promise<proto.messaging.MessagePage> {
     const search = req.search.trim();
-    const issues = [];
-    if (!search || search.length > MAX_SEARCH) issues.push({ field: 'searchParam', message: `is required, at most ${MAX_SEARCH} characters` });
-    if (req.limit && (req.limit < 1 || req.limit > SEARCH_MAX_LIMIT)) issues.push({ field: 'limit', message: `must be 1 to ${SEARCH_MAX_LIMIT}` });
-    if (req.page < 0) issues.push({ field: 'page', message: 'must be 1 or more' });
-    if (issues.length) throw validation('Invalid message search', issues);
+    new Issues()
+      .check(!!search && search.length <= MAX_SEARCH, 'searchParam', `is required, at most ${MAX_SEARCH} characters`)
+      .check(!req.limit || (req.limit >= 1 && req.limit <= SEARCH_MAX_LIMIT), 'limit', `must be 1 to ${SEARCH_MAX_LIMIT}`)
+      .check(req.page >= 0, 'page', 'must be 1 or more')
+      .throwIfAny('Invalid message search');
     const page = Math.max(1, req.page || 1);
     const limit = req.limit || SEARCH_DEFAULT_LIMIT;
     const [, docs, count] = await Promise.all([

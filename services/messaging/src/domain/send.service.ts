@@ -1,4 +1,4 @@
-import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, Issues, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
@@ -385,11 +385,10 @@ function requireTimeLeft(deadline?: grpc.Deadline): void {
 
 /** A send by number names the contact and the integration's channel. */
 function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
-  const issues = [
-    ...(/^\+?[\d\s().-]{8,30}$/.test(req.number.trim()) ? [] : [{ field: 'number', message: 'is required: an E.164 number (or a platform user id), or send ticketId' }]),
-    ...(req.channelId > 0 ? [] : [{ field: 'channelId', message: "is required (the integration's channel)" }]),
-  ];
-  if (issues.length) throw validation('Invalid send by number', issues);
+  new Issues()
+    .check(/^\+?[\d\s().-]{8,30}$/.test(req.number.trim()), 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
+    .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
+    .throwIfAny('Invalid send by number');
 }
 
 export function toMessage(m: MessageDoc): proto.messaging.Message {

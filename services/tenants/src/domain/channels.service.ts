@@ -1,4 +1,4 @@
-import { DomainError, notFound, validation, type proto } from '@convo/kit';
+import { DomainError, Issues, notFound, type proto, validation } from '@convo/kit';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc, ChannelDoc } from '../db/models';
@@ -10,7 +10,7 @@ import { HybridLinks, type HybridOutcome, type LinkPlan } from './hybrid-links';
 import { toApi, toChannel } from './records';
 import { newApiId, newApiToken, newWebhookSecret, sha256 } from './tokens';
 import { TargetUrls } from './target-urls';
-import { isEmailAddress, isOptionalUrl, isSmtpUrl, Issues } from './validation';
+import { isEmailAddress, isOptionalUrl, isSmtpUrl } from './validation';
 
 type CreateRequest = proto.tenants.CreateSessionRequest__Output;
 type UpdateRequest = proto.tenants.UpdateChannelRequest__Output;
@@ -119,7 +119,7 @@ export class ChannelsService {
   async createSession(req: CreateRequest) {
     const issues = createIssues(req);
     await this.targets.check(issues, { webhookUrl: req.webhookUrl });
-    if (issues.any) throw validation('Invalid session', issues.list);
+    issues.throwIfAny('Invalid session');
     const tenant = await this.tenants.findTenant(req.tenant);
     if (!tenant) throw notFound('tenant');
     assertTenantActive(tenant);
@@ -149,7 +149,7 @@ export class ChannelsService {
     if (!channel) throw noWappFound();
     const issues = updateIssues(channel, req);
     await this.targets.check(issues, { webhookUrl: req.webhookUrl });
-    if (issues.any) throw validation('Invalid channel update', issues.list);
+    issues.throwIfAny('Invalid channel update');
     const set: Record<string, unknown> = { updatedAt: new Date() };
     for (const field of EDITABLE) if (req[field] !== undefined) set[field] = req[field];
     if (req.name !== undefined) set.name = req.name.trim();

@@ -1,4 +1,4 @@
-import { conflict, DomainError, forbidden, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
+import { conflict, DomainError, forbidden, isDuplicateKey, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc } from '../db/models';
@@ -7,7 +7,7 @@ import { toApi } from './records';
 import type { RevocationFeed } from './revocations';
 import { TargetUrls } from './target-urls';
 import { newApiId, sha256 } from './tokens';
-import { isOptionalUrl, Issues } from './validation';
+import { isOptionalUrl } from './validation';
 
 /** A caller-chosen token must be as hard to guess as the ones we generate (32+ characters). */
 export const MIN_TOKEN_LENGTH = 32;
@@ -38,7 +38,7 @@ export class IntegrationsService {
   async createApi(req: proto.tenants.CreateApiRequest__Output) {
     const issues = createIssues(req);
     await this.targets.check(issues, { urlServiceStatus: req.urlServiceStatus, urlMessageStatus: req.urlMessageStatus });
-    if (issues.any) throw validation('Invalid API integration', issues.list);
+    issues.throwIfAny('Invalid API integration');
     if (!(await this.tenants.findTenant(req.tenant))) throw notFound('tenant');
     if (!(await this.channels.findChannel(req.tenant, req.sessionId))) throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
     if (!(await this.tenants.findUser(req.tenant, req.userId))) throw notFound('user', `User ${req.userId} is not a user of tenant ${req.tenant}`);

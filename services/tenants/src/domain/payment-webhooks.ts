@@ -1,14 +1,12 @@
-import { safeEqual } from '@convo/kit';
+import { Issues, safeEqual } from '@convo/kit';
 import { createHmac } from 'node:crypto';
 import { isOneOf, PAYMENT_STATUSES, type PaymentGateway, type PaymentStatus } from './catalog';
-import { Issues } from './validation';
 
 export type Headers = Record<string, string>;
 export type WebhookSecrets = Partial<Record<PaymentGateway, string>>;
 
 /** How a gateway proves a delivery is its own. Secrets come from PAYMENT_WEBHOOK_SECRET_<GATEWAY>. */
 type Verifier = (secret: string, rawBody: Buffer, headers: Headers, nowMs: number) => boolean;
-
 
 const hmacHex = (secret: string, ...parts: Array<string | Buffer>): string => {
   const mac = createHmac('sha256', secret);

@@ -1,8 +1,8 @@
-import { validation } from '@convo/kit';
+import { Issues } from '@convo/kit';
 import type { PlanDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { ALLOWED_CHANNELS, MENU_VISIBILITY } from './catalog';
-import { checkEnumList, Issues } from './validation';
+import { checkEnumList } from './validation';
 
 export interface NewPlan {
   name: string;
@@ -26,7 +26,7 @@ export class PlansService {
     issues.check(input.maxUsers >= 0, 'maxUsers', 'must be an integer ≥ 0');
     issues.check(input.maxConnections >= 0, 'maxConnections', 'must be an integer ≥ 0 (0 = unlimited)');
     checkEnumList(issues, 'allowedChannels', input.allowedChannels, ALLOWED_CHANNELS);
-    if (issues.any) throw validation('Invalid plan', issues.list);
+    issues.throwIfAny('Invalid plan');
     return this.repo.insertPlan({
       _id: await this.repo.nextId('plan'),
       name: input.name.trim(),

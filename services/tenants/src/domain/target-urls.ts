@@ -1,5 +1,5 @@
-import { parseAllowList, targetUrlProblem, type AllowList } from '@convo/kit';
-import { isHttpUrl, type Issues } from './validation';
+import { type AllowList, type Issues, parseAllowList, targetUrlProblem } from '@convo/kit';
+import { isHttpUrl } from './validation';
 
 /**
  * Webhook and status-callback URLs are checked when set (CONVENTIONS "Providers (outbound)"): the

@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { Issues, type proto } from '@convo/kit';
 import type { TenantDoc } from '../db/models';
 import {
   ALLOWED_CHANNELS,
@@ -10,7 +10,7 @@ import {
   TENANT_STATUSES,
   type PaymentGateway,
 } from './catalog';
-import { checkEnumList, isOptionalUrl, Issues } from './validation';
+import { checkEnumList, isOptionalUrl } from './validation';
 
 type UpdateRequest = proto.tenants.UpdateTenantRequest__Output;
 

@@ -1,4 +1,4 @@
-import { conflict, DomainError, isDuplicateKey, notFound, unauthenticated, validation, type proto } from '@convo/kit';
+import { conflict, DomainError, isDuplicateKey, Issues, notFound, unauthenticated, validation, type proto } from '@convo/kit';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { isOneOf, PAYMENT_GATEWAYS, PROFILES, TENANT_STATUSES } from './catalog';
@@ -6,7 +6,6 @@ import { withCompensation, type Compensation } from './compensation';
 import { hashPassword, passwordProblems, verifyPassword } from './passwords';
 import { toTenant, toUser } from './records';
 import { customerKey, identityKey, planTenantUpdate } from './tenant-update';
-import { Issues } from './validation';
 
 export const LIST_DEFAULT_LIMIT = 20;
 export const LIST_MAX_LIMIT = 100;
@@ -75,7 +74,7 @@ export class TenantsService {
 
   async storeTenant(req: proto.tenants.StoreTenantRequest__Output) {
     const issues = storeIssues(req);
-    if (issues.any) throw validation('Invalid tenant', issues.list);
+    issues.throwIfAny('Invalid tenant');
     const plan = req.planId !== undefined ? await this.repo.findPlan(req.planId) : null;
     if (req.planId !== undefined && !plan) {
       throw validation('Unknown plan', [{ field: 'planId', message: `plan ${req.planId} does not exist` }], 'ERR_PLAN_NOT_FOUND');
@@ -140,7 +139,7 @@ export class TenantsService {
     issues.check(page >= 1, 'page', 'must be an integer ≥ 1');
     issues.check(limit >= 1 && limit <= LIST_MAX_LIMIT, 'limit', `must be an integer from 1 to ${LIST_MAX_LIMIT}`);
     issues.check(!req.status || isOneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
-    if (issues.any) throw validation('Invalid listing options', issues.list);
+    issues.throwIfAny('Invalid listing options');
     const filter = { status: (req.status || undefined) as TenantDoc['status'] | undefined, name: req.name.trim() || undefined };
     const [docs, total] = await Promise.all([
       this.repo.pageTenants(filter, (page - 1) * limit, limit),
@@ -198,7 +197,7 @@ export class TenantsService {
   private async applyUpdate(tenant: TenantDoc, req: proto.tenants.UpdateTenantRequest__Output) {
 
     const { changes, issues } = planTenantUpdate(tenant, req);
-    if (issues.any) throw validation('Invalid tenant update', issues.list);
+    issues.throwIfAny('Invalid tenant update');
     const updated = await withCompensation(async (undo) => {
       await this.claimCustomers(changes.claimCustomers, tenant._id, undo);
       return this.repo.updateTenant(tenant._id, changes.set);

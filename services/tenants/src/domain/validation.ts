@@ -1,21 +1,4 @@
-import type { FieldIssue } from '@convo/kit';
-
-/** Collects every field problem of a request, so the caller fixes it in one round. */
-export class Issues {
-  readonly list: FieldIssue[] = [];
-
-  check(ok: boolean, field: string, message: string): void {
-    if (!ok) this.list.push({ field, message });
-  }
-
-  add(field: string, message: string): void {
-    this.list.push({ field, message });
-  }
-
-  get any(): boolean {
-    return this.list.length > 0;
-  }
-}
+import type { Issues } from '@convo/kit';
 
 export const isHttpUrl = (value: string): boolean => {
   try {

@@ -1,4 +1,4 @@
-import { conflict, notFound, validation, type FieldIssue, type proto } from '@convo/kit';
+import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
 import type { ContactDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
 import type { CatalogService } from './catalog.service';
@@ -97,17 +97,17 @@ function requireChannel(channelId: number): number {
 
 /** The fields the request sets (trimmed), checked all at once. */
 function fieldsOf(req: Input): Partial<Record<(typeof FIELDS)[number][1], string>> {
-  const issues: FieldIssue[] = [];
+  const issues = new Issues();
   const set: Partial<Record<(typeof FIELDS)[number][1], string>> = {};
   for (const [field, key, max] of FIELDS) {
     const value = req[field];
     if (value === undefined) continue;
     const text = value.trim();
-    if (text.length > max) issues.push({ field, message: `at most ${max} characters` });
-    else if (field === 'email' && text && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) issues.push({ field, message: 'must be an e-mail address' });
+    if (text.length > max) issues.add(field, `at most ${max} characters`);
+    else if (field === 'email' && text && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) issues.add(field, 'must be an e-mail address');
     else set[key] = field === 'email' ? text.toLowerCase() : text;
   }
-  if (issues.length) throw validation('Invalid contact', issues);
+  issues.throwIfAny('Invalid contact');
   return set;
 }
 

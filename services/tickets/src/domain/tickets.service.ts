@@ -1,4 +1,4 @@
-import { conflict, notFound, validation, type FieldIssue, type proto } from '@convo/kit';
+import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
@@ -33,12 +33,10 @@ export class TicketsService {
   ) {}
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
-    const issues: FieldIssue[] = [];
-    if (req.status && req.status !== 'open' && req.status !== 'pending') {
-      issues.push({ field: 'status', message: 'must be open or pending' });
-    }
-    if (!req.number && !req.email) issues.push({ field: 'number', message: 'is required (or email and channelId)' });
-    if (issues.length) throw validation('Invalid ticket', issues);
+    new Issues()
+      .check(!req.status || req.status === 'open' || req.status === 'pending', 'status', 'must be open or pending')
+      .check(!!(req.number || req.email), 'number', 'is required (or email and channelId)')
+      .throwIfAny('Invalid ticket');
     const number = req.number ? normalizeNumber(req.number) : '';
     const email = req.email.trim().toLowerCase();
     // Before anything is claimed or written: an unknown queue creates nothing.
@@ -102,10 +100,10 @@ export class TicketsService {
    * (NOT_FOUND otherwise) and not closed (ERR_TICKET_CLOSED).
    */
   async openForContact(req: proto.tickets.OpenForContactRequest__Output): Promise<proto.tickets.CreateTicketResponse> {
-    const issues: FieldIssue[] = [];
-    if (!(req.channelId > 0)) issues.push({ field: 'channelId', message: 'is required' });
-    if (!req.number && !req.email) issues.push({ field: 'number', message: 'is required (or email)' });
-    if (issues.length) throw validation('Invalid contact', issues);
+    new Issues()
+      .check(req.channelId > 0, 'channelId', 'is required')
+      .check(!!(req.number || req.email), 'number', 'is required (or email)')
+      .throwIfAny('Invalid contact');
     const number = req.number ? contactKey(req.number) : '';
     const email = number ? '' : req.email.trim().toLowerCase();
     const { tenantId, channelId } = req;
