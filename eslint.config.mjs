@@ -34,7 +34,7 @@ export default tseslint.config(
     // environment to its children), the development database launcher, the jest preset (it sets
     // the test processes' environment), scripts and tests.
     files: [
-      '**/config.ts', '**/main.ts', '**/cli.ts', 'gateway/src/mesh.ts', 'services/lib/dev-db/src/**', 'services/lib/jest-preset/**', '**/scripts/**',
+      '**/config.ts', '**/main.ts', '**/cli.ts', 'services/lib/dev-mesh/src/mesh.ts', 'services/lib/dev-db/src/**', 'services/lib/jest-preset/**', '**/scripts/**',
       '**/*.test.ts', '**/test/**', 'test/**', '*.config.*', '**/*.config.*',
     ],
     rules: { 'no-restricted-properties': 'off' },

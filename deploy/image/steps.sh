@@ -21,7 +21,13 @@ case "$step" in
   prune)
     ws=${1:?workspace, e.g. @convo/tickets} out=${2:?output folder}
     turbo=(${TURBO:-turbo})
-    "${turbo[@]}" prune "$ws" --docker --out-dir "$out/build"
+    # The gateway's build composes the supergraph from the services' subgraph.graphql files
+    # (gateway/src/compose-supergraph.ts): its build tree holds the services, its runtime tree not.
+    build_scope=("$ws")
+    if [ "$ws" = "@convo/gateway" ]; then
+      build_scope+=(@convo/tickets @convo/messaging @convo/channel-engines @convo/social-config @convo/tenants)
+    fi
+    "${turbo[@]}" prune "${build_scope[@]}" --docker --out-dir "$out/build"
     "${turbo[@]}" prune "$ws" --docker --production --out-dir "$out/runtime"
     # The runtime tree keeps only the workspaces <workspace> runs, but their package.json files
     # still list devDependencies, some on workspaces that are not there: npm would look for those

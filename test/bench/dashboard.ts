@@ -7,7 +7,7 @@ import { newDashboardTenant } from '../support/dashboard';
 import { call, UNPACED } from '../support/http';
 import { startNetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 50);
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);

@@ -12,7 +12,7 @@ import { request } from 'node:http';
 import { startFakeEngine } from '../support/fake-engine';
 import { call, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 const rssMb = (pid: number) => {
   try {

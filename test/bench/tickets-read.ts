@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { call } from '../support/http';
 import { startNetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 const TICKETS = Number(process.env.BENCH_TICKETS ?? 10_000);
 const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 100_000);

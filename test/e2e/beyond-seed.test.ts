@@ -1,10 +1,10 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED, type Reply } from '../support/http';
 import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 const META_APP_SECRET = 'meta-app-secret-for-beyond-seed';
 // A 1×1 transparent PNG.

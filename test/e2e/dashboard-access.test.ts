@@ -1,8 +1,8 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { ADMIN_PASSWORD, gql as gqlAt, login as loginAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Who sees what on the GraphQL API, through the real gateway and subgraphs: the super-admin token

@@ -1,10 +1,10 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support';
 import { gql as gqlAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, eventually, UNPACED } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Delivery health and the replay of dead webhooks over GraphQL, for two tenants. The retry window

@@ -1,8 +1,8 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { gql as gqlAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /** Tenants on the dashboard API, for two tenants: paging, usage, users, integrations and their admin actions. */
 describe('dashboard tenants, end to end', () => {

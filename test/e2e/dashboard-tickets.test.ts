@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { gql as gqlAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, settled, UNPACED } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * The dashboard's tickets over GraphQL through the gateway, for two tenants: each administrator's

@@ -1,4 +1,4 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { checkHealth, closeHealthClients } from '@convo/kit';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED } from '../support/http';
 
-const { startMesh, resetMeshData } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh, resetMeshData } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * `npm start` behaves like a small production: its data and super-admin token outlive a stop, a

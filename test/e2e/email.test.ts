@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { call, settled, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 interface Mail {
   mailFrom: string;

@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { randomUUID } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Sends under faults, as an integrator would make them: every send carries an externalKey and is

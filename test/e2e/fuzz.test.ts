@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import fc from 'fast-check';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Fuzzes the external API through the real mesh with fast-check: random bodies over the fields the

@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { startGatewayReplica } from '../support/gateway-replica';
 import { call, eventually, UNPACED } from '../support/http';
 
-const { startMesh, freePort } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh, freePort } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 interface Sent {
   body: string;

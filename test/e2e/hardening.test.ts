@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, UNPACED, type Reply } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Issue 12's findings through the real mesh: bounded input, malformed multipart, tenant rules

@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { createServer, type Server } from 'node:http';
 import type { Recorded } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED, type Reply } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Every interactive route through the REST facade of the real mesh, and the exact request each

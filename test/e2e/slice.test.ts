@@ -1,8 +1,8 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * The first slice through the real processes: five services and the gateway, each its own

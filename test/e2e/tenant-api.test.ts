@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { serviceAddresses, startGatewayReplica, type GatewayReplica } from '../support/gateway-replica';
 import { call, type Reply } from '../support/http';
 
-const { startMesh, freePort } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh, freePort } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 const SECRETS = { gateway_a: 'whsec-a-1234567890', gateway_b: 'whsec-b-1234567890', gateway_c: 'whsec-c-1234567890', gateway_d: 'whsec-d-1234567890' };
 

@@ -1,8 +1,8 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { call, settled, UNPACED, type Reply } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * The ticket, note, tag, pause, evaluation and message-read operations of the external API,

@@ -1,9 +1,9 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED } from '../support/http';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * One REST send is one trace, from the gateway through every gRPC hop and the delivery queue to

@@ -1,7 +1,7 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { call, settled } from '../support/http';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Web chat through the whole mesh: the widget's visitor API on the gateway, tickets opened on a

@@ -1,11 +1,11 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@convo/test-support';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, settled, type Reply } from '../support/http';
 import { hubSignature, messengerEnvelope, postMeta, wabaButtonReply, wabaEnvelope, wabaStatus, wabaText } from '../support/meta-webhooks';
 
-const { startMesh } = require('@convo/gateway/dist/mesh') as typeof import('@convo/gateway/dist/mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * Inbound provider webhooks and outbound customer webhooks through the real processes: gateway,

@@ -1,4 +1,4 @@
-import type { Mesh } from '@convo/gateway/dist/mesh';
+import type { Mesh } from '@convo/dev-mesh';
 import { call, type Reply } from './http';
 
 /** A tenant as the dashboard tests use it: its administrator's console session and one integration. */

@@ -1,4 +1,4 @@
-// `npm start`: the whole mesh on one machine. Starts the database, each service as its own
+// `npm start` (a dev tool, not part of any image): the whole mesh on one machine. Starts the database, each service as its own
 // process, then the gateway; prints where everything listens. Its data and super-admin token are
 // kept in `.data/` of the checkout across starts (`npm run reset` wipes them); a process that dies
 // is reported and restarted with backoff, as Kubernetes would.
@@ -280,7 +280,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const startGateway = async () => {
       starters.set('gateway', startGateway);
-      const gateway = launch('gateway', join(__dirname, 'main.js'), { PORT: String(gatewayPort) });
+      const gateway = launch('gateway', join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPort) });
       await waitUntil(
         'gateway',
         30_000,
@@ -314,7 +314,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
 }
 
 /** `.data/` at the root of the checkout (ignored by git). */
-const DEV_DATA_DIR = join(__dirname, '..', '..', '.data');
+const DEV_DATA_DIR = join(__dirname, '..', '..', '..', '..', '.data');
 
 if (require.main === module && process.argv[2] === 'reset') {
   resetMeshData(DEV_DATA_DIR).then(
