@@ -1,4 +1,6 @@
-import { buildSubgraph, type SubgraphTypes, type EnvReader, type ServiceSpec } from '@convo/kit';
+import { type EnvReader } from '@convo/kit';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/dist/service';
 import { DeliveriesRepository } from './db/deliveries.repository';
 import { EnginesService } from './domain/engines.service';
 import type { DriverSettings } from './drivers/driver';

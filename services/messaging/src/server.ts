@@ -1,4 +1,6 @@
-import { buildSubgraph, type SubgraphTypes, createClient, type EnvReader, type ServiceSpec } from '@convo/kit';
+import { createClient, type EnvReader } from '@convo/kit';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/dist/service';
 import { MessageReadRepository, MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';
 import { IngestService } from './domain/ingest.service';

@@ -1,4 +1,5 @@
-import { closeAllClients, collectProcessMetrics, connectDatabase, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
+import { closeAllClients, collectProcessMetrics, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
+import { connectDatabase } from '@convo/kit/dist/mongo';
 import type { Connection } from 'mongoose';
 import { createServer, type Server } from 'node:http';
 

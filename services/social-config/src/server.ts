@@ -1,4 +1,6 @@
-import { buildSubgraph, createClient, type EnvReader, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
+import { createClient, type EnvReader } from '@convo/kit';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/dist/service';
 import { ProfilesRepository } from './db/profiles.repository';
 import { ConfigureService } from './domain/configure.service';
 import { ProfilesService } from './domain/profiles.service';

@@ -1,4 +1,5 @@
-import { buildSubgraph, type SubgraphTypes, type ServiceSpec } from '@convo/kit';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/dist/service';
 import { TicketsRepository } from './db/tickets.repository';
 import { CatalogService } from './domain/catalog.service';
 import { ContactsService } from './domain/contacts.service';

@@ -2,7 +2,8 @@
 // process, then the gateway; prints where everything listens. Its data and super-admin token are
 // kept in `.data/` of the checkout across starts (`npm run reset` wipes them); a process that dies
 // is reported and restarted with backoff, as Kubernetes would.
-import { checkHealth, closeHealthClients, recordServerIndexes } from '@convo/kit';
+import { checkHealth, closeHealthClients } from '@convo/kit';
+import { recordServerIndexes } from '@convo/kit/dist/query-log';
 import { resetDatabase, startDatabase, type Database } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -62,10 +63,18 @@ function keptToken(dataDir: string): string {
   return token;
 }
 
+/**
+ * Where a child keeps the code V8 compiled for it, across starts (Node ≥ 22.1 reads
+ * NODE_COMPILE_CACHE; Node 20 ignores it). One folder per process: compiling the modules is a
+ * large part of a process's start-up CPU, and the eight processes share two cores here.
+ */
+const compileCacheEnv = (dir: string): Record<string, string> => ({ NODE_COMPILE_CACHE: dir });
+
 /** Wipes what `npm start` kept in `dataDir` (`npm run reset`). */
 export async function resetMeshData(dataDir: string): Promise<void> {
   await resetDatabase(join(dataDir, 'db'));
   rmSync(join(dataDir, 'super-admin-token'), { force: true });
+  rmSync(join(dataDir, 'compile-cache'), { recursive: true, force: true });
 }
 
 /** Delay before restart number `n` of a process: 0.5 s doubling, at most 30 s. */
@@ -204,8 +213,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const launch = (name: string, main: string, env: Record<string, string>) => {
     // MESH_NODE_ARGS: extra node flags for every process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
     const nodeArgs = process.env.MESH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    // npm start keeps compiled code with its data; the tests' meshes start from source each time.
+    const cache = opts.dataDir ? compileCacheEnv(join(opts.dataDir, 'compile-cache', name)) : {};
     const child = spawn(process.execPath, ['--enable-source-maps', ...nodeArgs, main], {
-      env: { ...process.env, ...common, ...env },
+      env: { ...process.env, ...common, ...cache, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     for (const stream of [child.stdout!, child.stderr!]) {

@@ -10,5 +10,9 @@ export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** Whether an Authorization header is `Bearer <token>` (case-insensitive scheme), compared as a secret. */
+export const bearerMatches = (header: string | undefined, token: string): boolean =>
+  safeEqual(header && /^bearer /i.test(header) ? header.slice(7) : '', token);
+
 /** How integration tokens are stored and looked up (hex SHA-256): tenants writes it, the gateway resolves by it. */
 export const tokenSha256 = (token: string): string => createHash('sha256').update(token).digest('hex');

@@ -1,4 +1,3 @@
-import * as grpc from '@grpc/grpc-js';
 import type { Connection } from 'mongoose';
 import type { GraphQLSchema } from 'graphql';
 import { EnvReader, processEnv } from './config';
@@ -180,4 +179,3 @@ export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): v
   );
 }
 
-export { grpc };

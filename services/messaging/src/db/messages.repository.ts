@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit';
+import { isDuplicateKey } from '@convo/kit/dist/mongo';
 import type { Connection, Model } from 'mongoose';
 import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';

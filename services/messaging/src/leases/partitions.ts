@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit';
+import { isDuplicateKey } from '@convo/kit/dist/mongo';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { claimNextGeneration, generationId } from './generations';
 

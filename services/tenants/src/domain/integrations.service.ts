@@ -1,4 +1,5 @@
-import { conflict, DomainError, forbidden, isDuplicateKey, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
+import { conflict, DomainError, forbidden, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
+import { isDuplicateKey } from '@convo/kit/dist/mongo';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc } from '../db/models';

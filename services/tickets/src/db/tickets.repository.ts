@@ -1,4 +1,4 @@
-import { isDuplicateKey, nextSequence } from '@convo/kit';
+import { isDuplicateKey, nextSequence } from '@convo/kit/dist/mongo';
 import type { Connection, QueryFilter, UpdateQuery } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import {

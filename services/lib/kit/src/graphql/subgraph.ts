@@ -12,7 +12,7 @@ import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
-import { safeEqual } from '../secrets';
+import { bearerMatches } from '../secrets';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -55,10 +55,6 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
   const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as never });
   return { schema, sdl };
 }
-
-export const bearerMatches = (header: string | undefined, token: string): boolean => {
-  return safeEqual(header && /^bearer /i.test(header) ? header.slice(7) : '', token);
-};
 
 /**
  * A domain error (raised here or by a gRPC service behind the resolver) keeps its `ERR_` code in

@@ -11,7 +11,12 @@ interface HealthClient extends grpc.Client {
   ): void;
 }
 
-let HealthCtor: (new (addr: string, creds: grpc.ChannelCredentials) => HealthClient) | undefined;
+let HealthCtor: (new (addr: string, creds: grpc.ChannelCredentials, options: grpc.ChannelOptions) => HealthClient) | undefined;
+/**
+ * A probe asks again soon: with grpc-js's default reconnect backoff (1 s, growing to 2 min) a peer
+ * probed once before it listened stayed UNREACHABLE to this client for seconds after it came up.
+ */
+const PROBE_CHANNEL: grpc.ChannelOptions = { 'grpc.initial_reconnect_backoff_ms': 100, 'grpc.max_reconnect_backoff_ms': 1_000 };
 const clients = new Map<string, HealthClient>();
 
 /** grpc.health.v1 Check against a peer: its status, or UNREACHABLE when it does not answer in time. */
@@ -20,7 +25,7 @@ export function checkHealth(address: string, deadlineMs = 1_000, service = ''): 
   let client = clients.get(address);
   if (!client) {
     // The peer's main port: TLS when the mesh uses it (health needs no mesh credential otherwise).
-    client = new HealthCtor!(address, channelCredentials(meshTls()));
+    client = new HealthCtor!(address, channelCredentials(meshTls()), PROBE_CHANNEL);
     clients.set(address, client);
   }
   return new Promise((resolve) =>
