@@ -2,6 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { answerChecker } from '../support/answer-check';
 import { call, UNPACED, type Reply } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
@@ -141,7 +142,28 @@ describe('what real clients send, end to end', () => {
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', 'default']));
       }
       expect(doc.components.schemas.ErrorEnvelope.examples).toHaveLength(1);
+      // Every operation says what its success answers: none falls back to the untyped envelope.
+      const untyped = ops
+        .filter(({ op }) => !op.responses['200'].content['text/plain'])
+        .filter(({ op }) => op.responses['200'].content['application/json'].schema.$ref === '#/components/schemas/Success')
+        .map(({ op }) => op.operationId);
+      expect(untyped).toEqual([]);
       expect(doc.paths['/v2/api/external/{apiId}/createTicket'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTicketResult' });
+    });
+
+    it("checks every answer the suite receives against the document, and refuses one that drifts from it", async () => {
+      const check = (await answerChecker(mesh.gatewayUrl))!;
+      expect(check).toBeDefined();
+      const path = '/v2/api/external/abc/showTicketById';
+      const ticket = {
+        id: 1, ticketId: 1, status: 'open', whatsappId: 2, contact: { id: 3, number: '5511999990000', name: 'Ana', email: null },
+        tagIds: [], createdAt: 'x', updatedAt: 'x', paused: false, evaluation: null,
+      };
+      expect(check('POST', path, 200, { success: true, data: ticket })).toBeUndefined();
+      expect(check('POST', path, 200, { success: true, data: { ...ticket, status: 'archived' } })).toContain('/data/status');
+      expect(check('POST', path, 200, { success: true, data: { ...ticket, secret: 'x' } })).toContain('additional properties');
+      expect(check('POST', path, 404, { success: false, error: 'ERR_TICKET_NOT_FOUND', message: 'Ticket not found' })).toBeUndefined();
+      expect(check('POST', path, 404, { error: 'not found' })).toContain('ErrorEnvelope');
     });
 
     it('generates a typed client that type-checks two sample calls and runs them against the gateway', async () => {

@@ -1,3 +1,5 @@
+import { answerChecker } from './answer-check';
+
 export interface Reply {
   status: number;
   body: any;
@@ -5,8 +7,9 @@ export interface Reply {
 
 /** A JSON POST/GET with an optional bearer token; answers status and parsed body. */
 export async function call(url: string, opts: { token?: string; body?: unknown; method?: string } = {}): Promise<Reply> {
+  const method = opts.method ?? (opts.body === undefined ? 'GET' : 'POST');
   const res = await fetch(url, {
-    method: opts.method ?? (opts.body === undefined ? 'GET' : 'POST'),
+    method,
     headers: {
       ...(opts.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
@@ -15,7 +18,13 @@ export async function call(url: string, opts: { token?: string; body?: unknown; 
     signal: AbortSignal.timeout(30_000),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
+  const body = text ? JSON.parse(text) : null;
+  const target = new URL(url);
+  // Only the gateway answers with X-Request-Id: fake providers are never asked for a document.
+  const checker = res.headers.has('x-request-id') ? await answerChecker(target.origin) : undefined;
+  const problem = checker?.(method, target.pathname, res.status, body);
+  if (problem) throw new Error(problem);
+  return { status: res.status, body };
 }
 
 /**

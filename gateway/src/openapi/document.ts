@@ -1,5 +1,5 @@
 import type { SwaggerOptions } from '@fastify/swagger';
-import { COMPONENT_SCHEMAS, SUCCESS_OF } from './schemas';
+import { COMPONENT_SCHEMAS, successOf } from './schemas';
 
 type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[] };
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
@@ -35,6 +35,12 @@ const ERROR_RESPONSES = {
 };
 const ERROR_REFS = { '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' };
 
+/** Meta's subscription check answers the challenge as text; every other operation its envelope. */
+const successResponse = (operationId: string) =>
+  operationId === 'getWebhooksMeta'
+    ? { description: 'The hub.challenge received', content: { 'text/plain': { schema: { type: 'string' } } } }
+    : { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${successOf(operationId) ?? 'Success'}` } } } };
+
 /** Response schemas, operationIds, tags and error answers, set once here for every route. */
 export function completeDocument(doc: Doc): Doc {
   const paths: NonNullable<Doc['paths']> = {};
@@ -45,9 +51,8 @@ export function completeDocument(doc: Doc): Doc {
       if (typeof op !== 'object' || !op || Array.isArray(op)) continue;
       op.operationId ??= operationIdOf(method, path, Object.keys(item).length === 1);
       op.tags = op.tags?.length ? op.tags : [path.startsWith(EXTERNAL_ROOT) ? 'external' : 'platform'];
-      const success = SUCCESS_OF[op.operationId] ?? 'Success';
       op.responses = {
-        '200': { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${success}` } } } },
+        '200': successResponse(op.operationId),
         ...Object.fromEntries(Object.entries(ERROR_REFS).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }])),
       };
     }

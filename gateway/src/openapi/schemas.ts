@@ -3,107 +3,144 @@
  * serialize with them: a route's answer is what its handler returns, see presenters.ts). They
  * become `components.schemas`; operations refer to them by name.
  */
-type Schema = Record<string, unknown>;
+import {
+  ApiIntegration, bool, CatalogItem, Channel, Contact, ErrorEnvelope, Hybrid, int, list, Message, Note, nullable, obj, Pause, record, ref, Success, str, Tenant, Ticket, User, WebchatMessage,
+  type Schema,
+} from './records';
 
-const str = { type: 'string' };
-const int = { type: 'integer' };
-const bool = { type: 'boolean' };
-const nullable = (type: string) => ({ type: [type, 'null'] });
-const obj = (properties: Record<string, Schema>, required = Object.keys(properties), extra: Schema = {}) => ({
-  type: 'object',
-  properties,
-  required,
-  ...extra,
-});
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** The paging fields of the external API's lists (docs/pagination.md). */
+const PAGE = { count: int, hasMore: bool, pageNumber: int, pageSize: int };
+const pageOf = (name: string, item: Schema, extra: Record<string, Schema> = {}) => record({ ...extra, [name]: list(item), ...PAGE });
 
-const ErrorEnvelope = obj(
-  {
-    success: { const: false },
-    error: { ...str, description: 'ERR_… code (README, "Errors")' },
-    message: { ...str, description: 'For a person' },
-    details: { type: 'array', maxItems: 20, items: obj({ field: str, message: str }) },
-    truncated: { ...bool, description: 'More than 20 field errors' },
-  },
-  ['success', 'error', 'message'],
-  { examples: [{ success: false, error: 'ERR_VALIDATION', message: 'Invalid body', details: [{ field: 'ticketId', message: 'must be >= 1' }] }] },
-);
-
-const Success = obj({ success: { const: true }, data: {} }, ['success', 'data'], { description: 'Every answer of success: `data` is the operation\'s result' });
-
-const Ticket = obj(
-  {
-    id: int,
-    ticketId: int,
-    status: { enum: ['open', 'pending', 'closed'] },
-    whatsappId: int,
-    contact: obj({ id: int, number: str, name: str, email: nullable('string') }),
-    userId: nullable('integer'),
-    queueId: nullable('integer'),
-    chatFlowId: nullable('integer'),
-    kanbanId: nullable('integer'),
-    reasonId: nullable('integer'),
-    value: nullable('number'),
-    externalKey: nullable('string'),
-    botBuilderStatus: bool,
-    llmAssistantStatus: bool,
-    workflowStatus: bool,
-    tagIds: { type: 'array', items: int },
-    createdAt: str,
-    updatedAt: str,
-    closedAt: nullable('string'),
-    paused: bool,
-    pauseReason: nullable('string'),
-    pausedAt: nullable('string'),
-    evaluation: { type: ['object', 'null'] },
-    lastMessage: { type: ['object', 'null'], description: 'Reads only' },
-  },
-  ['id', 'ticketId', 'status', 'whatsappId', 'contact', 'createdAt', 'updatedAt'],
-);
-
-const Tenant = obj({ id: int, name: str, status: str, maxUsers: int, maxConnections: int, createdAt: str, updatedAt: str }, ['id', 'name', 'status'], {
-  description: 'The tenant record (README, "Tenant API"); further fields as listed there',
-});
-const Channel = obj({ id: int, tenantId: int, name: str, status: str, type: str, hybridMode: str, linkedChannelId: nullable('integer') }, ['id', 'tenantId', 'name', 'type'], {
-  description: 'A channel (session); provider secrets are never returned',
-});
-const ApiIntegration = obj(
-  { apiId: str, name: str, sessionId: int, userId: int, tenant: int, authToken: { ...str, description: 'Only in the answer that creates it' } },
-  ['apiId', 'name', 'sessionId', 'tenant'],
-);
-
-/** Each operation's `data`, where this document spells it out; the others answer `Success`. */
 const envelopeOf = (data: Schema, example?: unknown) =>
-  obj({ success: { const: true }, data }, ['success', 'data'], example === undefined ? {} : { examples: [{ success: true, data: example }] });
+  obj({ success: { const: true }, data }, ['success', 'data'], { additionalProperties: false, ...(example === undefined ? {} : { examples: [{ success: true, data: example }] }) });
+
+/**
+ * A send is accepted (stored, then delivered by the dispatcher: README, "Sending"); a repeated
+ * Idempotency-Key whose first send was skipped answers `skipped` without `data`.
+ */
+const acceptedOr = (data: Schema, example: unknown) => ({
+  oneOf: [
+    envelopeOf(data, example),
+    obj({ success: { const: true }, idempotent: { const: true }, skipped: { const: true }, ticketId: int }, undefined, { additionalProperties: false }),
+  ],
+});
+const SendAccepted = record({ message: str, ticketId: int, messageId: str });
 
 export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   ErrorEnvelope,
   Success,
   Ticket,
+  Message,
+  Note,
+  Contact,
+  CatalogItem,
+  User,
+  Pause,
   Tenant,
   Channel,
   ApiIntegration,
+  Hybrid,
+  WebchatMessage,
   CreateTicketResult: envelopeOf(
-    obj({ ticketId: int, created: bool, messageId: nullable('string'), ticket: ref('Ticket') }),
+    record({ ticketId: int, created: bool, messageId: nullable('string'), ticket: ref('Ticket') }),
     { ticketId: 42, created: true, messageId: '3f6c…', ticket: { id: 42, ticketId: 42, status: 'open' } },
   ),
   TicketResult: envelopeOf(ref('Ticket')),
-  TicketPage: envelopeOf(obj({ tickets: { type: 'array', items: ref('Ticket') }, count: int, hasMore: bool, pageNumber: int, pageSize: int })),
-  StoreTenantResult: envelopeOf(obj({ id: { ...int, description: 'The new tenant (= tenant.id)' }, tenant: ref('Tenant'), adminUser: obj({ id: int, name: str, email: str, profile: str }, ['id']) }), {
-    id: 7,
-    tenant: { id: 7, name: 'Acme Ltda', status: 'active' },
-    adminUser: { id: 12, name: 'Ana', email: 'ana@acme.example', profile: 'admin' },
-  }),
-  CreateSessionResult: envelopeOf(
-    obj({ id: { ...int, description: 'The new channel (= whatsapp.id)' }, whatsapp: ref('Channel'), api: ref('ApiIntegration'), hybrid: { type: 'object' } }, ['id', 'whatsapp', 'api']),
+  TicketList: envelopeOf(record({ tickets: list(ref('Ticket')), count: int })),
+  TicketPage: envelopeOf(pageOf('tickets', ref('Ticket'))),
+  SendResult: acceptedOr(SendAccepted, { message: 'Message accepted for delivery', ticketId: 42, messageId: '3f6c…' }),
+  EvaluationResult: acceptedOr(record({ message: str, ticketId: int, messageId: str, evaluation: Ticket.properties.evaluation, ticket: ref('Ticket') }), undefined),
+  PresenceResult: envelopeOf(record({ ticketId: int, state: { enum: ['typing', 'paused'] }, applied: bool })),
+  MessageResult: envelopeOf(ref('Message')),
+  MessageHistory: envelopeOf(record({ ticketId: int, messages: list(ref('Message')), hasMore: bool })),
+  MessageSearch: envelopeOf(record({ messages: list(ref('Message')), count: int, hasMore: bool, page: int, limit: int })),
+  NoteResult: envelopeOf(ref('Note')),
+  NotePage: envelopeOf(pageOf('notes', ref('Note'), { ticketId: int })),
+  PausePage: envelopeOf(pageOf('pauses', ref('Pause'), { ticketId: int })),
+  ContactResult: envelopeOf(ref('Contact')),
+  ContactCreated: envelopeOf(record({ contact: ref('Contact'), created: bool })),
+  ContactPage: envelopeOf(pageOf('contacts', ref('Contact'))),
+  TagPage: envelopeOf(pageOf('tags', ref('CatalogItem'))),
+  QueuePage: envelopeOf(pageOf('queues', ref('CatalogItem'))),
+  UserPage: envelopeOf(pageOf('users', ref('User'))),
+  SocialConfigResult: envelopeOf({ type: 'object', description: 'The configuration as stored after Meta accepted it (docs/social-config.md)' }),
+  TenantPage: envelopeOf(record({ tenants: list(ref('Tenant')), page: int, limit: int, total: int, hasMore: bool })),
+  TenantResult: envelopeOf(ref('Tenant')),
+  StoreTenantResult: envelopeOf(
+    record({ id: { ...int, description: 'The new tenant (= tenant.id)' }, tenant: ref('Tenant'), adminUser: record({ id: int, tenantId: int, name: str, email: str, profile: str }) }),
+    { id: 7, tenant: { id: 7, name: 'Acme Ltda', status: 'active' }, adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' } },
   ),
+  CreateSessionResult: envelopeOf(
+    record({ id: { ...int, description: 'The new channel (= whatsapp.id)' }, whatsapp: ref('Channel'), api: ref('ApiIntegration'), hybrid: ref('Hybrid') }, ['id', 'whatsapp', 'api']),
+  ),
+  ChannelResult: envelopeOf(record({ whatsapp: ref('Channel'), hybrid: ref('Hybrid') }, ['whatsapp'])),
+  ApiResult: envelopeOf(record({ api: ref('ApiIntegration') })),
+  ApiDeleted: envelopeOf(record({ apiId: str, deleted: bool })),
+  InboundResult: envelopeOf(
+    record({
+      received: { ...int, description: 'Events in the body' },
+      results: list(record({ outcome: { enum: ['stored', 'duplicate', 'status_applied', 'status_unknown_message', 'connection_applied', 'ignored'] }, messageId: str, ticketId: int })),
+    }),
+  ),
+  PaymentWebhookResult: envelopeOf(record({ received: { const: true }, applied: bool, duplicate: bool })),
+  WebchatVisitor: envelopeOf(record({ visitorId: str, visitorToken: str })),
+  WebchatMessages: envelopeOf(record({ messages: list(ref('WebchatMessage')), cursor: { ...nullable('string'), description: 'Pass as `after` to poll on' } })),
+  WebchatSent: envelopeOf(record({ id: str, messageId: nullable('string'), duplicate: bool })),
 };
 
-/** operationId → the success schema of its 200, beyond the generic `Success`. */
-export const SUCCESS_OF: Record<string, string> = {
+const SUCCESS_OF: Record<string, string> = {
   createTicket: 'CreateTicketResult',
-  showTicketById: 'TicketResult',
   listTickets: 'TicketPage',
+  showticket: 'TicketResult',
+  showallticket: 'TicketList',
+  showTicketById: 'TicketResult',
+  updateticketinfo: 'TicketResult',
+  updatequeue: 'TicketResult',
+  addTag: 'TicketResult',
+  removeTag: 'TicketResult',
+  createNotes: 'NoteResult',
+  ticketPauseStart: 'TicketResult',
+  ticketPauseEnd: 'TicketResult',
+  sendEvaluation: 'EvaluationResult',
+  sendPresence: 'PresenceResult',
+  showAllMessages: 'MessageHistory',
+  searchMessages: 'MessageSearch',
+  getMessageByMessageId: 'MessageResult',
+  socialAIceBreakers: 'SocialConfigResult',
+  socialAPersistentMenu: 'SocialConfigResult',
+  socialBGreeting: 'SocialConfigResult',
+  socialBPersonas: 'SocialConfigResult',
+  showcontact: 'ContactResult',
+  createContact: 'ContactCreated',
+  updateContact: 'ContactResult',
+  listContacts: 'ContactPage',
+  listTags: 'TagPage',
+  listQueues: 'QueuePage',
+  listUsers: 'UserPage',
+  listNotes: 'NotePage',
+  updateNote: 'NoteResult',
+  ticketPauseLogs: 'PausePage',
+  tenantApiListTenants: 'TenantPage',
   tenantApiStoreTenant: 'StoreTenantResult',
+  tenantApiShowTenant: 'TenantResult',
+  tenantApiUpdateTenant: 'TenantResult',
   tenantApiCreateSession: 'CreateSessionResult',
+  tenantCreateApi: 'ApiResult',
+  tenantDeleteApi: 'ApiDeleted',
+  putWhatsapp: 'ChannelResult',
+  webhooksPayments: 'PaymentWebhookResult',
+  webhooksMeta: 'InboundResult',
+  webhooksEngine: 'InboundResult',
+  webchatVisitors: 'WebchatVisitor',
+  getWebchatMessages: 'WebchatMessages',
+  webchatMessages: 'WebchatSent',
 };
+
+const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA'];
+
+/** operationId → the success schema of its 200; every operation has one (a test checks it). */
+export function successOf(operationId: string): string | undefined {
+  if (SEND_OPS.includes(operationId) || operationId.startsWith('sendInteractive')) return 'SendResult';
+  return SUCCESS_OF[operationId];
+}
