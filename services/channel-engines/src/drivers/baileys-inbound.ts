@@ -1,5 +1,5 @@
-import { isObject, type Json } from './graph';
-import { contactDigits, isDirectChat, obj, secondsToMs, str, type InboundEvent } from './wa-engine';
+import { isObject, type Json, obj, str } from '../json';
+import { contactDigits, type InboundEvent, isDirectChat, secondsToMs } from './wa-engine';
 
 /**
  * Baileys' WAMessage (`{ key, pushName, messageTimestamp, message }`) as a neutral inbound

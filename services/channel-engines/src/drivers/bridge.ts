@@ -1,4 +1,5 @@
 import { validation, type proto } from '@convo/kit';
+import { str } from '../json';
 
 /**
  * What the bridge contracts of this project share (marketplace bridge, inbound-mail bridge; see
@@ -70,4 +71,3 @@ export function withAttachments(
 }
 
 const mediaOf = (a: BridgeAttachment) => ({ mediaUrl: a.url, mimeType: a.mimeType, fileName: a.fileName });
-const str = (v: unknown) => (typeof v === 'string' ? v : '');

@@ -1,4 +1,5 @@
-import type { proto } from '@convo/kit';
+import { DomainError, providerFailed, validation, type proto } from '@convo/kit';
+import { isObject, type Json } from '../json';
 
 export interface Outbound {
   channel: proto.channelEngines.ChannelTarget__Output;
@@ -62,4 +63,37 @@ export interface DriverSettings {
   metaGraphUrl: string;
   /** SMTP_URL: the relay webmail channels send through when the channel has no engineUrl. */
   smtpUrl: string;
+}
+
+/**
+ * One message as one or more Send API calls: a text that cannot ride as a caption (Messenger
+ * attachments, WhatsApp audio and stickers) follows its media as a second message. The answer is
+ * the first message's id; a refused follow-up is still a failure, and says the media arrived.
+ */
+export async function sendInOrder<T>(requests: T[], post: (request: T) => Promise<string>): Promise<Delivered> {
+  const first = await post(requests[0]);
+  for (const request of requests.slice(1)) {
+    try {
+      await post(request);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      // Not retried: a retry would deliver the media a second time.
+      const details = err.details?.map((d) => ({ ...(d as object), transient: undefined, retryAfter: undefined }));
+      throw providerFailed(`${err.message} (the media before it was delivered as ${first})`, details);
+    }
+  }
+  return { providerMessageId: first };
+}
+
+/** Splits `interactive_type` ("<route>/<type>") and parses `interactive_json`. */
+export function interactiveOf(content: Outbound['content']): { route: string; type: string; json: Json } {
+  const [route, type = ''] = content.interactiveType.split('/', 2);
+  let json: unknown;
+  try {
+    json = JSON.parse(content.interactiveJson || '{}');
+  } catch {
+    throw validation(`${content.interactiveType}: interactive_json is not JSON`, [{ field: 'interactive_json', message: 'must be JSON' }]);
+  }
+  if (!isObject(json)) throw validation(`${content.interactiveType}: interactive_json must be an object`, [{ field: 'interactive_json', message: 'must be an object' }]);
+  return { route, type, json };
 }

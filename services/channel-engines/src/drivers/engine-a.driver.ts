@@ -1,24 +1,10 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
-import { isObject, sendInOrder } from './graph';
 import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
-import {
-  connectionEvent,
-  engineBaseUrl,
-  interactiveFor,
-  mediaKindOf,
-  obj,
-  personJid,
-  requireContent,
-  statusEvent,
-  str,
-  tokenHeader,
-  waMessageId,
-  webhookBody,
-  type InboundEvent,
-} from './wa-engine';
+import { isObject, obj, str } from '../json';
+import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import { connectionEvent, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, personJid, requireContent, statusEvent, tokenHeader, waMessageId, webhookBody } from './wa-engine';
 
 /** The `content` argument of Baileys' sendMessage. */
 type Content = Record<string, unknown>;

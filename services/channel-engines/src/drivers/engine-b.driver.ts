@@ -1,27 +1,9 @@
 import { providerFailed } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
 import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
-import { isObject, optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
 import { requestJson } from './http';
-import {
-  engineBaseUrl,
-  interactiveFor,
-  mediaKindOf,
-  nestedText,
-  optionalInteger,
-  requireContent,
-  requiredNestedText,
-  requiredObject,
-  requiredPixType,
-  requiredStrings,
-  splitSession,
-  str,
-  tokenHeader,
-  unknownInteractive,
-  waMessageId,
-  type InboundEvent,
-  type PixType,
-} from './wa-engine';
+import { isObject, type Json, nestedText, optionalInteger, optionalText, requiredList, requiredNestedText, requiredObject, requiredStrings, requiredText, str } from '../json';
+import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import { engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, type PixType, requireContent, requiredPixType, splitSession, tokenHeader, unknownInteractive, waMessageId } from './wa-engine';
 
 /** One Evolution call: `POST {server}/message/{endpoint}/{instance}` with this body. */
 interface EvolutionSend {

@@ -1,29 +1,8 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound, Presence } from './driver';
-import { optionalText, requiredList, requiredText, sendInOrder, type Json } from './graph';
 import { requestJson } from './http';
-import {
-  connectionEvent,
-  contactDigits,
-  engineBaseUrl,
-  interactiveFor,
-  isDirectChat,
-  mediaKindOf,
-  obj,
-  optionalInteger,
-  requireContent,
-  requiredNumber,
-  requiredPixType,
-  requiredStrings,
-  secondsToMs,
-  statusEvent,
-  str,
-  strings,
-  tokenHeader,
-  unknownInteractive,
-  webhookBody,
-  type InboundEvent,
-} from './wa-engine';
+import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str, strings } from '../json';
+import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import { connectionEvent, contactDigits, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {

@@ -1,9 +1,9 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage } from './baileys-inbound';
 import type { NumberCheck, Outbound, Presence } from './driver';
-import { isObject, type Json } from './graph';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
-import { connectionEvent, obj, statusEvent, str, strings, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
+import { isObject, type Json, obj, str, strings } from '../json';
+import { connectionEvent, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_d: WuzAPI (github.com/asternic/wuzapi), a REST server over whatsmeow. One server holds

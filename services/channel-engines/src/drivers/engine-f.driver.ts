@@ -1,8 +1,8 @@
 import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
-import type { Json } from './graph';
 import { coordinates, extensionOf, messageEvent, RestEngineDriver, type Part, type Status } from './rest-engine';
-import { connectionEvent, obj, statusEvent, str, strings, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
+import { type Json, obj, str, strings } from '../json';
+import { connectionEvent, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_f: Z-API (developer.z-api.io, docs in github.com/Z-API/z-api-docs). The engine URL is the

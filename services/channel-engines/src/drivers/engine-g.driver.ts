@@ -1,8 +1,8 @@
 import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
-import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
-import { connectionEvent, contactDigits, isDirectChat, mediaKindOf, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
+import { type Json, obj, str } from '../json';
+import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are

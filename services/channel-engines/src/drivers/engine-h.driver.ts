@@ -1,8 +1,8 @@
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
-import type { Json } from './graph';
 import { RestEngineDriver, type Part } from './rest-engine';
-import { str, tokenHeader, waMessageId, type InboundEvent } from './wa-engine';
+import { type Json, str } from '../json';
+import { type InboundEvent, tokenHeader, waMessageId } from './wa-engine';
 
 /**
  * engine_h: Evolution API v1 (github.com/EvolutionAPI/evolution-api, the 1.x line that grew out of

@@ -1,8 +1,8 @@
 import { providerFailed } from '@convo/kit';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
 import type { NumberCheck, PresenceState } from './driver';
-import type { Json } from './graph';
-import { connectionEvent, obj, statusEvent, str, webhookBody, type InboundEvent } from './wa-engine';
+import { type Json, obj, str } from '../json';
+import { connectionEvent, type InboundEvent, statusEvent, webhookBody } from './wa-engine';
 
 /**
  * What the two Evolution API drivers share: engine_b speaks v2, engine_h v1. Their send bodies

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { optionalText, requiredList, requiredText, type Json } from './graph';
-import { nestedText, requiredNestedText, requiredObject, requiredPixType, unknownInteractive, type PixType } from './wa-engine';
+import { type Json, nestedText, optionalText, requiredList, requiredNestedText, requiredObject, requiredText } from '../json';
+import { type PixType, requiredPixType, unknownInteractive } from './wa-engine';
 
 /**
  * WhatsApp's interactive "native flow" messages, as Baileys builds them (proto

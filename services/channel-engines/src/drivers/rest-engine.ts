@@ -1,8 +1,8 @@
 import { mediaTypeExtension, providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, NumberCheck, Outbound } from './driver';
-import { sendInOrder } from './graph';
 import { requestJson, type RequestOptions } from './http';
-import { engineBaseUrl, mediaKindOf, obj, requireContent, splitSession, str, type InboundEvent } from './wa-engine';
+import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, sendInOrder } from './driver';
+import { engineBaseUrl, type InboundEvent, mediaKindOf, requireContent, splitSession } from './wa-engine';
+import { obj, str } from '../json';
 
 type Channel = Outbound['channel'];
 

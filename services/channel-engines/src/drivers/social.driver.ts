@@ -1,6 +1,7 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, Outbound, Presence } from './driver';
-import { graphPost, interactiveOf, isObject, optionalText, requiredList, requiredText, segment, sendInOrder, type Json } from './graph';
+import { graphPost, segment } from './meta-graph';
+import { type Delivered, type Driver, type DriverSettings, interactiveOf, type Outbound, type Presence, sendInOrder } from './driver';
+import { isObject, type Json, optionalText, requiredList, requiredText } from '../json';
 
 export type SocialKind = 'social_a' | 'social_b';
 

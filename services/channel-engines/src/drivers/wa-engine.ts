@@ -1,6 +1,6 @@
 import { providerFailed, validation, type proto } from '@convo/kit';
-import type { DriverSettings, Outbound } from './driver';
-import { interactiveOf, isObject, type Json } from './graph';
+import { type DriverSettings, interactiveOf, type Outbound } from './driver';
+import { isObject, obj, type Json } from '../json';
 
 /**
  * Pieces every unofficial WhatsApp engine driver shares: where the engine server is, WhatsApp ids
@@ -93,15 +93,6 @@ export function webhookBody(kind: string, body: unknown): Json {
   return body;
 }
 
-/** A string field, or '' when absent or of another type (engines omit and null fields freely). */
-export const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-/** An object field, or {} when absent. */
-export const obj = (value: unknown): Json => (isObject(value) ? value : {});
-
-/** The non-empty strings of a list field (the message ids a receipt covers); [] when it is no list. */
-export const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);
-
 /** Seconds since the epoch as a number, a numeric string or a protobuf Long ({ low, high }) → milliseconds; 0 when unknown. */
 export function secondsToMs(value: unknown): number {
   if (isObject(value) && typeof value.low === 'number') return ((Number(value.high) || 0) * 2 ** 32 + (value.low >>> 0)) * 1000;
@@ -131,45 +122,6 @@ export function interactiveFor(kind: string, content: Outbound['content']): { ty
 
 export const unknownInteractive = (kind: string, type: string, known: string[]) =>
   validation(`${kind} has no interactive type ${type}`, [{ field: 'interactive_type', message: `must be one of ${known.map((t) => `${kind}/${t}`).join(', ')}` }]);
-
-/** `{ field: { text } }`, the seed's body.text / footer.text. */
-export function nestedText(json: Json, field: string): string | undefined {
-  const text = obj(json[field]).text;
-  return typeof text === 'string' && text ? text : undefined;
-}
-
-export function requiredNestedText(json: Json, field: string): string {
-  const text = nestedText(json, field);
-  if (!text) throw validation(`${field}.text is required`, [{ field: `${field}.text`, message: 'is required' }]);
-  return text;
-}
-
-export function requiredObject(json: Json, field: string): Json {
-  const value = json[field];
-  if (!isObject(value)) throw validation(`${field} is required`, [{ field, message: 'must be an object' }]);
-  return value;
-}
-
-export function requiredStrings(json: Json, field: string): string[] {
-  const value = json[field];
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && v)) {
-    throw validation(`${field} must be a non-empty list of texts`, [{ field, message: 'must be a non-empty list of texts' }]);
-  }
-  return value;
-}
-
-export function optionalInteger(json: Json, field: string): number | undefined {
-  const value = json[field];
-  if (value === undefined || value === null) return undefined;
-  if (!Number.isInteger(value)) throw validation(`${field} must be an integer`, [{ field, message: 'must be an integer' }]);
-  return value as number;
-}
-
-export function requiredNumber(json: Json, field: string): number {
-  const value = json[field];
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw validation(`${field} must be a number`, [{ field, message: 'must be a number' }]);
-  return value;
-}
 
 /** PIX key types as the seed (and the Central Bank's DICT, Baileys and uazapi) spell them. */
 export const PIX_TYPES = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'] as const;

@@ -1,6 +1,7 @@
 import { providerFailed, validation } from '@convo/kit';
-import type { Delivered, Driver, DriverSettings, Outbound, Presence } from './driver';
-import { graphPost, interactiveOf, optionalText, requiredList, requiredText, segment, sendInOrder, type Json } from './graph';
+import { graphPost, segment } from './meta-graph';
+import { type Delivered, type Driver, type DriverSettings, interactiveOf, type Outbound, type Presence, sendInOrder } from './driver';
+import { type Json, optionalText, requiredList, requiredText } from '../json';
 
 /** One Cloud API message: its `type` and the object named after it (`{ type: "text", text: {...} }`). */
 type WabaMessage = { type: string } & Json;

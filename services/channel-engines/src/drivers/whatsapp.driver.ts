@@ -1,8 +1,8 @@
 import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
-import type { Json } from './graph';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
-import { connectionEvent, contactDigits, isDirectChat, obj, secondsToMs, statusEvent, str, tokenHeader, webhookBody, type InboundEvent } from './wa-engine';
+import { type Json, obj, str } from '../json';
+import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,

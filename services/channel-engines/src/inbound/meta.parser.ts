@@ -1,7 +1,7 @@
 import type { proto } from '@convo/kit';
+import { list, obj, scalarStr, type Json } from '../json';
 
 type InboundEvent = proto.channelEngines.InboundEvent;
-type Obj = Record<string, unknown>;
 
 /**
  * Meta's webhook envelope (already JSON-parsed and signature-checked by the gateway) → neutral
@@ -26,14 +26,14 @@ export function parseMetaWebhook(body: unknown): InboundEvent[] {
 
 // ---- WhatsApp Cloud API: entry[].changes[].value ------------------------------------------
 
-function wabaEntry(entry: Obj): InboundEvent[] {
+function wabaEntry(entry: Json): InboundEvent[] {
   return list(entry.changes)
     .map(obj)
     .filter((change) => change.field === 'messages')
     .flatMap((change) => {
       const value = obj(change.value);
-      const account = { channelType: 'waba', accountId: str(obj(value.metadata).phone_number_id) };
-      const names = new Map(list(value.contacts).map(obj).map((c) => [str(c.wa_id), str(obj(c.profile).name)]));
+      const account = { channelType: 'waba', accountId: scalarStr(obj(value.metadata).phone_number_id) };
+      const names = new Map(list(value.contacts).map(obj).map((c) => [scalarStr(c.wa_id), scalarStr(obj(c.profile).name)]));
       return [
         ...list(value.messages).map((m) => wabaMessage(obj(m), account, names)),
         ...list(value.statuses).map((s) => wabaStatus(obj(s), account)),
@@ -41,15 +41,15 @@ function wabaEntry(entry: Obj): InboundEvent[] {
     });
 }
 
-function wabaMessage(m: Obj, account: Partial<InboundEvent>, names: Map<string, string>): InboundEvent {
-  const from = str(m.from);
+function wabaMessage(m: Json, account: Partial<InboundEvent>, names: Map<string, string>): InboundEvent {
+  const from = scalarStr(m.from);
   return {
     kind: 'message',
     ...account,
     from,
     contactName: names.get(from) ?? '',
-    providerMessageId: str(m.id),
-    replyTo: str(obj(m.context).id),
+    providerMessageId: scalarStr(m.id),
+    replyTo: scalarStr(obj(m.context).id),
     timestampMs: seconds(m.timestamp),
     ...wabaContent(m),
     rawJson: JSON.stringify(m),
@@ -58,38 +58,38 @@ function wabaMessage(m: Obj, account: Partial<InboundEvent>, names: Map<string, 
 
 const WABA_MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker']);
 
-function wabaContent(m: Obj): Partial<InboundEvent> {
-  const type = str(m.type);
-  if (type === 'text') return { messageType: 'text', body: str(obj(m.text).body) };
+function wabaContent(m: Json): Partial<InboundEvent> {
+  const type = scalarStr(m.type);
+  if (type === 'text') return { messageType: 'text', body: scalarStr(obj(m.text).body) };
   if (WABA_MEDIA.has(type)) {
     // Cloud API media come as an id to fetch with the channel's token, never as a URL.
     const media = obj(m[type]);
-    return { messageType: type, body: str(media.caption), providerMediaId: str(media.id), mimeType: str(media.mime_type), fileName: str(media.filename) };
+    return { messageType: type, body: scalarStr(media.caption), providerMediaId: scalarStr(media.id), mimeType: scalarStr(media.mime_type), fileName: scalarStr(media.filename) };
   }
   if (type === 'location') {
     const l = obj(m.location);
-    return { messageType: 'location', body: [`${l.latitude},${l.longitude}`, str(l.name), str(l.address)].filter(Boolean).join('\n') };
+    return { messageType: 'location', body: [`${l.latitude},${l.longitude}`, scalarStr(l.name), scalarStr(l.address)].filter(Boolean).join('\n') };
   }
   if (type === 'interactive') {
     // The chosen id: for sendButtonWABA buttons the id is the button's title (see WabaDriver).
     const i = obj(m.interactive);
     const choice = obj(i.button_reply ?? i.list_reply);
-    return { messageType: 'interactive', body: str(choice.id) || str(obj(i.nfm_reply).response_json) };
+    return { messageType: 'interactive', body: scalarStr(choice.id) || scalarStr(obj(i.nfm_reply).response_json) };
   }
   if (type === 'button') {
     const b = obj(m.button);
-    return { messageType: 'button', body: str(b.payload) || str(b.text) };
+    return { messageType: 'button', body: scalarStr(b.payload) || scalarStr(b.text) };
   }
   return { messageType: 'unknown', body: '', error: errorText(m.errors) };
 }
 
-function wabaStatus(s: Obj, account: Partial<InboundEvent>): InboundEvent {
+function wabaStatus(s: Json, account: Partial<InboundEvent>): InboundEvent {
   return {
     kind: 'status',
     ...account,
-    from: str(s.recipient_id),
-    providerMessageId: str(s.id),
-    status: str(s.status),
+    from: scalarStr(s.recipient_id),
+    providerMessageId: scalarStr(s.id),
+    status: scalarStr(s.status),
     timestampMs: seconds(s.timestamp),
     error: errorText(s.errors),
     rawJson: JSON.stringify(s),
@@ -100,21 +100,21 @@ function wabaStatus(s: Obj, account: Partial<InboundEvent>): InboundEvent {
 function errorText(errors: unknown): string {
   const e = obj(list(errors)[0]);
   if (!Object.keys(e).length) return '';
-  const parts = [...new Set([str(e.title) || str(e.message), str(obj(e.error_data).details)].filter(Boolean))];
+  const parts = [...new Set([scalarStr(e.title) || scalarStr(e.message), scalarStr(obj(e.error_data).details)].filter(Boolean))];
   return `${e.code !== undefined ? `(#${e.code}) ` : ''}${parts.join(': ')}`;
 }
 
 // ---- Messenger (object "page") and Instagram (object "instagram"): entry[].messaging[] -----
 
-function socialEntry(entry: Obj, channelType: 'social_a' | 'social_b'): InboundEvent[] {
-  const accountId = str(entry.id);
+function socialEntry(entry: Json, channelType: 'social_a' | 'social_b'): InboundEvent[] {
+  const accountId = scalarStr(entry.id);
   return list(entry.messaging)
     .map(obj)
     .flatMap((event) => {
       const base: InboundEvent = {
         channelType,
         accountId,
-        from: str(obj(event.sender).id),
+        from: scalarStr(obj(event.sender).id),
         // messaging_feedback carries no timestamp of its own: the entry's time stands in.
         timestampMs: millis(event.timestamp) || millis(entry.time),
         rawJson: JSON.stringify(event),
@@ -123,21 +123,21 @@ function socialEntry(entry: Obj, channelType: 'social_a' | 'social_b'): InboundE
     });
 }
 
-function socialEvent(event: Obj, base: InboundEvent): InboundEvent[] {
+function socialEvent(event: Json, base: InboundEvent): InboundEvent[] {
   if (event.message) {
     const m = obj(event.message);
     // Our own sends come back as echoes (always on Instagram): they are not the contact's words.
     if (m.is_echo) return [];
-    return [{ kind: 'message', ...base, providerMessageId: str(m.mid), replyTo: str(obj(m.reply_to).mid), ...socialContent(m) }];
+    return [{ kind: 'message', ...base, providerMessageId: scalarStr(m.mid), replyTo: scalarStr(obj(m.reply_to).mid), ...socialContent(m) }];
   }
   if (event.postback) {
     const p = obj(event.postback);
-    return [{ kind: 'message', ...base, providerMessageId: str(p.mid) || derivedId('postback', base), messageType: 'postback', body: str(p.payload) }];
+    return [{ kind: 'message', ...base, providerMessageId: scalarStr(p.mid) || derivedId('postback', base), messageType: 'postback', body: scalarStr(p.payload) }];
   }
   if (event.delivery) {
     const d = obj(event.delivery);
     const status = { kind: 'status', ...base, status: 'delivered', timestampMs: millis(d.watermark) || base.timestampMs };
-    const mids = list(d.mids).map(str).filter(Boolean);
+    const mids = list(d.mids).map(scalarStr).filter(Boolean);
     // Without mids Messenger only says "everything up to the watermark", as for read.
     return mids.length ? mids.map((mid) => ({ ...status, providerMessageId: mid })) : [{ ...status, providerMessageId: '' }];
   }
@@ -146,7 +146,7 @@ function socialEvent(event: Obj, base: InboundEvent): InboundEvent[] {
     // Instagram names the mid. Without a mid the event has provider_message_id "" and the
     // watermark as its timestamp, for the consumer to apply to the contact's earlier messages.
     const r = obj(event.read);
-    return [{ kind: 'status', ...base, providerMessageId: str(r.mid), status: 'read', timestampMs: millis(r.watermark) || base.timestampMs }];
+    return [{ kind: 'status', ...base, providerMessageId: scalarStr(r.mid), status: 'read', timestampMs: millis(r.watermark) || base.timestampMs }];
   }
   if (event.messaging_feedback) {
     return [{ kind: 'message', ...base, providerMessageId: derivedId('feedback', base), messageType: 'feedback', body: feedbackAnswer(event.messaging_feedback) }];
@@ -162,16 +162,16 @@ const ATTACHMENT: Record<string, { messageType: string; mimeType: string }> = {
   file: { messageType: 'document', mimeType: 'application/octet-stream' },
 };
 
-function socialContent(m: Obj): Partial<InboundEvent> {
-  const text = str(m.text);
+function socialContent(m: Json): Partial<InboundEvent> {
+  const text = scalarStr(m.text);
   const quickReply = obj(m.quick_reply);
-  if (quickReply.payload !== undefined) return { messageType: 'quick_reply', body: str(quickReply.payload) };
+  if (quickReply.payload !== undefined) return { messageType: 'quick_reply', body: scalarStr(quickReply.payload) };
   const attachment = obj(list(m.attachments)[0]);
   if (attachment.type !== undefined) {
     const payload = obj(attachment.payload);
-    const known = ATTACHMENT[str(attachment.type)];
+    const known = ATTACHMENT[scalarStr(attachment.type)];
     const messageType = payload.sticker_id !== undefined ? 'sticker' : known?.messageType ?? 'unknown';
-    return { messageType, body: text, mediaUrl: str(payload.url), mimeType: known?.mimeType ?? '' };
+    return { messageType, body: text, mediaUrl: scalarStr(payload.url), mimeType: known?.mimeType ?? '' };
   }
   return text ? { messageType: 'text', body: text } : { messageType: 'unknown', body: '' };
 }
@@ -180,7 +180,7 @@ function socialContent(m: Obj): Partial<InboundEvent> {
 function feedbackAnswer(feedback: unknown): string {
   const screen = obj(list(obj(feedback).feedback_screens)[0]);
   const question = obj(Object.values(obj(screen.questions))[0]);
-  return str(question.payload);
+  return scalarStr(question.payload);
 }
 
 /**
@@ -188,20 +188,6 @@ function feedbackAnswer(feedback: unknown): string {
  * redelivery of the same event yields the same id and is stored once.
  */
 const derivedId = (kind: string, base: InboundEvent) => `${kind}:${base.from}:${base.timestampMs}`;
-
-// ---- tolerant readers: a field of the wrong shape reads as absent -------------------------
-
-function obj(value: unknown): Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Obj) : {};
-}
-
-function list(value: unknown): unknown[] {
-  return Array.isArray(value) ? value : [];
-}
-
-function str(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
-}
 
 /** Milliseconds as Meta's social webhooks give them; 0 when absent. */
 function millis(value: unknown): number {
