@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { NonEmpty, StringEnum } from './common';
+import { ContactNumber, NonEmpty, StringEnum } from './common';
 import { rule } from '../validation/rules';
 import { contentRules, isHttpUrl, SendMessageBody } from './message.schemas';
 
@@ -10,8 +10,6 @@ import { contentRules, isHttpUrl, SendMessageBody } from './message.schemas';
 
 /** An id of the seed's kind: a positive int32 (numbers sent as JSON strings are coerced). */
 const Int32Id = (description?: string) => Type.Integer({ minimum: 1, maximum: 2_147_483_647, description });
-const ContactNumber = (description = 'E.164, with or without + (on social channels the platform user id)') =>
-  Type.String({ minLength: 8, maxLength: 30, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
 const PageNumber = Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: '1-based; pages hold 20 entries' });
 const SearchParam = Type.Optional(Type.String({ maxLength: 100, description: 'Plain text, case-insensitive' }));
 const PublicUrl = (description: string) => Type.String({ minLength: 1, maxLength: 2048, description });

@@ -1,3 +1,4 @@
+import { CONTACT_NUMBER_MAX_LENGTH, CONTACT_NUMBER_PATTERN } from '@convo/kit';
 import Type from 'typebox';
 
 /** A string enum as plain JSON Schema `enum`, which gives one clear error instead of an anyOf list. */
@@ -19,3 +20,9 @@ export const NonEmpty = (description?: string, maxLength = 4096) => Type.String(
 
 export const ApiParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 64 }) });
 
+/**
+ * A contact number as integrators write it: digits with an optional + and common separators (the
+ * kit's contact-number rule; the services check its digits).
+ */
+export const ContactNumber = (description = 'E.164, with or without + (on social channels the platform user id)') =>
+  Type.String({ minLength: 8, maxLength: CONTACT_NUMBER_MAX_LENGTH, pattern: CONTACT_NUMBER_PATTERN, description });

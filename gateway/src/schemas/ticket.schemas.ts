@@ -1,16 +1,13 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
-import { Amount, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
+import { Amount, ContactNumber, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
 
-/** A contact number as integrators write it: digits with an optional + and common separators. */
-const Number_ = (description: string) =>
-  Type.String({ minLength: 8, maxLength: 30, pattern: '^\\+?[0-9][0-9 ().-]*$', description });
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
 const IdList = (description: string) => Type.String({ pattern: `^ *${ID_TEXT} *(, *${ID_TEXT} *)*$`, maxLength: 1100, description });
 
 export const CreateTicketBody = Type.Object({
   body: NonEmpty('First message, sent to the contact'),
-  number: Type.Optional(Number_('E.164, with or without +; checked on the network first when validateNumber is true')),
+  number: Type.Optional(ContactNumber('E.164, with or without +; checked on the network first when validateNumber is true')),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'E-mail variant, with channelId' })),
   channelId: Type.Optional(Id('Webmail channel of the e-mail variant')),
   externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -48,7 +45,7 @@ export const ListTicketsQuery = Type.Object({
 });
 export type ListTicketsQuery = Static<typeof ListTicketsQuery>;
 
-export const NumberBody = Type.Object({ number: Number_('Contact number, E.164 with or without +') });
+export const NumberBody = Type.Object({ number: ContactNumber('Contact number, E.164 with or without +') });
 
 export const UpdateQueueBody = Type.Object({ ticketId: Id(), queueId: Id('A queue of the tenant (GraphQL createQueue)') });
 

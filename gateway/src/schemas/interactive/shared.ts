@@ -1,7 +1,7 @@
 import type { FieldIssue } from '@convo/kit';
 import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
 import { normalizePixKey, PIX_TYPES, type PixType } from '../../validation/pix';
-import { Id, StringEnum } from '../common';
+import { ContactNumber, Id, StringEnum } from '../common';
 
 /** What the interactive routes share: the definition's shape, schema building blocks, cross-field rules, history texts. */
 
@@ -42,7 +42,8 @@ export const TicketId = { ticketId: Id('The ticket to send to') };
 /** WhatsApp's limits: a body of 1024 characters on button messages, 4096 on lists; footers of 60. */
 export const Body_ = (maxLength: number) => Strict({ text: Text(maxLength, 'Message text') });
 export const Footer = Opt(Strict({ text: Text(60, 'Footer text') }));
-export const Number_ = Type.String({ minLength: 8, maxLength: 20, pattern: '^\\+?[0-9][0-9 ().-]*$', description: 'E.164, with or without +' });
+/** The WABA routes' contact number (a phone: WhatsApp has no platform user ids). */
+export const Number_ = ContactNumber('E.164, with or without +');
 
 /** A list row as WhatsApp draws it: id ≤ 200, title ≤ 24, description ≤ 72. */
 export const Row = Strict({ id: Text(200, 'Comes back when the row is chosen'), title: Text(24), description: Opt(Text(72)) });

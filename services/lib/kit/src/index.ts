@@ -25,4 +25,5 @@ export * from './graphql/cursor';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';
+export * from './contact-number';
 export * from './observability';

@@ -1,4 +1,4 @@
-import { Issues, validation, type proto } from '@convo/kit';
+import { contactNumberDigits, isPhoneDigits, Issues, validation, type proto } from '@convo/kit';
 
 /**
  * The channel type each interactive route segment sends through. A route's JSON is in its
@@ -25,7 +25,7 @@ export function checkInteractive(req: proto.messaging.SendInteractiveRequest__Ou
     .check(!!req.body.trim(), 'body', 'is required (the text kept in the ticket history)');
   if (isNumberRoute(req.route)) {
     issues
-      .check(/^[1-9]\d{7,14}$/.test(req.number), 'number', 'must be an E.164 number as digits')
+      .check(isPhoneDigits(contactNumberDigits(req.number)), 'number', 'must be an E.164 number')
       .check(req.channelId > 0, 'channelId', "is required (the integration's channel)");
   } else {
     issues.check(req.ticketId !== undefined && req.ticketId > 0, 'ticketId', 'is required');

@@ -1,4 +1,4 @@
-import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, Issues, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, contactNumberDigits, currentTraceparent, DomainError, type grpc, Issues, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
@@ -386,7 +386,7 @@ function requireTimeLeft(deadline?: grpc.Deadline): void {
 /** A send by number names the contact and the integration's channel. */
 function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
   new Issues()
-    .check(/^\+?[\d\s().-]{8,30}$/.test(req.number.trim()), 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
+    .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
     .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
     .throwIfAny('Invalid send by number');
 }

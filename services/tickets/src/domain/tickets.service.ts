@@ -1,4 +1,4 @@
-import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
+import { conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
@@ -364,7 +364,7 @@ function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status:
  */
 function contactKey(raw: string): string {
   const trimmed = raw.trim();
-  const key = /^\+?[\d\s().-]+$/.test(trimmed) ? trimmed.replace(/\D/g, '') : trimmed;
+  const key = contactNumberDigits(trimmed) ?? trimmed;
   if (!/^[0-9A-Za-z_.@:-]{1,128}$/.test(key)) {
     throw validation('Invalid contact', [{ field: 'number', message: 'must be a phone number or a platform user id' }]);
   }
