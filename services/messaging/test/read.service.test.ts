@@ -3,7 +3,7 @@ import type { ServiceClient } from '@convo/kit';
 import { errCode, errFields, rpcError, startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { ticketsService } from '@convo/tickets';
 import { randomUUID } from 'node:crypto';
-import { messagingService } from '../src/server';
+import { messagingService } from '../src/spec';
 
 // The read side against the real tickets service (which owns who may read a ticket) and the
 // messages collection filled directly, in the send path's document shape.

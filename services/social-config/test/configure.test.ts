@@ -2,7 +2,7 @@ import { grpcToHttp, type ServiceClient } from '@convo/kit';
 import { rpcError, startFakeProvider, startTestMesh, SUPER_ADMIN_TOKEN, type FakeProvider, type ProviderReply, type ProviderRequest, type TestMesh } from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
 import type { Connection } from 'mongoose';
-import { socialConfigService } from '../src/server';
+import { socialConfigService } from '../src/spec';
 
 // The real tenants and social-config services over gRPC on one FerretDB, and a fake Graph API on
 // loopback that records the exact request each action sends to Meta.

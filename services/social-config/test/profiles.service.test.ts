@@ -1,6 +1,6 @@
 import type { ServiceClient } from '@convo/kit';
 import { startServiceForTest, type TestService } from '@convo/test-support';
-import { socialConfigService } from '../src/server';
+import { socialConfigService } from '../src/spec';
 
 let svc: TestService<'socialConfig'>;
 let client: ServiceClient<'socialConfig'>;

@@ -3,7 +3,7 @@ import { createClient, type proto } from '@convo/kit';
 import { errCode, errFields, rpcError } from '@convo/test-support';
 import { createHash, randomBytes } from 'node:crypto';
 import { DEFAULT_FEED_OPTIONS } from '../src/domain/revocations';
-import { readTenantsConfig, tenantsService } from '../src/server';
+import { readTenantsConfig, tenantsService } from '../src/spec';
 import { engineSession, startHarness, tenantRequest, type Harness } from '../src/test-harness';
 
 let h: Harness;

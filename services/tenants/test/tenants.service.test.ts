@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createClient, type ServiceClient } from '@convo/kit';
 import { errCode, errFields, rpcError, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { createHash } from 'node:crypto';
-import { tenantsService } from '../src/server';
+import { tenantsService } from '../src/spec';
 import { startHarness, stringsOf, tenantRequest as validTenantRequest, uniqueEmail, type Harness } from '../src/test-harness';
 
 // ---- helpers -------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
 import { errCode, errFields, rpcError, startServiceForTest, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
-import { ticketsService } from '../src/server';
+import { ticketsService } from '../src/spec';
 
 // Contacts, tag and queue pages, notes and the pause log against the real tickets service on the
 // embedded database.

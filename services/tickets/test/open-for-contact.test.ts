@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
 import { errCode, rpcError, startServiceForTest, type TestService } from '@convo/test-support';
-import { ticketsService } from '../src/server';
+import { ticketsService } from '../src/spec';
 
 // OpenForContact against the real tickets service on the embedded database.
 

@@ -1,5 +1,5 @@
 import { startTestMesh, type TestMesh } from '@convo/test-support';
-import { ticketsService } from '../src/server';
+import { ticketsService } from '../src/spec';
 
 // listTickets reads its small listing rows; tickets written without them (an older version, or
 // data loaded from outside) get them when the service starts.

@@ -1,5 +1,5 @@
 import { startFakeProvider, startServiceForTest, type FakeProvider, type ProviderReply, type TestService } from '@convo/test-support';
-import { channelEnginesService } from '../../src/server';
+import { channelEnginesService } from '../../src/spec';
 import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../../src/testing/driver-fixtures';
 import type { DriverSettings, Outbound } from '../../src/drivers/driver';
 import { EngineDDriver } from '../../src/drivers/engine-d.driver';

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { grpcToHttp } from '@convo/kit';
 import { rpcError, startServiceForTest, type TestService } from '@convo/test-support';
 import { channelOf, deliveryRecords } from '../../src/testing/driver-fixtures';
-import { channelEnginesService } from '../../src/server';
+import { channelEnginesService } from '../../src/spec';
 
 /** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */
 describe('web chat over gRPC', () => {

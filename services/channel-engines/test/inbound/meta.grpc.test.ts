@@ -7,7 +7,7 @@ import { DeliveriesRepository } from '../../src/db/deliveries.repository';
 import { EnginesService } from '../../src/domain/engines.service';
 import type { Driver } from '../../src/drivers/driver';
 import { enginesHandlers } from '../../src/grpc/engines.handlers';
-import { channelEnginesService } from '../../src/server';
+import { channelEnginesService } from '../../src/spec';
 
 // The Meta kinds through the started service: Deliver reaches a fake Graph API over real HTTP,
 // ParseInbound turns Meta's envelope into events, both over real gRPC.

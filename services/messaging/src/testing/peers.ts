@@ -9,7 +9,7 @@ import { Dispatcher } from '../dispatcher/dispatcher';
 import { signedMediaLink } from '../domain/media.service';
 import { PartitionLeases } from '../leases/partitions';
 import { Targets } from '../relay/targets';
-import { messagingService } from '../server';
+import { messagingService } from '../spec';
 
 /** The real messaging service and the real peers it calls, each with a client. */
 export interface MessagingWithPeers {

@@ -1,4 +1,4 @@
-// Build step of every service (`node ../lib/kit/dist/graphql/write-sdl.js dist/server.js subgraph.graphql`): writes the
+// Build step of every service (`node ../lib/kit/dist/graphql/write-sdl.js dist/spec.js subgraph.graphql`): writes the
 // service's subgraph schema, taken from the module's `subgraphTypes` export, as SDL. The gateway's
 // build composes the supergraph from these files, without depending on the services' code.
 import { writeFileSync } from 'node:fs';
