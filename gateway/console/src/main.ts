@@ -1,0 +1,299 @@
+// The operator console: a single page on the GraphQL API alone (README, "Operator console").
+// Signed in with the super-admin token it sees every tenant; a tenant's administrator (e-mail and
+// password of tenantApiStoreTenant, POST /graphql/login) sees that tenant only. Everything shown
+// is set with textContent: nothing read from the API becomes markup.
+
+type Vars = Record<string, unknown>;
+interface Session {
+  token: string;
+  /** Set for a tenant administrator: the one tenant the session reaches. */
+  tenantId?: number;
+  label: string;
+}
+
+const SESSION_KEY = 'convo.console.session';
+const REFRESH_MS = 3_000;
+
+const app = document.getElementById('app')!;
+let session: Session | undefined = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') ?? undefined;
+/** The periodic refresh of the current view, stopped when the view changes. */
+let timer: ReturnType<typeof setInterval> | undefined;
+
+// ---- the API --------------------------------------------------------------------------------
+
+async function gql<T>(query: string, variables: Vars = {}): Promise<T> {
+  const res = await fetch('/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${session?.token ?? ''}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json().catch(() => ({}));
+  if (res.status === 401) signOut();
+  const error = body.errors?.[0] ?? (res.ok ? undefined : body);
+  if (error) throw new Error(`${error.extensions?.code ?? error.error ?? res.status}: ${error.message}`);
+  return body.data as T;
+}
+
+async function login(email: string, password: string): Promise<Session> {
+  const res = await fetch('/graphql/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.message ?? `HTTP ${res.status}`);
+  return { token: body.data.token, tenantId: body.data.tenantId, label: email };
+}
+
+// ---- DOM ------------------------------------------------------------------------------------
+
+type Child = Node | string | number | null | undefined | false;
+function h(tag: string, attrs: Record<string, string | ((e: Event) => void)> = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (typeof v === 'function') el.addEventListener(k, v);
+    else el.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'number' ? String(c) : c);
+  return el;
+}
+const table = (head: string[], rows: Child[][], testId: string) =>
+  h('table', { 'data-testid': testId }, h('thead', {}, h('tr', {}, ...head.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))));
+const link = (href: string, text: string) => h('a', { href }, text);
+const age = (seconds: number | null) => (seconds === null ? '–' : seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
+
+function show(...nodes: Node[]) {
+  app.replaceChildren(...nodes);
+}
+const failure = (err: unknown) => h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err));
+
+// ---- views ----------------------------------------------------------------------------------
+
+function signInView() {
+  const status = h('p', { class: 'error', role: 'alert' });
+  const adopt = (s: Session) => {
+    session = s;
+    sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+    location.hash = s.tenantId ? `#/tenant/${s.tenantId}` : '#/';
+    route();
+  };
+  const adminForm = h(
+    'form',
+    { 'data-testid': 'login-admin' },
+    h('input', { name: 'email', type: 'email', placeholder: 'e-mail', required: '', autocomplete: 'username' }),
+    h('input', { name: 'password', type: 'password', placeholder: 'password', required: '', autocomplete: 'current-password' }),
+    h('button', { type: 'submit' }, 'Sign in as tenant administrator'),
+  );
+  adminForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const f = new FormData(adminForm as HTMLFormElement);
+    login(String(f.get('email')), String(f.get('password'))).then(adopt, (err: Error) => (status.textContent = err.message));
+  });
+  const tokenForm = h(
+    'form',
+    { 'data-testid': 'login-token' },
+    h('input', { name: 'token', type: 'password', placeholder: 'super-admin token', required: '', autocomplete: 'off' }),
+    h('button', { type: 'submit' }, 'Sign in with the token'),
+  );
+  tokenForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const token = String(new FormData(tokenForm as HTMLFormElement).get('token'));
+    session = { token, label: 'super-admin' };
+    // A query only the platform may run proves the token before it is kept.
+    gql('{ plans { id } }').then(() => adopt(session!), (err: Error) => ((session = undefined), (status.textContent = err.message)));
+  });
+  show(h('section', {}, h('h2', {}, 'Sign in'), adminForm, tokenForm, status));
+}
+
+interface TenantRow {
+  id: number;
+  name: string;
+  status: string;
+  plan: { name: string } | null;
+  usage: { users: number; maxUsers: number; connections: number; maxConnections: number };
+}
+
+async function tenantsView() {
+  const data = await gql<{ tenantConnection: { totalCount: number; nodes: TenantRow[] } }>(
+    '{ tenantConnection(first: 100) { totalCount nodes { id name status plan { name } usage { users maxUsers connections maxConnections } } } }',
+  );
+  const { nodes, totalCount } = data.tenantConnection;
+  const over = (used: number, max: number) => h('span', used > max ? { class: 'bad' } : {}, `${used} / ${max}`);
+  show(
+    h(
+      'section',
+      {},
+      h('h2', {}, `Tenants (${totalCount})`),
+      table(
+        ['Tenant', 'Status', 'Plan', 'Users', 'Connections'],
+        nodes.map((t) => [link(`#/tenant/${t.id}`, `${t.id} · ${t.name}`), t.status, t.plan?.name ?? '–', over(t.usage.users, t.usage.maxUsers), over(t.usage.connections, t.usage.maxConnections)]),
+        'tenants',
+      ),
+    ),
+  );
+}
+
+interface Health {
+  channelId: number;
+  queued: number;
+  oldestQueuedAgeSeconds: number | null;
+  failed: number;
+  webhooksPending: number;
+  webhooksDead: number;
+}
+interface Dead {
+  id: string;
+  channelId: number;
+  target: string;
+  attempts: number;
+  lastError: string;
+  status: string;
+}
+
+async function tenantView(tenantId: number) {
+  const channels = h('section', {}, h('h2', {}, 'Channels and delivery'));
+  const dead = h('section', {}, h('h2', {}, 'Dead webhooks'));
+  const tickets = h('section', {}, h('h2', {}, 'Tickets'));
+  const heading = h('h2', {}, `Tenant ${tenantId}`);
+  show(h('section', {}, heading), channels, dead, tickets);
+
+  const { tenant } = await gql<{ tenant: { name: string; usage: TenantRow['usage'] } | null }>(
+    'query($id: Int!) { tenant(id: $id) { name usage { users maxUsers connections maxConnections } } }',
+    { id: tenantId },
+  );
+  if (tenant) heading.textContent = `Tenant ${tenantId} · ${tenant.name} · users ${tenant.usage.users}/${tenant.usage.maxUsers} · connections ${tenant.usage.connections}/${tenant.usage.maxConnections}`;
+
+  // Queue depth, failures and webhook health, refreshed every few seconds.
+  const refresh = async () => {
+    const data = await gql<{ channels: { id: number; name: string; type: string; status: string; webhookEnabled: boolean }[]; deliveryHealth: Health[]; webhookDeliveries: Dead[] }>(
+      `query($t: Int!) {
+        channels(tenantId: $t) { id name type status webhookEnabled }
+        deliveryHealth(tenantId: $t) { channelId queued oldestQueuedAgeSeconds failed webhooksPending webhooksDead }
+        webhookDeliveries(tenantId: $t, status: "dead") { id channelId target attempts lastError status }
+      }`,
+      { t: tenantId },
+    );
+    const healthOf = new Map(data.deliveryHealth.map((x) => [x.channelId, x]));
+    channels.replaceChildren(
+      h('h2', {}, 'Channels and delivery'),
+      table(
+        ['Channel', 'Type', 'Status', 'Webhooks', 'Queued', 'Oldest queued', 'Failed', 'Webhooks pending', 'Webhooks dead'],
+        data.channels.map((c) => {
+          const x = healthOf.get(c.id);
+          return [`${c.id} · ${c.name}`, c.type, c.status, c.webhookEnabled ? 'on' : 'off', x?.queued ?? 0, age(x?.oldestQueuedAgeSeconds ?? null), x?.failed ?? 0, x?.webhooksPending ?? 0, h('span', x?.webhooksDead ? { class: 'bad' } : {}, x?.webhooksDead ?? 0)];
+        }),
+        'channels',
+      ),
+    );
+    dead.replaceChildren(
+      h('h2', {}, `Dead webhooks (${data.webhookDeliveries.length})`),
+      table(
+        ['Event', 'Channel', 'Target', 'Attempts', 'Last error', ''],
+        data.webhookDeliveries.map((d) => [d.id, d.channelId, d.target, d.attempts, d.lastError, h('button', { 'data-replay': d.id, click: () => replay(tenantId, d.id).then(refresh, report(dead)) }, 'Replay')]),
+        'dead-webhooks',
+      ),
+    );
+  };
+  await refresh();
+  timer = setInterval(() => refresh().catch(report(channels)), REFRESH_MS);
+  await ticketList(tickets, tenantId);
+}
+
+const report = (where: HTMLElement) => (err: unknown) => where.append(failure(err));
+
+async function replay(tenantId: number, id: string) {
+  await gql('mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', { t: tenantId, id });
+}
+
+interface TicketRow {
+  id: number;
+  status: string;
+  updatedAt: string;
+  contact: { name: string; number: string };
+  channel: { name: string };
+}
+
+async function ticketList(where: HTMLElement, tenantId: number) {
+  const filters = h(
+    'form',
+    { 'data-testid': 'ticket-filters' },
+    h('select', { name: 'status' }, ...['', 'open', 'pending', 'closed'].map((s) => h('option', { value: s }, s || 'any status'))),
+    h('input', { name: 'search', placeholder: 'name, number or e-mail', maxlength: '100' }),
+    h('button', { type: 'submit' }, 'Filter'),
+  );
+  const results = h('div');
+  const load = async () => {
+    const f = new FormData(filters as HTMLFormElement);
+    const status = String(f.get('status') ?? '') || null;
+    const search = String(f.get('search') ?? '') || null;
+    const data = await gql<{ tickets: { totalCount: number; nodes: TicketRow[] } }>(
+      `query($t: Int!, $status: TicketStatus, $search: String) {
+        tickets(tenantId: $t, first: 50, status: $status, search: $search) { totalCount nodes { id status updatedAt contact { name number } channel { name } } }
+      }`,
+      { t: tenantId, status, search },
+    );
+    results.replaceChildren(
+      h('p', {}, `${data.tickets.totalCount} tickets`),
+      table(
+        ['Ticket', 'Status', 'Contact', 'Channel', 'Last activity'],
+        data.tickets.nodes.map((t) => [link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`), t.status, `${t.contact.name} ${t.contact.number}`, t.channel.name, t.updatedAt]),
+        'tickets',
+      ),
+    );
+  };
+  filters.addEventListener('submit', (e) => {
+    e.preventDefault();
+    load().catch(report(results));
+  });
+  where.replaceChildren(h('h2', {}, 'Tickets'), filters, results);
+  await load();
+}
+
+async function ticketView(tenantId: number, ticketId: number) {
+  const data = await gql<{
+    ticket: { id: number; status: string; contact: { name: string; number: string }; messagePage: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] } } | null;
+  }>(
+    `query($t: Int!, $id: Int!) {
+      ticket(tenantId: $t, id: $id) { id status contact { name number } messagePage(first: 100) { totalCount nodes { id direction body status createdAt } } }
+    }`,
+    { t: tenantId, id: ticketId },
+  );
+  const t = data.ticket;
+  if (!t) return show(h('section', {}, h('h2', {}, `Ticket ${ticketId}`), h('p', { class: 'error' }, 'Not found')));
+  show(
+    h(
+      'section',
+      { 'data-testid': 'conversation' },
+      h('h2', {}, `Ticket #${t.id} · ${t.status} · ${t.contact.name} ${t.contact.number}`),
+      h('p', {}, link(`#/tenant/${tenantId}`, '← tenant'), ` · ${t.messagePage.totalCount} messages`),
+      ...t.messagePage.nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))),
+    ),
+  );
+}
+
+// ---- routing --------------------------------------------------------------------------------
+
+function signOut() {
+  session = undefined;
+  sessionStorage.removeItem(SESSION_KEY);
+  location.hash = '#/login';
+}
+
+function route() {
+  if (timer) clearInterval(timer);
+  timer = undefined;
+  document.getElementById('who')!.textContent = session ? session.label : '';
+  document.getElementById('signout')!.hidden = !session;
+  if (!session) return signInView();
+  const hash = location.hash.replace(/^#/, '') || '/';
+  const ticket = /^\/tenant\/(\d+)\/ticket\/(\d+)$/.exec(hash);
+  const tenant = /^\/tenant\/(\d+)$/.exec(hash);
+  const view = ticket
+    ? ticketView(Number(ticket[1]), Number(ticket[2]))
+    : tenant
+      ? tenantView(Number(tenant[1]))
+      : session.tenantId
+        ? tenantView(session.tenantId)
+        : tenantsView();
+  view.catch((err) => app.append(failure(err)));
+}
+
+document.getElementById('signout')!.addEventListener('click', signOut);
+window.addEventListener('hashchange', route);
+route();

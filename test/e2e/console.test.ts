@@ -1,0 +1,153 @@
+import type { Mesh } from '@convo/dev-mesh';
+import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ADMIN_PASSWORD, gql, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
+import { call, eventually, UNPACED } from '../support/http';
+import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
+
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+
+/** Debian's Chromium (apt-get install chromium; .ci/run installs it): Playwright's own download does not work here. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Screenshots of each step, kept as test artifacts (ignored by git). */
+const SHOTS = join(__dirname, '..', 'artifacts', 'console');
+
+/**
+ * The operator console (/console) in a real browser, on a real mesh: a tenant administrator signs
+ * in, sees the channel and its dead webhook, opens a ticket and reads its messages, replays the
+ * webhook and sees it delivered; the super-admin signs in with the token and opens a tenant.
+ */
+describe('operator console in Chromium', () => {
+  let mesh: Mesh;
+  let engine: NetworkEngine;
+  let receiver: WebhookReceiver;
+  let browser: Browser;
+  let page: Page;
+  let tenant: DashboardTenant;
+  let ticketId: number;
+  const crashes: string[] = [];
+  const pageErrors: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    [engine, receiver] = await Promise.all([startNetworkEngine(), startWebhookReceiver()]);
+    mesh = await startMesh({
+      freePorts: true,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+      env: { ...UNPACED, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1' },
+    });
+    receiver.answer(() => ({ status: 500 }));
+    tenant = await newDashboardTenant(mesh, 'Console', engine.url, { webhookEnabled: true, webhookUrl: `${receiver.url}/console`, webhookIncoming: true });
+    // A contact writes (a ticket, and a `message` webhook the customer refuses: dead at once), then the integration answers.
+    const inbound = await call(`${mesh.gatewayUrl}/webhooks/engine/${tenant.channelId}?token=engine-secret`, {
+      body: {
+        event: 'messages.upsert',
+        data: {
+          type: 'notify',
+          messages: [{ key: { remoteJid: '5511955001122@s.whatsapp.net', fromMe: false, id: 'IN-console-1' }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: 'Olá, meu pedido chegou?' } }],
+        },
+      },
+    });
+    expect(inbound.status).toBe(200);
+    ticketId = inbound.body.data.results[0].ticketId;
+    const sent = await call(`${tenant.root}/sendMessageByTicket`, { token: tenant.integrationToken, body: { ticketId, body: 'Chegou sim, obrigado!' } });
+    expect(sent.status).toBe(200);
+    await eventually('a dead webhook', async () => {
+      const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: "dead") { id } }', { t: tenant.id });
+      return res.body.data?.webhookDeliveries?.length > 0;
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage();
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    // A refused sign-in is logged by the browser as a failed resource: expected, not a page error.
+    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && pageErrors.push(m.text()));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await mesh?.stop();
+    await Promise.all([engine?.close(), receiver?.close()]);
+  });
+
+  afterEach(() => {
+    expect(crashes).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('serves the console with a strict content security policy', async () => {
+    const res = await fetch(`${mesh.gatewayUrl}/console/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect((await fetch(`${mesh.gatewayUrl}/console`, { redirect: 'manual' })).headers.get('location')).toBe('/console/');
+  });
+
+  it("signs a tenant administrator in and shows the tenant's channel, its dead webhook and its tickets", async () => {
+    await page.goto(`${mesh.gatewayUrl}/console/`);
+    await page.fill('[data-testid=login-admin] input[name=email]', tenant.email);
+    await page.fill('[data-testid=login-admin] input[name=password]', ADMIN_PASSWORD);
+    await page.click('[data-testid=login-admin] button');
+    await page.waitForSelector('[data-testid=channels] tbody tr');
+    expect(await page.textContent('[data-testid=channels]')).toContain('Console line');
+    await page.waitForSelector('[data-testid=dead-webhooks] tbody tr');
+    expect(await page.locator('[data-testid=dead-webhooks] tbody tr').count()).toBeGreaterThan(0);
+    await page.waitForSelector(`[data-testid=tickets] a[href$="/ticket/${ticketId}"]`);
+    await shot('1-tenant');
+  });
+
+  it("opens a ticket and reads its conversation, both directions", async () => {
+    await page.click(`[data-testid=tickets] a[href$="/ticket/${ticketId}"]`);
+    await page.waitForSelector('[data-testid=conversation] .msg');
+    const conversation = await page.textContent('[data-testid=conversation]');
+    expect(conversation).toContain('Olá, meu pedido chegou?');
+    expect(conversation).toContain('Chegou sim, obrigado!');
+    expect(await page.locator('[data-testid=conversation] .msg.in').count()).toBe(1);
+    expect(await page.locator('[data-testid=conversation] .msg.out').count()).toBe(1);
+    await shot('2-ticket');
+  });
+
+  it('replays a dead webhook from the console and sees it delivered', async () => {
+    await page.goBack();
+    await page.waitForSelector('[data-testid=dead-webhooks] button[data-replay]');
+    const id = await page.getAttribute('[data-testid=dead-webhooks] button[data-replay]', 'data-replay');
+    const before = receiver.delivered().length;
+    receiver.answer(() => ({ status: 200 }));
+    await page.click(`[data-testid=dead-webhooks] button[data-replay="${id}"]`);
+    await eventually('the replayed webhook delivered', async () => {
+      const res = await gql(mesh, tenant.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', { t: tenant.id, id });
+      return res.body.data.webhookDelivery.status === 'delivered';
+    });
+    expect(receiver.delivered().length).toBeGreaterThan(before);
+    // The page refreshes itself: the replayed webhook leaves the dead list.
+    await page.waitForSelector(`[data-testid=dead-webhooks] button[data-replay="${id}"]`, { state: 'detached', timeout: 10_000 });
+    await shot('3-replayed');
+  });
+
+  it('signs the super-admin in with the token, lists tenants with their usage and opens one', async () => {
+    await page.click('#signout');
+    await page.fill('[data-testid=login-token] input[name=token]', mesh.superAdminToken);
+    await page.click('[data-testid=login-token] button');
+    await page.waitForSelector(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);
+    expect(await page.textContent('[data-testid=tenants]')).toContain('1 / 5');
+    await page.click(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);
+    await page.waitForSelector('[data-testid=channels] tbody tr');
+    await shot('4-super-admin');
+  });
+
+  it('refuses a wrong password and a wrong token, and shows why', async () => {
+    await page.click('#signout');
+    await page.fill('[data-testid=login-admin] input[name=email]', tenant.email);
+    await page.fill('[data-testid=login-admin] input[name=password]', 'wrong-password');
+    await page.click('[data-testid=login-admin] button');
+    await page.waitForSelector('[role=alert]:not(:empty)');
+    await page.fill('[data-testid=login-token] input[name=token]', 'not-the-token-at-all');
+    await page.click('[data-testid=login-token] button');
+    await page.locator('[role=alert]', { hasText: 'ERR_UNAUTHORIZED' }).waitFor();
+    expect(page.url()).toMatch(/#\/login$|\/console\/$/);
+  });
+});
