@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
 import { createClients, type Clients } from './clients';
-import { consoleRoutes } from './console';
+import { browserPages } from './browser-pages';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
 import { boundedValidatorCompiler } from './validation/compiler';
@@ -87,7 +87,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
-  await app.register(consoleRoutes);
+  await app.register(browserPages);
   const stopGraphql = await mountGraphql(app, config, auth, clients);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };

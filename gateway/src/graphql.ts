@@ -10,6 +10,7 @@ import type { Clients } from './clients';
 import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
+import { explorerRedirect } from './browser-pages';
 import { SessionSigner, sessionSecretFrom } from './dashboard/session';
 
 /** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
@@ -65,6 +66,7 @@ export async function mountGraphql(
   await apollo.start();
   await app.register(loginRoutes, { clients, sessions });
   await app.register(async (scope) => {
+    scope.addHook('onRequest', explorerRedirect);
     scope.addHook('onRequest', graphqlCallerHook(auth, sessions));
     await scope.register(fastifyApollo(apollo), {
       path: '/graphql',

@@ -139,6 +139,33 @@ describe('operator console in Chromium', () => {
     await shot('4-super-admin');
   });
 
+  it('opens the GraphQL explorer from the console, served by the gateway alone, and runs a query with the session', async () => {
+    const foreign: string[] = [];
+    const watch = (req: { url(): string }) => !req.url().startsWith(mesh.gatewayUrl) && !req.url().startsWith('data:') && foreign.push(req.url());
+    page.on('request', watch);
+    await page.click('#explorer');
+    await page.waitForSelector('.graphiql-container');
+    await page.click('.graphiql-execute-button');
+    await page.locator('.result-window', { hasText: 'totalCount' }).waitFor();
+    expect(await page.textContent('.result-window')).toContain('"Console"');
+    await shot('5-explorer');
+    page.off('request', watch);
+    expect(foreign).toEqual([]);
+    // Back in the console, the session is still there (the tab's sessionStorage).
+    await page.goBack();
+    await page.waitForSelector('[data-testid=channels] tbody tr');
+  });
+
+  it('sends a browser opening /graphql to the explorer; an API client still gets JSON', async () => {
+    const html = await fetch(`${mesh.gatewayUrl}/graphql`, { headers: { accept: 'text/html' }, redirect: 'manual' });
+    expect(html.status).toBe(302);
+    expect(html.headers.get('location')).toBe('/graphql/explorer/');
+    const api = await fetch(`${mesh.gatewayUrl}/graphql?query=%7B__typename%7D`, { headers: { accept: 'application/json' } });
+    expect(api.status).toBe(401);
+    const page_ = await fetch(`${mesh.gatewayUrl}/graphql/explorer/`);
+    expect(page_.headers.get('content-security-policy')).toContain("script-src 'self'");
+  });
+
   it('refuses a wrong password and a wrong token, and shows why', async () => {
     await page.click('#signout');
     await page.fill('[data-testid=login-admin] input[name=email]', tenant.email);
