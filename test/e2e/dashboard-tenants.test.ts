@@ -85,6 +85,47 @@ describe('dashboard tenants, end to end', () => {
     expect((await data(admin, `{ tenant(id: ${a.id}) { maxUsers maxConnections } }`)).tenant).toEqual({ maxUsers: 5, maxConnections: 5 });
   });
 
+  it('creates a channel with its integration and edits it, through the rules of tenantApiCreateSession and PUT /whatsapp', async () => {
+    const created = await data(
+      a.session,
+      `mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken channel { id tenantId name type status webhookEnabled } integration { apiId channelId } } }`,
+      { t: a.id, c: { name: 'Alpha second line', type: 'engine_a', engineUrl: 'http://127.0.0.1:9', engineToken: 'secret-engine' } },
+    );
+    const { channel, integration, authToken } = created.createChannel;
+    expect(channel).toMatchObject({ tenantId: a.id, name: 'Alpha second line', type: 'engine_a' });
+    expect(integration.channelId).toBe(channel.id);
+    // The integration's token works on the external API, on the new channel.
+    const tickets = await call(`${mesh.gatewayUrl}/v2/api/external/${integration.apiId}/listTickets`, { token: authToken });
+    expect(tickets.status).toBe(200);
+
+    const edited = await data(
+      a.session,
+      `mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id name webhookEnabled webhookIncoming webhookUrl } }`,
+      { t: a.id, id: channel.id, c: { name: 'Alpha renamed', webhookEnabled: true, webhookUrl: 'https://hooks.example.com/alpha', webhookIncoming: true } },
+    );
+    expect(edited.updateChannel).toEqual({ id: channel.id, name: 'Alpha renamed', webhookEnabled: true, webhookIncoming: true, webhookUrl: 'https://hooks.example.com/alpha' });
+
+    // The same rules: an unknown kind, an empty name, a private webhook target.
+    const invalid = await gql(a.session, `mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`, { t: a.id, c: { name: 'x', type: 'telegraph' } });
+    expect(invalid.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
+    const empty = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: " " }) { id } }`, { t: a.id, id: channel.id });
+    expect(empty.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
+    const privateTarget = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { webhookUrl: "http://10.0.0.1/hook" }) { id } }`, { t: a.id, id: channel.id });
+    expect(privateTarget.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
+
+    // Not on the other tenant: its channel is not found, and its tenant id is refused.
+    const theirs = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`, { t: a.id, id: b.channelId });
+    expect(theirs.body.errors[0].extensions.code).toBe('ERR_CHANNEL_NOT_FOUND');
+    for (const q of [
+      [`mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`, { t: b.id, c: { name: 'intruder', type: 'engine_a' } }],
+      [`mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`, { t: b.id, id: b.channelId }],
+    ] as const) {
+      expect((await gql(a.session, q[0], q[1])).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
+    }
+    const beta = await data(admin, `query($id: Int!) { tenant(id: $id) { channels { name } } }`, { id: b.id });
+    expect(beta.tenant.channels.map((c: { name: string }) => c.name)).toEqual(['Beta line']);
+  });
+
   it("rotates its own channel's webhook secret, and no other tenant's", async () => {
     const rotate = (token: string, tenantId: number, channelId: number) =>
       gql(token, `mutation { rotateWebhookSecret(tenantId: ${tenantId}, channelId: ${channelId}) }`);

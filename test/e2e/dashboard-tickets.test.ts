@@ -32,8 +32,8 @@ describe('dashboard tickets, end to end', () => {
     return { ticketId: res.body.data.ticketId as number, number };
   }
 
-  const LIST = `query($t: Int!, $status: TicketStatus, $queueId: Int, $tagId: Int, $channelId: Int, $search: String, $first: Int, $after: String) {
-    tickets(tenantId: $t, status: $status, queueId: $queueId, tagId: $tagId, channelId: $channelId, search: $search, first: $first, after: $after) {
+  const LIST = `query($t: Int!, $status: TicketStatus, $queueId: Int, $tagId: Int, $channelId: Int, $search: String, $userId: Int, $first: Int, $after: String) {
+    tickets(tenantId: $t, status: $status, queueId: $queueId, tagId: $tagId, channelId: $channelId, search: $search, userId: $userId, first: $first, after: $after) {
       totalCount pageInfo { hasNextPage endCursor } nodes { id status tenantId }
     } }`;
 
@@ -81,6 +81,10 @@ describe('dashboard tickets, end to end', () => {
     expect((await data(a.session, LIST, { t, status: 'closed' })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a1]);
     expect((await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status } }`)).reopenTicket.status).toBe('open');
 
+    const assigned = await data(a.session, `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: 7) { userId } }`);
+    expect(assigned.assignTicket.userId).toBe(7);
+    expect((await data(a.session, LIST, { t, userId: 7 })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
+
     const moved = await data(a.session, `mutation { moveTicket(tenantId: ${t}, ticketId: ${ids.a2}, queueId: ${ids.aQueue}) { queueId } }`);
     expect(moved.moveTicket.queueId).toBe(ids.aQueue);
     expect((await data(a.session, LIST, { t, queueId: ids.aQueue })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
@@ -126,6 +130,7 @@ describe('dashboard tickets, end to end', () => {
       `{ tickets(tenantId: ${b.id}) { totalCount } }`,
       `{ ticketCounts(tenantId: ${b.id}) { byStatus { count } } }`,
       `mutation { closeTicket(tenantId: ${b.id}, ticketId: ${ids.b1}) { id } }`,
+      `mutation { assignTicket(tenantId: ${b.id}, ticketId: ${ids.b1}, userId: 1) { id } }`,
       `mutation { addTicketTags(tenantId: ${b.id}, ticketId: ${ids.b1}, tagIds: [${ids.bTag}]) { id } }`,
     ]) {
       const res = await gql(a.session, q);
@@ -133,6 +138,7 @@ describe('dashboard tickets, end to end', () => {
     }
     for (const [q, code] of [
       [`mutation { closeTicket(tenantId: ${a.id}, ticketId: ${ids.b1}) { id } }`, 'ERR_TICKET_NOT_FOUND'],
+      [`mutation { assignTicket(tenantId: ${a.id}, ticketId: ${ids.b1}, userId: 1) { id } }`, 'ERR_TICKET_NOT_FOUND'],
       [`mutation { moveTicket(tenantId: ${a.id}, ticketId: ${ids.a1}, queueId: ${ids.bQueue}) { id } }`, 'ERR_QUEUE_NOT_FOUND'],
       [`mutation { addTicketTags(tenantId: ${a.id}, ticketId: ${ids.a1}, tagIds: [${ids.bTag}]) { id } }`, 'ERR_TAG_NOT_FOUND'],
     ] as const) {

@@ -19,6 +19,7 @@ import { tenantsHandlers } from './grpc/tenants.handlers';
 import { channelReference } from './graphql/channel.reference';
 import { Channel } from './graphql/channel.type';
 import { tenantReference } from './graphql/tenant.reference';
+import { ChannelAdminResolver } from './graphql/channel-admin.resolver';
 import { TenantDashboardResolver } from './graphql/tenant-dashboard.resolver';
 import { TenantResolver } from './graphql/tenant.resolver';
 import { Tenant } from './graphql/tenant.type';
@@ -45,7 +46,7 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
 }
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TenantResolver, TenantDashboardResolver],
+  resolvers: [TenantResolver, TenantDashboardResolver, ChannelAdminResolver],
   orphanedTypes: [Channel, Tenant],
 };
 
@@ -85,6 +86,7 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const resolvers = new Map<unknown, unknown>([
       [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
       [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations, channels)],
+      [ChannelAdminResolver, new ChannelAdminResolver(repos.channels, channels)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,

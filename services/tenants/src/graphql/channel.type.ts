@@ -12,5 +12,8 @@ export class Channel {
   @Field() hybridMode!: string;
   @Field(() => Int, { nullable: true }) linkedChannelId?: number;
   @Field() webhookEnabled!: boolean;
+  @Field({ description: 'Where customer webhooks go ("" when none); the signing secret is not here' }) webhookUrl!: string;
+  @Field() webhookIncoming!: boolean;
   @Field() createdAt!: string;
+  @Field() updatedAt!: string;
 }

@@ -1,4 +1,4 @@
-import { checkPageSize, offsetCursor, readOffsetCursor, validation } from '@convo/kit';
+import { checkPageSize, offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { TicketsRepository } from '../db/tickets.repository';
 import type { TicketsService } from '../domain/tickets.service';
@@ -70,6 +70,16 @@ export class DashboardResolver {
   @Mutation(() => Ticket)
   async reopenTicket(@Arg('tenantId', () => Int) tenantId: number, @Arg('ticketId', () => Int) ticketId: number): Promise<Ticket> {
     return this.setStatus(tenantId, ticketId, TicketStatus.open);
+  }
+
+  @Mutation(() => Ticket, { description: 'Assigns the ticket to a user (as updateticketinfo with userId).' })
+  async assignTicket(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('ticketId', () => Int) ticketId: number,
+    @Arg('userId', () => Int) userId: number,
+  ): Promise<Ticket> {
+    await this.service.updateTicket({ tenantId, ticketId, userId } as proto.tickets.UpdateTicketRequest__Output);
+    return this.reread(tenantId, ticketId);
   }
 
   @Mutation(() => Ticket, { description: 'Moves the ticket to a queue of its tenant.' })

@@ -1,0 +1,107 @@
+import { notFound } from '@convo/kit';
+import { Arg, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import type { ChannelsRepository } from '../db/channels.repository';
+import type { ChannelsService } from '../domain/channels.service';
+import { Channel } from './channel.type';
+import { Integration } from './tenant-dashboard.type';
+
+/** What tenantApiCreateSession takes, less the hybrid link (a REST-only flow of its own). */
+@InputType()
+export class NewChannel {
+  @Field() name!: string;
+  @Field({ description: 'engine_a … engine_h, whatsapp, waba, social_a, social_b, webchat, webmail, marketplace (allowed by the plan)' }) type!: string;
+  @Field({ nullable: true }) status?: string;
+  @Field({ nullable: true }) engineUrl?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
+  @Field({ nullable: true }) tokenAPI?: string;
+  @Field({ nullable: true }) wabaId?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered' }) bmToken?: string;
+  @Field({ nullable: true }) pageId?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered' }) pageToken?: string;
+  @Field({ nullable: true }) emailAddress?: string;
+  @Field({ nullable: true }) webhookEnabled?: boolean;
+  @Field({ nullable: true }) webhookUrl?: string;
+  @Field({ nullable: true }) webhookIncoming?: boolean;
+  @Field(() => Int, { nullable: true }) sendIntervalMs?: number;
+}
+
+/** The fields of PUT /whatsapp/{id}; absent ones stay as they are. */
+@InputType()
+export class ChannelChanges {
+  @Field({ nullable: true }) name?: string;
+  @Field({ nullable: true }) status?: string;
+  @Field({ nullable: true }) engineUrl?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
+  @Field({ nullable: true }) pageId?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered' }) pageToken?: string;
+  @Field({ nullable: true }) emailAddress?: string;
+  @Field({ nullable: true }) webhookEnabled?: boolean;
+  @Field({ nullable: true }) webhookUrl?: string;
+  @Field({ nullable: true }) webhookIncoming?: boolean;
+  @Field(() => Int, { nullable: true, description: 'Least milliseconds between two sends; -1: the kind\'s default' }) sendIntervalMs?: number;
+}
+
+@ObjectType()
+export class CreatedChannel {
+  @Field(() => Channel) channel!: Channel;
+  @Field(() => Integration, { description: 'The API integration made with the channel (as tenantApiCreateSession)' }) integration!: Integration;
+  @Field({ description: 'Its bearer token, shown here once, stored only as a hash.' }) authToken!: string;
+}
+
+const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
+
+/** Channel administration for the dashboard: the domain service of tenantApiCreateSession and PUT /whatsapp, so the same rules and codes. */
+@Resolver()
+export class ChannelAdminResolver {
+  constructor(
+    private readonly channelsRepo: ChannelsRepository,
+    private readonly channels: ChannelsService,
+  ) {}
+
+  @Mutation(() => CreatedChannel, { description: 'Creates a channel of the tenant with its API integration, as tenantApiCreateSession.' })
+  async createChannel(@Arg('tenantId', () => Int) tenantId: number, @Arg('channel', () => NewChannel) input: NewChannel): Promise<CreatedChannel> {
+    const c = defined(input);
+    const { whatsapp, api } = await this.channels.createSession({
+      tenant: tenantId,
+      name: c.name ?? '',
+      status: c.status ?? '',
+      type: c.type ?? '',
+      tokenApi: c.tokenAPI ?? '',
+      wabaId: c.wabaId ?? '',
+      bmToken: c.bmToken ?? '',
+      engineUrl: c.engineUrl ?? '',
+      engineToken: c.engineToken ?? '',
+      webhookEnabled: c.webhookEnabled ?? false,
+      webhookUrl: c.webhookUrl ?? '',
+      webhookIncoming: c.webhookIncoming ?? false,
+      pageId: c.pageId ?? '',
+      pageToken: c.pageToken ?? '',
+      emailAddress: c.emailAddress ?? '',
+      sendIntervalMs: c.sendIntervalMs,
+    });
+    return {
+      channel: whatsapp as Channel,
+      integration: {
+        apiId: api.apiId ?? '',
+        name: api.name ?? '',
+        channelId: api.sessionId ?? 0,
+        userId: api.userId ?? 0,
+        urlServiceStatus: api.urlServiceStatus ?? '',
+        urlMessageStatus: api.urlMessageStatus ?? '',
+        createdAt: api.createdAt ?? '',
+      },
+      authToken: api.authToken ?? '',
+    };
+  }
+
+  @Mutation(() => Channel, { description: "Edits a channel of the tenant (the fields of PUT /whatsapp/{id}); provider tokens are write-only." })
+  async updateChannel(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('channelId', () => Int) channelId: number,
+    @Arg('changes', () => ChannelChanges) changes: ChannelChanges,
+  ): Promise<Channel> {
+    if (!(await this.channelsRepo.findChannel(tenantId, channelId))) throw notFound('channel');
+    const { whatsapp } = await this.channels.updateChannel({ id: channelId, rotateWebhookSecret: false, ...defined(changes) });
+    return whatsapp as Channel;
+  }
+}
