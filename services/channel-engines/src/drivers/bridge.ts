@@ -1,5 +1,5 @@
-import { validation, type proto } from '@convo/kit';
-import { str } from '../json';
+import { Issues, validation, type proto } from '@convo/kit';
+import { scalarStr, str } from '../json';
 
 /**
  * What the bridge contracts of this project share (marketplace bridge, inbound-mail bridge; see
@@ -26,13 +26,11 @@ export function bridgeEvents(body: unknown, bridge: string): BridgeEvent[] {
 
 /** Reads an event's text fields (a number is taken as its digits), naming every bad one at once. */
 export function fieldsOf<R extends string, O extends string>(event: BridgeEvent, bridge: string, required: readonly R[], optional: readonly O[]) {
-  const text = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
-  const bad = [
-    ...required.filter((k) => !text(event[k])).map((field) => ({ field, message: 'is required (a string)' })),
-    ...optional.filter((k) => event[k] != null && text(event[k]) === undefined).map((field) => ({ field, message: 'must be a string' })),
-  ];
-  if (bad.length) throw validation(`Invalid ${bridge} ${String(event.type)} event`, bad);
-  return Object.fromEntries([...required, ...optional].map((k) => [k, text(event[k]) ?? ''])) as Record<R | O, string>;
+  const issues = new Issues();
+  for (const k of required) issues.check(!!scalarStr(event[k]), k, 'is required (a string)');
+  for (const k of optional) issues.check(event[k] == null || typeof event[k] === 'string' || typeof event[k] === 'number', k, 'must be a string');
+  issues.throwIfAny(`Invalid ${bridge} ${String(event.type)} event`);
+  return Object.fromEntries([...required, ...optional].map((k) => [k, scalarStr(event[k])])) as Record<R | O, string>;
 }
 
 export function attachmentsOf(event: BridgeEvent, bridge: string): BridgeAttachment[] {

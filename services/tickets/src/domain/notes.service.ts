@@ -1,4 +1,4 @@
-import { conflict, notFound, validation, type proto } from '@convo/kit';
+import { conflict, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { NoteDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
 
@@ -22,10 +22,10 @@ export class NotesService {
   async createNote(req: proto.tickets.CreateNoteRequest__Output): Promise<proto.tickets.Note> {
     const notes = req.notes.trim();
     const idFront = req.idFront.trim();
-    const issues = [];
-    if (!notes || notes.length > MAX_NOTE) issues.push({ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` });
-    if (idFront.length > MAX_ID_FRONT) issues.push({ field: 'idFront', message: `at most ${MAX_ID_FRONT} characters` });
-    if (issues.length) throw validation('Invalid note', issues);
+    new Issues()
+      .check(!!notes && notes.length <= MAX_NOTE, 'notes', `is required, at most ${MAX_NOTE} characters`)
+      .check(idFront.length <= MAX_ID_FRONT, 'idFront', `at most ${MAX_ID_FRONT} characters`)
+      .throwIfAny('Invalid note');
 
     const ticket = await this.repo.findTicket(req.tenantId, req.ticketId);
     if (!ticket) throw notFound('ticket');
