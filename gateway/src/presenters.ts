@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { withoutPassword, type proto } from '@convo/kit';
 
 const orNull = <T>(v: T | undefined) => (v === undefined ? null : v);
 
@@ -175,18 +175,6 @@ export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
   h.applied
     ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: orNull(h.linkedChannelId) }
     : { applied: false, error: h.error };
-
-/** A URL with its password masked: a webmail channel's `smtp://user:password@host` is a credential. */
-export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 /**
  * Provider secrets (bmToken, engineToken, pageToken, an SMTP password) are never returned. The webhook signing secret

@@ -14,5 +14,17 @@ export function safeEqual(a: string | Buffer, b: string | Buffer): boolean {
 export const bearerMatches = (header: string | undefined, token: string): boolean =>
   safeEqual(header && /^bearer /i.test(header) ? header.slice(7) : '', token);
 
+/** A URL with its password masked (`smtp://user:***@host`): a webmail channel's engine URL carries a credential. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.password) return url;
+    u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
 /** How integration tokens are stored and looked up (hex SHA-256): tenants writes it, the gateway resolves by it. */
 export const tokenSha256 = (token: string): string => createHash('sha256').update(token).digest('hex');

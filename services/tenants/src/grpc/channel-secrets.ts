@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { withoutPassword, type proto } from '@convo/kit';
 
 /**
  * Provider credentials and signing secrets only to the service that uses them (CONVENTIONS "Inside
@@ -19,17 +19,6 @@ export const SECRETS_OF: Readonly<Record<string, readonly Secret[]>> = {
   'social-config': ['pageToken'],
 };
 
-const masked = (url: string): string => {
-  try {
-    const u = new URL(url);
-    if (!u.password) return url;
-    u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-};
-
 /** The channel as `caller` may see it. */
 export function channelFor<C extends proto.tenants.Channel | null | undefined>(caller: string, channel: C): C {
   if (!channel) return channel;
@@ -44,6 +33,6 @@ export function channelFor<C extends proto.tenants.Channel | null | undefined>(c
     c.webhookSecretPrevious = '';
     c.webhookSecretPreviousUntil = '';
   }
-  if (!allowed.has('engineUrlPassword') && c.engineUrl) c.engineUrl = masked(c.engineUrl);
+  if (!allowed.has('engineUrlPassword') && c.engineUrl) c.engineUrl = withoutPassword(c.engineUrl);
   return c as C;
 }
