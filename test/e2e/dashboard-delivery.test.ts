@@ -80,6 +80,16 @@ describe('dashboard delivery health, end to end', () => {
       return res.body.data.webhookDelivery.status === 'delivered';
     });
     expect(receiver.delivered().some((h) => h.id === dead[0].id && h.path === '/alpha')).toBe(true);
+    // Typed: the payload is JSON (not a string to parse), times are DateTime.
+    const typed = await gql(a.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { payload createdAt finishedAt } }', { t: a.id, id: dead[0].id });
+    const delivery = typed.body.data.webhookDelivery;
+    expect(delivery.payload).toEqual(expect.objectContaining({ method: 'message', msg: expect.objectContaining({ body: 'Oi' }) }));
+    expect(new Date(delivery.createdAt).toISOString()).toBe(delivery.createdAt);
+    const schema = await gql(a.session, '{ __type(name: "WebhookDelivery") { fields { name type { name ofType { name } } } } }');
+    const typeOf = (field: string) => schema.body.data.__type.fields.find((f: { name: string }) => f.name === field).type;
+    expect(typeOf('payload').ofType.name).toBe('JSON');
+    expect(typeOf('createdAt').ofType.name).toBe('DateTime');
+    expect(typeOf('finishedAt').name).toBe('DateTime');
 
     const again = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', { t: a.id, id: dead[0].id });
     expect(again.body.errors[0].extensions.code).toBe('ERR_DELIVERY_NOT_DEAD');

@@ -1,4 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
@@ -11,5 +12,5 @@ export class Delivery {
   @Field() ok!: boolean;
   @Field() error!: string;
   @Field(() => Int) durationMs!: number;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }

@@ -1,4 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
@@ -11,7 +12,7 @@ export class Message {
   @Field() status!: string;
   @Field() providerMessageId!: string;
   @Field() error!: string;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }
 
 /** The tickets subgraph owns tickets; this subgraph adds their messages (read by tenant and ticket). */

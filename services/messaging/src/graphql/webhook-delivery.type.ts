@@ -1,18 +1,19 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { DateTime, JSONScalar } from '@convo/kit/dist/graphql/scalars';
 
 @ObjectType({ description: 'One attempt to deliver a webhook event (one lease generation).' })
 export class WebhookAttempt {
   @Field(() => Int) number!: number;
   @Field() relayId!: string;
-  @Field() startedAt!: string;
-  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => DateTime) startedAt!: string;
+  @Field(() => DateTime, { nullable: true }) finishedAt!: string | null;
   @Field(() => String, { nullable: true, description: 'delivered, failed, gone, dead, canceled, fanned_out, released; null while under way' })
   outcome!: string | null;
   @Field({ description: 'Origin and path of the target (no query string).' }) url!: string;
   @Field(() => Int, { description: 'HTTP status answered; 0 when no answer came.' }) httpStatus!: number;
   @Field(() => Int) durationMs!: number;
   @Field() error!: string;
-  @Field(() => String, { nullable: true }) nextAttemptAt!: string | null;
+  @Field(() => DateTime, { nullable: true }) nextAttemptAt!: string | null;
 }
 
 @ObjectType({ description: 'A customer webhook event of the outbox and its delivery state.' })
@@ -26,10 +27,10 @@ export class WebhookDelivery {
   @Field() parentId!: string;
   @Field({ description: 'pending, delivered, gone, dead, canceled, fanned_out' }) status!: string;
   @Field(() => Int) attempts!: number;
-  @Field() nextAttemptAt!: string;
+  @Field(() => DateTime) nextAttemptAt!: string;
   @Field() lastError!: string;
   @Field(() => Int) lastHttpStatus!: number;
-  @Field({ description: 'The JSON body posted.' }) payload!: string;
-  @Field() createdAt!: string;
-  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => JSONScalar, { description: 'The JSON body posted, as JSON.' }) payload!: string;
+  @Field(() => DateTime) createdAt!: string;
+  @Field(() => DateTime, { nullable: true }) finishedAt!: string | null;
 }

@@ -1,4 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 @ObjectType()
 export class IceBreaker {
@@ -31,7 +32,7 @@ export class Persona {
   @Field() personaId!: string;
   @Field() name!: string;
   @Field() profilePictureUrl!: string;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }
 
 @Directive('@key(fields: "channelId")')
@@ -43,5 +44,5 @@ export class ChannelProfile {
   @Field(() => [Greeting]) greetings!: Greeting[];
   @Field(() => PersistentMenu, { nullable: true, description: 'null when no menu is set' }) persistentMenu!: PersistentMenu | null;
   @Field(() => [Persona]) personas!: Persona[];
-  @Field() updatedAt!: string;
+  @Field(() => DateTime) updatedAt!: string;
 }

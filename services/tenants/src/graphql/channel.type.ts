@@ -1,4 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 /** A channel (session). Provider secrets (tokens) are never exposed here. */
 @Directive('@key(fields: "id")')
@@ -14,6 +15,6 @@ export class Channel {
   @Field() webhookEnabled!: boolean;
   @Field({ description: 'Where customer webhooks go ("" when none); the signing secret is not here' }) webhookUrl!: string;
   @Field() webhookIncoming!: boolean;
-  @Field() createdAt!: string;
-  @Field() updatedAt!: string;
+  @Field(() => DateTime) createdAt!: string;
+  @Field(() => DateTime) updatedAt!: string;
 }

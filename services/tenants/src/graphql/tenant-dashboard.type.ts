@@ -1,4 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 import { Tenant } from './tenant.type';
 
 @ObjectType({ description: "A tenant's use of its plan's limits (0 = unlimited)." })
@@ -25,7 +26,7 @@ export class Integration {
   @Field(() => Int) userId!: number;
   @Field() urlServiceStatus!: string;
   @Field() urlMessageStatus!: string;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }
 
 @ObjectType()

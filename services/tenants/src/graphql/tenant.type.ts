@@ -1,4 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
@@ -13,7 +14,7 @@ export class Tenant {
   @Field() paymentGateway!: string;
   @Field() paymentStatus!: string;
   @Field(() => [String]) allowedChannels!: string[];
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }
 
 @ObjectType()

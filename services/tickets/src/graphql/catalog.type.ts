@@ -1,4 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 /** A ticket tag of a tenant (addTag/removeTag refer to its id). */
 @ObjectType()
@@ -6,7 +7,7 @@ export class Tag {
   @Field(() => Int) id!: number;
   @Field(() => Int) tenantId!: number;
   @Field() name!: string;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }
 
 /** A queue (department) of a tenant (createTicket, updatequeue, updateticketinfo refer to its id). */
@@ -15,5 +16,5 @@ export class Queue {
   @Field(() => Int) id!: number;
   @Field(() => Int) tenantId!: number;
   @Field() name!: string;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }

@@ -1,4 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 import { Ticket } from './ticket.type';
 
 @ObjectType()
@@ -32,5 +33,5 @@ export class TicketNote {
   @Field(() => Int) id!: number;
   @Field() notes!: string;
   @Field(() => Int, { nullable: true }) userId!: number | null;
-  @Field() createdAt!: string;
+  @Field(() => DateTime) createdAt!: string;
 }

@@ -1,4 +1,5 @@
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { DateTime } from '@convo/kit/dist/graphql/scalars';
 
 export enum TicketStatus {
   open = 'open',
@@ -38,7 +39,7 @@ export class Ticket {
   @Field(() => [Int]) tagIds!: number[];
   @Field() paused!: boolean;
   @Field(() => String, { nullable: true }) pauseReason?: string | null;
-  @Field() createdAt!: string;
-  @Field() updatedAt!: string;
+  @Field(() => DateTime) createdAt!: string;
+  @Field(() => DateTime) updatedAt!: string;
   @Field(() => ChannelRef) channel!: ChannelRef;
 }
