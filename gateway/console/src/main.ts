@@ -3,6 +3,8 @@
 // password of tenantApiStoreTenant, POST /graphql/login) sees that tenant only. Everything shown
 // is set with textContent: nothing read from the API becomes markup.
 
+import { age, failure, h, link, table } from './dom.js';
+
 type Vars = Record<string, unknown>;
 interface Session {
   token: string;
@@ -18,6 +20,8 @@ const app = document.getElementById('app')!;
 let session: Session | undefined = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') ?? undefined;
 /** The periodic refresh of the current view, stopped when the view changes. */
 let timer: ReturnType<typeof setInterval> | undefined;
+/** Counts views shown: a view still loading when another was opened must not start its refresh. */
+let viewNumber = 0;
 
 // ---- the API --------------------------------------------------------------------------------
 
@@ -41,27 +45,9 @@ async function login(email: string, password: string): Promise<Session> {
   return { token: body.data.token, tenantId: body.data.tenantId, label: email };
 }
 
-// ---- DOM ------------------------------------------------------------------------------------
-
-type Child = Node | string | number | null | undefined | false;
-function h(tag: string, attrs: Record<string, string | ((e: Event) => void)> = {}, ...children: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (typeof v === 'function') el.addEventListener(k, v);
-    else el.setAttribute(k, v);
-  }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'number' ? String(c) : c);
-  return el;
-}
-const table = (head: string[], rows: Child[][], testId: string) =>
-  h('table', { 'data-testid': testId }, h('thead', {}, h('tr', {}, ...head.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))));
-const link = (href: string, text: string) => h('a', { href }, text);
-const age = (seconds: number | null) => (seconds === null ? '–' : seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
-
 function show(...nodes: Node[]) {
   app.replaceChildren(...nodes);
 }
-const failure = (err: unknown) => h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err));
 
 // ---- views ----------------------------------------------------------------------------------
 
@@ -190,8 +176,9 @@ async function tenantView(tenantId: number) {
       ),
     );
   };
+  const mine = viewNumber;
   await refresh();
-  timer = setInterval(() => refresh().catch(report(channels)), REFRESH_MS);
+  if (mine === viewNumber) timer = setInterval(() => refresh().catch(report(channels)), REFRESH_MS);
   await ticketList(tickets, tenantId);
 }
 
@@ -278,6 +265,7 @@ function signOut() {
 function route() {
   if (timer) clearInterval(timer);
   timer = undefined;
+  viewNumber++;
   document.getElementById('who')!.textContent = session ? session.label : '';
   document.getElementById('signout')!.hidden = !session;
   if (!session) return signInView();
