@@ -3,8 +3,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support'
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ADMIN_PASSWORD, gql, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
-import { call, eventually, UNPACED } from '../support/http';
+import { ADMIN_PASSWORD, contactWrites, gql, newDashboardTenant, startDeliveryMesh, type DashboardTenant } from '../support/dashboard';
+import { call, eventually } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
@@ -35,24 +35,11 @@ describe('operator console in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     [engine, receiver] = await Promise.all([startNetworkEngine(), startWebhookReceiver()]);
-    mesh = await startMesh({
-      freePorts: true,
-      onLine: () => undefined,
-      onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { ...UNPACED, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1' },
-    });
+    mesh = await startDeliveryMesh(startMesh, crashes);
     receiver.answer(() => ({ status: 500 }));
     tenant = await newDashboardTenant(mesh, 'Console', engine.url, { webhookEnabled: true, webhookUrl: `${receiver.url}/console`, webhookIncoming: true });
     // A contact writes (a ticket, and a `message` webhook the customer refuses: dead at once), then the integration answers.
-    const inbound = await call(`${mesh.gatewayUrl}/webhooks/engine/${tenant.channelId}?token=engine-secret`, {
-      body: {
-        event: 'messages.upsert',
-        data: {
-          type: 'notify',
-          messages: [{ key: { remoteJid: '5511955001122@s.whatsapp.net', fromMe: false, id: 'IN-console-1' }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: 'Olá, meu pedido chegou?' } }],
-        },
-      },
-    });
+    const inbound = await contactWrites(mesh, tenant, '5511955001122', 'IN-console-1', 'Olá, meu pedido chegou?');
     expect(inbound.status).toBe(200);
     ticketId = inbound.body.data.results[0].ticketId;
     const sent = await call(`${tenant.root}/sendMessageByTicket`, { token: tenant.integrationToken, body: { ticketId, body: 'Chegou sim, obrigado!' } });

@@ -1,7 +1,7 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support';
-import { gql as gqlAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
-import { call, eventually, UNPACED } from '../support/http';
+import { contactWrites, gql as gqlAt, newDashboardTenant, startDeliveryMesh, type DashboardTenant } from '../support/dashboard';
+import { eventually } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
@@ -24,27 +24,14 @@ describe('dashboard delivery health, end to end', () => {
 
   beforeAll(async () => {
     [engine, receiver] = await Promise.all([startNetworkEngine(), startWebhookReceiver()]);
-    mesh = await startMesh({
-      freePorts: true,
-      onLine: () => undefined,
-      onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { ...UNPACED, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1' },
-    });
+    mesh = await startDeliveryMesh(startMesh, crashes);
     receiver.answer(() => ({ status: 500 }));
     const hook = (name: string) => ({ webhookEnabled: true, webhookUrl: `${receiver.url}/${name}`, webhookIncoming: true });
     a = await newDashboardTenant(mesh, 'Alpha', engine.url, hook('alpha'));
     b = await newDashboardTenant(mesh, 'Beta', engine.url, hook('beta'));
     // A contact writes to each channel: the engine's event becomes a `message` webhook to the customer.
     for (const t of [a, b]) {
-      const res = await call(`${mesh.gatewayUrl}/webhooks/engine/${t.channelId}?token=engine-secret`, {
-        body: {
-          event: 'messages.upsert',
-          data: {
-            type: 'notify',
-            messages: [{ key: { remoteJid: `5511955${String(t.id).padStart(6, '0')}@s.whatsapp.net`, fromMe: false, id: `IN-${t.id}` }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: 'Oi' } }],
-          },
-        },
-      });
+      const res = await contactWrites(mesh, t, `5511955${String(t.id).padStart(6, '0')}`, `IN-${t.id}`, 'Oi');
       expect(res.status).toBe(200);
     }
     // Both refused once, hence dead, before any test lets the receiver accept.

@@ -1,5 +1,5 @@
-import type { Mesh } from '@convo/dev-mesh';
-import { call, type Reply } from './http';
+import type { Mesh, MeshOptions } from '@convo/dev-mesh';
+import { call, UNPACED, type Reply } from './http';
 
 /** A tenant as the dashboard tests use it: its administrator's console session and one integration. */
 export interface DashboardTenant {
@@ -53,4 +53,30 @@ export async function newDashboardTenant(
     root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`,
     integrationToken: api.authToken,
   };
+}
+
+/**
+ * A mesh whose customer webhooks die at once (retry window 1 ms, private receivers allowed): what
+ * the delivery-health and console tests need to have dead webhooks to show and replay.
+ */
+export function startDeliveryMesh(startMesh: (opts: MeshOptions) => Promise<Mesh>, crashes: string[]): Promise<Mesh> {
+  return startMesh({
+    freePorts: true,
+    onLine: () => undefined,
+    onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    env: { ...UNPACED, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', WEBHOOK_RETRY_WINDOW_MS: '1' },
+  });
+}
+
+/** A contact writes to the tenant's engine_a channel (as the engine posts it): a ticket, and a `message` webhook. */
+export function contactWrites(mesh: Mesh, t: DashboardTenant, number: string, id: string, text: string): Promise<Reply> {
+  return call(`${mesh.gatewayUrl}/webhooks/engine/${t.channelId}?token=engine-secret`, {
+    body: {
+      event: 'messages.upsert',
+      data: {
+        type: 'notify',
+        messages: [{ key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: text } }],
+      },
+    },
+  });
 }
