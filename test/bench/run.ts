@@ -72,14 +72,23 @@ function cpuMs(pid: number): number {
   }
 }
 
-/** The database server's processes (FerretDB and, under it, PostgreSQL), found by name. */
-function databasePids(): number[] {
+/**
+ * The processes of this mesh's database: its FerretDB (found by its listen address) and the
+ * PostgreSQL backends serving its database (by name), plus PostgreSQL's shared background
+ * processes. Other databases on the machine (another mesh's FerretDB and backends) are left out.
+ */
+function databasePids(uri: string, postgresUrl?: string): number[] {
+  const listen = new URL(uri.replace(/^mongodb:/, 'http:')).host;
+  const dbName = postgresUrl ? new URL(postgresUrl).pathname.slice(1) : '';
   return readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .filter((d) => {
       try {
-        const cmd = readFileSync(join('/proc', d, 'cmdline'), 'utf8');
-        return /ferretdb|postgres/.test(cmd);
+        const cmd = readFileSync(join('/proc', d, 'cmdline'), 'utf8').replace(/\0/g, ' ');
+        if (/ferretdb/.test(cmd)) return cmd.includes(`--listen-addr=${listen}`) || !/--listen-addr=/.test(cmd);
+        if (!/postgres/.test(cmd)) return false;
+        // A backend names its database; the postmaster and its background workers name none.
+        return /^postgres: \S+: postgres /.test(cmd) ? !!dbName && cmd.includes(` ${dbName} `) : true;
       } catch {
         return false;
       }
@@ -88,6 +97,13 @@ function databasePids(): number[] {
 }
 
 const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
+
+/**
+ * CPU ms of the database's processes since `before` (pid → ms then): processes that started
+ * meanwhile count whole, and one that ended is left out rather than subtracted.
+ */
+const cpuSnapshot = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuMs(pid)] as const));
+const cpuSince = (before: Map<number, number>, pids: number[]) => pids.reduce((s, pid) => s + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0);
 
 async function load(url: string, headers: Record<string, string>, bodies: string[], overallRate?: number) {
   let i = 0;
@@ -179,30 +195,32 @@ async function main() {
     for (let rep = 0; rep < REPS; rep++) {
       // The mesh: answers, then whatever the dispatcher still had to deliver.
       const before = engine.requests.length;
-      const dbPids = databasePids();
-      const cpu0 = sumCpu(meshPids) + sumCpu(dbPids);
+      const dbPids = () => databasePids(mesh.database.uri, mesh.database.postgresUrl);
+      const cpu0 = sumCpu(meshPids);
+      const db0 = cpuSnapshot(dbPids());
       const each0 = named.map(({ pid }) => cpuMs(pid));
       const cmd0 = await databaseCommands(mesh.database.metricsUrl);
-      const db0 = sumCpu(dbPids);
       const t0 = Date.now();
       const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
       const accepted = m.requests - m.failures;
       const done = await untilDelivered(engine, before + accepted, 120_000);
       const delivered = engine.requests.length - before;
-      const cpu = sumCpu(meshPids) + sumCpu(databasePids()) - cpu0;
+      const dbCpu = cpuSince(db0, dbPids());
+      const cpu = sumCpu(meshPids) - cpu0 + dbCpu;
       named.forEach(({ name, pid }, i) => perProcess.set(name, (perProcess.get(name) ?? 0) + cpuMs(pid) - each0[i]));
-      perProcess.set('database (FerretDB + PostgreSQL)', (perProcess.get('database (FerretDB + PostgreSQL)') ?? 0) + sumCpu(dbPids) - db0);
+      perProcess.set('database (FerretDB + PostgreSQL)', (perProcess.get('database (FerretDB + PostgreSQL)') ?? 0) + dbCpu);
       deliveredTotal += delivered;
       for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
       // The floor, right after, on the same database and provider.
       const fBefore = engine.requests.length;
-      const fCpu0 = cpuMs(floor.child.pid!) + sumCpu(databasePids());
+      const fCpu0 = cpuMs(floor.child.pid!);
+      const fDb0 = cpuSnapshot(dbPids());
       const fCmd0 = await databaseCommands(mesh.database.metricsUrl);
       const f = await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies);
       const fDelivered = engine.requests.length - fBefore;
-      const fCpu = cpuMs(floor.child.pid!) + sumCpu(databasePids()) - fCpu0;
+      const fCpu = cpuMs(floor.child.pid!) - fCpu0 + cpuSince(fDb0, dbPids());
       floorCommands += total(diff(await databaseCommands(mesh.database.metricsUrl), fCmd0));
       floorSends += fDelivered;
       floorRuns.push({ ...f, deliveredPerS: fDelivered / DURATION_S, cpuMsPerSend: fCpu / Math.max(1, fDelivered) });

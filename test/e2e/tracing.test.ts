@@ -113,3 +113,61 @@ describe('tracing across the mesh', () => {
     }
   });
 });
+
+/**
+ * Without an exporter only the HTTP server and gRPC are instrumented, yet a request keeps one id
+ * everywhere: the answer's X-Request-Id is the trace the dispatcher continues from the queued
+ * message (stored by messaging inside the gRPC call), as its log line of a retried delivery shows.
+ */
+describe('trace ids across the mesh with export off', () => {
+  let mesh: Mesh;
+  let engine: FakeEngine;
+  const lines: Array<{ part: string; line: string }> = [];
+  const crashes: string[] = [];
+
+  beforeAll(async () => {
+    engine = await startFakeEngine();
+    mesh = await startMesh({
+      freePorts: true,
+      onLine: (part, line) => lines.push({ part, line }),
+      onCrash: (p, c) => crashes.push(`${p}:${c}`),
+      env: { ...UNPACED, DELIVERY_BACKOFF_BASE_MS: '50', DELIVERY_BACKOFF_MAX_MS: '100' },
+    });
+  });
+
+  afterAll(async () => {
+    await mesh?.stop();
+    await engine?.close();
+  });
+
+  it('carries the X-Request-Id to the dispatcher through gRPC and the queue', async () => {
+    const admin = mesh.superAdminToken;
+    const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
+      token: admin,
+      body: { status: 'active', name: 'Untraced Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@untraced.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+    });
+    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+      token: admin,
+      body: { tenant: tenant.body.data.tenant.id, name: 'Main', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
+    });
+    const token = session.body.data.api.authToken as string;
+    const root = `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`;
+    engine.failNext(503, { error: 'busy' });
+    const res = await fetch(`${root}/createTicket`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ number: '5511987652222', body: 'first, retried' }),
+    });
+    expect(res.status).toBe(200);
+    const traceId = res.headers.get('x-request-id')!;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    const { messageId } = ((await res.json()) as { data: { messageId: string } }).data;
+    expect((await settled(root, token, messageId)).status).toBe('sent');
+
+    const retried = lines.filter((l) => l.part === 'messaging-dispatcher' && l.line.includes('delivery will be retried')).map((l) => JSON.parse(l.line));
+    expect(retried).toEqual([expect.objectContaining({ messageId, traceId })]);
+    // Unexported, the provider call carries no trace header (nobody could read it).
+    expect(engine.requests.every((r) => r.headers.traceparent === undefined)).toBe(true);
+    expect(crashes).toEqual([]);
+  });
+});
