@@ -1,7 +1,8 @@
 import { createClient, type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
 import { type ServiceSpec } from '@convo/kit/dist/service';
-import { MessageReadRepository, MessagesRepository } from './db/messages.repository';
+import { MessageReadRepository } from './db/message-read.repository';
+import { MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';
 import { IngestService } from './domain/ingest.service';
 import { MediaService, type MediaSettings } from './domain/media.service';

@@ -1,5 +1,6 @@
+import { groupCommit, perItemErrors } from '@convo/kit/dist/group-commit';
 import { isDuplicateKey } from '@convo/kit/dist/mongo';
-import type { Connection, Model } from 'mongoose';
+import type { Connection } from 'mongoose';
 import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { statusPayload } from '../outbox/payloads';
@@ -16,8 +17,21 @@ const predecessorsOf = (status: MessageStatus): MessageStatus[] =>
 /** applied: the message moved · unchanged: it had that status already · regression: ignored · missing: no such message. */
 export type StatusChange = 'applied' | 'unchanged' | 'regression';
 
+/** A status the dispatcher records by `_id` alone (it holds the message). */
+interface ExclusiveStatus {
+  id: string;
+  set: Partial<MessageDoc>;
+}
+
 export class MessagesRepository {
   private readonly models;
+  /**
+   * Accepted messages and the dispatcher's status records, each group-committed: concurrent sends
+   * share one insert command, concurrent deliveries one update command (a caller still returns only
+   * once its own write is stored).
+   */
+  private readonly inserts = groupCommit<MessageDoc, void>((docs) => this.insertAll(docs));
+  private readonly exclusiveStatuses = groupCommit<ExclusiveStatus, void>((changes) => this.setAll(changes));
 
   constructor(
     conn: Connection,
@@ -30,9 +44,31 @@ export class MessagesRepository {
     await Promise.all([...Object.values(this.models).map((m) => m.createIndexes()), this.outbox.init()]);
   }
 
-  /** The document is complete already: a lean insert skips mongoose's document machinery. */
-  async insert(doc: MessageDoc): Promise<void> {
-    await this.models.Message.insertMany([doc], { lean: true });
+  /** Stores a complete message (with the inserts of concurrent callers, in one command). */
+  insert(doc: MessageDoc): Promise<void> {
+    return this.inserts.write(doc);
+  }
+
+  /** The documents are complete already: a lean insert skips mongoose's document machinery. Each fails alone. */
+  private async insertAll(docs: readonly MessageDoc[]): Promise<Array<Error | undefined>> {
+    try {
+      await this.models.Message.insertMany(docs, { lean: true, ordered: false });
+      return docs.map(() => undefined);
+    } catch (err) {
+      return perItemErrors(docs.length, err);
+    }
+  }
+
+  private async setAll(changes: readonly ExclusiveStatus[]): Promise<Array<Error | undefined>> {
+    try {
+      await this.models.Message.bulkWrite(
+        changes.map(({ id, set }) => ({ updateOne: { filter: { _id: id }, update: { $set: set } } })),
+        { ordered: false },
+      );
+      return changes.map(() => undefined);
+    } catch (err) {
+      return perItemErrors(changes.length, err);
+    }
   }
 
   /** Inserts a message whose `_id` identifies it for good; false when it is stored already. */
@@ -138,8 +174,12 @@ export class MessagesRepository {
         }, now),
       );
     }
-    const filter = opts.exclusive ? { _id: doc._id } : { _id: doc._id, status: { $in: from } };
-    const res = await this.models.Message.updateOne(filter, { $set: { ...fields, status, updatedAt: now } }).exec();
+    const set = { ...fields, status, updatedAt: now };
+    if (opts.exclusive) {
+      await this.exclusiveStatuses.write({ id: doc._id, set });
+      return 'applied';
+    }
+    const res = await this.models.Message.updateOne({ _id: doc._id, status: { $in: from } }, { $set: set }).exec();
     return res.matchedCount ? 'applied' : 'regression';
   }
 
@@ -214,76 +254,3 @@ export class MessagesRepository {
     return groupByChannelAndStatus(this.models.Message, tenantId, ['queued', 'failed']);
   }
 }
-
-// ---- read side (listing, search, last messages) ------------------------------------------------
-
-/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
-export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Conversation order; the id breaks ties between messages of the same millisecond, so pages are stable. */
-const CHRONOLOGICAL = { createdAt: 1, _id: 1 } as const;
-const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
-
-export interface LastMessageRow {
-  _id: string;
-  ticketId: number;
-  body: string;
-  direction: 'in' | 'out';
-  createdAt: Date;
-}
-
-/** The read queries of messaging, on the same collection as the send path. */
-export class MessageReadRepository {
-  private readonly messages;
-
-  /** Shares the send path's model when it is registered already (the normal wiring). */
-  constructor(conn: Connection) {
-    this.messages = (conn.models.Message as Model<MessageDoc> | undefined) ?? registerModels(conn).Message;
-  }
-
-  /**
-   * Every read filters by tenant and ticket equality first, then orders by (createdAt, _id): this
-   * index serves them all without an in-memory sort, on top of the send path's own indexes.
-   */
-  async init(): Promise<void> {
-    await this.messages.collection.createIndex({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
-  }
-
-  listLatestOfTicket(tenantId: number, ticketId: number, limit: number) {
-    return this.messages.find({ tenantId, ticketId }).sort(NEWEST_FIRST).limit(limit).lean<MessageDoc[]>().exec();
-  }
-
-  searchInTicket(tenantId: number, ticketId: number, text: string, skip: number, limit: number) {
-    return this.messages.find(searchFilter(tenantId, ticketId, text)).sort(CHRONOLOGICAL).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
-  }
-
-  countSearchInTicket(tenantId: number, ticketId: number, text: string) {
-    return this.messages.countDocuments(searchFilter(tenantId, ticketId, text)).exec();
-  }
-
-  /**
-   * The newest message of each ticket: one index seek per ticket (tenant and ticket equality,
-   * newest first, one document), run together. Each costs the same whatever the ticket's length,
-   * where a single $in query would read every message of every ticket on the page. FerretDB pushes
-   * these equality filters down too (on PostgreSQL), but not an $in.
-   */
-  async lastOfTickets(tenantId: number, ticketIds: number[]): Promise<LastMessageRow[]> {
-    const rows = await Promise.all(
-      ticketIds.map((ticketId) =>
-        this.messages
-          .findOne({ tenantId, ticketId }, { ticketId: 1, body: 1, direction: 1, createdAt: 1 })
-          .sort(NEWEST_FIRST)
-          .lean<LastMessageRow>()
-          .exec(),
-      ),
-    );
-    return rows.filter((row): row is LastMessageRow => row !== null);
-  }
-}
-
-// The tenant and ticket equalities come first: FerretDB evaluates a regex only on what they let through.
-const searchFilter = (tenantId: number, ticketId: number, text: string) => ({
-  tenantId,
-  ticketId,
-  body: { $regex: escapeRegex(text), $options: 'i' },
-});

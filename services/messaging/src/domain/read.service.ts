@@ -1,5 +1,5 @@
 import { Issues, validation, type ServiceClient, type proto } from '@convo/kit';
-import type { MessageReadRepository } from '../db/messages.repository';
+import type { MessageReadRepository } from '../db/message-read.repository';
 import { toMessage } from './send.service';
 
 /** showAllMessages answers at most this many messages: the newest ones, in conversation order. */

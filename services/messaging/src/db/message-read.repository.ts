@@ -1,0 +1,75 @@
+// The read side of messages (a ticket's latest, search, the last message of each ticket), on the
+// same collection as the send path.
+import type { Connection, Model } from 'mongoose';
+import { registerModels, type MessageDoc } from './models';
+
+/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Conversation order; the id breaks ties between messages of the same millisecond, so pages are stable. */
+const CHRONOLOGICAL = { createdAt: 1, _id: 1 } as const;
+const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
+
+export interface LastMessageRow {
+  _id: string;
+  ticketId: number;
+  body: string;
+  direction: 'in' | 'out';
+  createdAt: Date;
+}
+
+/** The read queries of messaging, on the same collection as the send path. */
+export class MessageReadRepository {
+  private readonly messages;
+
+  /** Shares the send path's model when it is registered already (the normal wiring). */
+  constructor(conn: Connection) {
+    this.messages = (conn.models.Message as Model<MessageDoc> | undefined) ?? registerModels(conn).Message;
+  }
+
+  /**
+   * Every read filters by tenant and ticket equality first, then orders by (createdAt, _id): this
+   * index serves them all without an in-memory sort, on top of the send path's own indexes.
+   */
+  async init(): Promise<void> {
+    await this.messages.collection.createIndex({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  }
+
+  listLatestOfTicket(tenantId: number, ticketId: number, limit: number) {
+    return this.messages.find({ tenantId, ticketId }).sort(NEWEST_FIRST).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
+  searchInTicket(tenantId: number, ticketId: number, text: string, skip: number, limit: number) {
+    return this.messages.find(searchFilter(tenantId, ticketId, text)).sort(CHRONOLOGICAL).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
+  countSearchInTicket(tenantId: number, ticketId: number, text: string) {
+    return this.messages.countDocuments(searchFilter(tenantId, ticketId, text)).exec();
+  }
+
+  /**
+   * The newest message of each ticket: one index seek per ticket (tenant and ticket equality,
+   * newest first, one document), run together. Each costs the same whatever the ticket's length,
+   * where a single $in query would read every message of every ticket on the page. FerretDB pushes
+   * these equality filters down too (on PostgreSQL), but not an $in.
+   */
+  async lastOfTickets(tenantId: number, ticketIds: number[]): Promise<LastMessageRow[]> {
+    const rows = await Promise.all(
+      ticketIds.map((ticketId) =>
+        this.messages
+          .findOne({ tenantId, ticketId }, { ticketId: 1, body: 1, direction: 1, createdAt: 1 })
+          .sort(NEWEST_FIRST)
+          .lean<LastMessageRow>()
+          .exec(),
+      ),
+    );
+    return rows.filter((row): row is LastMessageRow => row !== null);
+  }
+}
+
+// The tenant and ticket equalities come first: FerretDB evaluates a regex only on what they let through.
+const searchFilter = (tenantId: number, ticketId: number, text: string) => ({
+  tenantId,
+  ticketId,
+  body: { $regex: escapeRegex(text), $options: 'i' },
+});

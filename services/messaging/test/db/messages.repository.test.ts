@@ -1,0 +1,95 @@
+import { connectDatabase, isDuplicateKey } from '@convo/kit/dist/mongo';
+import { startDatabase, type Database } from '@convo/dev-db';
+import { randomUUID } from 'node:crypto';
+import type { Connection } from 'mongoose';
+import { MessagesRepository } from '../../src/db/messages.repository';
+import type { MessageDoc } from '../../src/db/models';
+
+// Group-committed writes on the real database (FerretDB in CI): concurrent callers share one
+// command, and each still gets its own outcome.
+
+let database: Database;
+let conn: Connection;
+let repo: MessagesRepository;
+
+beforeAll(async () => {
+  database = await startDatabase({ name: 'messaging-repository-test' });
+  conn = await connectDatabase(database.uri, 'convo_messaging');
+  repo = new MessagesRepository(conn);
+  await repo.init();
+});
+
+afterAll(async () => {
+  await conn?.close();
+  await database?.stop();
+});
+
+const queued = (ticketId: number, body: string): MessageDoc => {
+  const now = new Date();
+  return {
+    _id: randomUUID(),
+    tenantId: 1,
+    ticketId,
+    channelId: 1,
+    direction: 'out',
+    body,
+    status: 'queued',
+    providerMessageId: '',
+    error: '',
+    mediaUrl: '',
+    mediaId: '',
+    mimeType: '',
+    fileName: '',
+    externalKey: '',
+    to: '5511999990000',
+    attempts: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
+};
+
+/** Insert commands the database received while `fn` ran (the driver's command monitoring). */
+async function insertCommands(fn: () => Promise<unknown>): Promise<number> {
+  const client = conn.getClient();
+  let n = 0;
+  const count = (e: { commandName: string }) => void (e.commandName === 'insert' && n++);
+  client.on('commandStarted', count);
+  try {
+    await fn();
+  } finally {
+    client.off('commandStarted', count);
+  }
+  return n;
+}
+
+describe('the messages repository', () => {
+  it('stores concurrent accepted messages in fewer commands than messages, each of them once', async () => {
+    const docs = Array.from({ length: 20 }, (_, i) => queued(7001, `m${i}`));
+    const commands = await insertCommands(() => Promise.all(docs.map((d) => repo.insert(d))));
+    expect(commands).toBeLessThan(docs.length);
+    const stored = await repo.queuedOfTicket(7001, 100);
+    expect(stored.map((m) => m._id).sort()).toEqual(docs.map((d) => d._id).sort());
+  });
+
+  it('fails only the duplicate of a batch, with the duplicate-key error its caller expects', async () => {
+    const first = queued(7002, 'first');
+    await repo.insert(first);
+    const others = [queued(7002, 'a'), queued(7002, 'b')];
+    const outcomes = await Promise.all([repo.insert(others[0]), repo.insert({ ...first, body: 'again' }), repo.insert(others[1])].map((p) => p.then(() => 'stored', (e: unknown) => (isDuplicateKey(e) ? 'duplicate' : String(e)))));
+    expect(outcomes).toEqual(['stored', 'duplicate', 'stored']);
+    expect(await repo.insertOnce({ ...first, body: 'once more' })).toBe(false);
+    expect((await repo.findAnyById(first._id))!.body).toBe('first');
+  });
+
+  it("records the dispatcher's statuses of concurrent deliveries, each on its own message", async () => {
+    const docs = Array.from({ length: 10 }, (_, i) => queued(7003, `d${i}`));
+    await Promise.all(docs.map((d) => repo.insert(d)));
+    const changes = await Promise.all(docs.map((d, i) => repo.applyStatus(d, 'sent', { providerMessageId: `P-${i}`, nextAttemptAt: null }, { exclusive: true, event: false })));
+    expect(changes.every((c) => c === 'applied')).toBe(true);
+    for (const [i, d] of docs.entries()) {
+      expect(await repo.findAnyById(d._id)).toMatchObject({ status: 'sent', providerMessageId: `P-${i}`, body: `d${i}` });
+    }
+    expect(await repo.queuedOfTicket(7003, 100)).toEqual([]);
+  });
+});
