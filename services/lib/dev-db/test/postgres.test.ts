@@ -235,6 +235,30 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     );
   });
 
+  it("leaves FerretDB's own btree index empty (no write pays for it) while unique ones still enforce uniqueness", async () => {
+    const btrees = async () =>
+      sql<{ indexname: string; indexdef: string }>(
+        db.postgresUrl!,
+        `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexdef LIKE '%USING btree%' ORDER BY indexname`,
+        [schemaName, table],
+      );
+    const declared = (await btrees()).filter((i) => !/UNIQUE/.test(i.indexdef));
+    expect(declared).toHaveLength(1);
+    expect(declared[0].indexdef).toMatch(/WHERE false$/);
+    expect((await btrees()).filter((i) => /UNIQUE/.test(i.indexdef)).map((i) => i.indexdef)).toEqual([expect.stringContaining("((_jsonb -> '_id'::text))")]);
+
+    const Keyed = new mongoose.Schema({ _id: String, tenantId: Number, key: String }, { versionKey: false, autoIndex: false });
+    Keyed.index({ tenantId: 1, key: 1 }, { unique: true });
+    const keyed = conn.model('Keyed', Keyed, 'keyed');
+    await keyed.createIndexes();
+    await keyed.create({ _id: 'a', tenantId: 1, key: 'k' });
+    await expect(keyed.create({ _id: 'b', tenantId: 1, key: 'k' })).rejects.toMatchObject({ code: 11000 });
+    // FerretDB drops the emptied index by its name, as it would its own.
+    await conn.model('Message').collection.dropIndex('tenantId_1_ticketId_1_createdAt_1');
+    expect((await btrees()).filter((i) => !/UNIQUE/.test(i.indexdef))).toEqual([]);
+    await conn.model('Message').createIndexes();
+  });
+
   it("serves FerretDB's form of an equality query, with the field name bound as a parameter", async () => {
     // What FerretDB 1.24 sends for find({ tenantId, ticketId }), as a prepared statement.
     const prepared = `PREPARE q AS SELECT _jsonb FROM "${schemaName}"."${table}" WHERE _jsonb->$1 @> $2 AND _jsonb->$3 @> $4`;
