@@ -7,7 +7,7 @@ import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
 
 const MIN_ROUND_GAP_MS = 15;
-/** Messages of one ticket delivered per run (a run reads them at once, in order). */
+/** Messages of one ticket a run reads at once (in order); it reads again once they are delivered. */
 const RUN_LIMIT = 100;
 /** Tickets a round's query leaves out at the most (busy, waiting, another dispatcher's). */
 const MAX_SKIPPED = 5_000;
@@ -192,20 +192,25 @@ export class Dispatcher {
 
   /**
    * A ticket's queued messages, one after another in acceptance order; a message waiting for a
-   * retry holds back the rest (the ticket is not looked at again before it is due).
+   * retry holds back the rest (the ticket is not looked at again before it is due). Once the run has
+   * delivered what it read, it reads the ticket's queue again: messages accepted meanwhile go on in
+   * the same run rather than waiting for a round to find the ticket again.
    */
   private async deliverInOrder(ticketId: number, partition: number): Promise<void> {
-    const messages = await this.repo.queuedOfTicket(ticketId, RUN_LIMIT);
-    for (const message of messages) {
-      if (!this.running) return;
-      const due = message.nextAttemptAt?.getTime() ?? 0;
-      if (due > Date.now()) {
-        this.waitingUntil.set(ticketId, due);
-        return;
+    for (;;) {
+      const messages = await this.repo.queuedOfTicket(ticketId, RUN_LIMIT);
+      if (!messages.length) return;
+      for (const message of messages) {
+        if (!this.running) return;
+        const due = message.nextAttemptAt?.getTime() ?? 0;
+        if (due > Date.now()) {
+          this.waitingUntil.set(ticketId, due);
+          return;
+        }
+        await this.pace(message.channelId, await this.intervalOf(message));
+        if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
+        if ((await this.attempt(message)) === 'retry') return;
       }
-      await this.pace(message.channelId, await this.intervalOf(message));
-      if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
-      if ((await this.attempt(message)) === 'retry') return;
     }
   }
 
