@@ -27,19 +27,29 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
   const method = opts.method ?? 'POST';
   let res: Response;
   let text: string;
+  // A timer cleared on completion rather than AbortSignal.timeout, whose timer fires for every call
+  // (and whose signal costs more to make): a measurable share of a send's CPU here.
+  const timeout = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    timeout.abort();
+  }, opts.timeoutMs);
   try {
     res = await fetch(url, {
       method,
       headers: { ...(method === 'POST' && { 'content-type': 'application/json' }), accept: 'application/json', ...opts.headers },
       body: method === 'POST' ? JSON.stringify(opts.body) : undefined,
       redirect: 'manual',
-      signal: AbortSignal.timeout(opts.timeoutMs),
+      signal: timeout.signal,
     });
     // The timeout covers the body too: an engine can stall after its headers.
     text = await res.text();
   } catch (err) {
-    const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
+    const reason = timedOut ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
     throw providerFailed(`${opts.provider} is unreachable: ${reason}`, [{ provider: opts.provider, transient: true }]);
+  } finally {
+    clearTimeout(timer);
   }
   let parsed: unknown = text;
   try {
