@@ -195,15 +195,16 @@ export class MessagesRepository {
   }
 
   /**
-   * The dispatcher's discovery of work: tickets with queued messages, other than those it already
-   * knows about (`skip`: busy, waiting for a retry, or of another dispatcher's partitions). In no
-   * particular order, so that the database can stop after `limit` matches (FerretDB never pushes a
-   * sort down: a sorted read would read the whole queue each round). Served by the index
-   * (status, ticketId, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB.
+   * The dispatcher's discovery of work: queued messages of tickets other than those it already knows
+   * about (`skip`: busy, waiting for a retry, or of another dispatcher's partitions), whole, so that
+   * a round's one read serves every run it starts. In no particular order, so that the database can
+   * stop after `limit` matches (FerretDB never pushes a sort down: a sorted read would read the whole
+   * queue each round); the caller orders each ticket's messages. Served by the index (status,
+   * ticketId, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB.
    */
-  queuedTickets(skip: number[], limit: number) {
+  queuedMessages(skip: number[], limit: number) {
     const filter = skip.length ? { status: 'queued' as const, ticketId: { $nin: skip } } : { status: 'queued' as const };
-    return this.models.Message.find(filter, { ticketId: 1, channelId: 1 }).limit(limit).lean<Array<Pick<MessageDoc, '_id' | 'ticketId' | 'channelId'>>>().exec();
+    return this.models.Message.find(filter).limit(limit).lean<MessageDoc[]>().exec();
   }
 
   /** One ticket's queued messages in acceptance order (status and ticket equality, then the sort). */

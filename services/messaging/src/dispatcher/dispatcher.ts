@@ -7,7 +7,7 @@ import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
 
 const MIN_ROUND_GAP_MS = 15;
-/** Messages of one ticket a run reads at once (in order); it reads again once they are delivered. */
+/** Messages of one ticket a run reads at once (in order), when the round's read was cut short. */
 const RUN_LIMIT = 100;
 /** Tickets a round's query leaves out at the most (busy, waiting, another dispatcher's). */
 const MAX_SKIPPED = 5_000;
@@ -160,26 +160,32 @@ export class Dispatcher {
     }
     if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency) return Math.min(soonest, this.settings.roundMs);
 
-    const skip = [...this.busyTickets, ...this.waitingUntil.keys(), ...this.foreign].slice(0, MAX_SKIPPED);
-    const found = await this.repo.queuedTickets(skip, this.settings.batchSize);
-    for (const { ticketId, channelId } of found) {
+    // A ticket busy now is left to its run (and skipped by the read): the messages read of it could
+    // be from before its run recorded them. Every other ticket's messages are read after its last run
+    // recorded what it delivered, and no run of it starts before the read answers.
+    const busy = new Set(this.busyTickets);
+    const skip = [...busy, ...this.waitingUntil.keys(), ...this.foreign].slice(0, MAX_SKIPPED);
+    const found = await this.repo.queuedMessages(skip, this.settings.batchSize);
+    // All the queue's messages of a ticket when the read was not cut short; otherwise the run reads them.
+    const complete = found.length < this.settings.batchSize;
+    for (const [ticketId, messages] of byTicket(found)) {
       if (this.busyTickets.size >= this.settings.concurrency) break;
-      if (this.busyTickets.has(ticketId) || this.waitingUntil.has(ticketId) || this.foreign.has(ticketId)) continue;
-      const partition = this.leases.partitionOf(channelId);
+      if (busy.has(ticketId) || this.busyTickets.has(ticketId) || this.waitingUntil.has(ticketId) || this.foreign.has(ticketId)) continue;
+      const partition = this.leases.partitionOf(messages[0].channelId);
       if (!this.leases.holds(partition)) {
         this.foreign.add(ticketId);
         continue;
       }
       if (!this.leases.mayStart(partition, this.settings.attemptMs)) continue;
-      this.startRun(ticketId, partition);
+      this.startRun(ticketId, partition, complete ? messages : undefined);
     }
     return soonest;
   }
 
-  private startRun(ticketId: number, partition: number): void {
+  private startRun(ticketId: number, partition: number, known?: MessageDoc[]): void {
     this.busyTickets.add(ticketId);
     this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 0) + 1);
-    const run = this.deliverInOrder(ticketId, partition)
+    const run = this.deliverInOrder(ticketId, partition, known)
       .catch((err: unknown) => this.log.error({ err, ticketId }, 'delivery run failed'))
       .finally(() => {
         this.busyTickets.delete(ticketId);
@@ -191,26 +197,22 @@ export class Dispatcher {
   }
 
   /**
-   * A ticket's queued messages, one after another in acceptance order; a message waiting for a
-   * retry holds back the rest (the ticket is not looked at again before it is due). Once the run has
-   * delivered what it read, it reads the ticket's queue again: messages accepted meanwhile go on in
-   * the same run rather than waiting for a round to find the ticket again.
+   * A ticket's queued messages (as the round read them, or read now), one after another in
+   * acceptance order; a message waiting for a retry holds back the rest (the ticket is not looked at
+   * again before it is due). Messages accepted meanwhile are found by the next round.
    */
-  private async deliverInOrder(ticketId: number, partition: number): Promise<void> {
-    for (;;) {
-      const messages = await this.repo.queuedOfTicket(ticketId, RUN_LIMIT);
-      if (!messages.length) return;
-      for (const message of messages) {
-        if (!this.running) return;
-        const due = message.nextAttemptAt?.getTime() ?? 0;
-        if (due > Date.now()) {
-          this.waitingUntil.set(ticketId, due);
-          return;
-        }
-        await this.pace(message.channelId, await this.intervalOf(message));
-        if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
-        if ((await this.attempt(message)) === 'retry') return;
+  private async deliverInOrder(ticketId: number, partition: number, known?: MessageDoc[]): Promise<void> {
+    const messages = known ?? (await this.repo.queuedOfTicket(ticketId, RUN_LIMIT));
+    for (const message of messages) {
+      if (!this.running) return;
+      const due = message.nextAttemptAt?.getTime() ?? 0;
+      if (due > Date.now()) {
+        this.waitingUntil.set(ticketId, due);
+        return;
       }
+      await this.pace(message.channelId, await this.intervalOf(message));
+      if (!this.running || !this.leases.mayStart(partition, this.settings.attemptMs)) return;
+      if ((await this.attempt(message)) === 'retry') return;
     }
   }
 
@@ -318,6 +320,20 @@ export class Dispatcher {
       return true;
     }
   }
+}
+
+/** Each ticket's messages in acceptance order (the order of their stored time, then of their ids, which are time-ordered). */
+function byTicket(messages: MessageDoc[]): Map<number, MessageDoc[]> {
+  const tickets = new Map<number, MessageDoc[]>();
+  for (const m of messages) {
+    const list = tickets.get(m.ticketId);
+    if (list) list.push(m);
+    else tickets.set(m.ticketId, [m]);
+  }
+  for (const list of tickets.values()) {
+    list.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+  }
+  return tickets;
 }
 
 interface Failure {
