@@ -96,6 +96,14 @@ function databasePids(uri: string, postgresUrl?: string): number[] {
     .map(Number);
 }
 
+const isFerretDb = (pid: number) => {
+  try {
+    return /ferretdb/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+  } catch {
+    return false;
+  }
+};
+
 const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
 
 /**
@@ -205,10 +213,13 @@ async function main() {
       const accepted = m.requests - m.failures;
       const done = await untilDelivered(engine, before + accepted, 120_000);
       const delivered = engine.requests.length - before;
-      const dbCpu = cpuSince(db0, dbPids());
+      const dbNow = dbPids();
+      const dbCpu = cpuSince(db0, dbNow);
+      const ferretCpu = cpuSince(db0, dbNow.filter(isFerretDb));
       const cpu = sumCpu(meshPids) - cpu0 + dbCpu;
       named.forEach(({ name, pid }, i) => perProcess.set(name, (perProcess.get(name) ?? 0) + cpuMs(pid) - each0[i]));
-      perProcess.set('database (FerretDB + PostgreSQL)', (perProcess.get('database (FerretDB + PostgreSQL)') ?? 0) + dbCpu);
+      perProcess.set('database: FerretDB', (perProcess.get('database: FerretDB') ?? 0) + ferretCpu);
+      perProcess.set('database: PostgreSQL', (perProcess.get('database: PostgreSQL') ?? 0) + dbCpu - ferretCpu);
       deliveredTotal += delivered;
       for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });

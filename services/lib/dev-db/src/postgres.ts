@@ -172,6 +172,8 @@ function isAbandoned(database: string, comment: string | null): boolean {
   }
 }
 
+const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
+
 /**
  * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
  * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
@@ -180,6 +182,9 @@ export function postgresStorage(server: PostgresServer, database: string, kept: 
   const url = new URL(databaseUrl(server, database));
   // FerretDB's default pool (50) would let a few parallel test runs exhaust a default server's 100.
   if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', '20');
+  // A server on this machine: no TLS (pgx's default, sslmode=prefer, encrypted every row on loopback,
+  // a measurable share of the database's CPU per send). A URL that says otherwise is kept.
+  if (!url.searchParams.has('sslmode') && isLoopback(url.hostname)) url.searchParams.set('sslmode', 'disable');
   return {
     kind: 'ferretdb-postgresql',
     postgresUrl: databaseUrl(server, database),

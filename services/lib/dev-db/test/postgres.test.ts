@@ -235,6 +235,17 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     );
   });
 
+  it('connects FerretDB to a PostgreSQL on this machine without TLS', async () => {
+    await conn.model('Message').findOne({ _id: 'm1' }).lean();
+    const name = new URL(db.postgresUrl!).pathname.slice(1);
+    const rows = await sql<{ ssl: boolean; n: string }>(
+      db.postgresUrl!,
+      'SELECT s.ssl, count(*) AS n FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid) WHERE a.datname = $1 AND a.pid <> pg_backend_pid() GROUP BY s.ssl',
+      [name],
+    );
+    expect(rows.map((r) => r.ssl)).toEqual([false]);
+  });
+
   it("leaves FerretDB's own btree index empty (no write pays for it) while unique ones still enforce uniqueness", async () => {
     const btrees = async () =>
       sql<{ indexname: string; indexdef: string }>(
