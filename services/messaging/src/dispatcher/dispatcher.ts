@@ -115,9 +115,11 @@ export class Dispatcher {
   }
 
   /**
-   * Rounds run when something became due, when a run finished (its ticket may have more), or every
-   * poll; never closer together than MIN_ROUND_GAP_MS, so that under load one read of the queue
-   * serves the runs that finished meanwhile instead of one read per delivered message.
+   * Rounds run every poll, when something became due, and when a run finished while every run slot
+   * was taken (one is free now); never closer together than MIN_ROUND_GAP_MS. A round reads the whole
+   * queue on FerretDB (which can leave out no ticket), so a round per finished run made the
+   * dispatcher's reads grow with the backlog; at one read per poll, the messages accepted meanwhile
+   * wait at most DISPATCH_POLL_MS and each read serves every run it starts.
    */
   private async loop(): Promise<void> {
     while (this.running) {
@@ -188,10 +190,11 @@ export class Dispatcher {
     const run = this.deliverInOrder(ticketId, partition, known)
       .catch((err: unknown) => this.log.error({ err, ticketId }, 'delivery run failed'))
       .finally(() => {
+        const full = this.busyTickets.size >= this.settings.concurrency;
         this.busyTickets.delete(ticketId);
         this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 1) - 1);
         this.runs.delete(run);
-        this.wakeUp();
+        if (full) this.wakeUp();
       });
     this.runs.add(run);
   }
