@@ -4,8 +4,12 @@ import type { ChannelDoc } from '../db/models';
 import type { ChannelType, HybridMode } from '../domain/catalog';
 import { ChannelStatusEnum, ChannelTypeEnum, HybridModeEnum } from './enums';
 
-/** A channel (session). Provider secrets (tokens) are never exposed here. */
-@Directive('@key(fields: "id")')
+/**
+ * A channel (session). Provider secrets (tokens) are never exposed here. Other subgraphs name a
+ * channel with its tenant (the key is `id tenantId`, not `id` alone, so the query planner always
+ * sends both): a reference never reaches another tenant's channel.
+ */
+@Directive('@key(fields: "id tenantId")')
 @ObjectType()
 export class Channel {
   @Field(() => Int) id!: number;
