@@ -8,6 +8,7 @@ import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
 import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
+import { formatGatewayError } from './dashboard/graphql-errors';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
@@ -59,6 +60,7 @@ export async function mountGraphql(
   const apollo = new ApolloServer<Context>({
     gateway,
     includeStacktraceInErrorResponses: false,
+    formatError: formatGatewayError,
     introspection: limits.introspection,
     validationRules: [depthRule(limits)],
     plugins: [fastifyApolloDrainPlugin(app), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],

@@ -3,6 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import Fastify from 'fastify';
 import Type from 'typebox';
 import { AJV_OPTIONS, fieldOf, installErrorHandler } from '../src/errors';
+import { formatGatewayError } from '../src/dashboard/graphql-errors';
 
 describe('fieldOf', () => {
   it('names nested and missing fields the way an integrator writes them', () => {
@@ -75,5 +76,19 @@ describe('error envelope', () => {
     const res = await app.inject({ method: 'GET', url: '/nope?x=1' });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ success: false, error: 'ERR_ROUTE_NOT_FOUND', message: 'No route GET /nope' });
+  });
+});
+
+describe('GraphQL errors of the gateway', () => {
+  it('answers an operation the schema refuses (a value outside an enum) with ERR_VALIDATION', () => {
+    for (const code of ['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED']) {
+      expect(formatGatewayError({ message: 'Value "sleeping" does not exist in "TenantStatus" enum.', extensions: { code } }).extensions?.code).toBe('ERR_VALIDATION');
+    }
+  });
+
+  it("keeps the subgraphs' and the limits' own codes", () => {
+    for (const code of ['ERR_TICKET_NOT_FOUND', 'ERR_QUERY_TOO_COMPLEX', 'ERR_FORBIDDEN']) {
+      expect(formatGatewayError({ message: 'x', extensions: { code } }).extensions?.code).toBe(code);
+    }
   });
 });

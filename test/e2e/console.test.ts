@@ -45,7 +45,7 @@ describe('operator console in Chromium', () => {
     const sent = await call(`${tenant.root}/sendMessageByTicket`, { token: tenant.integrationToken, body: { ticketId, body: 'Chegou sim, obrigado!' } });
     expect(sent.status).toBe(200);
     await eventually('a dead webhook', async () => {
-      const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: "dead") { id } }', { t: tenant.id });
+      const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: dead) { id } }', { t: tenant.id });
       return res.body.data?.webhookDeliveries?.length > 0;
     });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });

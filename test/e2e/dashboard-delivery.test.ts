@@ -20,7 +20,7 @@ describe('dashboard delivery health, end to end', () => {
 
   const gql = (token: string, query: string, variables?: Record<string, unknown>) => gqlAt(mesh, token, query, variables);
   const HEALTH = 'query($t: Int!) { deliveryHealth(tenantId: $t) { channelId queued failed webhooksPending webhooksDead } }';
-  const DEAD = 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: "dead") { id status channelId } }';
+  const DEAD = 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: dead) { id status channelId } }';
 
   beforeAll(async () => {
     [engine, receiver] = await Promise.all([startNetworkEngine(), startWebhookReceiver()]);
@@ -68,15 +68,27 @@ describe('dashboard delivery health, end to end', () => {
     });
     expect(receiver.delivered().some((h) => h.id === dead[0].id && h.path === '/alpha')).toBe(true);
     // Typed: the payload is JSON (not a string to parse), times are DateTime.
-    const typed = await gql(a.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { payload createdAt finishedAt } }', { t: a.id, id: dead[0].id });
+    const typed = await gql(
+      a.session,
+      'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { payload createdAt finishedAt method target status attemptLog { outcome } } }',
+      { t: a.id, id: dead[0].id },
+    );
     const delivery = typed.body.data.webhookDelivery;
     expect(delivery.payload).toEqual(expect.objectContaining({ method: 'message', msg: expect.objectContaining({ body: 'Oi' }) }));
+    // Statuses and kinds are enums whose values are the REST words (a dotted method is mapped: message_status).
+    expect(delivery).toMatchObject({ method: 'message', target: 'channel', status: 'delivered' });
+    expect(delivery.attemptLog.at(-1).outcome).toBe('delivered');
     expect(new Date(delivery.createdAt).toISOString()).toBe(delivery.createdAt);
     const schema = await gql(a.session, '{ __type(name: "WebhookDelivery") { fields { name type { name ofType { name } } } } }');
     const typeOf = (field: string) => schema.body.data.__type.fields.find((f: { name: string }) => f.name === field).type;
     expect(typeOf('payload').ofType.name).toBe('JSON');
     expect(typeOf('createdAt').ofType.name).toBe('DateTime');
     expect(typeOf('finishedAt').name).toBe('DateTime');
+    expect([typeOf('status').ofType.name, typeOf('method').ofType.name, typeOf('target').ofType.name]).toEqual(['WebhookDeliveryStatus', 'WebhookMethod', 'WebhookTarget']);
+    const methods = await gql(a.session, '{ __type(name: "WebhookMethod") { enumValues { name } } }');
+    expect(methods.body.data.__type.enumValues.map((v: { name: string }) => v.name)).toEqual(['message', 'message_status', 'service_status']);
+    const outside = await gql(a.session, `{ webhookDeliveries(tenantId: ${a.id}, status: sleeping) { id } }`);
+    expect(outside.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
 
     const again = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', { t: a.id, id: dead[0].id });
     expect(again.body.errors[0].extensions.code).toBe('ERR_DELIVERY_NOT_DEAD');

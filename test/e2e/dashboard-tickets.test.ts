@@ -107,10 +107,13 @@ describe('dashboard tickets, end to end', () => {
   });
 
   it('joins a ticket with its contact, messages and channel across subgraphs', async () => {
-    const { ticket } = await data(a.session, `{ ticket(tenantId: ${a.id}, id: ${ids.a3}) { id contact { number } messages { body } channel { id name } } }`);
+    const { ticket } = await data(
+      a.session,
+      `{ ticket(tenantId: ${a.id}, id: ${ids.a3}) { id contact { number } messages { body direction status } channel { id name type status } } }`,
+    );
     expect(ticket.contact.number).toBe(String(ids.a3Number));
-    expect(ticket.messages.map((m: { body: string }) => m.body)).toContain('third of alpha');
-    expect(ticket.channel).toEqual({ id: a.channelId, name: 'Alpha line' });
+    expect(ticket.messages).toContainEqual({ body: 'third of alpha', direction: 'out', status: expect.stringMatching(/^(sent|delivered|read)$/) });
+    expect(ticket.channel).toEqual({ id: a.channelId, name: 'Alpha line', type: 'engine_a', status: expect.stringMatching(/^(DISCONNECTED|CONNECTED)$/) });
   });
 
   it("reads a ticket's conversation as a connection, and its notes", async () => {
@@ -151,8 +154,8 @@ describe('dashboard tickets, end to end', () => {
     expect(theirs.ticket).toEqual({ status: 'open', tagIds: [], queueId: null });
   });
 
-  it('refuses a page larger than 100 and a forged cursor with ERR_VALIDATION', async () => {
-    for (const v of [{ first: 101 }, { after: 'bm9wZQ' }]) {
+  it('refuses a page larger than 100, a forged cursor and a status outside TicketStatus with ERR_VALIDATION', async () => {
+    for (const v of [{ first: 101 }, { after: 'bm9wZQ' }, { status: 'archived' }]) {
       const res = await gql(a.session, LIST, { t: a.id, ...v });
       expect(res.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
     }

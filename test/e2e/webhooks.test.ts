@@ -323,7 +323,7 @@ describe('webhooks, end to end', () => {
   describe('the relay', () => {
     it('lists every delivery and its attempts over GraphQL', async () => {
       const data = await graphql(
-        `{ webhookDeliveries(tenantId: ${tenantId}, status: "delivered", channelId: ${channels.waba.id}) { id method status attempts payload attemptLog { number outcome httpStatus url } } }`,
+        `{ webhookDeliveries(tenantId: ${tenantId}, status: delivered, channelId: ${channels.waba.id}) { id method status attempts payload attemptLog { number outcome httpStatus url } } }`,
       );
       const messages = data.webhookDeliveries.filter((d: { method: string }) => d.method === 'message');
       expect(messages).toHaveLength(2);

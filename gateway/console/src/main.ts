@@ -151,7 +151,7 @@ async function tenantView(tenantId: number) {
       `query($t: Int!) {
         channels(tenantId: $t) { id name type status webhookEnabled }
         deliveryHealth(tenantId: $t) { channelId queued oldestQueuedAgeSeconds failed webhooksPending webhooksDead }
-        webhookDeliveries(tenantId: $t, status: "dead") { id channelId target attempts lastError status }
+        webhookDeliveries(tenantId: $t, status: dead) { id channelId target attempts lastError status }
       }`,
       { t: tenantId },
     );

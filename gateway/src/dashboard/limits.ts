@@ -25,13 +25,20 @@ export function complexityPlugin<C extends object>(limits: QueryLimits): ApolloS
     async requestDidStart() {
       return {
         async didResolveOperation({ schema, document, request }) {
-          const complexity = getComplexity({
-            schema,
-            query: document,
-            operationName: request.operationName,
-            variables: request.variables,
-            estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
-          });
+          let complexity: number;
+          try {
+            complexity = getComplexity({
+              schema,
+              query: document,
+              operationName: request.operationName,
+              variables: request.variables,
+              estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })],
+            });
+          } catch (err) {
+            // It coerces the variables first: one the schema refuses (a value outside an enum) is the caller's mistake.
+            if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { code: 'ERR_VALIDATION', http: { status: 400 } } });
+            throw err;
+          }
           if (complexity > limits.maxComplexity) {
             throw new GraphQLError(`Operation too complex: ${complexity} > ${limits.maxComplexity}`, {
               extensions: { code: 'ERR_QUERY_TOO_COMPLEX', http: { status: 400 } },

@@ -9,7 +9,8 @@ import { MediaService, type MediaSettings } from './domain/media.service';
 import { ReadService } from './domain/read.service';
 import { SendService } from './domain/send.service';
 import { messagingHandlers } from './grpc/messaging.handlers';
-import { MessageResolver, TicketMessagesResolver, toGraphMessage } from './graphql/message.resolver';
+import { messageReference } from './graphql/message.reference';
+import { MessageResolver, TicketMessagesResolver } from './graphql/message.resolver';
 import { TicketMessages } from './graphql/message.type';
 import { DeliveryHealthResolver } from './graphql/delivery-health.resolver';
 import { WebhookDeliveryResolver } from './graphql/webhook-delivery.resolver';
@@ -80,10 +81,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       ...subgraphTypes,
       container: { get: (cls) => resolvers.get(cls) },
       references: {
-        Message: async (ref) => {
-          const doc = await repo.findAnyById(String(ref.id));
-          return doc ? toGraphMessage(doc) : null;
-        },
+        Message: messageReference(repo),
         Ticket: (ref) => ({ id: Number(ref.id), tenantId: Number(ref.tenantId) }),
       },
     });

@@ -1,9 +1,11 @@
 import { Arg, Int, Query, Resolver } from 'type-graphql';
 import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
 import type { EnginesService } from '../domain/engines.service';
+import type { ChannelType } from '@convo/kit';
+import { ChannelTypeEnum } from '@convo/kit/dist/graphql/enums';
 import { Delivery } from './delivery.type';
 
-export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, createdAt: d.createdAt.toISOString() });
+export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, driver: d.driver as ChannelType, createdAt: d.createdAt.toISOString() });
 
 @Resolver(() => Delivery)
 export class DeliveryResolver {
@@ -20,7 +22,7 @@ export class DeliveryResolver {
     return (await this.repo.listByChannel(channelId, Math.min(limit, 500))).map(toDelivery);
   }
 
-  @Query(() => [String], { description: 'Channel kinds that have a driver.' })
+  @Query(() => [ChannelTypeEnum], { description: 'Channel kinds that have a driver.' })
   driverKinds(): string[] {
     return this.engines.kinds();
   }

@@ -1,12 +1,14 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { ChannelTypeEnum } from '@convo/kit/dist/graphql/enums';
 import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import type { ChannelType } from '@convo/kit';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Delivery {
   @Field() id!: string;
   @Field(() => Int) channelId!: number;
-  @Field() driver!: string;
+  @Field(() => ChannelTypeEnum, { description: 'The channel kind whose driver made the call.' }) driver!: ChannelType;
   @Field() to!: string;
   @Field() providerMessageId!: string;
   @Field() ok!: boolean;

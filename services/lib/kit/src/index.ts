@@ -25,5 +25,6 @@ export * from './graphql/cursor';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';
+export * from './channel-types';
 export * from './contact-number';
 export * from './observability';

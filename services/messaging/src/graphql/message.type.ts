@@ -1,5 +1,7 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import type { MessageStatus } from '../db/models';
+import { MessageDirectionEnum, MessageStatusEnum } from './enums';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
@@ -7,9 +9,9 @@ export class Message {
   @Field() id!: string;
   @Field(() => Int) ticketId!: number;
   @Field(() => Int) channelId!: number;
-  @Field() direction!: string;
+  @Field(() => MessageDirectionEnum) direction!: 'in' | 'out';
   @Field() body!: string;
-  @Field() status!: string;
+  @Field(() => MessageStatusEnum) status!: MessageStatus;
   @Field() providerMessageId!: string;
   @Field() error!: string;
   @Field(() => DateTime) createdAt!: string;

@@ -1,6 +1,6 @@
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import { validation } from '@convo/kit';
-import { OUTBOX_STATUSES, type AttemptDoc, type OutboxEventDoc, type OutboxStatus } from '../outbox/outbox.models';
+import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
+import { WebhookDeliveryStatusEnum } from './enums';
 import type { OutboxRepository } from '../outbox/outbox.repository';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.type';
 
@@ -43,18 +43,15 @@ const toAttempt = (a: AttemptDoc): WebhookAttempt => ({
 export class WebhookDeliveryResolver {
   constructor(private readonly outbox: OutboxRepository) {}
 
-  @Query(() => [WebhookDelivery], { description: "A tenant's webhook events, newest first; status: pending, delivered, gone, dead, canceled, fanned_out." })
+  @Query(() => [WebhookDelivery], { description: "A tenant's webhook events, newest first." })
   async webhookDeliveries(
     @Arg('tenantId', () => Int) tenantId: number,
-    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Arg('status', () => WebhookDeliveryStatusEnum, { nullable: true }) status: OutboxStatus | null,
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<WebhookDelivery[]> {
-    if (status && !(OUTBOX_STATUSES as readonly string[]).includes(status)) {
-      throw validation('Invalid status', [{ field: 'status', message: `must be one of ${OUTBOX_STATUSES.join(', ')}` }]);
-    }
     const events = await this.outbox.list(
-      { tenantId, status: (status || undefined) as OutboxStatus | undefined, channelId: channelId ?? undefined },
+      { tenantId, status: status ?? undefined, channelId: channelId ?? undefined },
       Math.min(Math.max(limit, 1), MAX_LIMIT),
     );
     return events.map(toWebhookDelivery);

@@ -1,5 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { DateTime, JSONScalar } from '@convo/kit/dist/graphql/scalars';
+import type { AttemptOutcome, OutboxStatus, OutboxTarget, WebhookMethod } from '../outbox/outbox.models';
+import { WebhookAttemptOutcomeEnum, WebhookDeliveryStatusEnum, WebhookMethodEnum, WebhookTargetEnum } from './enums';
 
 @ObjectType({ description: 'One attempt to deliver a webhook event (one lease generation).' })
 export class WebhookAttempt {
@@ -7,8 +9,8 @@ export class WebhookAttempt {
   @Field() relayId!: string;
   @Field(() => DateTime) startedAt!: string;
   @Field(() => DateTime, { nullable: true }) finishedAt!: string | null;
-  @Field(() => String, { nullable: true, description: 'delivered, failed, gone, dead, canceled, fanned_out, released; null while under way' })
-  outcome!: string | null;
+  @Field(() => WebhookAttemptOutcomeEnum, { nullable: true, description: 'null while under way' })
+  outcome!: AttemptOutcome | null;
   @Field({ description: 'Origin and path of the target (no query string).' }) url!: string;
   @Field(() => Int, { description: 'HTTP status answered; 0 when no answer came.' }) httpStatus!: number;
   @Field(() => Int) durationMs!: number;
@@ -21,11 +23,11 @@ export class WebhookDelivery {
   @Field({ description: 'Also the webhook-id header.' }) id!: string;
   @Field(() => Int) tenantId!: number;
   @Field(() => Int) channelId!: number;
-  @Field({ description: 'message, message.status, service.status' }) method!: string;
-  @Field({ description: 'channel (webhookUrl), integrations (fanned out), integration (one callback URL)' }) target!: string;
+  @Field(() => WebhookMethodEnum) method!: WebhookMethod;
+  @Field(() => WebhookTargetEnum) target!: OutboxTarget;
   @Field() apiId!: string;
   @Field() parentId!: string;
-  @Field({ description: 'pending, delivered, gone, dead, canceled, fanned_out' }) status!: string;
+  @Field(() => WebhookDeliveryStatusEnum) status!: OutboxStatus;
   @Field(() => Int) attempts!: number;
   @Field(() => DateTime) nextAttemptAt!: string;
   @Field() lastError!: string;

@@ -12,7 +12,8 @@ export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
  *     `integration` event each (status callbacks);
  *   - integration: one integration's urlMessageStatus / urlServiceStatus.
  */
-export type OutboxTarget = 'channel' | 'integrations' | 'integration';
+export const OUTBOX_TARGETS = ['channel', 'integrations', 'integration'] as const;
+export type OutboxTarget = (typeof OUTBOX_TARGETS)[number];
 export type IntegrationUrlField = 'urlMessageStatus' | 'urlServiceStatus';
 
 /**
@@ -49,7 +50,8 @@ export interface OutboxEventDoc {
   finishedAt: Date | null;
 }
 
-export type AttemptOutcome = 'delivered' | 'failed' | 'gone' | 'dead' | 'canceled' | 'fanned_out' | 'released';
+export const ATTEMPT_OUTCOMES = ['delivered', 'failed', 'gone', 'dead', 'canceled', 'fanned_out', 'released'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 /**
  * One claim of an event, `_id` = `<eventId>#<gen>`: inserting it is how a relay takes the event

@@ -10,8 +10,11 @@ export interface GreetingDoc {
   text: string;
 }
 
+/** Meta's persistent-menu item types this service stores. */
+export const MENU_ITEM_TYPES = ['postback', 'web_url'] as const;
+
 export interface MenuItemDoc {
-  type: 'postback' | 'web_url';
+  type: (typeof MENU_ITEM_TYPES)[number];
   title: string;
   /** postback items only. */
   payload?: string;

@@ -1,5 +1,9 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
+import { domainEnum } from '@convo/kit/dist/graphql/enums';
 import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { MENU_ITEM_TYPES, type MenuItemDoc } from '../db/profiles.repository';
+
+export const MenuItemTypeEnum = domainEnum(MENU_ITEM_TYPES, 'MenuItemType', 'postback: sends its payload back; web_url: opens its url.');
 
 @ObjectType()
 export class IceBreaker {
@@ -15,7 +19,7 @@ export class Greeting {
 
 @ObjectType()
 export class MenuItem {
-  @Field({ description: 'postback or web_url' }) type!: string;
+  @Field(() => MenuItemTypeEnum) type!: MenuItemDoc['type'];
   @Field() title!: string;
   @Field(() => String, { nullable: true, description: 'postback items' }) payload?: string | null;
   @Field(() => String, { nullable: true, description: 'web_url items' }) url?: string | null;

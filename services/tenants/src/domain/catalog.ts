@@ -1,5 +1,6 @@
 // The enumerations of the seed and the decisions that map one vocabulary onto another
 // (README, "Tenant API"). Everything here is data; the rules that use it live beside it.
+import { CHANNEL_TYPES, UNOFFICIAL_TYPES, type ChannelType } from '@convo/kit';
 
 export const TENANT_STATUSES = ['active', 'inactive'] as const;
 export const PROFILES = ['admin', 'user'] as const;
@@ -10,13 +11,8 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 export const ENABLED_DISABLED = ['enabled', 'disabled'] as const;
 
 export const CHANNEL_STATUSES = ['DISCONNECTED', 'CONNECTED'] as const;
-/** Unofficial WhatsApp engines; `whatsapp` is the default Baileys-style engine, i.e. engine_a. */
-export const UNOFFICIAL_TYPES = [
-  'whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h',
-] as const;
-/** The seed's session types, the social channels (CONVENTIONS.md) and the other channel kinds of the product. */
-export const CHANNEL_TYPES = [...UNOFFICIAL_TYPES, 'waba', 'social_a', 'social_b', 'webchat', 'marketplace', 'webmail'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+// Channel kinds are the kit's (channel-engines has a driver for each).
+export { CHANNEL_TYPES, UNOFFICIAL_TYPES, type ChannelType };
 
 export const HYBRID_MODES = ['disabled', 'two_numbers', 'coexistence'] as const;
 export type HybridMode = (typeof HYBRID_MODES)[number];

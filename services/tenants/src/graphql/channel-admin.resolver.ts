@@ -3,14 +3,15 @@ import { Arg, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ChannelsService } from '../domain/channels.service';
 import { Channel } from './channel.type';
+import { ChannelStatusEnum, ChannelTypeEnum } from './enums';
 import { Integration } from './tenant-dashboard.type';
 
 /** What tenantApiCreateSession takes, less the hybrid link (a REST-only flow of its own). */
 @InputType()
 export class NewChannel {
   @Field() name!: string;
-  @Field({ description: 'engine_a … engine_h, whatsapp, waba, social_a, social_b, webchat, webmail, marketplace (allowed by the plan)' }) type!: string;
-  @Field({ nullable: true }) status?: string;
+  @Field(() => ChannelTypeEnum, { description: "Allowed by the tenant's and its plan's allowedChannels" }) type!: string;
+  @Field(() => ChannelStatusEnum, { nullable: true }) status?: string;
   @Field({ nullable: true }) engineUrl?: string;
   @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
   @Field({ nullable: true }) tokenAPI?: string;
@@ -29,7 +30,7 @@ export class NewChannel {
 @InputType()
 export class ChannelChanges {
   @Field({ nullable: true }) name?: string;
-  @Field({ nullable: true }) status?: string;
+  @Field(() => ChannelStatusEnum, { nullable: true }) status?: string;
   @Field({ nullable: true }) engineUrl?: string;
   @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
   @Field({ nullable: true }) pageId?: string;

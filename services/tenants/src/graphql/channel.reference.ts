@@ -1,7 +1,16 @@
+import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
 import type { ChannelsRepository } from '../db/channels.repository';
 import { toChannel } from '../domain/records';
 
-export const channelReference = (repo: ChannelsRepository) => async (ref: { id: number | string }) => {
-  const doc = await repo.findChannelById(Number(ref.id));
-  return doc ? toChannel(doc) : null;
+/**
+ * Channels named by another subgraph (a page of tickets names each ticket's channel): one loader
+ * per request, so a page whose 50 tickets share a channel reads it once. A reference names the
+ * channel with its tenant (the key `id tenantId`): a channel of another tenant than the one named
+ * is answered as absent.
+ */
+export const channelReference = (repo: ChannelsRepository) => async (ref: { id: number | string; tenantId: number | string }, context: unknown) => {
+  const loader = requestLoader(context, 'Channel', (ids: readonly number[]) => findByIds(ids, (id) => repo.findChannelById(id)));
+  const doc = await loader.load(Number(ref.id));
+  if (!doc || doc.tenantId !== Number(ref.tenantId)) return null;
+  return toChannel(doc);
 };

@@ -10,6 +10,8 @@ import type { TenantsService } from '../domain/tenants.service';
 import { newApiToken } from '../domain/tokens';
 import { toChannel, toTenant } from '../domain/records';
 import { Channel } from './channel.type';
+import { TenantStatusEnum } from './enums';
+import { toGraphTenant } from './tenant.resolver';
 import { Plan, Tenant } from './tenant.type';
 import { CreatedIntegration, Integration, TenantConnection, TenantUsage, TenantUser } from './tenant-dashboard.type';
 
@@ -49,7 +51,7 @@ export class TenantDashboardResolver {
     const [docs, totalCount] = await Promise.all([this.tenantsRepo.pageTenants(filter, offset, first), this.tenantsRepo.countTenants(filter)]);
     const next = offset + docs.length;
     return {
-      nodes: docs.map((t) => toTenant(t) as Tenant),
+      nodes: docs.map((t) => toGraphTenant(toTenant(t))),
       totalCount,
       pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
     };
@@ -86,7 +88,7 @@ export class TenantDashboardResolver {
   @Mutation(() => Tenant, { description: "Changes a tenant's status and limits (platform only), as tenantApiUpdateTenant." })
   async updateTenant(
     @Arg('id', () => Int) id: number,
-    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Arg('status', () => TenantStatusEnum, { nullable: true }) status: string | null,
     @Arg('maxUsers', () => Int, { nullable: true }) maxUsers: number | null,
     @Arg('maxConnections', () => Int, { nullable: true }) maxConnections: number | null,
   ): Promise<Tenant> {
@@ -97,7 +99,7 @@ export class TenantDashboardResolver {
       maxConnections: maxConnections ?? undefined,
       gatewayPairs: [],
     } as never);
-    return updated as Tenant;
+    return toGraphTenant(updated);
   }
 
   @Mutation(() => CreatedIntegration, { description: "Creates an API integration on a channel of the tenant; its token is answered once." })

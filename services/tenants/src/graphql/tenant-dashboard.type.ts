@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { UserProfileEnum } from './enums';
 import { Tenant } from './tenant.type';
 
 @ObjectType({ description: "A tenant's use of its plan's limits (0 = unlimited)." })
@@ -15,7 +16,7 @@ export class TenantUser {
   @Field(() => Int) id!: number;
   @Field() name!: string;
   @Field() email!: string;
-  @Field() profile!: string;
+  @Field(() => UserProfileEnum) profile!: 'admin' | 'user';
 }
 
 @ObjectType({ description: 'An API integration. Its token is shown only by createIntegration.' })

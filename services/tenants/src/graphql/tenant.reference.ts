@@ -1,7 +1,11 @@
+import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { toTenant } from '../domain/records';
+import { toGraphTenant } from './tenant.resolver';
 
-export const tenantReference = (repo: TenantsRepository) => async (ref: { id: number | string }) => {
-  const doc = await repo.findTenant(Number(ref.id));
-  return doc ? toTenant(doc) : null;
+/** Tenants named by another subgraph: one loader per request, one `_id` read per distinct tenant. */
+export const tenantReference = (repo: TenantsRepository) => async (ref: { id: number | string }, context: unknown) => {
+  const loader = requestLoader(context, 'Tenant', (ids: readonly number[]) => findByIds(ids, (id) => repo.findTenant(id)));
+  const doc = await loader.load(Number(ref.id));
+  return doc ? toGraphTenant(toTenant(doc)) : null;
 };

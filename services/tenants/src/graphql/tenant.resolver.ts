@@ -1,3 +1,4 @@
+import type { proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { PlanDoc } from '../db/models';
@@ -5,7 +6,12 @@ import type { TenantsRepository } from '../db/tenants.repository';
 import type { PlansService } from '../domain/plans.service';
 import { toChannel, toTenant } from '../domain/records';
 import { Channel } from './channel.type';
+import { AllowedChannelEnum } from './enums';
 import { Plan, Tenant } from './tenant.type';
+
+/** The tenant as GraphQL shows it: without a payment gateway, gateway and payment status are null (REST: ""). */
+export const toGraphTenant = (t: proto.tenants.Tenant): Tenant =>
+  ({ ...t, paymentGateway: t.paymentGateway || null, paymentStatus: t.paymentStatus || null }) as Tenant;
 
 const toPlan = (p: PlanDoc): Plan => ({ ...p, allowedChannels: p.allowedChannels ?? [], id: p._id });
 
@@ -19,13 +25,13 @@ export class TenantResolver {
 
   @Query(() => [Tenant])
   async tenants(@Arg('limit', () => Int, { defaultValue: 100 }) limit: number): Promise<Tenant[]> {
-    return (await this.tenantsRepo.pageTenants({}, 0, Math.min(limit, 500))).map((t) => toTenant(t) as Tenant);
+    return (await this.tenantsRepo.pageTenants({}, 0, Math.min(limit, 500))).map((t) => toGraphTenant(toTenant(t)));
   }
 
   @Query(() => Tenant, { nullable: true })
   async tenant(@Arg('id', () => Int) id: number): Promise<Tenant | null> {
     const doc = await this.tenantsRepo.findTenant(id);
-    return doc ? (toTenant(doc) as Tenant) : null;
+    return doc ? toGraphTenant(toTenant(doc)) : null;
   }
 
   @Query(() => [Channel])
@@ -44,7 +50,7 @@ export class TenantResolver {
     @Arg('maxUsers', () => Int) maxUsers: number,
     @Arg('maxConnections', () => Int) maxConnections: number,
     @Arg('features', () => [String], { defaultValue: [] }) features: string[],
-    @Arg('allowedChannels', () => [String], { defaultValue: [] }) allowedChannels: string[],
+    @Arg('allowedChannels', () => [AllowedChannelEnum], { defaultValue: [] }) allowedChannels: string[],
   ): Promise<Plan> {
     return toPlan(await this.plansService.createPlan({ name, maxUsers, maxConnections, features, allowedChannels }));
   }

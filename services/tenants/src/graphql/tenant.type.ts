@@ -1,19 +1,21 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import type { PaymentGateway, PaymentStatus } from '../domain/catalog';
+import { AllowedChannelEnum, PaymentGatewayEnum, PaymentStatusEnum, TenantStatusEnum } from './enums';
 
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Tenant {
   @Field(() => Int) id!: number;
   @Field() name!: string;
-  @Field() status!: string;
+  @Field(() => TenantStatusEnum) status!: 'active' | 'inactive';
   @Field(() => Int) maxUsers!: number;
   @Field(() => Int) maxConnections!: number;
   @Field() identity!: string;
   @Field(() => Int, { nullable: true }) planId?: number;
-  @Field() paymentGateway!: string;
-  @Field() paymentStatus!: string;
-  @Field(() => [String]) allowedChannels!: string[];
+  @Field(() => PaymentGatewayEnum, { nullable: true, description: 'null: none chosen' }) paymentGateway!: PaymentGateway | null;
+  @Field(() => PaymentStatusEnum, { nullable: true, description: 'null: no payment gateway' }) paymentStatus!: PaymentStatus | null;
+  @Field(() => [AllowedChannelEnum], { description: 'Empty: every channel type its plan admits.' }) allowedChannels!: string[];
   @Field(() => DateTime) createdAt!: string;
 }
 
@@ -24,6 +26,5 @@ export class Plan {
   @Field(() => Int) maxUsers!: number;
   @Field(() => Int) maxConnections!: number;
   @Field(() => [String]) features!: string[];
-  /** Empty: the plan admits every channel type. */
-  @Field(() => [String]) allowedChannels!: string[];
+  @Field(() => [AllowedChannelEnum], { description: 'Empty: the plan admits every channel type.' }) allowedChannels!: string[];
 }

@@ -1,7 +1,10 @@
+import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { toGraphTicket } from './ticket.resolver';
 
-export const ticketReference = (repo: TicketsRepository) => async (ref: { id: number | string }) => {
-  const doc = await repo.findTicketById(Number(ref.id));
+/** Tickets named by another subgraph: one loader per request, one `_id` read per distinct ticket. */
+export const ticketReference = (repo: TicketsRepository) => async (ref: { id: number | string }, context: unknown) => {
+  const loader = requestLoader(context, 'Ticket', (ids: readonly number[]) => findByIds(ids, (id) => repo.findTicketById(id)));
+  const doc = await loader.load(Number(ref.id));
   return doc ? toGraphTicket(doc) : null;
 };

@@ -7,7 +7,7 @@ import { Ticket } from './ticket.type';
 
 export const toGraphTicket = (doc: TicketDoc): Ticket => {
   const ticket = toTicket(doc);
-  return { ...ticket, pauseReason: ticket.pauseReason || null, channel: { id: doc.channelId } } as Ticket;
+  return { ...ticket, pauseReason: ticket.pauseReason || null, channel: { id: doc.channelId, tenantId: doc.tenantId } } as Ticket;
 };
 
 @Resolver(() => Ticket)

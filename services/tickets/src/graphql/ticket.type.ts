@@ -9,11 +9,15 @@ export enum TicketStatus {
 registerEnumType(TicketStatus, { name: 'TicketStatus' });
 
 
-/** The tenants subgraph owns channels; here only the key is known. */
-@Directive('@key(fields: "id", resolvable: false)')
+/**
+ * The tenants subgraph owns channels; here only the key is known, with the ticket's tenant, so
+ * that the tenants subgraph answers a channel of that tenant or none.
+ */
+@Directive('@key(fields: "id tenantId", resolvable: false)')
 @ObjectType('Channel')
 export class ChannelRef {
   @Field(() => Int) id!: number;
+  @Field(() => Int) tenantId!: number;
 }
 
 @ObjectType()

@@ -17,9 +17,12 @@ import { bearerMatches } from '../secrets';
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
 
-// The representation holds the entity's key fields, which differ per entity.
+/**
+ * `__resolveReference`: the representation holds the entity's key fields, which differ per entity;
+ * the context is the request's (see loaders.ts: references of one request are batched through it).
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ReferenceResolver = (reference: any) => unknown;
+export type ReferenceResolver = (reference: any, context: unknown) => unknown;
 
 export interface SubgraphOptions {
   resolvers: BuildSchemaOptions['resolvers'];

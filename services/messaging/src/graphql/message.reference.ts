@@ -1,0 +1,10 @@
+import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import type { MessagesRepository } from '../db/messages.repository';
+import { toGraphMessage } from './message.resolver';
+
+/** Messages named by another subgraph: one loader per request, one `_id` read per distinct message. */
+export const messageReference = (repo: MessagesRepository) => async (ref: { id: number | string }, context: unknown) => {
+  const loader = requestLoader(context, 'Message', (ids: readonly string[]) => findByIds(ids, (id) => repo.findAnyById(id)));
+  const doc = await loader.load(String(ref.id));
+  return doc ? toGraphMessage(doc) : null;
+};
