@@ -15,3 +15,29 @@ it("loads none of the service-only packages through the kit's index", () => {
     console.log(JSON.stringify([...new Set(heavy)]));`;
   expect(JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))).toEqual([]);
 });
+
+/**
+ * Tracing off by default (no OTEL_* exporter): every process still loads the SDK with the HTTP and
+ * gRPC instrumentations (request ids, `traceparent` across hops), but not what only export uses,
+ * which cost each process of the mesh about a tenth of its start-up CPU. With an exporter all of it
+ * is loaded and registered (the end-to-end tracing test follows such a trace through the mesh).
+ */
+describe('what tracing loads', () => {
+  const exportOnly = ['@fastify/otel', '@opentelemetry/exporter-trace-otlp-http', '@opentelemetry/instrumentation-mongoose', '@opentelemetry/instrumentation-undici'];
+  const loaded = (env: Record<string, string>) => {
+    const register = join(__dirname, '..', 'dist', 'observability', 'register.js');
+    const script = `require(${JSON.stringify(register)});
+      const pkgs = Object.keys(require.cache).map((f) => /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(f)?.[1]);
+      console.log(JSON.stringify(${JSON.stringify(exportOnly)}.filter((p) => pkgs.includes(p))));`;
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
+    return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...clean, ...env } }));
+  };
+
+  it('loads none of the export-only packages without an exporter', () => {
+    expect(loaded({})).toEqual([]);
+  });
+
+  it('loads all of them when spans are exported', () => {
+    expect(loaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' })).toEqual(exportOnly);
+  });
+});

@@ -1,7 +1,7 @@
 import { ConfigError, EnvReader } from '@convo/kit';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { readMessagingConfig, type MessagingConfig } from '../spec';
+import { readMessagingConfig, type MessagingConfig } from '../config';
 
 /** Channel kinds that speak through an unofficial engine: a burst there can get a number banned. */
 const ENGINE_KINDS = ['engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h', 'whatsapp'];

@@ -12,14 +12,18 @@
 // OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true turn export off; OTEL_SERVICE_NAME names the
 // process (default: derived from the entry file); OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* and
 // OTEL_EXPORTER_OTLP_HEADERS/TIMEOUT are read by the SDK as usual.
+//
+// What only export needs (the OTLP exporter, the Fastify, undici and mongoose instrumentations) is
+// required only when exporting: loading it cost every process of the mesh about a tenth of its
+// start-up CPU (`npm run bench:start`, README).
 import { processEnv } from '../config';
-import FastifyOtelInstrumentation from '@fastify/otel';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import type { FastifyOtelInstrumentation } from '@fastify/otel';
+import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
 import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
-import { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import type { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
+import type { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -42,7 +46,11 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter | undefined {
   const kind = (env.OTEL_TRACES_EXPORTER ?? '').trim().toLowerCase();
   if (kind === 'none') return undefined;
   if (kind === 'console') return new ConsoleSpanExporter();
-  if (kind === 'otlp' || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return new OTLPTraceExporter();
+  if (kind === 'otlp' || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when exporting (see the top)
+    const otlp = require('@opentelemetry/exporter-trace-otlp-http') as { OTLPTraceExporter: typeof OTLPTraceExporter };
+    return new otlp.OTLPTraceExporter();
+  }
   return undefined;
 }
 
@@ -63,7 +71,12 @@ export function instrumentationsFor(exported: boolean): Instrumentation[] {
   });
   const grpc = new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] });
   if (!exported) return [http, grpc];
-  return [http, new UndiciInstrumentation(), grpc, new FastifyOtelInstrumentation({ registerOnInitialization: true }), new MongooseInstrumentation()];
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when exporting (see the top) */
+  const { UndiciInstrumentation: Undici } = require('@opentelemetry/instrumentation-undici') as { UndiciInstrumentation: typeof UndiciInstrumentation };
+  const { FastifyOtelInstrumentation: FastifyOtel } = require('@fastify/otel') as { FastifyOtelInstrumentation: typeof FastifyOtelInstrumentation };
+  const { MongooseInstrumentation: Mongoose } = require('@opentelemetry/instrumentation-mongoose') as { MongooseInstrumentation: typeof MongooseInstrumentation };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return [http, new Undici(), grpc, new FastifyOtel({ registerOnInitialization: true }), new Mongoose()];
 }
 
 let provider: NodeTracerProvider | undefined;
