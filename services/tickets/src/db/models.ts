@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import { countSchemas, type TicketCountDoc, type TicketSlotDoc } from './listing';
 
 export const TICKET_STATUSES = ['open', 'pending', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -132,13 +133,14 @@ export interface OpenClaimDoc {
 
 /**
  * A ticket as listTickets filters and orders it, and nothing more: one per ticket, `_id` = the
- * ticket's id, written with every write of the ticket. FerretDB pushes no sort down, so a page of
- * a big tenant reads all the tenant's listed documents: reading these small ones instead of whole
- * tickets makes that several times cheaper (on MongoDB both are index-served).
+ * ticket's id, written with every write of the ticket. `slot` (the hour of `updatedAt`) lets a
+ * page read only the rows of a few hours (see listing.ts); a free-text search reads all the
+ * tenant's rows, and these small ones cost several times less to read than whole tickets.
  */
 export interface TicketRowDoc {
   _id: number;
   tenantId: number;
+  slot: number;
   status: TicketStatus;
   queueId: number | null;
   channelId: number;
@@ -225,10 +227,12 @@ export function registerModels(conn: Connection) {
   ticket.index({ tenantId: 1, 'contact.number': 1, createdAt: -1, _id: -1 });
 
   const row = new Schema<TicketRowDoc>(
-    { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
+    { _id: Number, tenantId: Number, slot: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
     opts,
   );
-  // listTickets: the same orders as the ticket indexes above.
+  // listTickets: the rows of one slot, with or without a status (sorted in memory: a slot is an hour).
+  row.index({ tenantId: 1, slot: 1, status: 1 });
+  // listTickets with a free-text search: the same orders as the ticket indexes above.
   row.index({ tenantId: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
@@ -236,6 +240,7 @@ export function registerModels(conn: Connection) {
   // A contact renamed: the name on its tickets' rows.
   row.index({ tenantId: 1, contactId: 1 });
 
+  const counts = countSchemas(opts);
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   const catalog = () => {
@@ -272,6 +277,8 @@ export function registerModels(conn: Connection) {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
     Ticket: conn.model<TicketDoc>('Ticket', ticket, 'tickets'),
     TicketRow: conn.model<TicketRowDoc>('TicketRow', row, 'ticket_rows'),
+    TicketCount: conn.model<TicketCountDoc>('TicketCount', counts.tenant, 'ticket_counts'),
+    TicketSlot: conn.model<TicketSlotDoc>('TicketSlot', counts.slot, 'ticket_slots'),
     TicketKey: conn.model<TicketKeyDoc>('TicketKey', key, 'ticket_keys'),
     Tag: conn.model<CatalogDoc>('Tag', catalog(), 'tags'),
     Queue: conn.model<CatalogDoc>('Queue', catalog(), 'queues'),
