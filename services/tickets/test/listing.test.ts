@@ -147,6 +147,10 @@ it('follows status and queue moves, one by one and concurrent, in order and in e
   await client.UpdateTicket({ tenantId, ticketId: 820_001, clearQueue: true });
   await expectListing(tenantId, queues);
   await expectCountsBy(tenantId);
+  // A page answers each ticket as it is now, not as it was listed before.
+  const first = await client.ListTickets({ tenantId, page: 1 });
+  expect(first.tickets.slice(0, 3)).toEqual(await Promise.all(first.tickets.slice(0, 3).map((t) => client.GetTicket({ tenantId, ticketId: t.id }))));
+  expect(first.tickets.find((t) => t.id === 820_005)).toMatchObject({ status: 'closed' });
 
   // Many tickets of one tenant moving at once: no counter update is lost.
   await Promise.all(

@@ -50,7 +50,7 @@ export interface Listed {
 }
 
 /** `<status>_<queueId or none>_<channelId>`: a field name MongoDB takes (no dot, no `$`). */
-export const cellOf = (r: Pick<Listed, 'status' | 'queueId' | 'channelId'>) => `${r.status}_${r.queueId ?? 'none'}_${r.channelId}`;
+export const cellOf = (r: { status: string; queueId?: number | null; channelId: number }) => `${r.status}_${r.queueId ?? 'none'}_${r.channelId}`;
 
 export function parseCell(key: string): { status: string; queueId: number | null; channelId: number } {
   const [status, queue, channel] = key.split('_');

@@ -132,22 +132,11 @@ export interface OpenClaimDoc {
 }
 
 /**
- * A ticket as listTickets filters and orders it, and nothing more: one per ticket, `_id` = the
- * ticket's id, written with every write of the ticket. `slot` (the hour of `updatedAt`) lets a
- * page read only the rows of a few hours (see listing.ts); a free-text search reads all the
- * tenant's rows, and these small ones cost several times less to read than whole tickets.
+ * A ticket as listTickets lists it: a copy of the ticket (`_id` = the ticket's id) and its `slot`,
+ * the hour of `updatedAt`, written with every write of the ticket. A page reads the rows of a few
+ * slots (see listing.ts) and answers them as they are, with no lookup per ticket.
  */
-export interface TicketRowDoc {
-  _id: number;
-  tenantId: number;
-  slot: number;
-  status: TicketStatus;
-  queueId: number | null;
-  channelId: number;
-  contactId: number;
-  updatedAt: Date;
-  contact: { number: string; name: string; email: string };
-}
+export type TicketRowDoc = TicketDoc & { slot: number };
 
 const opts = { versionKey: false as const };
 
@@ -176,35 +165,33 @@ export function registerModels(conn: Connection) {
   contact.index({ tenantId: 1, name: 1, _id: 1 });
   contact.index({ tenantId: 1, tagIds: 1, name: 1, _id: 1 });
 
-  const ticket = new Schema<TicketDoc>(
-    {
-      _id: Number,
-      tenantId: { type: Number, required: true },
-      channelId: Number,
-      contactId: Number,
-      contact: { number: String, name: String, email: String },
-      status: String,
-      userId: Number,
-      queueId: Number,
-      chatFlowId: Number,
-      kanbanId: Number,
-      reasonId: Number,
-      value: Number,
-      externalKey: { type: String, default: '' },
-      botBuilderStatus: { type: Boolean, default: false },
-      llmAssistantStatus: { type: Boolean, default: false },
-      workflowStatus: { type: Boolean, default: false },
-      tagIds: { type: [Number], default: [] },
-      paused: { type: Boolean, default: false },
-      pauseReason: String,
-      pausedAt: Date,
-      evaluation: { type: new Schema<EvaluationDoc>({ sentAt: Date, messageId: String, answer: String, answeredAt: Date }, { _id: false }) },
-      createdAt: Date,
-      updatedAt: Date,
-      closedAt: Date,
-    },
-    opts,
-  );
+  const ticketFields = {
+    _id: Number,
+    tenantId: { type: Number, required: true },
+    channelId: Number,
+    contactId: Number,
+    contact: { number: String, name: String, email: String },
+    status: String,
+    userId: Number,
+    queueId: Number,
+    chatFlowId: Number,
+    kanbanId: Number,
+    reasonId: Number,
+    value: Number,
+    externalKey: { type: String, default: '' },
+    botBuilderStatus: { type: Boolean, default: false },
+    llmAssistantStatus: { type: Boolean, default: false },
+    workflowStatus: { type: Boolean, default: false },
+    tagIds: { type: [Number], default: [] },
+    paused: { type: Boolean, default: false },
+    pauseReason: String,
+    pausedAt: Date,
+    evaluation: { type: new Schema<EvaluationDoc>({ sentAt: Date, messageId: String, answer: String, answeredAt: Date }, { _id: false }) },
+    createdAt: Date,
+    updatedAt: Date,
+    closedAt: Date,
+  };
+  const ticket = new Schema<TicketDoc>(ticketFields, opts);
   ticket.index({ tenantId: 1, _id: 1 });
   // findCurrentTicketOfContact: the contact's most recently active open or pending ticket.
   ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1, _id: -1 });
@@ -226,10 +213,7 @@ export function registerModels(conn: Connection) {
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, 'contact.number': 1, createdAt: -1, _id: -1 });
 
-  const row = new Schema<TicketRowDoc>(
-    { _id: Number, tenantId: Number, slot: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
-    opts,
-  );
+  const row = new Schema<TicketRowDoc>({ ...ticketFields, slot: Number }, opts);
   // listTickets: the rows of one slot, with or without a status (sorted in memory: a slot is an hour).
   row.index({ tenantId: 1, slot: 1, status: 1 });
   // listTickets with a free-text search: the same orders as the ticket indexes above.

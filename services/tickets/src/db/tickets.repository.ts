@@ -51,7 +51,7 @@ const LIST_ORDER = { updatedAt: -1, _id: -1 } as const;
 
 /** The `ticket_counts` document that records the listing's layout (no tenant has id 0). */
 const LAYOUT_ID = 0;
-const LAYOUT = { slotMs: SLOT_MS, slotsPerEra: SLOTS_PER_ERA };
+const LAYOUT = { slotMs: SLOT_MS, slotsPerEra: SLOTS_PER_ERA, rows: 'tickets' };
 
 /** What a row is counted under, as read back from the database (a row of an older layout has no slot). */
 const listedOf = (r: Pick<TicketRowDoc, 'tenantId' | 'slot' | 'status' | 'queueId' | 'channelId'> | null): Listed | null =>
@@ -100,7 +100,7 @@ export class TicketsRepository {
       this.models.TicketRow.estimatedDocumentCount().exec(),
       this.models.TicketCount.findById(LAYOUT_ID).lean<TicketCountDoc>().exec(),
     ]);
-    const sameLayout = marker?.layout?.slotMs === LAYOUT.slotMs && marker.layout.slotsPerEra === LAYOUT.slotsPerEra;
+    const sameLayout = JSON.stringify(marker?.layout) === JSON.stringify(LAYOUT);
     if (tickets === rows && (sameLayout || tickets === 0)) {
       if (!sameLayout) await this.writeLayout();
       return;
@@ -156,7 +156,7 @@ export class TicketsRepository {
    */
   private async writeRow(ticket: TicketDoc): Promise<void> {
     const row = rowOf(ticket);
-    // The whole row comes back (small): FerretDB's findAndModify takes no projection.
+    // The whole former row comes back: FerretDB's findAndModify takes no projection.
     const before = await this.models.TicketRow.findOneAndReplace({ _id: ticket._id }, row, { upsert: true, returnDocument: 'before' })
       .lean<TicketRowDoc>()
       .exec();
@@ -257,8 +257,9 @@ export class TicketsRepository {
   }
 
   async insertTicket(ticket: TicketDoc): Promise<void> {
-    await this.models.Ticket.create(ticket);
-    await this.perTicket.run(ticket._id, () => this.writeRow(ticket));
+    // The row copies the ticket as stored, its schema's defaults included.
+    const stored = (await this.models.Ticket.create(ticket)).toObject<TicketDoc>();
+    await this.perTicket.run(ticket._id, () => this.writeRow(stored));
   }
 
   deleteTicket(tenantId: number, id: number): Promise<boolean> {
@@ -290,8 +291,8 @@ export class TicketsRepository {
    * A page of the tenant's tickets (newest activity first, the id breaking ties) and the number
    * matching the filter. Without a free-text search or a tag or user filter, the counters say which
    * slots hold the page and how many match (listing.ts): the page reads the tenant's counts, one
-   * era's slot counts and the rows of the few slots it spans, then each ticket by its key, in
-   * parallel (an `$in` is no pushed-down filter on FerretDB; one lookup per id is).
+   * era's slot counts and the rows of the few slots it spans; rows are copies of their tickets, so
+   * they are the answer.
    */
   async pageTickets(query: TicketQuery, skip: number, limit: number): Promise<{ tickets: TicketDoc[]; count: number }> {
     if (query.tagId !== undefined || query.userId !== undefined) {
@@ -309,57 +310,40 @@ export class TicketsRepository {
       // the order and the tenant's rows are filtered along it.
       const filter = ticketFilter(query);
       const [rows, count] = await Promise.all([
-        this.models.TicketRow.find(filter, { _id: 1 }).sort(LIST_ORDER).skip(skip).limit(limit).lean<Array<{ _id: number }>>().exec(),
+        this.models.TicketRow.find(filter).sort(LIST_ORDER).skip(skip).limit(limit).lean<TicketRowDoc[]>().exec(),
         this.models.TicketRow.countDocuments(filter).exec(),
       ]);
-      return { tickets: await this.ticketsByIds(query.tenantId, rows.map((r) => r._id)), count };
+      return { tickets: rows.map(ticketOfRow), count };
     }
-    const { ids, count } = await this.pageFromSlots(query, skip, limit);
-    return { tickets: await this.ticketsByIds(query.tenantId, ids), count };
+    return this.pageFromSlots(query, skip, limit);
   }
 
-  private async pageFromSlots(query: TicketQuery, skip: number, limit: number): Promise<{ ids: number[]; count: number }> {
+  /**
+   * Three reads, each in parallel where it has several: the tenant's counts; the slot counts of the
+   * eras the page spans (known from the era counts); the rows of the slots it spans (known from
+   * the slot counts).
+   */
+  private async pageFromSlots(query: TicketQuery, skip: number, limit: number): Promise<{ tickets: TicketDoc[]; count: number }> {
     const { tenantId } = query;
     const match = cellMatcher(query);
     const counts = await this.models.TicketCount.findById(tenantId).lean<TicketCountDoc>().exec();
-    const eras = Object.entries(counts?.eras ?? {})
-      .map(([era, cells]) => ({ era: eraOfKey(era), n: sumCells(cells, match) }))
-      .filter((e) => e.n > 0)
-      .sort((a, b) => b.era - a.era);
+    const eras = Object.entries(counts?.eras ?? {}).map(([key, cells]) => ({ at: eraOfKey(key), n: sumCells(cells, match) }));
     const count = eras.reduce((sum, e) => sum + e.n, 0);
-    const ids: number[] = [];
-    let toSkip = skip;
-    for (const { era, n } of eras) {
-      if (ids.length >= limit) break;
-      if (toSkip >= n) {
-        toSkip -= n;
-        continue;
-      }
-      const slots = (await this.models.TicketSlot.find({ tenantId, era }).lean<TicketSlotDoc[]>().exec())
-        .map((s) => ({ slot: s.slot, n: sumCells(s.cells, match) }))
-        .filter((s) => s.n > 0)
-        .sort((a, b) => b.slot - a.slot);
-      for (const slot of slots) {
-        if (ids.length >= limit) break;
-        if (toSkip >= slot.n) {
-          toSkip -= slot.n;
-          continue;
-        }
-        const filter: QueryFilter<TicketRowDoc> = { tenantId, slot: slot.slot };
+    const eraSpan = spanOf(eras, skip, limit);
+    const slotDocs = await Promise.all(eraSpan.units.map(({ at }) => this.models.TicketSlot.find({ tenantId, era: at }).lean<TicketSlotDoc[]>().exec()));
+    const slotSpan = spanOf(
+      slotDocs.flat().map((s) => ({ at: s.slot, n: sumCells(s.cells, match) })),
+      eraSpan.skip,
+      limit,
+    );
+    const rows = await Promise.all(
+      slotSpan.units.map(async ({ at }) => {
+        const filter: QueryFilter<TicketRowDoc> = { tenantId, slot: at };
         if (query.status) filter.status = query.status;
-        const rows = (await this.models.TicketRow.find(filter, { _id: 1, updatedAt: 1, status: 1, queueId: 1, channelId: 1 }).lean<TicketRowDoc[]>().exec())
-          .filter((r) => match(cellOf(r)))
-          .sort(byListOrder);
-        ids.push(...rows.slice(toSkip, toSkip + limit - ids.length).map((r) => r._id));
-        toSkip = Math.max(0, toSkip - rows.length);
-      }
-    }
-    return { ids, count };
-  }
-
-  private async ticketsByIds(tenantId: number, ids: number[]): Promise<TicketDoc[]> {
-    const tickets = await Promise.all(ids.map((id) => this.findTicket(tenantId, id)));
-    return tickets.filter((t): t is TicketDoc => t !== null);
+        return (await this.models.TicketRow.find(filter).lean<TicketRowDoc[]>().exec()).filter((r) => match(cellOf(r))).sort(byListOrder);
+      }),
+    );
+    return { tickets: rows.flat().slice(slotSpan.skip, slotSpan.skip + limit).map(ticketOfRow), count };
   }
 
   /** A tenant's tickets counted by status, queue or channel: its counts document, read once. */
@@ -588,21 +572,27 @@ export class TicketsRepository {
   }
 }
 
+/**
+ * The units (eras or slots, newest first) that hold the items `skip` to `skip + limit` of the
+ * listing, given how many each holds, and how many of the first unit's items come before the page.
+ */
+function spanOf(all: Array<{ at: number; n: number }>, skip: number, limit: number) {
+  const units = all.filter((u) => u.n > 0).sort((a, b) => b.at - a.at);
+  let first = 0;
+  let before = skip;
+  while (first < units.length && before >= units[first].n) before -= units[first++].n;
+  let last = first;
+  for (let held = 0; last < units.length && held < before + limit; last++) held += units[last].n;
+  return { units: units.slice(first, last), skip: before };
+}
+
 /** The listing order in memory: newest `updatedAt` first, then the higher id. */
 const byListOrder = (a: Pick<TicketRowDoc, '_id' | 'updatedAt'>, b: Pick<TicketRowDoc, '_id' | 'updatedAt'>) =>
   b.updatedAt.getTime() - a.updatedAt.getTime() || b._id - a._id;
 
-const rowOf = (t: TicketDoc): TicketRowDoc => ({
-  _id: t._id,
-  tenantId: t.tenantId,
-  slot: slotOf(t.updatedAt),
-  status: t.status,
-  queueId: t.queueId ?? null,
-  channelId: t.channelId,
-  contactId: t.contactId,
-  updatedAt: t.updatedAt,
-  contact: { number: t.contact?.number ?? '', name: t.contact?.name ?? '', email: t.contact?.email ?? '' },
-});
+const rowOf = (t: TicketDoc): TicketRowDoc => ({ ...t, slot: slotOf(t.updatedAt) });
+
+const ticketOfRow = ({ slot, ...ticket }: TicketRowDoc): TicketDoc => ticket;
 
 /** Plain text, case-insensitive, anywhere in the name ('' matches every entity of the tenant). */
 function nameFilter(tenantId: number, search: string): QueryFilter<CatalogDoc> {
