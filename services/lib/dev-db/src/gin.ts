@@ -12,10 +12,8 @@
  * - FerretDB's metadata table is skipped: FerretDB reads it whole.
  * - One GIN index per (table, field), named `<table>_<field>_<hash>_gin`, whatever number of
  *   btree indexes share the field. jsonb_path_ops: smaller than jsonb_ops, and serves `@>`.
- * - `fastupdate = off`: a GIN index otherwise gathers new entries in a pending list that every
- *   query reads in full until a VACUUM merges it, and autovacuum may be off (it is on this
- *   project's CI machines): an equality lookup on a 100k-message collection took 9 ms instead of
- *   0.2 ms. Each insert updates the index at once instead.
+ * - Their pending lists (fastupdate) are merged by dev-db's maintenance where autovacuum is off:
+ *   see startMaintenance.
  * - FerretDB knows nothing of them (its listIndexes reads its own metadata); DROP TABLE drops
  *   them with the collection; dropIndexes leaves them (harmless, and another index may share them).
  *
@@ -55,7 +53,7 @@ BEGIN
       field := replace(field, '''''', '''');
       gin_name := left(idx.tbl, 20) || '_' || left(regexp_replace(lower(field), '[^a-z0-9]+', '_', 'g'), 20)
                   || '_' || left(md5(idx.tbl || '.' || field), 8) || '_gin';
-      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I USING gin ((_jsonb -> %L) jsonb_path_ops) WITH (fastupdate = off)',
+      EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I USING gin ((_jsonb -> %L) jsonb_path_ops)',
                      gin_name, idx.sch, idx.tbl, field);
     END LOOP;
   END LOOP;
@@ -64,18 +62,4 @@ $fn$;
 DROP EVENT TRIGGER IF EXISTS ${GIN_TRIGGER_NAME};
 CREATE EVENT TRIGGER ${GIN_TRIGGER_NAME} ON ddl_command_end WHEN TAG IN ('CREATE INDEX')
   EXECUTE FUNCTION public.${GIN_TRIGGER_NAME}();
--- GIN indexes made before fastupdate was turned off: off now, and their pending entries merged.
-DO $do$
-DECLARE
-  gin record;
-BEGIN
-  FOR gin IN SELECT c.oid, n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-              JOIN pg_am am ON am.oid = c.relam
-             WHERE c.relkind = 'i' AND am.amname = 'gin' AND c.relname LIKE '%\\_gin'
-               AND NOT coalesce(c.reloptions @> ARRAY['fastupdate=off'], false) LOOP
-    EXECUTE format('ALTER INDEX %I.%I SET (fastupdate = off)', gin.nspname, gin.relname);
-    PERFORM gin_clean_pending_list(gin.oid::regclass);
-  END LOOP;
-END
-$do$;
 `;

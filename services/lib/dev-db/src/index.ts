@@ -5,7 +5,7 @@ import { claimDataDir, liveOwner, OWNER_FILE, readRecord, RECORD_FILE, sqliteDir
 import { sqliteStorage, startFerretDb, type Storage } from './ferretdb';
 import { startMemoryServer } from './memory';
 import { cachedFerretDbBinary, findOnPath, isExecutable } from './paths';
-import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, startAnalyzer, throwawayName } from './postgres';
+import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, startMaintenance, throwawayName } from './postgres';
 import type { Backend, Database, StartOptions } from './types';
 
 export { ensureFerretDb, FERRETDB_VERSION } from './build';
@@ -125,16 +125,16 @@ async function postgresqlStorage(name: string, dataDir: string | undefined, log:
   const ready = prepareDatabase(server, database, { dataDir, log });
   ready.catch(() => {}); // awaited by the start, which reports it
   const storage = postgresStorage(server, database, Boolean(dataDir));
-  const stopAnalyzer = startAnalyzer(server, database, log);
+  const stopMaintenance = startMaintenance(server, database, log);
   return {
     ...storage,
     ready,
     release: () => {
-      stopAnalyzer();
+      stopMaintenance();
       return storage.release();
     },
     releaseSync: () => {
-      stopAnalyzer();
+      stopMaintenance();
       storage.releaseSync();
     },
   };

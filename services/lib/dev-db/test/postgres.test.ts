@@ -10,7 +10,7 @@ import { sleep } from '../src/exec';
 import { resetDatabase, startDatabase, type Database } from '../src/index';
 import { cachedFerretDbBinary, findOnPath, isExecutable, runRoot } from '../src/paths';
 import { isPortOpen } from '../src/ports';
-import { LOCAL_POSTGRES_URL, startAnalyzer, throwawayName } from '../src/postgres';
+import { LOCAL_POSTGRES_URL, startMaintenance, throwawayName } from '../src/postgres';
 
 const savedEnv = { MONGODB_URI: process.env.MONGODB_URI, DEV_DB_BACKEND: process.env.DEV_DB_BACKEND };
 const serverUrl = process.env.DEV_DB_POSTGRES_URL ?? LOCAL_POSTGRES_URL;
@@ -222,7 +222,7 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     await db?.stop();
   });
 
-  it('exists for each field of the declared index, and for _id, without a pending list (fastupdate)', async () => {
+  it('exists for each field of the declared index, and for _id', async () => {
     const indexes = await sql<{ indexname: string; indexdef: string }>(
       db.postgresUrl!,
       'SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
@@ -231,7 +231,7 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     const gin = indexes.filter((i) => i.indexdef.includes('USING gin')).map((i) => i.indexdef.replace(/^.* USING gin /, ''));
     expect(gin.sort()).toEqual(
       ["(((_jsonb -> '_id'::text)) jsonb_path_ops)", "(((_jsonb -> 'createdAt'::text)) jsonb_path_ops)",
-        "(((_jsonb -> 'tenantId'::text)) jsonb_path_ops)", "(((_jsonb -> 'ticketId'::text)) jsonb_path_ops)"].map((d) => `${d} WITH (fastupdate=off)`).sort(),
+        "(((_jsonb -> 'tenantId'::text)) jsonb_path_ops)", "(((_jsonb -> 'ticketId'::text)) jsonb_path_ops)"].sort(),
     );
   });
 
@@ -285,7 +285,7 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     );
     const stats = 'SELECT coalesce(last_analyze, last_autoanalyze) AS at FROM pg_stat_user_tables WHERE relname = $1';
     const analyzed = async () => (await sql<{ at: Date | null }>(db.postgresUrl!, stats, [meta.table]))[0]?.at ?? null;
-    const stop = startAnalyzer({ url: serverUrl, source: 'test' }, new URL(db.postgresUrl!).pathname.slice(1), () => undefined, 200);
+    const stop = startMaintenance({ url: serverUrl, source: 'test' }, new URL(db.postgresUrl!).pathname.slice(1), () => undefined, 200);
     try {
       // Statistics reach pg_stat_user_tables within a second or so: wait for the analyzer's pass.
       for (let i = 0; i < 60 && !(await analyzed()); i++) await sleep(250);
