@@ -1,7 +1,7 @@
 import { startTestMesh, type TestMesh } from '@convo/test-support';
 import { ticketsService } from '../src/spec';
 
-// listTickets reads its small listing rows; tickets written without them (an older version, or
+// listTickets reads its listing rows (copies of the tickets, by hour); tickets written without them (an older version, or
 // data loaded from outside) get them when the service starts.
 
 let mesh: TestMesh;

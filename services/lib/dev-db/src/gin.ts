@@ -12,6 +12,8 @@
  * - FerretDB's metadata table is skipped: FerretDB reads it whole.
  * - One GIN index per (table, field), named `<table>_<field>_<hash>_gin`, whatever number of
  *   btree indexes share the field. jsonb_path_ops: smaller than jsonb_ops, and serves `@>`.
+ * - Their pending lists (fastupdate) are merged by dev-db's maintenance where autovacuum is off:
+ *   see startMaintenance.
  * - FerretDB knows nothing of them (its listIndexes reads its own metadata); DROP TABLE drops
  *   them with the collection; dropIndexes leaves them (harmless, and another index may share them).
  * - FerretDB's own btree index is then replaced, under the same name, by an empty one (`WHERE

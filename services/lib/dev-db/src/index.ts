@@ -5,7 +5,7 @@ import { claimDataDir, liveOwner, OWNER_FILE, readRecord, RECORD_FILE, sqliteDir
 import { sqliteStorage, startFerretDb, type Storage } from './ferretdb';
 import { startMemoryServer } from './memory';
 import { cachedFerretDbBinary, findOnPath, isExecutable } from './paths';
-import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, throwawayName } from './postgres';
+import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, startMaintenance, throwawayName } from './postgres';
 import type { Backend, Database, StartOptions } from './types';
 
 export { ensureFerretDb, FERRETDB_VERSION } from './build';
@@ -124,7 +124,20 @@ async function postgresqlStorage(name: string, dataDir: string | undefined, log:
   // throwaway database through the storage's release, like any failed start.
   const ready = prepareDatabase(server, database, { dataDir, log });
   ready.catch(() => {}); // awaited by the start, which reports it
-  return { ...postgresStorage(server, database, Boolean(dataDir)), ready };
+  const storage = postgresStorage(server, database, Boolean(dataDir));
+  const stopMaintenance = startMaintenance(server, database, log);
+  return {
+    ...storage,
+    ready,
+    release: () => {
+      stopMaintenance();
+      return storage.release();
+    },
+    releaseSync: () => {
+      stopMaintenance();
+      storage.releaseSync();
+    },
+  };
 }
 
 async function sqliteKept(dataDir: string | undefined): Promise<Storage> {

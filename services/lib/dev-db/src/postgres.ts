@@ -14,6 +14,7 @@ type Log = (line: string) => void;
 /** The machine's own server: every machine of this project's kind (developers' and CI's) runs one. */
 export const LOCAL_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const CONNECT_TIMEOUT_MS = 3000;
+const MAINTENANCE_INTERVAL_MS = 15_000;
 
 /**
  * Names carry the host, so a server shared by several machines (DEV_DB_POSTGRES_URL) is only ever
@@ -126,6 +127,55 @@ async function installGinTrigger(server: PostgresServer, database: string, log: 
     // Event triggers need a superuser, which a DEV_DB_POSTGRES_URL may not be.
     log(`dev-db: no GIN indexes for FerretDB's queries (they will scan whole tables): ${(error as Error).message}`);
   }
+}
+
+/**
+ * Autovacuum may be off (this project's CI machines turn it off); then two things nobody else does
+ * make every equality lookup slower as data grows. A GIN index gathers new entries in a pending
+ * list that each query reads in full until a VACUUM merges it (or an insert finds it over 4 MB).
+ * And no table is ever analyzed: without statistics the planner ANDs the GIN indexes of all of a
+ * query's equalities, the tenant's too, which on a big tenant matches every document. Measured on
+ * 100k messages, a lookup by tenant and ticket: 32 ms; 3.3 ms once analyzed; 0.24 ms with the
+ * pending list merged as well. This does autovacuum's part for one database while it is in use:
+ * every interval, it merges the GIN indexes' pending lists and ANALYZEs the tables changed by more
+ * than autoanalyze's default threshold (50 rows and 10 %). It stops by itself when autovacuum is on.
+ */
+export function startMaintenance(server: PostgresServer, database: string, log: Log, intervalMs = MAINTENANCE_INTERVAL_MS): () => void {
+  let stopped = false;
+  let running = false;
+  let reported = false;
+  const tick = async () => {
+    if (running || stopped) return;
+    running = true;
+    try {
+      await withClient(databaseUrl(server, database), async (client) => {
+        const { rows: settings } = await client.query<{ autovacuum: string }>('SHOW autovacuum');
+        if (settings[0]?.autovacuum === 'on') return stop();
+        // Cheap when a list is empty (one page read): no need to know which indexes grew.
+        await client.query(
+          `SELECT gin_clean_pending_list(c.oid::regclass) FROM pg_class c JOIN pg_am am ON am.oid = c.relam
+            WHERE c.relkind = 'i' AND am.amname = 'gin' AND c.relname LIKE '%\\_gin'`,
+        );
+        const { rows } = await client.query<{ schemaname: string; relname: string }>(
+          'SELECT schemaname, relname FROM pg_stat_user_tables WHERE n_mod_since_analyze > 50 + 0.1 * n_live_tup',
+        );
+        for (const t of rows) if (!stopped) await client.query(`ANALYZE ${ident(t.schemaname)}.${ident(t.relname)}`);
+      });
+    } catch (error) {
+      // The database may not exist yet, or be going away; say it once, and keep trying.
+      if (!stopped && !reported) log(`dev-db: maintenance of ${database} failed (will retry): ${(error as Error).message}`);
+      reported = true;
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void tick(), intervalMs);
+  timer.unref();
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  return stop;
 }
 
 export async function dropDatabase(server: PostgresServer, database: string): Promise<void> {

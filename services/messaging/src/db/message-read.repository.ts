@@ -6,8 +6,6 @@ import { registerModels, type MessageDoc } from './models';
 /** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
 export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Conversation order; the id breaks ties between messages of the same millisecond, so pages are stable. */
-const CHRONOLOGICAL = { createdAt: 1, _id: 1 } as const;
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 
 export interface LastMessageRow {
@@ -39,12 +37,18 @@ export class MessageReadRepository {
     return this.messages.find({ tenantId, ticketId }).sort(NEWEST_FIRST).limit(limit).lean<MessageDoc[]>().exec();
   }
 
-  searchInTicket(tenantId: number, ticketId: number, text: string, skip: number, limit: number) {
-    return this.messages.find(searchFilter(tenantId, ticketId, text)).sort(CHRONOLOGICAL).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
-  }
-
-  countSearchInTicket(tenantId: number, ticketId: number, text: string) {
-    return this.messages.countDocuments(searchFilter(tenantId, ticketId, text)).exec();
+  /**
+   * A page of the ticket's messages that contain the text, and how many do: one read of every
+   * match, ordered and sliced here. A count by the database would read the same documents again:
+   * FerretDB pushes down the tenant and ticket equalities but not the regex, a sort, a skip or a
+   * count, so it reads the ticket's matches for the page and again for the count; MongoDB too
+   * must read each matching document (the regex is on the body). The matches are one ticket's.
+   */
+  async searchInTicket(tenantId: number, ticketId: number, text: string, skip: number, limit: number): Promise<{ messages: MessageDoc[]; count: number }> {
+    const matches = await this.messages.find(searchFilter(tenantId, ticketId, text)).lean<MessageDoc[]>().exec();
+    // Conversation order; the id breaks ties between messages of the same millisecond, so pages are stable.
+    matches.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+    return { messages: matches.slice(skip, skip + limit), count: matches.length };
   }
 
   /**

@@ -41,12 +41,11 @@ export class ReadService {
       .throwIfAny('Invalid message search');
     const page = Math.max(1, req.page || 1);
     const limit = req.limit || SEARCH_DEFAULT_LIMIT;
-    const [, docs, count] = await Promise.all([
+    const [, { messages, count }] = await Promise.all([
       this.requireTicket(req.tenantId, req.ticketId),
       this.repo.searchInTicket(req.tenantId, req.ticketId, search, (page - 1) * limit, limit),
-      this.repo.countSearchInTicket(req.tenantId, req.ticketId, search),
     ]);
-    return { messages: docs.map(toMessage), count, hasMore: page * limit < count, page, limit };
+    return { messages: messages.map(toMessage), count, hasMore: page * limit < count, page, limit };
   }
 
   async lastMessages(req: proto.messaging.LastMessagesRequest__Output): Promise<proto.messaging.LastMessagesResponse> {

@@ -1,4 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
+import { countSchemas, type TicketCountDoc, type TicketSlotDoc } from './listing';
 
 export const TICKET_STATUSES = ['open', 'pending', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -131,21 +132,11 @@ export interface OpenClaimDoc {
 }
 
 /**
- * A ticket as listTickets filters and orders it, and nothing more: one per ticket, `_id` = the
- * ticket's id, written with every write of the ticket. FerretDB pushes no sort down, so a page of
- * a big tenant reads all the tenant's listed documents: reading these small ones instead of whole
- * tickets makes that several times cheaper (on MongoDB both are index-served).
+ * A ticket as listTickets lists it: a copy of the ticket (`_id` = the ticket's id) and its `slot`,
+ * the hour of `updatedAt`, written with every write of the ticket. A page reads the rows of a few
+ * slots (see listing.ts) and answers them as they are, with no lookup per ticket.
  */
-export interface TicketRowDoc {
-  _id: number;
-  tenantId: number;
-  status: TicketStatus;
-  queueId: number | null;
-  channelId: number;
-  contactId: number;
-  updatedAt: Date;
-  contact: { number: string; name: string; email: string };
-}
+export type TicketRowDoc = TicketDoc & { slot: number };
 
 const opts = { versionKey: false as const };
 
@@ -174,35 +165,33 @@ export function registerModels(conn: Connection) {
   contact.index({ tenantId: 1, name: 1, _id: 1 });
   contact.index({ tenantId: 1, tagIds: 1, name: 1, _id: 1 });
 
-  const ticket = new Schema<TicketDoc>(
-    {
-      _id: Number,
-      tenantId: { type: Number, required: true },
-      channelId: Number,
-      contactId: Number,
-      contact: { number: String, name: String, email: String },
-      status: String,
-      userId: Number,
-      queueId: Number,
-      chatFlowId: Number,
-      kanbanId: Number,
-      reasonId: Number,
-      value: Number,
-      externalKey: { type: String, default: '' },
-      botBuilderStatus: { type: Boolean, default: false },
-      llmAssistantStatus: { type: Boolean, default: false },
-      workflowStatus: { type: Boolean, default: false },
-      tagIds: { type: [Number], default: [] },
-      paused: { type: Boolean, default: false },
-      pauseReason: String,
-      pausedAt: Date,
-      evaluation: { type: new Schema<EvaluationDoc>({ sentAt: Date, messageId: String, answer: String, answeredAt: Date }, { _id: false }) },
-      createdAt: Date,
-      updatedAt: Date,
-      closedAt: Date,
-    },
-    opts,
-  );
+  const ticketFields = {
+    _id: Number,
+    tenantId: { type: Number, required: true },
+    channelId: Number,
+    contactId: Number,
+    contact: { number: String, name: String, email: String },
+    status: String,
+    userId: Number,
+    queueId: Number,
+    chatFlowId: Number,
+    kanbanId: Number,
+    reasonId: Number,
+    value: Number,
+    externalKey: { type: String, default: '' },
+    botBuilderStatus: { type: Boolean, default: false },
+    llmAssistantStatus: { type: Boolean, default: false },
+    workflowStatus: { type: Boolean, default: false },
+    tagIds: { type: [Number], default: [] },
+    paused: { type: Boolean, default: false },
+    pauseReason: String,
+    pausedAt: Date,
+    evaluation: { type: new Schema<EvaluationDoc>({ sentAt: Date, messageId: String, answer: String, answeredAt: Date }, { _id: false }) },
+    createdAt: Date,
+    updatedAt: Date,
+    closedAt: Date,
+  };
+  const ticket = new Schema<TicketDoc>(ticketFields, opts);
   ticket.index({ tenantId: 1, _id: 1 });
   // findCurrentTicketOfContact: the contact's most recently active open or pending ticket.
   ticket.index({ tenantId: 1, contactId: 1, updatedAt: -1, _id: -1 });
@@ -224,11 +213,10 @@ export function registerModels(conn: Connection) {
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, 'contact.number': 1, createdAt: -1, _id: -1 });
 
-  const row = new Schema<TicketRowDoc>(
-    { _id: Number, tenantId: Number, status: String, queueId: Number, channelId: Number, contactId: Number, updatedAt: Date, contact: { number: String, name: String, email: String } },
-    opts,
-  );
-  // listTickets: the same orders as the ticket indexes above.
+  const row = new Schema<TicketRowDoc>({ ...ticketFields, slot: Number }, opts);
+  // listTickets: the rows of one slot, with or without a status (sorted in memory: a slot is an hour).
+  row.index({ tenantId: 1, slot: 1, status: 1 });
+  // listTickets with a free-text search: the same orders as the ticket indexes above.
   row.index({ tenantId: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, status: 1, updatedAt: -1, _id: -1 });
   row.index({ tenantId: 1, queueId: 1, updatedAt: -1, _id: -1 });
@@ -236,6 +224,7 @@ export function registerModels(conn: Connection) {
   // A contact renamed: the name on its tickets' rows.
   row.index({ tenantId: 1, contactId: 1 });
 
+  const counts = countSchemas(opts);
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   const catalog = () => {
@@ -272,6 +261,8 @@ export function registerModels(conn: Connection) {
     Contact: conn.model<ContactDoc>('Contact', contact, 'contacts'),
     Ticket: conn.model<TicketDoc>('Ticket', ticket, 'tickets'),
     TicketRow: conn.model<TicketRowDoc>('TicketRow', row, 'ticket_rows'),
+    TicketCount: conn.model<TicketCountDoc>('TicketCount', counts.tenant, 'ticket_counts'),
+    TicketSlot: conn.model<TicketSlotDoc>('TicketSlot', counts.slot, 'ticket_slots'),
     TicketKey: conn.model<TicketKeyDoc>('TicketKey', key, 'ticket_keys'),
     Tag: conn.model<CatalogDoc>('Tag', catalog(), 'tags'),
     Queue: conn.model<CatalogDoc>('Queue', catalog(), 'queues'),

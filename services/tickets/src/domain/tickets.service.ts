@@ -204,11 +204,7 @@ export class TicketsService {
       queueIds: req.queueIds,
       channelIds: req.channelIds,
     };
-    // Two queries in parallel: the page and the total, so a page costs one round trip.
-    const [tickets, count] = await Promise.all([
-      this.repo.listTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE),
-      this.repo.countTickets(query),
-    ]);
+    const { tickets, count } = await this.repo.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
     return { tickets: tickets.map(toTicket), count, hasMore: page * TICKETS_PAGE_SIZE < count, page, pageSize: TICKETS_PAGE_SIZE };
   }
 

@@ -43,7 +43,7 @@ export class DashboardResolver {
       tagId: tagId ?? undefined,
       userId: userId ?? undefined,
     };
-    const [docs, totalCount] = await Promise.all([this.repo.listTickets(query, offset, first), this.repo.countTickets(query)]);
+    const { tickets: docs, count: totalCount } = await this.repo.pageTickets(query, offset, first);
     const next = offset + docs.length;
     return {
       nodes: docs.map(toGraphTicket),

@@ -1,0 +1,193 @@
+import type { ServiceClient } from '@convo/kit';
+import { SUPER_ADMIN_TOKEN, startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
+import { SLOT_MS, SLOTS_PER_ERA } from '../src/db/listing';
+import { ticketsService } from '../src/spec';
+
+// listTickets pages by slots (the hour of a ticket's last activity) and by counters per slot and
+// per week (src/db/listing.ts). These tests compare every page of every filter with the order and
+// count computed here from the tickets themselves: after the rebuild at start, after status and
+// queue moves, after concurrent moves, and for tickets written by an older layout.
+
+let mesh: TestMesh;
+let svc: TestService<'tickets'>;
+let client: ServiceClient<'tickets'>;
+
+beforeAll(async () => {
+  mesh = await startTestMesh('listing-test');
+  svc = await mesh.start(ticketsService);
+  client = svc.client;
+});
+afterAll(() => mesh?.stop());
+
+const restart = async () => {
+  await svc.stop();
+  svc = await mesh.start(ticketsService);
+  client = svc.client;
+};
+
+async function gql(query: string, variables: Record<string, unknown>) {
+  const res = await fetch(`http://127.0.0.1:${svc.graphqlPort}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SUPER_ADMIN_TOKEN}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return ((await res.json()) as { data: any }).data;
+}
+
+const createQueue = async (tenantId: number): Promise<number> =>
+  (await gql('mutation($t: Int!, $n: String!) { createQueue(tenantId: $t, name: $n) { id } }', { t: tenantId, n: `q-${Math.random()}` })).createQueue.id;
+
+interface Seeded {
+  _id: number;
+  status: string;
+  queueId: number | null;
+  channelId: number;
+  updatedAt: Date;
+}
+
+const STATUSES = ['open', 'pending', 'closed'];
+
+/** Tickets straight into the database: runs of equal times (ties), slot and week boundaries, gaps of months. */
+async function seed(tenantId: number, firstId: number, count: number, queues: Array<number | null>): Promise<void> {
+  const base = Date.UTC(2026, 0, 5) - (Date.UTC(2026, 0, 5) % (SLOT_MS * SLOTS_PER_ERA));
+  const docs = Array.from({ length: count }, (_, i) => {
+    // Three tickets share each instant; instants straddle hours, a few fall weeks and months back.
+    const step = Math.floor(i / 3);
+    const offset = step * 17 * 60_000 + (i % 29 === 0 ? -90 * 24 * SLOT_MS : 0) + (i % 11 === 0 ? -2 * SLOTS_PER_ERA * SLOT_MS : 0);
+    const at = new Date(base + offset);
+    return {
+      _id: firstId + i, tenantId, channelId: i % 4 === 0 ? 4 : 3, contactId: firstId + i,
+      contact: { number: `55118${String(10_000_000 + firstId + i)}`, name: `Contact ${i}`, email: '' },
+      status: STATUSES[i % 3], userId: null, queueId: queues[i % queues.length], chatFlowId: null, kanbanId: null, reasonId: null, value: null,
+      externalKey: '', botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [], paused: false,
+      pauseReason: null, pausedAt: null, evaluation: null, createdAt: at, updatedAt: at, closedAt: null,
+    };
+  });
+  await svc.db.collection('tickets').insertMany(docs as never[]);
+}
+
+/** Every page of a filter, in order, as listTickets answers them. */
+async function allPages(filter: Record<string, unknown>): Promise<{ ids: number[]; counts: number[] }> {
+  const ids: number[] = [];
+  const counts: number[] = [];
+  for (let page = 1; ; page++) {
+    const answer = await client.ListTickets({ ...filter, page } as never);
+    ids.push(...answer.tickets.map((t) => t.id));
+    counts.push(answer.count);
+    expect(answer.hasMore).toBe(page * 20 < answer.count);
+    if (!answer.hasMore) return { ids, counts };
+  }
+}
+
+/** The listing computed from the tickets: newest activity first, the higher id first on a tie. */
+async function expected(tenantId: number, keep: (t: Seeded) => boolean): Promise<number[]> {
+  const tickets = (await svc.db.collection('tickets').find({ tenantId }).toArray()) as unknown as Seeded[];
+  return tickets
+    .filter(keep)
+    .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || b._id - a._id)
+    .map((t) => t._id);
+}
+
+async function expectListing(tenantId: number, queues: number[]): Promise<void> {
+  const filters: Array<[Record<string, unknown>, (t: Seeded) => boolean]> = [
+    [{}, () => true],
+    [{ status: 'open' }, (t) => t.status === 'open'],
+    [{ status: 'closed' }, (t) => t.status === 'closed'],
+    [{ queueIds: [queues[0]] }, (t) => t.queueId === queues[0]],
+    [{ queueIds: queues }, (t) => t.queueId !== null && queues.includes(t.queueId)],
+    [{ channelIds: [4] }, (t) => t.channelId === 4],
+    [{ status: 'pending', queueIds: [queues[1]], channelIds: [3] }, (t) => t.status === 'pending' && t.queueId === queues[1] && t.channelId === 3],
+  ];
+  for (const [filter, keep] of filters) {
+    const want = await expected(tenantId, keep);
+    const got = await allPages({ tenantId, ...filter });
+    expect(got.ids).toEqual(want);
+    expect(new Set(got.counts)).toEqual(new Set([want.length]));
+  }
+}
+
+async function expectCountsBy(tenantId: number): Promise<void> {
+  const tickets = (await svc.db.collection('tickets').find({ tenantId }).toArray()) as unknown as Seeded[];
+  const tally = (key: (t: Seeded) => string | null) => {
+    const m = new Map<string | null, number>();
+    for (const t of tickets) m.set(key(t), (m.get(key(t)) ?? 0) + 1);
+    return [...m].map(([k, count]) => ({ key: k, count })).sort((a, b) => String(a.key).localeCompare(String(b.key)));
+  };
+  const answer = (await gql('query($t: Int!) { ticketCounts(tenantId: $t) { byStatus { key count } byQueue { key count } byChannel { key count } } }', { t: tenantId }))
+    .ticketCounts;
+  const sorted = (groups: Array<{ key: string | null; count: number }>) => [...groups].sort((a, b) => String(a.key).localeCompare(String(b.key)));
+  expect(sorted(answer.byStatus)).toEqual(tally((t) => t.status));
+  expect(sorted(answer.byQueue)).toEqual(tally((t) => (t.queueId === null ? null : String(t.queueId))));
+  expect(sorted(answer.byChannel)).toEqual(tally((t) => String(t.channelId)));
+  // Counts only grow while some slot still holds rows: the sums match the tickets.
+  expect(answer.byStatus.map((g: { count: number }) => g.count).reduce((a: number, b: number) => a + b, 0)).toBe(tickets.length);
+}
+
+it('pages every filter in listing order, ties broken by id, with exact counts, after the rebuild at start', async () => {
+  const tenantId = 8101;
+  const queues = [await createQueue(tenantId), await createQueue(tenantId)];
+  await seed(tenantId, 810_000, 130, [null, ...queues]);
+  await restart();
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+  // The dashboard's connection pages the same rows.
+  const dash = await gql('query($t: Int!) { tickets(tenantId: $t, first: 7, after: null) { totalCount nodes { id } } }', { t: tenantId });
+  expect(dash.tickets.totalCount).toBe(130);
+  expect(dash.tickets.nodes.map((n: { id: number }) => n.id)).toEqual((await expected(tenantId, () => true)).slice(0, 7));
+});
+
+it('follows status and queue moves, one by one and concurrent, in order and in every count', async () => {
+  const tenantId = 8102;
+  const queues = [await createQueue(tenantId), await createQueue(tenantId)];
+  await seed(tenantId, 820_000, 90, [null, ...queues]);
+  await restart();
+
+  await client.UpdateTicket({ tenantId, ticketId: 820_005, status: 'closed' });
+  await client.UpdateTicket({ tenantId, ticketId: 820_000, queueId: queues[1] });
+  await client.UpdateTicket({ tenantId, ticketId: 820_001, clearQueue: true });
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+  // A page answers each ticket as it is now, not as it was listed before.
+  const first = await client.ListTickets({ tenantId, page: 1 });
+  expect(first.tickets.slice(0, 3)).toEqual(await Promise.all(first.tickets.slice(0, 3).map((t) => client.GetTicket({ tenantId, ticketId: t.id }))));
+  expect(first.tickets.find((t) => t.id === 820_005)).toMatchObject({ status: 'closed' });
+
+  // Many tickets of one tenant moving at once: no counter update is lost.
+  await Promise.all(
+    Array.from({ length: 45 }, (_, i) =>
+      client.UpdateTicket({ tenantId, ticketId: 820_000 + i * 2, status: STATUSES[(i + 1) % 3], ...(i % 2 ? { queueId: queues[i % 4 === 1 ? 0 : 1] } : {}) }),
+    ),
+  );
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+});
+
+it('lists new tickets first and forgets deleted ones', async () => {
+  const tenantId = 8103;
+  const queues = [await createQueue(tenantId), await createQueue(tenantId)];
+  await seed(tenantId, 830_000, 25, [null, ...queues]);
+  await restart();
+  const created = await client.CreateTicket({ tenantId, channelId: 3, number: '5511830000999' });
+  const page = await client.ListTickets({ tenantId, page: 1 });
+  expect(page.tickets[0].id).toBe(created.ticket!.id);
+  expect(page.count).toBe(26);
+  await client.DiscardTicket({ tenantId, ticketId: created.ticket!.id });
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+});
+
+it('rebuilds rows and counts written by an older layout (rows without slots, no layout record) at start', async () => {
+  const tenantId = 8104;
+  const queues = [await createQueue(tenantId), await createQueue(tenantId)];
+  await seed(tenantId, 840_000, 30, [null, ...queues]);
+  await restart();
+  const tickets = await svc.db.collection('tickets').find({ tenantId }).toArray();
+  await svc.db.collection('ticket_rows').deleteMany({ tenantId });
+  await svc.db.collection('ticket_rows').insertMany(
+    tickets.map((t) => ({ _id: t._id, tenantId, status: t.status, queueId: t.queueId, channelId: t.channelId, contactId: t.contactId, updatedAt: t.updatedAt, contact: t.contact })),
+  );
+  await svc.db.collection('ticket_counts').deleteMany({ _id: { $in: [0, tenantId] } } as never);
+  await restart();
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+});
