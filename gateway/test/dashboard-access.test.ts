@@ -1,6 +1,8 @@
 import { buildSchema, Kind, parse, validate, type FragmentDefinitionNode, type OperationDefinitionNode } from 'graphql';
 import { readGatewayConfig } from '../src/config';
-import { tenantScopeViolation } from '../src/dashboard/access';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TENANT_SCOPED_FIELDS, tenantScopeViolation } from '../src/dashboard/access';
 import { depthRule } from '../src/dashboard/limits';
 import { SessionSigner } from '../src/dashboard/session';
 
@@ -48,6 +50,19 @@ describe('tenantScopeViolation', () => {
     expect(check('{ ...F } fragment F on Query { queues(tenantId: 6) { id } }')).toMatch(/tenant 5 only/);
     expect(check('{ ... on Query { mine: tags(tenantId: 5) { id } theirs: tags(tenantId: 6) { id } } }')).toMatch(/tenant 5 only/);
     expect(check('{ ticket(id: 1) { id } }')).toMatch(/tenant 5 only/);
+  });
+
+  it('names only root fields the supergraph has (a renamed field would be refused to tenants unnoticed)', () => {
+    // Composed by the build from the subgraphs' SDL files.
+    const supergraph = parse(readFileSync(join(__dirname, '..', 'supergraph.graphql'), 'utf8'));
+    const roots = new Set(
+      supergraph.definitions.flatMap((d) =>
+        d.kind === Kind.OBJECT_TYPE_DEFINITION && (d.name.value === 'Query' || d.name.value === 'Mutation') ? (d.fields ?? []).map((f) => f.name.value) : [],
+      ),
+    );
+    const named = Object.keys(TENANT_SCOPED_FIELDS).filter((name) => !name.startsWith('__'));
+    expect(named.filter((name) => !roots.has(name))).toEqual([]);
+    expect(check('{ driverKinds }')).toBeUndefined();
   });
 
   it('refuses platform fields and any root field it does not know', () => {

@@ -75,7 +75,7 @@ export const TENANT_SCOPED_FIELDS: Record<string, string | null> = {
   channelProfile: 'tenantId',
   // Catalogues without tenant data.
   plans: null,
-  channelKinds: null,
+  driverKinds: null,
   __typename: null,
   __schema: null,
   __type: null,
