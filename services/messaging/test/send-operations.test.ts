@@ -83,6 +83,16 @@ describe('SendByTicket', () => {
         body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, content: { text: 'Hello!' }, options: { messageId: res.messageId } },
       },
     ]);
+    // A text message stores only the fields it has (no media, interactive, e-mail or error fields):
+    // each one would cost the embedded database a decode on every read and update.
+    const [stored] = await messagesOf(ticket.id);
+    expect(Object.keys(stored).sort()).toEqual(
+      ['_id', 'body', 'channelId', 'createdAt', 'direction', 'providerMessageId', 'status', 'tenantId', 'ticketId', 'to', 'updatedAt'].concat(
+        stored.traceparent === undefined ? [] : ['traceparent'],
+      ).sort(),
+    );
+    // Reads answer the missing fields as empty.
+    expect(await messaging.GetMessage({ tenantId, messageId: res.messageId })).toMatchObject({ error: '', mediaUrl: '', mimeType: '', fileName: '', subject: '' });
   });
 
   it('answers without waiting for a slow provider', async () => {

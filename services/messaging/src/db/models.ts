@@ -15,14 +15,19 @@ export interface MessageDoc {
   direction: 'in' | 'out';
   body: string;
   status: MessageStatus;
-  providerMessageId: string;
-  error: string;
+  /*
+   * The fields below are optional: a message stores only those it has (a text message leaves out
+   * its media, interactive, e-mail and error fields, read back as ''). Every field a document
+   * carries costs the embedded database a decode on each read and update of it.
+   */
+  providerMessageId?: string;
+  error?: string;
   /** The caller's mediaUrl, when the file came from one. */
-  mediaUrl: string;
-  mediaId: string;
-  mimeType: string;
-  fileName: string;
-  externalKey: string;
+  mediaUrl?: string;
+  mediaId?: string;
+  mimeType?: string;
+  fileName?: string;
+  externalKey?: string;
   /** Outgoing: the contact's address at acceptance (a number, a platform user id, or an e-mail). */
   to?: string;
   /** Outgoing, while queued: delivery attempts so far and when the next one is due. */

@@ -258,9 +258,9 @@ export class Dispatcher {
           to: message.to ?? '',
           content: {
             text: message.body,
-            mediaUrl: message.mediaId ? this.peers.mediaLink(message.mediaId, message.fileName) : '',
-            mimeType: message.mimeType,
-            fileName: message.fileName,
+            mediaUrl: message.mediaId ? this.peers.mediaLink(message.mediaId, message.fileName ?? '') : '',
+            mimeType: message.mimeType ?? '',
+            fileName: message.fileName ?? '',
             interactiveType: message.interactiveType ?? '',
             interactiveJson: message.interactiveJson ?? '',
             subject: message.subject ?? '',
@@ -285,7 +285,9 @@ export class Dispatcher {
   }
 
   private async recordSent(message: MessageDoc, providerMessageId: string): Promise<void> {
-    await this.repo.applyStatus(message, 'sent', { providerMessageId, error: '', nextAttemptAt: null }, { exclusive: true, event: await this.listened(message) });
+    // A retried message clears its last error and due time; a first attempt has neither to clear.
+    const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
+    await this.repo.applyStatus(message, 'sent', { providerMessageId, ...cleared }, { exclusive: true, event: await this.listened(message) });
   }
 
   private async flushUnrecorded(): Promise<void> {

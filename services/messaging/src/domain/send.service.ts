@@ -295,6 +295,8 @@ export class SendService {
       requireTimeLeft(deadline);
       const now = new Date();
       const { media, interactive } = out;
+      // Only the fields this message has (see MessageDoc): a text message is half the document.
+      const traceparent = currentTraceparent();
       await this.repo.insert({
         _id: out.messageId,
         tenantId,
@@ -303,22 +305,19 @@ export class SendService {
         direction: 'out',
         body: out.body,
         status: 'queued',
-        providerMessageId: '',
-        error: '',
-        mediaUrl: media?.sourceUrl ?? '',
-        mediaId: media?.mediaId ?? '',
-        mimeType: media?.mimeType ?? '',
-        fileName: media?.fileName ?? '',
-        externalKey: out.externalKey,
+        ...(media && {
+          ...(media.sourceUrl && { mediaUrl: media.sourceUrl }),
+          mediaId: media.mediaId,
+          mimeType: media.mimeType,
+          ...(media.fileName && { fileName: media.fileName }),
+        }),
+        ...(out.externalKey && { externalKey: out.externalKey }),
         // E-mail tickets (webmail channels) have an address instead of a number.
         to: ticket.contact!.number || ticket.contact!.email,
-        attempts: 0,
-        nextAttemptAt: now,
-        interactiveType: interactive?.type ?? '',
-        interactiveJson: interactive?.json ?? '',
-        subject,
+        ...(interactive && { interactiveType: interactive.type, interactiveJson: interactive.json }),
+        ...(subject && { subject }),
         ...(out.voice && { voice: true }),
-        traceparent: currentTraceparent(),
+        ...(traceparent && { traceparent }),
         createdAt: now,
         updatedAt: now,
       });
@@ -400,10 +399,10 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     direction: m.direction,
     body: m.body,
     status: m.status,
-    providerMessageId: m.providerMessageId,
-    error: m.error,
-    mediaUrl: m.mediaUrl,
-    mimeType: m.mimeType,
+    providerMessageId: m.providerMessageId ?? '',
+    error: m.error ?? '',
+    mediaUrl: m.mediaUrl ?? '',
+    mimeType: m.mimeType ?? '',
     fileName: m.fileName ?? '',
     interactiveType: m.interactiveType ?? '',
     interactiveJson: m.interactiveJson ?? '',

@@ -7,6 +7,8 @@ import { Message, MessageConnection, TicketMessages } from './message.type';
 export const toGraphMessage = (m: MessageDoc): Message => ({
   ...m,
   id: m._id,
+  providerMessageId: m.providerMessageId ?? '',
+  error: m.error ?? '',
   createdAt: m.createdAt.toISOString(),
 });
 

@@ -48,7 +48,7 @@ export function messagePayload(
       mimeType: orNull(m.mimeType),
       fileName: orNull(m.fileName),
       providerMediaId: orNull(m.providerMediaId),
-      providerMessageId: m.providerMessageId,
+      providerMessageId: m.providerMessageId ?? '',
       replyTo: orNull(m.replyTo),
       evaluationAnswer: m.evaluationAnswer ?? false,
       timestamp: iso(m.providerTimestamp ?? m.createdAt),
