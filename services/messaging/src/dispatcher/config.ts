@@ -64,7 +64,9 @@ export function readDispatcherConfig(env: NodeJS.ProcessEnv = process.env): Disp
     dispatcherId: r.str('DISPATCHER_ID', '') || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     healthPort: r.int('DISPATCHER_HEALTH_PORT', 4013),
     partitions: r.int('DISPATCH_PARTITIONS', 64),
-    // One attempt (a channel lookup and the provider call) several times over.
+    // One attempt (a channel lookup and the provider call) several times over: a lease is renewed
+    // once a third of it is used and dropped with less than a third left, so a held lease always
+    // outlives an attempt started under it.
     leaseMs: r.int('DISPATCH_LEASE_MS', 3 * (messaging.providerDeadlineMs + rpcDeadlineMs) + 10_000),
     roundMs: r.int('DISPATCH_ROUND_MS', 2_000),
     pollMs: r.int('DISPATCH_POLL_MS', 100),

@@ -76,6 +76,24 @@ describe('PartitionLeases', () => {
     expect(again.heldPartitions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 
+  it('renews a lease once a third of it is used, not every round, and keeps it held meanwhile', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const worker = await pool(6_000);
+    const a = await worker('a');
+    await a.maintain();
+    // A second later the leases have over two thirds left: the round writes nothing, so they still
+    // end where the claim put them (work of 5.2 s may no longer start)...
+    await sleep(1_000);
+    await a.maintain();
+    expect(a.heldPartitions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(a.mayStart(0, 5_200)).toBe(false);
+    // ...and once a third is used, the round renews them for a whole lease from now.
+    await sleep(1_500);
+    await a.maintain();
+    expect(a.heldPartitions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(a.mayStart(0, 5_200)).toBe(true);
+  });
+
   it('allows work to start only while the lease outlives it', async () => {
     const worker = await pool(1_000);
     const a = await worker('a');
