@@ -25,6 +25,13 @@ const REPS = Number(process.env.BENCH_REPS ?? 3);
 const TICKETS = Number(process.env.BENCH_TICKETS ?? CONNECTIONS);
 /** Long-run mode: messages stored before the measurement (e.g. 100000), as a busy installation has. */
 const STORED = Number(process.env.BENCH_STORED ?? 0);
+/**
+ * Unmeasured load on the mesh and the floor before the first repetition, so that the repetitions
+ * measure processes in their steady state. A fresh Node process runs cold code (and small heaps)
+ * for its first few thousand requests: without a warm-up the first repetition cost 1.6-1.9x the CPU
+ * per send of the next ones in every process, and after 10 s of warm-up still 1.4x.
+ */
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 15);
 const CLK_TCK = 100;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -113,14 +120,14 @@ const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
 const cpuSnapshot = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuMs(pid)] as const));
 const cpuSince = (before: Map<number, number>, pids: number[]) => pids.reduce((s, pid) => s + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0);
 
-async function load(url: string, headers: Record<string, string>, bodies: string[], overallRate?: number) {
+async function load(url: string, headers: Record<string, string>, bodies: string[], overallRate?: number, durationS = DURATION_S) {
   let i = 0;
   const r = await autocannon({
     url,
     method: 'POST',
     headers,
     connections: CONNECTIONS,
-    duration: DURATION_S,
+    duration: durationS,
     ...(overallRate ? { overallRate } : {}),
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
   });
@@ -199,6 +206,12 @@ async function main() {
     const meshPids = [...mesh.processes.values()].map((p) => p.pid!);
     const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
     let deliveredTotal = 0;
+    if (WARMUP_S > 0) {
+      const before = engine.requests.length;
+      const warm = await load(`${root}/sendMessageByTicket`, headers, bodies, undefined, WARMUP_S);
+      await untilDelivered(engine, before + warm.requests - warm.failures, 120_000);
+      await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies, undefined, WARMUP_S);
+    }
 
     for (let rep = 0; rep < REPS; rep++) {
       // The mesh: answers, then whatever the dispatcher still had to deliver.
@@ -255,7 +268,7 @@ async function main() {
     await engine.close();
   }
 
-  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
+  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
   console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'p50', 'p99', 'fail', 'cpu ms/send', 'floor req/s', 'floor p99', 'floor cpu ms', 'dlv ratio', 'cpu ratio'].join(' | '));
   const ratios: Array<{ dlv: number; cpu: number }> = [];
   meshRuns.forEach((m, i) => {
