@@ -28,8 +28,8 @@ const STORED = Number(process.env.BENCH_STORED ?? 0);
 /**
  * Unmeasured load on the mesh and the floor before the first repetition, so that the repetitions
  * measure processes in their steady state. A fresh Node process runs cold code (and small heaps)
- * for its first few thousand requests: without a warm-up the first repetition cost 1.6-1.9x the CPU
- * per send of the next ones in every process, and after 10 s of warm-up still 1.4x.
+ * for its first few thousand requests: without a warm-up the first repetition cost 1.6-2.1x the CPU
+ * per send of the last one, and after 10 s of warm-up still 1.4x.
  */
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 15);
 const CLK_TCK = 100;
