@@ -1,9 +1,9 @@
 import { connectDatabase, isDuplicateKey } from '@convo/kit/dist/mongo';
 import { startDatabase, type Database } from '@convo/dev-db';
-import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { MessagesRepository } from '../../src/db/messages.repository';
 import type { MessageDoc } from '../../src/db/models';
+import { queuedText } from '../fixtures';
 
 // Group-committed writes on the real database (FerretDB in CI): concurrent callers share one
 // command, and each still gets its own outcome.
@@ -24,30 +24,7 @@ afterAll(async () => {
   await database?.stop();
 });
 
-const queued = (ticketId: number, body: string): MessageDoc => {
-  const now = new Date();
-  return {
-    _id: randomUUID(),
-    tenantId: 1,
-    ticketId,
-    channelId: 1,
-    direction: 'out',
-    body,
-    status: 'queued',
-    providerMessageId: '',
-    error: '',
-    mediaUrl: '',
-    mediaId: '',
-    mimeType: '',
-    fileName: '',
-    externalKey: '',
-    to: '5511999990000',
-    attempts: 0,
-    nextAttemptAt: now,
-    createdAt: now,
-    updatedAt: now,
-  };
-};
+const queued = (ticketId: number, body: string): MessageDoc => queuedText({ ticketId, body });
 
 /** Insert commands the database received while `fn` ran (the driver's command monitoring). */
 async function insertCommands(fn: () => Promise<unknown>): Promise<number> {

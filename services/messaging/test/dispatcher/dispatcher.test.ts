@@ -3,6 +3,7 @@ import type { MessagesRepository } from '../../src/db/messages.repository';
 import type { MessageDoc } from '../../src/db/models';
 import { Dispatcher, type DispatchPeers } from '../../src/dispatcher/dispatcher';
 import type { PartitionLeases } from '../../src/leases/partitions';
+import { queuedText } from '../fixtures';
 
 // The dispatcher's rounds against in-memory stand-ins of its database, leases and peers, so that
 // the order of events (a round's read answering after a run has finished) is the test's to set.
@@ -18,27 +19,8 @@ const settle = async () => {
   for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
 };
 
-const queued = (id: string, ticketId: number, at: number): MessageDoc => ({
-  _id: id,
-  tenantId: 1,
-  ticketId,
-  channelId: 1,
-  direction: 'out',
-  body: id,
-  status: 'queued',
-  providerMessageId: '',
-  error: '',
-  mediaUrl: '',
-  mediaId: '',
-  mimeType: '',
-  fileName: '',
-  externalKey: '',
-  to: '5511999990000',
-  attempts: 0,
-  nextAttemptAt: new Date(0),
-  createdAt: new Date(at),
-  updatedAt: new Date(at),
-});
+const queued = (id: string, ticketId: number, at: number): MessageDoc =>
+  queuedText({ _id: id, ticketId, body: id, createdAt: new Date(at), updatedAt: new Date(at) });
 
 function setUp() {
   const reads: Array<ReturnType<typeof deferred<MessageDoc[]>>> = [];
