@@ -1,22 +1,22 @@
 // npm run bench: sendMessageByTicket through the whole mesh under load, next to a floor pipeline
 // (one Fastify process doing one database insert and one outbound HTTP call). Not a test: it
-// prints figures. The load generator (this process), the floor and the mesh run in separate
-// processes; floor and mesh alternate, BENCH_REPS times, and each repetition's ratio is taken in
-// that repetition. Bounded in time; all traffic stays on loopback.
+// prints figures. The load generator (this process), the fake provider, the floor and the mesh run
+// in separate processes; floor and mesh alternate, BENCH_REPS times, and each repetition's ratio is
+// taken in that repetition. Bounded in time; all traffic stays on loopback.
 //
 // Mesh figures: accepted/s (answers), delivered/s (messages the provider received, from the first
 // answer until the queue drained), CPU ms per delivered send (every mesh process and the database
-// server, from /proc) and the answers' latency.
+// server, from /proc) and the answers' latency at the peak (closed loop: autocannon) and at half of
+// it (a steady rate: paced.ts), next to the floor's.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
-import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call } from '../support/http';
 import { pacedLoad } from './paced';
+import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -35,7 +35,7 @@ const STORED = Number(process.env.BENCH_STORED ?? 0);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 15);
 /** Length of each half-peak run: at about 75 req/s, 20 s makes the p99 the 15th slowest of 1,500 answers. */
 const PACED_S = Number(process.env.BENCH_PACED_SECONDS ?? 20);
-const CLK_TCK = 100;
+const PACED_WARMUP_S = Number(process.env.BENCH_PACED_WARMUP_S ?? 10);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const paced: Array<{ target: 'mesh' | 'floor'; providerMs: number; rate: number; rps: number; p50: number; p90: number; p99: number; max: number; failures: number }> = [];
@@ -72,57 +72,6 @@ interface Run {
   cpuMsPerSend: number;
 }
 
-/** utime + stime of a process, in ms. */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-
-/**
- * The processes of this mesh's database: its FerretDB (found by its listen address) and the
- * PostgreSQL backends serving its database (by name), plus PostgreSQL's shared background
- * processes. Other databases on the machine (another mesh's FerretDB and backends) are left out.
- */
-function databasePids(uri: string, postgresUrl?: string): number[] {
-  const listen = new URL(uri.replace(/^mongodb:/, 'http:')).host;
-  const dbName = postgresUrl ? new URL(postgresUrl).pathname.slice(1) : '';
-  return readdirSync('/proc')
-    .filter((d) => /^\d+$/.test(d))
-    .filter((d) => {
-      try {
-        const cmd = readFileSync(join('/proc', d, 'cmdline'), 'utf8').replace(/\0/g, ' ');
-        if (/ferretdb/.test(cmd)) return cmd.includes(`--listen-addr=${listen}`) || !/--listen-addr=/.test(cmd);
-        if (!/postgres/.test(cmd)) return false;
-        // A backend names its database; the postmaster and its background workers name none.
-        return /^postgres: \S+: postgres /.test(cmd) ? !!dbName && cmd.includes(` ${dbName} `) : true;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-const isFerretDb = (pid: number) => {
-  try {
-    return /ferretdb/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-  } catch {
-    return false;
-  }
-};
-
-const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid), 0);
-
-/**
- * CPU ms of the database's processes since `before` (pid → ms then): processes that started
- * meanwhile count whole, and one that ended is left out rather than subtracted.
- */
-const cpuSnapshot = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuMs(pid)] as const));
-const cpuSince = (before: Map<number, number>, pids: number[]) => pids.reduce((s, pid) => s + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0);
-
 async function load(url: string, headers: Record<string, string>, bodies: string[], durationS = DURATION_S) {
   let i = 0;
   const r = await autocannon({
@@ -136,9 +85,38 @@ async function load(url: string, headers: Record<string, string>, bodies: string
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
 }
 
-async function untilDelivered(engine: FakeEngine, target: number, timeoutMs: number): Promise<number> {
+interface Provider {
+  url: string;
+  /** Requests the provider has received. */
+  count(): Promise<number>;
+  /** From now on every answer waits this long. */
+  delay(ms: number): Promise<unknown>;
+  close(): void;
+}
+
+/** The fake provider (provider.ts) in its own process. */
+function startProvider(): Promise<Provider> {
+  const child = spawn(process.execPath, [join(__dirname, 'provider.js')], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  const waiting = new Map<number, (count: number) => void>();
+  let asked = 0;
+  child.on('message', (m: { id: number; count: number }) => waiting.get(m.id)?.(m.count));
+  const ask = (message: object) =>
+    new Promise<number>((resolve) => {
+      const id = ++asked;
+      waiting.set(id, (count) => (waiting.delete(id), resolve(count)));
+      child.send({ id, ...message });
+    });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) =>
+      resolve({ url: JSON.parse(line).url, count: () => ask({ count: true }), delay: (delayMs) => ask({ delayMs }), close: () => child.disconnect() }),
+    );
+    child.once('exit', (code) => reject(new Error(`provider exited (${code})`)));
+  });
+}
+
+async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {
   const until = Date.now() + timeoutMs;
-  while (engine.requests.length < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  while ((await engine.count()) < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
   return Date.now();
 }
 
@@ -175,7 +153,7 @@ async function storeMessages(uri: string, tenantId: number, ticketIds: number[],
 }
 
 async function main() {
-  const engine = await startFakeEngine();
+  const engine = await startProvider();
   // The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the
   // rest into 429s: the bench measures the path, so one token may use all of it here.
   const unlimited = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
@@ -209,7 +187,7 @@ async function main() {
     const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
     let deliveredTotal = 0;
     if (WARMUP_S > 0) {
-      const before = engine.requests.length;
+      const before = await engine.count();
       const warm = await load(`${root}/sendMessageByTicket`, headers, bodies, WARMUP_S);
       await untilDelivered(engine, before + warm.requests - warm.failures, 120_000);
       await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies, WARMUP_S);
@@ -217,7 +195,7 @@ async function main() {
 
     for (let rep = 0; rep < REPS; rep++) {
       // The mesh: answers, then whatever the dispatcher still had to deliver.
-      const before = engine.requests.length;
+      const before = await engine.count();
       const dbPids = () => databasePids(mesh.database.uri, mesh.database.postgresUrl);
       const cpu0 = sumCpu(meshPids);
       const db0 = cpuSnapshot(dbPids());
@@ -227,7 +205,7 @@ async function main() {
       const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
       const accepted = m.requests - m.failures;
       const done = await untilDelivered(engine, before + accepted, 120_000);
-      const delivered = engine.requests.length - before;
+      const delivered = (await engine.count()) - before;
       const dbNow = dbPids();
       const dbCpu = cpuSince(db0, dbNow);
       const ferretCpu = cpuSince(db0, dbNow.filter(isFerretDb));
@@ -240,12 +218,12 @@ async function main() {
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
       // The floor, right after, on the same database and provider.
-      const fBefore = engine.requests.length;
+      const fBefore = await engine.count();
       const fCpu0 = cpuMs(floor.child.pid!);
       const fDb0 = cpuSnapshot(dbPids());
       const fCmd0 = await databaseCommands(mesh.database.metricsUrl);
       const f = await load(`http://127.0.0.1:${floor.port}/send`, headers, bodies);
-      const fDelivered = engine.requests.length - fBefore;
+      const fDelivered = (await engine.count()) - fBefore;
       const fCpu = cpuMs(floor.child.pid!) - fCpu0 + cpuSince(fDb0, dbPids());
       floorCommands += total(diff(await databaseCommands(mesh.database.metricsUrl), fCmd0));
       floorSends += fDelivered;
@@ -258,18 +236,21 @@ async function main() {
     // for providers. The floor at the same rate shows what this machine gives a one-process pipeline.
     const half = Math.max(1, Math.round(median(meshRuns.map((m) => m.rps)) / 2));
     const steady = { rate: half, durationS: PACED_S, connections: CONNECTIONS };
+    // Unmeasured first: the peak runs (the floor's 5,000-odd inserts a repetition above all) leave
+    // the database vacuum and analysis to do, which it did during the first measured seconds.
+    await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, { ...steady, durationS: PACED_WARMUP_S });
     for (const providerMs of [0, 4_000]) {
-      engine.delay(providerMs);
+      await engine.delay(providerMs);
       paced.push({ target: 'mesh', providerMs, rate: half, ...(await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, steady)) });
     }
-    engine.delay(0);
+    await engine.delay(0);
     paced.push({ target: 'floor', providerMs: 0, rate: half, ...(await pacedLoad(`http://127.0.0.1:${floor.port}/send`, headers, bodies, steady)) });
     floor.child.kill('SIGTERM');
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
     deliveredSum = deliveredTotal;
   } finally {
     await mesh.stop();
-    await engine.close();
+    engine.close();
   }
 
   console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
