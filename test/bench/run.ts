@@ -94,24 +94,40 @@ interface Provider {
   close(): void;
 }
 
+/**
+ * Starts one of the bench's scripts in a process of its own and resolves with it and the JSON
+ * object it prints as its first line (its address); rejects if it exits before.
+ */
+function startScript<T>(script: string, env: NodeJS.ProcessEnv, ipc = false): Promise<{ child: ChildProcess; ready: T }> {
+  const child = spawn(process.execPath, [join(__dirname, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc' as const] : [])] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, ready: JSON.parse(line) as T }));
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+}
+
 /** The fake provider (provider.ts) in its own process. */
-function startProvider(): Promise<Provider> {
-  const child = spawn(process.execPath, [join(__dirname, 'provider.js')], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
-  const waiting = new Map<number, (count: number) => void>();
+async function startProvider(): Promise<Provider> {
+  const { child, ready } = await startScript<{ url: string }>('provider.js', {}, true);
+  const waiting = new Map<number, { resolve: (count: number) => void; reject: (err: Error) => void }>();
   let asked = 0;
-  child.on('message', (m: { id: number; count: number }) => waiting.get(m.id)?.(m.count));
+  child.on('message', (m: { id: number; count: number }) => {
+    waiting.get(m.id)?.resolve(m.count);
+    waiting.delete(m.id);
+  });
+  // A provider that dies mid-run fails the bench instead of leaving it waiting for an answer.
+  child.once('exit', (code) => {
+    for (const { reject } of waiting.values()) reject(new Error(`provider exited (${code})`));
+    waiting.clear();
+  });
   const ask = (message: object) =>
-    new Promise<number>((resolve) => {
+    new Promise<number>((resolve, reject) => {
+      if (child.exitCode !== null || !child.connected) return reject(new Error('provider is gone'));
       const id = ++asked;
-      waiting.set(id, (count) => (waiting.delete(id), resolve(count)));
+      waiting.set(id, { resolve, reject });
       child.send({ id, ...message });
     });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) =>
-      resolve({ url: JSON.parse(line).url, count: () => ask({ count: true }), delay: (delayMs) => ask({ delayMs }), close: () => child.disconnect() }),
-    );
-    child.once('exit', (code) => reject(new Error(`provider exited (${code})`)));
-  });
+  return { url: ready.url, count: () => ask({ count: true }), delay: (delayMs) => ask({ delayMs }), close: () => child.disconnect() };
 }
 
 async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {
@@ -120,12 +136,9 @@ async function untilDelivered(engine: Provider, target: number, timeoutMs: numbe
   return Date.now();
 }
 
-function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(__dirname, 'floor.js')], { env: { ...process.env, MONGODB_URI: mongodbUri, ENGINE_URL: engineUrl }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, port: JSON.parse(line).port }));
-    child.once('exit', (code) => reject(new Error(`floor exited (${code})`)));
-  });
+async function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
+  const { child, ready } = await startScript<{ port: number }>('floor.js', { MONGODB_URI: mongodbUri, ENGINE_URL: engineUrl });
+  return { child, port: ready.port };
 }
 
 /** BENCH_STORED delivered messages spread over the bench's tickets, straight into messaging's database. */

@@ -17,8 +17,13 @@ export interface FakeEngine {
   close(): Promise<void>;
 }
 
-/** A stand-in engine server on loopback that records what it receives (engine_a's contract). */
-export async function startFakeEngine(): Promise<FakeEngine> {
+/**
+ * A stand-in engine server on loopback that records what it receives (engine_a's contract).
+ * `keepAliveMs` is how long it keeps an idle connection open (Node's `keepAliveTimeout`). It
+ * announces it in `Keep-Alive: timeout=…`, and undici closes a connection after each request when
+ * that is under its 2 s margin: the tests' 1 s makes every provider call a new connection.
+ */
+export async function startFakeEngine(opts: { keepAliveMs?: number } = {}): Promise<FakeEngine> {
   const requests: Recorded[] = [];
   const queued: Array<{ status: number; body: unknown }> = [];
   let n = 0;
@@ -35,7 +40,7 @@ export async function startFakeEngine(): Promise<FakeEngine> {
       else answer();
     });
   });
-  server.keepAliveTimeout = 1000;
+  server.keepAliveTimeout = opts.keepAliveMs ?? 1000;
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
   return {
