@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { createLogger, currentTraceId, instrumentFastify } from '@convo/kit';
+import { createLogger, currentTraceId, instrumentFastify, traceIdServerFactory } from '@convo/kit';
 import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
@@ -41,6 +41,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     // Fastify's own two lines per request are replaced by the one access line below.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // Export off, the kit carries the trace id (the request id above) itself (kit/observability/http-trace.ts).
+    serverFactory: traceIdServerFactory(),
   });
   app.setValidatorCompiler(boundedValidatorCompiler());
   installBoundedJsonParser(app);

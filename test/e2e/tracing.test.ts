@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED } from '../support/http';
@@ -169,5 +170,18 @@ describe('trace ids across the mesh with export off', () => {
     // Unexported, the provider call carries no trace header (nobody could read it).
     expect(engine.requests.every((r) => r.headers.traceparent === undefined)).toBe(true);
     expect(crashes).toEqual([]);
+  });
+
+  it("continues a caller's traceparent: its trace id is the X-Request-Id", async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const res = await fetch(`${mesh.gatewayUrl}/tenantApiListTenants`, {
+      headers: { authorization: `Bearer ${mesh.superAdminToken}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    });
+    expect(res.headers.get('x-request-id')).toBe(traceId);
+    // Without one, each request starts a trace of its own.
+    const a = await fetch(`${mesh.gatewayUrl}/nowhere`);
+    const b = await fetch(`${mesh.gatewayUrl}/nowhere`);
+    expect(a.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(b.headers.get('x-request-id')).not.toBe(a.headers.get('x-request-id'));
   });
 });

@@ -12,6 +12,7 @@ import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
+import { traceIdServerFactory } from '../observability/http-trace';
 import { bearerMatches } from '../secrets';
 
 const FEDERATION_LINK =
@@ -86,7 +87,8 @@ export async function startSubgraphServer(
   port: number,
   opts: { token: string; log: Logger; host?: string },
 ): Promise<SubgraphServer> {
-  const app = Fastify({ logger: false });
+  // Export off, the kit carries the trace id itself (observability/http-trace.ts).
+  const app = Fastify({ logger: false, serverFactory: traceIdServerFactory() });
   const apollo = new ApolloServer({
     schema,
     includeStacktraceInErrorResponses: false,

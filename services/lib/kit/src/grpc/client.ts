@@ -4,6 +4,7 @@ import { channelCredentials } from './tls';
 import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { processEnv } from '../config';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
+import { carriesTraceIds, injectTraceContext } from '../observability/trace-context';
 
 export interface CallOptions {
   /** Milliseconds; every call has a deadline. */
@@ -93,6 +94,13 @@ function connected(client: grpc.Client, address: string, budgetMs: number): Prom
   });
 }
 
+/** A call's metadata: the caller's trace context when the kit carries trace ids (export off; export on, the gRPC instrumentation adds it). */
+function callMetadata(options?: grpc.MetadataOptions): grpc.Metadata {
+  const metadata = new grpc.Metadata(options);
+  if (carriesTraceIds()) injectTraceContext((name, value) => metadata.set(name, value));
+  return metadata;
+}
+
 // One client (one HTTP/2 channel) per service and address for the whole process.
 const clients = new Map<string, grpc.Client>();
 
@@ -118,7 +126,7 @@ export function createClient<N extends ServiceName>(
   for (const method of Object.keys(definition)) {
     if (definition[method].responseStream) {
       wrapper[method] = (request: unknown) =>
-        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, request, new grpc.Metadata(), {});
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, request, callMetadata(), {});
       continue;
     }
     wrapper[method] = async (request: unknown, options: CallOptions = {}) => {
@@ -131,7 +139,7 @@ export function createClient<N extends ServiceName>(
         (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(
           client,
           request,
-          new grpc.Metadata({ waitForReady: false }),
+          callMetadata({ waitForReady: false }),
           { deadline },
           (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)),
         );

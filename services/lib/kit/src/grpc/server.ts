@@ -6,6 +6,7 @@ import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { toGrpcError } from './status';
 import { grpcHost, meshServerInterceptor, meshTrust, type MeshTrust } from './credentials';
 import { healthPort, serverCredentials } from './tls';
+import { carriesTraceIds, incomingContext, inContext } from '../observability/trace-context';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -24,9 +25,22 @@ export type AsyncHandlers<H> = {
       : never;
 };
 
+/**
+ * Runs a handler in the trace its call's `traceparent` names, when the kit carries trace ids
+ * (export off; export on, the gRPC instrumentation does it).
+ */
+function inCallTrace<T>(name: string, metadata: grpc.Metadata, run: () => T): T {
+  if (!carriesTraceIds()) return run();
+  const header = (key: string) => {
+    const v = metadata.get(key)[0];
+    return v === undefined ? undefined : String(v);
+  };
+  return inContext(incomingContext(header, name), run);
+}
+
 function adapt<Req, Res>(name: string, fn: AsyncUnary<Req, Res>, log: Logger): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    fn(call.request, call).then(
+    inCallTrace(name, call.metadata, () => fn(call.request, call)).then(
       (res) => callback(null, res),
       (err: unknown) => {
         const status = toGrpcError(err);
@@ -54,7 +68,7 @@ function adaptServerStream<Req, Res>(
       if (status) call.emit('error', status);
       else call.end();
     };
-    fn(call.request, call).then(
+    inCallTrace(name, call.metadata, () => fn(call.request, call)).then(
       () => settle(),
       (err: unknown) => {
         const status = toGrpcError(err);

@@ -2,7 +2,43 @@
 // trace carried across the delivery queue (a message stores the `traceparent` of the request that
 // queued it; the dispatcher continues that trace when it delivers). Only @opentelemetry/api: a
 // no-op without tracing.
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace, type Attributes, type Context } from '@opentelemetry/api';
+
+let carryingIds = false;
+
+/**
+ * Export off, tracing.ts runs no instrumentation: the kit's HTTP servers (http-trace.ts) and gRPC
+ * clients and servers carry the trace id themselves, with the functions below.
+ */
+export function carryTraceIds(on: boolean): void {
+  carryingIds = on;
+}
+
+/** Whether the kit carries trace ids itself (tracing on, export off). */
+export const carriesTraceIds = (): boolean => carryingIds;
+
+type HeaderOf = (name: string) => string | undefined;
+const headerGetter = { keys: () => ['traceparent', 'tracestate'], get: (header: HeaderOf, key: string) => header(key) };
+
+/**
+ * The context of an incoming request: a span (non-recording, export being off) in the trace its
+ * `traceparent` names, or in a new trace without one.
+ */
+export function incomingContext(header: HeaderOf, name: string): Context {
+  const parent = propagation.extract(ROOT_CONTEXT, header, headerGetter);
+  return trace.setSpan(parent, tracer().startSpan(name, { kind: SpanKind.SERVER }, parent));
+}
+
+/** Runs `fn` in the given context. */
+export const inContext = <T>(ctx: Context, fn: () => T): T => context.with(ctx, fn);
+
+/** Binds an event emitter's listeners to a context (an incoming request's body arrives in events). */
+export const bindToContext = <E extends object>(ctx: Context, emitter: E): E => context.bind(ctx, emitter);
+
+/** Writes the active context's `traceparent` (and `tracestate`) into an outgoing call's headers. */
+export function injectTraceContext(set: (name: string, value: string) => void): void {
+  propagation.inject(context.active(), set, { set: (to: typeof set, key: string, value: string) => to(key, value) });
+}
 
 /** The active trace id (32 hex digits), or undefined outside any span. */
 export function currentTraceId(): string | undefined {

@@ -5,7 +5,7 @@
 // OpenTelemetry packages.
 //
 // Spans are always made at the HTTP server and on every gRPC hop, so every request has a trace id
-// (the gateway's X-Request-Id, each log line's traceId) that every process of the mesh sees. All the
+// (the gateway's X-Request-Id, each log line's traceId) that every process of the mesh sees. The
 // instrumentations run, spans are recorded and exported, and outgoing calls carry `traceparent`,
 // only when an exporter is configured by the standard variables: OTEL_EXPORTER_OTLP_ENDPOINT or
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT set (OTLP over HTTP, JSON), or OTEL_TRACES_EXPORTER=otlp|console.
@@ -13,15 +13,17 @@
 // process (default: derived from the entry file); OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_* and
 // OTEL_EXPORTER_OTLP_HEADERS/TIMEOUT are read by the SDK as usual.
 //
-// What only export needs (the OTLP exporter, the Fastify, undici and mongoose instrumentations) is
-// required only when exporting: loading it cost every process of the mesh about a tenth of its
-// start-up CPU (`npm run bench:start`, README).
+// What only export needs (the OTLP exporter and every instrumentation) is required only when
+// exporting: loading it cost every process of the mesh about a tenth of its start-up CPU
+// (`npm run bench:start`, README). Export off, the kit carries the trace ids itself (trace-context.ts,
+// http-trace.ts, grpc/client.ts and grpc/server.ts).
 import { processEnv } from '../config';
+import { carryTraceIds } from './trace-context';
 import type { FastifyOtelInstrumentation } from '@fastify/otel';
 import type { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { registerInstrumentations, type Instrumentation } from '@opentelemetry/instrumentation';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import type { Instrumentation, registerInstrumentations } from '@opentelemetry/instrumentation';
+import type { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
+import type { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import type { MongooseInstrumentation } from '@opentelemetry/instrumentation-mongoose';
 import type { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -55,28 +57,25 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter | undefined {
 }
 
 /**
- * What is instrumented. Exported: every layer, so a trace shows each hop, database operation, Fastify
- * hook and outbound call. Not exported: only what carries the trace id — the HTTP server (a request's
- * id and the context of everything it does) and gRPC (`traceparent` across every hop, so each
- * process's log lines of a request carry its id); spans of database operations, outbound fetches and
- * Fastify hooks would be made only to be dropped, and cost about a quarter of the mesh's CPU per send
- * (measured with `npm run bench`, see the README).
+ * What is instrumented when spans are exported: every layer, so a trace shows each hop, database
+ * operation, Fastify hook and outbound call. Export off, nothing: the kit's HTTP servers and gRPC
+ * calls carry the trace id themselves (the request's id and the context of everything it does,
+ * `traceparent` across every hop so that each process's log lines of a request carry its id). The
+ * HTTP and gRPC instrumentations cost about a twentieth of the mesh's CPU per send for the same
+ * ids (`npm run bench` with and without them, README); spans of database operations, outbound
+ * fetches and Fastify hooks, about a quarter.
  */
-export function instrumentationsFor(exported: boolean): Instrumentation[] {
-  const http = new HttpInstrumentation({
-    // Probes and scrapes are not requests anyone traces.
-    ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\?|$)/.test(req.url ?? ''),
-    // Unexported, outgoing HTTP calls (providers, webhooks) carry nothing anyone reads.
-    disableOutgoingRequestInstrumentation: !exported,
-  });
-  const grpc = new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] });
-  if (!exported) return [http, grpc];
+function exportedInstrumentations(): Instrumentation[] {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when exporting (see the top) */
+  const { HttpInstrumentation: Http } = require('@opentelemetry/instrumentation-http') as { HttpInstrumentation: typeof HttpInstrumentation };
+  const { GrpcInstrumentation: Grpc } = require('@opentelemetry/instrumentation-grpc') as { GrpcInstrumentation: typeof GrpcInstrumentation };
   const { UndiciInstrumentation: Undici } = require('@opentelemetry/instrumentation-undici') as { UndiciInstrumentation: typeof UndiciInstrumentation };
   const { FastifyOtelInstrumentation: FastifyOtel } = require('@fastify/otel') as { FastifyOtelInstrumentation: typeof FastifyOtelInstrumentation };
   const { MongooseInstrumentation: Mongoose } = require('@opentelemetry/instrumentation-mongoose') as { MongooseInstrumentation: typeof MongooseInstrumentation };
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return [http, new Undici(), grpc, new FastifyOtel({ registerOnInitialization: true }), new Mongoose()];
+  // Probes and scrapes are not requests anyone traces.
+  const http = new Http({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\?|$)/.test(req.url ?? '') });
+  return [http, new Undici(), new Grpc({ ignoreGrpcMethods: ['Check', 'Watch'] }), new FastifyOtel({ registerOnInitialization: true }), new Mongoose()];
 }
 
 let provider: NodeTracerProvider | undefined;
@@ -93,7 +92,12 @@ export function startTracing(env: NodeJS.ProcessEnv = processEnv): boolean {
     ...(exporter ? {} : { sampler: new AlwaysOffSampler() }),
   });
   provider.register();
-  registerInstrumentations({ tracerProvider: provider, instrumentations: instrumentationsFor(!!exporter) });
+  if (exporter) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when exporting (see the top)
+    const { registerInstrumentations: register } = require('@opentelemetry/instrumentation') as { registerInstrumentations: typeof registerInstrumentations };
+    register({ tracerProvider: provider, instrumentations: exportedInstrumentations() });
+  }
+  carryTraceIds(!exporter);
   return !!exporter;
 }
 
