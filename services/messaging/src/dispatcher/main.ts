@@ -9,6 +9,7 @@ import { Targets } from '../relay/targets';
 import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readDispatcherConfig } from './config';
+import { DeliveryStream } from './delivery-stream';
 import { Dispatcher } from './dispatcher';
 
 const config = readDispatcherConfig();
@@ -27,11 +28,12 @@ runWorkerProcess({
     await Promise.all([repo.init(), leases.init()]);
     observeDeliveryQueue(repo, log);
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
+    const engines = createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging' });
     const dispatcher = new Dispatcher(
       repo,
       leases,
       {
-        engines: createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging' }),
+        engines: new DeliveryStream(() => engines.DeliverStream()),
         targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
       },

@@ -25,23 +25,26 @@ export interface ClientOptions extends CallOptions {
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
 type ServerStream<A, R> = (argument: A, options?: grpc.CallOptions) => grpc.ClientReadableStream<R>;
+type BidiStream<A, R> = (options?: grpc.CallOptions) => grpc.ClientDuplexStream<A, R>;
 
 /**
  * The PascalCase methods of a generated client: unary ones as promise-returning functions,
- * server-streaming ones as functions that open the stream (no deadline: it lives until cancelled).
+ * streaming ones as functions that open the stream (no deadline: it lives until ended or cancelled).
  */
 export type RpcClient<C> = {
   [K in keyof C as K extends string
     ? K extends Capitalize<K>
-      ? C[K] extends Unary<any, any> | ServerStream<any, any>
+      ? C[K] extends Unary<any, any> | ServerStream<any, any> | BidiStream<any, any>
         ? K
         : never
       : never
-    : never]: C[K] extends Unary<infer A, infer R>
-    ? (request: A, options?: CallOptions) => Promise<R>
-    : C[K] extends ServerStream<infer A, infer R>
-      ? (request: A) => grpc.ClientReadableStream<R>
-      : never;
+    : never]: C[K] extends BidiStream<infer A, infer R>
+    ? () => grpc.ClientDuplexStream<A, R>
+    : C[K] extends Unary<infer A, infer R>
+      ? (request: A, options?: CallOptions) => Promise<R>
+      : C[K] extends ServerStream<infer A, infer R>
+        ? (request: A) => grpc.ClientReadableStream<R>
+        : never;
 };
 
 export type ServiceClient<N extends ServiceName> = RpcClient<ServiceRegistry[N]['client']>;
@@ -124,6 +127,10 @@ export function createClient<N extends ServiceName>(
   const wrapper: Record<string, unknown> = {};
   const { definition } = loadService(name);
   for (const method of Object.keys(definition)) {
+    if (definition[method].requestStream && definition[method].responseStream) {
+      wrapper[method] = () => (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, callMetadata(), {});
+      continue;
+    }
     if (definition[method].responseStream) {
       wrapper[method] = (request: unknown) =>
         (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, request, callMetadata(), {});

@@ -16,13 +16,22 @@ type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>)
  */
 export type AsyncServerStream<Req, Res> = (request: Req, call: grpc.ServerWritableStream<Req, Res>) => Promise<void>;
 
-/** A service's handlers written as async functions of the request. */
+/**
+ * A bidirectional-streaming handler: it reads and writes the call itself. `draining` is aborted
+ * when the server starts shutting down: the handler then takes nothing new and ends the call once
+ * what it took is answered (the server waits for that within its grace period).
+ */
+export type BidiStream<Req, Res> = (call: grpc.ServerDuplexStream<Req, Res>, draining: AbortSignal) => void;
+
+/** A service's handlers written as async functions of the request (streams: of the call). */
 export type AsyncHandlers<H> = {
   [K in keyof H as string extends K ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
     ? AsyncUnary<Req, Res>
     : H[K] extends grpc.handleServerStreamingCall<infer Req, infer Res>
       ? AsyncServerStream<Req, Res>
-      : never;
+      : H[K] extends grpc.handleBidiStreamingCall<infer Req, infer Res>
+        ? BidiStream<Req, Res>
+        : never;
 };
 
 /**
@@ -114,8 +123,15 @@ export async function startGrpcServer<N extends ServiceName>(
   });
   const impl: grpc.UntypedServiceImplementation = {};
   const openStreams: OpenStreams = new Set();
+  const draining = new AbortController();
   for (const [method, fn] of Object.entries(handlers as Record<string, (req: unknown, call: never) => Promise<unknown>>)) {
-    impl[method] = definition[method].responseStream
+    const { requestStream, responseStream } = definition[method];
+    if (requestStream && responseStream) {
+      const bidi = fn as unknown as BidiStream<unknown, unknown>;
+      impl[method] = (call: grpc.ServerDuplexStream<unknown, unknown>) => bidi(call, draining.signal);
+      continue;
+    }
+    impl[method] = responseStream
       ? adaptServerStream(`${fullName}/${method}`, fn as AsyncServerStream<unknown, unknown>, log, openStreams)
       : adapt(`${fullName}/${method}`, fn as AsyncUnary<unknown, unknown>, log);
   }
@@ -149,8 +165,10 @@ export async function startGrpcServer<N extends ServiceName>(
   const shutdown = (graceMs: number) =>
     new Promise<void>((resolve) => {
       setServing(false);
-      // Long-lived streams would hold a graceful shutdown for the whole grace period: end them
-      // with UNAVAILABLE so their clients reconnect to another replica at once.
+      // Bidirectional streams answer what they took, then end (BidiStream).
+      draining.abort();
+      // Long-lived server streams would hold a graceful shutdown for the whole grace period: end
+      // them with UNAVAILABLE so their clients reconnect to another replica at once.
       for (const call of openStreams) {
         if (!call.cancelled && !call.writableEnded) call.emit('error', { code: grpc.status.UNAVAILABLE, details: 'Server shutting down' });
       }

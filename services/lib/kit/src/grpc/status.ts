@@ -122,3 +122,35 @@ export function domainToHttp(err: DomainError): HttpError {
     body: { success: false, error: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}) },
   });
 }
+
+/** A call's failure carried as a message field (an item of a stream): what the status and trailers would say. */
+export interface StatusFields {
+  code: number;
+  message: string;
+  errorCode: string;
+  detailsJson: string;
+}
+
+/** A thrown error as the status a unary handler would have sent (toGrpcError), in message fields. */
+export function toStatusFields(err: unknown): StatusFields {
+  const status = toGrpcError(err);
+  const details = status.metadata?.get(DETAILS_KEY)[0];
+  return {
+    code: status.code ?? S.INTERNAL,
+    message: status.details ?? '',
+    errorCode: String(status.metadata?.get(CODE_KEY)[0] ?? ''),
+    detailsJson: Buffer.isBuffer(details) ? details.toString('utf8') : '',
+  };
+}
+
+/** The ServiceError a unary call would have failed with, from its status in message fields. */
+export function fromStatusFields(fields: StatusFields): grpc.ServiceError {
+  const metadata = new grpc.Metadata();
+  if (fields.errorCode) metadata.set(CODE_KEY, fields.errorCode);
+  if (fields.detailsJson) metadata.set(DETAILS_KEY, Buffer.from(fields.detailsJson, 'utf8'));
+  return Object.assign(new Error(`${fields.code} ${S[fields.code] ?? 'UNKNOWN'}: ${fields.message}`), {
+    code: fields.code,
+    details: fields.message,
+    metadata,
+  }) as grpc.ServiceError;
+}

@@ -50,3 +50,14 @@ export const grpcClientMetrics: grpc.Interceptor = (options, nextCall) => {
     },
   });
 };
+
+/**
+ * One item of a stream that stands for a unary call (a delivery on DeliverStream stands for a
+ * Deliver), counted and timed in the same series as that call, so that dashboards read each
+ * delivery as before whichever way it went. The stream itself is counted as a call when it ends.
+ */
+export function observeStreamItem(side: 'server' | 'client', service: string, method: string, code: grpc.status, started: bigint): void {
+  const labels = { grpc_service: service, grpc_method: method, grpc_code: grpc.status[code] ?? String(code) };
+  (side === 'server' ? serverHandled() : clientHandled()).inc(labels);
+  (side === 'server' ? serverSeconds() : clientSeconds()).observe(labels, secondsSince(started));
+}

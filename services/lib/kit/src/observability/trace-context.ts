@@ -32,6 +32,9 @@ export function incomingContext(header: HeaderOf, name: string): Context {
 /** Runs `fn` in the given context. */
 export const inContext = <T>(ctx: Context, fn: () => T): T => context.with(ctx, fn);
 
+/** Runs `fn` outside any trace (a long-lived stream is no request's). */
+export const outsideTraces = <T>(fn: () => T): T => context.with(ROOT_CONTEXT, fn);
+
 /** Binds an event emitter's listeners to a context (an incoming request's body arrives in events). */
 export const bindToContext = <E extends object>(ctx: Context, emitter: E): E => context.bind(ctx, emitter);
 
@@ -63,11 +66,18 @@ const tracer = () => trace.getTracer('@convo/kit');
 
 /**
  * Runs `fn` in a span that continues the trace of a stored `traceparent` (a new trace when there
- * is none), ending it when `fn` settles.
+ * is none), ending it when `fn` settles. A consumer span (work taken from a queue) unless `kind`
+ * says otherwise (a server span: an item of a stream, which carries its own trace context).
  */
-export function inStoredTrace<T>(traceparent: string | undefined, name: string, attributes: Attributes, fn: () => Promise<T>): Promise<T> {
+export function inStoredTrace<T>(
+  traceparent: string | undefined,
+  name: string,
+  attributes: Attributes,
+  fn: () => Promise<T>,
+  kind: SpanKind = SpanKind.CONSUMER,
+): Promise<T> {
   const parent = traceparent ? propagation.extract(ROOT_CONTEXT, { traceparent }) : ROOT_CONTEXT;
-  return tracer().startActiveSpan(name, { kind: SpanKind.CONSUMER, attributes }, parent, async (span) => {
+  return tracer().startActiveSpan(name, { kind, attributes }, parent, async (span) => {
     try {
       return await fn();
     } catch (err) {
@@ -78,3 +88,7 @@ export function inStoredTrace<T>(traceparent: string | undefined, name: string, 
     }
   });
 }
+
+/** Runs `fn` in a server span continuing the `traceparent` an item of a stream carries (deliveries). */
+export const inStreamItemTrace = <T>(traceparent: string | undefined, name: string, fn: () => Promise<T>): Promise<T> =>
+  inStoredTrace(traceparent, name, {}, fn, SpanKind.SERVER);
