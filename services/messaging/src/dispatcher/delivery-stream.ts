@@ -68,7 +68,16 @@ export class DeliveryStream implements Deliverer {
         reject: (err) => (observe(err.code), reject(err)),
         timer,
       });
-      stream.call.write({ id, request, traceparent: currentTraceparent() });
+      try {
+        stream.call.write({ id, request, traceparent: currentTraceparent() });
+      } catch (err) {
+        // A stream that closed under us (its 'error' not handled yet): the next delivery opens another.
+        if (this.current === stream) this.current = undefined;
+        stream.waiting.delete(id);
+        clearTimeout(timer);
+        observe(grpc.status.UNAVAILABLE);
+        reject(unavailable((err as Error).message));
+      }
     });
   }
 
