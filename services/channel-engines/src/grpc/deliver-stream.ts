@@ -3,8 +3,6 @@ import type { EnginesService } from '../domain/engines.service';
 
 type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, proto.channelEngines.DeliverOutcome>;
 
-const SERVICE = 'convo.channel_engines.v1.ChannelEnginesService';
-
 /**
  * DeliverStream: the dispatcher's deliveries on one stream. Each item is delivered as a unary
  * Deliver would be (its own trace, from the traceparent it carries) and answered with its id as
@@ -36,13 +34,13 @@ export function serveDeliveries(svc: EnginesService, call: Call, draining: Abort
       .then(
         (response) => {
           // Counted as a Deliver call (grpc_server_handled_total{grpc_method="Deliver"}).
-          observeStreamItem('server', SERVICE, 'Deliver', grpc.status.OK, started);
+          observeStreamItem('server', 'channelEngines', 'Deliver', grpc.status.OK, started);
           answer({ id: item.id, response });
         },
         (err: unknown) => {
           const error = toStatusFields(err);
           if (error.code === grpc.status.INTERNAL) log.error({ err }, 'unhandled error in a streamed delivery');
-          observeStreamItem('server', SERVICE, 'Deliver', error.code, started);
+          observeStreamItem('server', 'channelEngines', 'Deliver', error.code, started);
           answer({ id: item.id, error });
         },
       )

@@ -1,4 +1,4 @@
-import { currentTraceparent, DomainError, fromStatusFields, grpc, isServiceError, observeStreamItem, outsideTraces, type proto, toGrpcError } from '@convo/kit';
+import { currentTraceparent, fromStatusFields, grpc, isServiceError, observeStreamItem, outsideTraces, type proto } from '@convo/kit';
 
 type Item = proto.channelEngines.DeliverItem;
 type Outcome = proto.channelEngines.DeliverOutcome__Output;
@@ -25,20 +25,18 @@ interface OpenStream {
 /** How long one stream takes new items: under the servers' connection age (5 min), so a stream is never cut with items under way. */
 const STREAM_MS = 60_000;
 const DEFAULT_DEADLINE_MS = 5_000;
-const SERVICE = 'convo.channel_engines.v1.ChannelEnginesService';
 
-const unavailable = (message: string): grpc.ServiceError => {
-  const status = toGrpcError(new DomainError('unavailable', 'ERR_UNAVAILABLE', message));
-  return Object.assign(new Error(`14 UNAVAILABLE: ${message}`), { code: grpc.status.UNAVAILABLE, details: message, metadata: status.metadata! }) as grpc.ServiceError;
-};
+/** The failure a unary call would have had, without an answer from the engine. */
+const failure = (code: grpc.status, message: string, errorCode = '') => fromStatusFields({ code, message, errorCode, detailsJson: '' });
 
 /**
  * Deliveries over channel-engines' DeliverStream: each Deliver writes an item on the current stream
  * and settles with the outcome of the same id, or fails DEADLINE_EXCEEDED when none came in time,
  * or with the stream's status (UNAVAILABLE, CANCELLED) when it broke or ended first (an engine
  * killed, shutting down, or unreachable): the errors a unary Deliver call would have failed with,
- * so the dispatcher classifies them alike (all transient: retried). A stream takes new items for STREAM_MS; then the next item opens another
- * and the old one is ended: the server answers what it took, then ends it.
+ * so the dispatcher classifies them alike (all transient: retried). A stream takes new items for
+ * STREAM_MS; then the next item opens another and the old one is half-closed: the engine answers
+ * what it took on it, then ends it.
  */
 export class DeliveryStream implements Deliverer {
   private current?: OpenStream;
@@ -55,29 +53,19 @@ export class DeliveryStream implements Deliverer {
     stream.nextId = (stream.nextId + 1) % 0x1_0000_0000;
     const started = process.hrtime.bigint();
     // Each delivery is counted as a Deliver call (grpc_client_handled_total{grpc_method="Deliver"}).
-    const observe = (code: grpc.status) => observeStreamItem('client', SERVICE, 'Deliver', code, started);
+    const observe = (code: grpc.status) => observeStreamItem('client', 'channelEngines', 'Deliver', code, started);
     return new Promise((resolve, reject) => {
+      const settle = {
+        resolve: (res: proto.channelEngines.DeliverResponse__Output) => (observe(grpc.status.OK), resolve(res)),
+        reject: (err: grpc.ServiceError) => (observe(err.code), reject(err)),
+      };
       const timer = setTimeout(() => {
         stream.waiting.delete(id);
-        const message = `No answer from channel-engines within ${deadlineMs} ms`;
-        observe(grpc.status.DEADLINE_EXCEEDED);
-        reject(Object.assign(new Error(`4 DEADLINE_EXCEEDED: ${message}`), { code: grpc.status.DEADLINE_EXCEEDED, details: message, metadata: new grpc.Metadata() }) as grpc.ServiceError);
+        settle.reject(failure(grpc.status.DEADLINE_EXCEEDED, `No answer from channel-engines within ${deadlineMs} ms`));
       }, deadlineMs);
-      stream.waiting.set(id, {
-        resolve: (res) => (observe(grpc.status.OK), resolve(res)),
-        reject: (err) => (observe(err.code), reject(err)),
-        timer,
-      });
-      try {
-        stream.call.write({ id, request, traceparent: currentTraceparent() });
-      } catch (err) {
-        // A stream that closed under us (its 'error' not handled yet): the next delivery opens another.
-        if (this.current === stream) this.current = undefined;
-        stream.waiting.delete(id);
-        clearTimeout(timer);
-        observe(grpc.status.UNAVAILABLE);
-        reject(unavailable((err as Error).message));
-      }
+      stream.waiting.set(id, { ...settle, timer });
+      // A stream that broke meanwhile fails this item too, through its 'error' or 'end' below.
+      stream.call.write({ id, request, traceparent: currentTraceparent() });
     });
   }
 
@@ -109,8 +97,9 @@ export class DeliveryStream implements Deliverer {
       clearTimeout(waiter.timer);
       if (outcome.error) waiter.reject(fromStatusFields(outcome.error));
       else if (outcome.response) waiter.resolve(outcome.response);
-      else waiter.reject(fromStatusFields({ code: grpc.status.INTERNAL, message: 'channel-engines answered neither a response nor an error', errorCode: '', detailsJson: '' }));
+      else waiter.reject(failure(grpc.status.INTERNAL, 'channel-engines answered neither a response nor an error'));
     });
+    const unavailable = (message: string) => failure(grpc.status.UNAVAILABLE, message, 'ERR_UNAVAILABLE');
     call.on('error', (err: unknown) => failAll(isServiceError(err) ? err : unavailable((err as Error).message)));
     call.on('end', () => failAll(unavailable('channel-engines ended the delivery stream before answering')));
     this.current = opened;

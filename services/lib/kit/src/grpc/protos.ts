@@ -42,6 +42,9 @@ const PROTO_ROOT = [join(__dirname, '..', 'protos'), join(__dirname, '..', '..',
   (dir) => existsSync(dir),
 );
 
+/** A service's full proto name (`convo.tickets.v1.TicketsService`), without loading its proto. */
+export const serviceFullName = (name: ServiceName): string => SERVICES[name].fullName;
+
 export interface LoadedService {
   fullName: string;
   definition: grpc.ServiceDefinition;

@@ -2,6 +2,7 @@
 // go-grpc-prometheus, which existing dashboards know). The kit's server and client factory
 // register them; nothing else needs to.
 import * as grpc from '@grpc/grpc-js';
+import { serviceFullName, type ServiceName } from '../grpc/protos';
 import { counter, histogram, secondsSince } from './metrics';
 
 const LABELS = ['grpc_service', 'grpc_method', 'grpc_code'] as const;
@@ -56,8 +57,8 @@ export const grpcClientMetrics: grpc.Interceptor = (options, nextCall) => {
  * Deliver), counted and timed in the same series as that call, so that dashboards read each
  * delivery as before whichever way it went. The stream itself is counted as a call when it ends.
  */
-export function observeStreamItem(side: 'server' | 'client', service: string, method: string, code: grpc.status, started: bigint): void {
-  const labels = { grpc_service: service, grpc_method: method, grpc_code: grpc.status[code] ?? String(code) };
+export function observeStreamItem(side: 'server' | 'client', service: ServiceName, method: string, code: grpc.status, started: bigint): void {
+  const labels = { grpc_service: serviceFullName(service), grpc_method: method, grpc_code: grpc.status[code] ?? String(code) };
   (side === 'server' ? serverHandled() : clientHandled()).inc(labels);
   (side === 'server' ? serverSeconds() : clientSeconds()).observe(labels, secondsSince(started));
 }
