@@ -15,6 +15,7 @@ import { TicketMessages } from './graphql/message.type';
 import { DeliveryHealthResolver } from './graphql/delivery-health.resolver';
 import { WebhookDeliveryResolver } from './graphql/webhook-delivery.resolver';
 import { readMessagingConfig, type MessagingConfig } from './config';
+import { withStreamedTicketLookups } from './ticket-lookups';
 
 export { readMessagingConfig, type MessagingConfig } from './config';
 
@@ -33,7 +34,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const repo = new MessagesRepository(db);
     await repo.init();
     const peers = {
-      tickets: createClient('tickets', config.ticketsAddr),
+      tickets: withStreamedTicketLookups(createClient('tickets', config.ticketsAddr)),
       tenants: createClient('tenants', config.tenantsAddr),
       engines: createClient('channelEngines', config.enginesAddr),
     };
@@ -60,7 +61,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     });
     const reads = new MessageReadRepository(db);
     await reads.init();
-    const read = new ReadService(reads, createClient('tickets', config.ticketsAddr));
+    const read = new ReadService(reads, peers.tickets);
     // Customer-webhook events are written here; the relay (relay/main.ts) delivers them.
     const ingest = new IngestService(repo, peers, log, config.channelCacheMs);
     return { handlers: messagingHandlers(send, read, ingest), schema };

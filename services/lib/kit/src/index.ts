@@ -18,6 +18,7 @@ export * from './grpc/protos';
 export * from './grpc/status';
 export * from './grpc/server';
 export * from './grpc/client';
+export * from './grpc/call-stream';
 export * from './grpc/health';
 export * from './grpc/credentials';
 export * from './grpc/tls';

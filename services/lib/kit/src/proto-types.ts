@@ -1,5 +1,6 @@
 // Re-exports of the generated message types, one namespace per service.
 
+export * as calls from './generated/calls.barrel';
 export * as channelEngines from './generated/channel_engines.barrel';
 export * as messaging from './generated/messaging.barrel';
 export * as socialConfig from './generated/social_config.barrel';

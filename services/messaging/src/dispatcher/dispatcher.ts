@@ -24,7 +24,7 @@ type Settings = Pick<
 
 export interface DispatchPeers {
   /** channel-engines' deliveries (over its DeliverStream: delivery-stream.ts). */
-  engines: Deliverer & { close?(): void };
+  engines: Deliverer;
   /** Channels (with their credentials) and their integrations, cached for a few seconds. */
   targets: Targets;
   /** A signed link to a stored file, made when the attempt is made. */

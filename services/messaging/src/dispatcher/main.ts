@@ -9,7 +9,7 @@ import { Targets } from '../relay/targets';
 import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readDispatcherConfig } from './config';
-import { DeliveryStream } from './delivery-stream';
+import { deliveryStream } from './delivery-stream';
 import { Dispatcher } from './dispatcher';
 
 const config = readDispatcherConfig();
@@ -33,7 +33,7 @@ runWorkerProcess({
       repo,
       leases,
       {
-        engines: new DeliveryStream(() => engines.DeliverStream()),
+        engines: deliveryStream(() => engines.DeliverStream()),
         targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
       },

@@ -1,6 +1,6 @@
 import { closeAllClients, createClient, createLogger, grpc, startGrpcServer, toStatusFields, providerFailed, type AsyncHandlers, type GrpcServerHandle, type proto, type ServiceRegistry } from '@convo/kit';
 import { classify } from '../../src/dispatcher/dispatcher';
-import { DeliveryStream } from '../../src/dispatcher/delivery-stream';
+import { deliveryStream } from '../../src/dispatcher/delivery-stream';
 
 type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, proto.channelEngines.DeliverOutcome>;
 
@@ -9,7 +9,7 @@ type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, pr
  * test drives: each Deliver settles with its own item's outcome, and fails as a unary call would
  * (deadline, a broken stream) so that the dispatcher's retry rules apply unchanged.
  */
-describe('DeliveryStream', () => {
+describe('deliveryStream', () => {
   const log = createLogger('test', 'silent');
   let server: GrpcServerHandle;
   /** Streams the server has open, and the items each received; the test answers them (and never ends one). */
@@ -28,7 +28,7 @@ describe('DeliveryStream', () => {
   };
   const deliveries = (streamMs?: number) => {
     const engines = createClient('channelEngines', `127.0.0.1:${server.port}`);
-    return new DeliveryStream(() => engines.DeliverStream(), streamMs);
+    return deliveryStream(() => engines.DeliverStream(), streamMs);
   };
   const request = (reference: string): proto.channelEngines.DeliverRequest => ({ channel: { id: 1, tenantId: 1, type: 'engine_a' }, to: '5511987654321', content: { text: 'Hi' }, reference });
   const until = async (what: () => boolean) => {
