@@ -1,4 +1,4 @@
-import { createClient, type ServiceClient } from '@convo/kit';
+import { createClient, type proto, type ServiceClient } from '@convo/kit';
 import type { GatewayConfig } from './config';
 
 export interface Clients {
@@ -17,7 +17,13 @@ export function createClients(config: GatewayConfig): Clients {
   const deadlineMs = config.rpcDeadlineMs;
   return {
     tickets: createClient('tickets', config.peers.tickets, { deadlineMs, caller: CALLER }),
-    messaging: createClient('messaging', config.peers.messaging, { deadlineMs: config.sendDeadlineMs, caller: CALLER }),
+    // Sends go on one stream (the kit's grpc/call-stream.ts), but those carrying a file inline: its
+    // megabytes would hold up the sends behind it on the stream.
+    messaging: createClient('messaging', config.peers.messaging, {
+      deadlineMs: config.sendDeadlineMs,
+      caller: CALLER,
+      streamed: { SendByTicket: (req: proto.messaging.SendByTicketRequest) => !req.media?.data?.length },
+    }),
     // Number checks and social configuration call a provider before answering: they get the
     // provider timeout on top, like sends.
     channelEngines: createClient('channelEngines', config.peers.channelEngines, { deadlineMs: config.sendDeadlineMs, caller: CALLER }),

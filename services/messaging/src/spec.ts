@@ -15,7 +15,6 @@ import { TicketMessages } from './graphql/message.type';
 import { DeliveryHealthResolver } from './graphql/delivery-health.resolver';
 import { WebhookDeliveryResolver } from './graphql/webhook-delivery.resolver';
 import { readMessagingConfig, type MessagingConfig } from './config';
-import { withStreamedTicketLookups } from './ticket-lookups';
 
 export { readMessagingConfig, type MessagingConfig } from './config';
 
@@ -34,7 +33,8 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const repo = new MessagesRepository(db);
     await repo.init();
     const peers = {
-      tickets: withStreamedTicketLookups(createClient('tickets', config.ticketsAddr)),
+      // Every accepted send looks its ticket up: on one stream (the kit's grpc/call-stream.ts).
+      tickets: createClient('tickets', config.ticketsAddr, { streamed: { GetTicket: true } }),
       tenants: createClient('tenants', config.tenantsAddr),
       engines: createClient('channelEngines', config.enginesAddr),
     };
@@ -64,6 +64,6 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const read = new ReadService(reads, peers.tickets);
     // Customer-webhook events are written here; the relay (relay/main.ts) delivers them.
     const ingest = new IngestService(repo, peers, log, config.channelCacheMs);
-    return { handlers: messagingHandlers(send, read, ingest), schema };
+    return { handlers: messagingHandlers(send, read, ingest, log), schema };
   },
 };

@@ -1,11 +1,10 @@
-import { channelTarget, grpc, grpcToHttp, inStoredTrace, isServiceError, type Logger, type proto } from '@convo/kit';
+import { channelTarget, grpc, grpcToHttp, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
 import { backoffMs, retryAfterMs } from '../backoff';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
 import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
-import type { Deliverer } from './delivery-stream';
 
 const MIN_ROUND_GAP_MS = 15;
 /** Messages of one ticket a run reads at once (in order), when the round's read was cut short. */
@@ -23,8 +22,8 @@ type Settings = Pick<
 };
 
 export interface DispatchPeers {
-  /** channel-engines' deliveries (over its DeliverStream: delivery-stream.ts). */
-  engines: Deliverer;
+  /** channel-engines' deliveries (its client streams them: DeliverStream). */
+  engines: Pick<ServiceClient<'channelEngines'>, 'Deliver'>;
   /** Channels (with their credentials) and their integrations, cached for a few seconds. */
   targets: Targets;
   /** A signed link to a stored file, made when the attempt is made. */
@@ -111,7 +110,6 @@ export class Dispatcher {
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.allSettled([...this.runs]), grace]);
     clearTimeout(timer);
-    if (!this.runs.size) this.peers.engines.close?.();
     await this.flushUnrecorded().catch((err: unknown) => this.log.error({ err }, 'sent messages not recorded at shutdown'));
     // Runs still under way keep their partitions' leases until these run out: nobody else starts them.
     if (!this.runs.size) await this.leases.releaseAll();

@@ -9,7 +9,6 @@ import { Targets } from '../relay/targets';
 import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '../worker-process';
 import { readDispatcherConfig } from './config';
-import { deliveryStream } from './delivery-stream';
 import { Dispatcher } from './dispatcher';
 
 const config = readDispatcherConfig();
@@ -28,12 +27,13 @@ runWorkerProcess({
     await Promise.all([repo.init(), leases.init()]);
     observeDeliveryQueue(repo, log);
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
-    const engines = createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging' });
+    // One delivery per message: on one stream (DeliverStream, the kit's grpc/call-stream.ts).
+    const engines = createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging', streamed: { Deliver: true } });
     const dispatcher = new Dispatcher(
       repo,
       leases,
       {
-        engines: deliveryStream(() => engines.DeliverStream()),
+        engines,
         targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
       },

@@ -1,6 +1,5 @@
 import { closeAllClients, createClient, createLogger, grpc, startGrpcServer, toStatusFields, providerFailed, type AsyncHandlers, type GrpcServerHandle, type proto, type ServiceRegistry } from '@convo/kit';
 import { classify } from '../../src/dispatcher/dispatcher';
-import { deliveryStream } from '../../src/dispatcher/delivery-stream';
 
 type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, proto.channelEngines.DeliverOutcome>;
 
@@ -9,7 +8,7 @@ type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, pr
  * test drives: each Deliver settles with its own item's outcome, and fails as a unary call would
  * (deadline, a broken stream) so that the dispatcher's retry rules apply unchanged.
  */
-describe('deliveryStream', () => {
+describe('Deliver on its stream', () => {
   const log = createLogger('test', 'silent');
   let server: GrpcServerHandle;
   /** Streams the server has open, and the items each received; the test answers them (and never ends one). */
@@ -26,10 +25,8 @@ describe('deliveryStream', () => {
     } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>;
     server = await startGrpcServer('channelEngines', handlers, port, log, '127.0.0.1');
   };
-  const deliveries = (streamMs?: number) => {
-    const engines = createClient('channelEngines', `127.0.0.1:${server.port}`);
-    return deliveryStream(() => engines.DeliverStream(), streamMs);
-  };
+  // As the dispatcher's client (dispatcher/main.ts); each test's is its own (closeAllClients after each).
+  const deliveries = (streamMs?: number) => createClient('channelEngines', `127.0.0.1:${server.port}`, { streamed: { Deliver: true }, streamMs });
   const request = (reference: string): proto.channelEngines.DeliverRequest => ({ channel: { id: 1, tenantId: 1, type: 'engine_a' }, to: '5511987654321', content: { text: 'Hi' }, reference });
   const until = async (what: () => boolean) => {
     for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -59,7 +56,6 @@ describe('deliveryStream', () => {
     const err = await first.catch((e: unknown) => e);
     // The dispatcher reads it exactly as the unary call's failure: a transient provider refusal.
     expect(classify(err)).toEqual({ transient: true, retryAfterMs: null, reason: 'engine_a refused the message (HTTP 503): busy' });
-    stream.close();
   });
 
   it('fails DEADLINE_EXCEEDED when no answer comes in time, and ignores the late answer', async () => {
@@ -73,7 +69,6 @@ describe('deliveryStream', () => {
     streams[0].call.write({ id: streams[0].items[1].id, response: { providerMessageId: 'P-next', driver: 'engine_a', status: 'sent' } });
     await expect(next).resolves.toMatchObject({ providerMessageId: 'P-next' });
     expect(classify(await late.catch((e: unknown) => e)).transient).toBe(true);
-    stream.close();
   });
 
   it('fails what is under way at once when the engine goes, and opens a new stream for the next delivery', async () => {
@@ -93,7 +88,6 @@ describe('deliveryStream', () => {
     await until(() => streams.length === 2 && streams[1].items.length === 1);
     streams[1].call.write({ id: streams[1].items[0].id, response: { providerMessageId: 'P-again', driver: 'engine_a', status: 'sent' } });
     await expect(again).resolves.toMatchObject({ providerMessageId: 'P-again' });
-    stream.close();
   });
 
   it('moves to a new stream after its time, letting the old one answer what it took', async () => {
@@ -108,6 +102,5 @@ describe('deliveryStream', () => {
     streams[1].call.write({ id: streams[1].items[0].id, response: { providerMessageId: 'P-fresh', driver: 'engine_a', status: 'sent' } });
     await expect(old).resolves.toMatchObject({ providerMessageId: 'P-old' });
     await expect(fresh).resolves.toMatchObject({ providerMessageId: 'P-fresh' });
-    stream.close();
   });
 });

@@ -53,8 +53,12 @@ interface Waiter<Res> {
   timer: NodeJS.Timeout;
 }
 
+type ClientStream<Req, Res> = grpc.ClientDuplexStream<CallItem<Req>, CallOutcome<Res>>;
+
 interface OpenStream<Req, Res> {
-  call: grpc.ClientDuplexStream<CallItem<Req>, CallOutcome<Res>>;
+  /** The stream once open (its opener may first wait for a connection: the kit's client). */
+  ready: Promise<ClientStream<Req, Res>>;
+  call?: ClientStream<Req, Res>;
   waiting: Map<number, Waiter<Res>>;
   openedAt: number;
   nextId: number;
@@ -77,7 +81,7 @@ export class CallStream<Req, Res> {
   private readonly streamMs: number;
 
   constructor(
-    private readonly open: () => grpc.ClientDuplexStream<CallItem<Req>, CallOutcome<Res>>,
+    private readonly open: () => ClientStream<Req, Res> | Promise<ClientStream<Req, Res>>,
     private readonly opts: CallStreamOptions,
   ) {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
@@ -104,23 +108,30 @@ export class CallStream<Req, Res> {
         timer,
       });
       // A stream that broke meanwhile fails this item too, through its 'error' or 'end' below.
-      stream.call.write({ id, request, traceparent: currentTraceparent(), timeoutMs: deadlineMs });
+      const item = { id, request, traceparent: currentTraceparent(), timeoutMs: deadlineMs };
+      if (stream.call) stream.call.write(item);
+      else stream.ready.then((call) => call.write(item), () => undefined); // not open: failed with it
     });
   };
 
   /** Ends the current stream (once its owner has nothing under way): the server answers what it took. */
   close(): void {
-    this.current?.call.end();
+    this.current?.ready.then((call) => call.end(), () => undefined);
     this.current = undefined;
   }
 
   private stream(): OpenStream<Req, Res> {
     const now = Date.now();
     if (this.current && now - this.current.openedAt < this.streamMs) return this.current;
-    this.current?.call.end();
-    // The stream is no request's: opened outside the trace of the call that happens to open it.
-    const call = outsideTraces(() => this.open());
-    const opened: OpenStream<Req, Res> = { call, waiting: new Map(), openedAt: now, nextId: 0 };
+    this.close();
+    let ready: Promise<ClientStream<Req, Res>>;
+    try {
+      // The stream is no request's: opened outside the trace of the call that happens to open it.
+      ready = Promise.resolve(outsideTraces(() => this.open()));
+    } catch (err) {
+      ready = Promise.reject(err);
+    }
+    const opened: OpenStream<Req, Res> = { ready, waiting: new Map(), openedAt: now, nextId: 0 };
     const failAll = (err: grpc.ServiceError) => {
       if (this.current === opened) this.current = undefined;
       for (const waiter of opened.waiting.values()) {
@@ -129,19 +140,23 @@ export class CallStream<Req, Res> {
       }
       opened.waiting.clear();
     };
-    call.on('data', (outcome: CallOutcome<Res>) => {
-      const id = outcome.id ?? 0;
-      const waiter = opened.waiting.get(id);
-      if (!waiter) return; // answered after its deadline
-      opened.waiting.delete(id);
-      clearTimeout(waiter.timer);
-      if (outcome.error) waiter.reject(fromStatusFields(outcome.error));
-      else if (outcome.response) waiter.resolve(outcome.response);
-      else waiter.reject(failure(grpc.status.INTERNAL, `${this.opts.peer} answered neither a response nor an error`));
-    });
     const unavailable = (message: string) => failure(grpc.status.UNAVAILABLE, message, 'ERR_UNAVAILABLE');
-    call.on('error', (err: unknown) => failAll(isServiceError(err) ? err : unavailable((err as Error).message)));
-    call.on('end', () => failAll(unavailable(`${this.opts.peer} ended the ${this.opts.method} stream before answering`)));
+    const broken = (err: unknown) => failAll(isServiceError(err) ? err : unavailable((err as Error).message));
+    ready.then((call) => {
+      opened.call = call;
+      call.on('data', (outcome: CallOutcome<Res>) => {
+        const id = outcome.id ?? 0;
+        const waiter = opened.waiting.get(id);
+        if (!waiter) return; // answered after its deadline
+        opened.waiting.delete(id);
+        clearTimeout(waiter.timer);
+        if (outcome.error) waiter.reject(fromStatusFields(outcome.error));
+        else if (outcome.response) waiter.resolve(outcome.response);
+        else waiter.reject(failure(grpc.status.INTERNAL, `${this.opts.peer} answered neither a response nor an error`));
+      });
+      call.on('error', broken);
+      call.on('end', () => failAll(unavailable(`${this.opts.peer} ended the ${this.opts.method} stream before answering`)));
+    }, broken);
     this.current = opened;
     return opened;
   }

@@ -5,6 +5,7 @@ import { grpcClientMetrics } from '../observability/grpc-metrics';
 import { processEnv } from '../config';
 import { loadService, type ServiceName, type ServiceRegistry } from './protos';
 import { carriesTraceIds, injectTraceContext } from '../observability/trace-context';
+import { CallStream, type CallItem, type CallOutcome } from './call-stream';
 
 export interface CallOptions {
   /** Milliseconds; every call has a deadline. */
@@ -17,10 +18,24 @@ export interface CallOptions {
   connectTimeoutMs?: number;
 }
 
+/**
+ * Unary methods whose calls go on the method's `<Method>Stream` (grpc/call-stream.ts): all of them
+ * (`true`), or those whose request the predicate picks (the others stay unary calls).
+ */
+export type StreamedMethods = Record<string, true | ((request: any) => boolean)>;
+
 /** Client-wide settings besides the call defaults. */
 export interface ClientOptions extends CallOptions {
   /** The name its calls carry (grpc/credentials.ts); the process's mesh caller by default. */
   caller?: string;
+  /**
+   * The hot unary methods carried on one stream each: they answer and fail as unary calls do, with
+   * the same deadlines, and a peer without a connection fails them after the connect budget too.
+   * One stream per method, caller and address for the whole process (the first client's settings).
+   */
+  streamed?: StreamedMethods;
+  /** How long one stream takes new calls (CallStream's streamMs). */
+  streamMs?: number;
 }
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
@@ -104,8 +119,9 @@ function callMetadata(options?: grpc.MetadataOptions): grpc.Metadata {
   return metadata;
 }
 
-// One client (one HTTP/2 channel) per service and address for the whole process.
+// One client (one HTTP/2 channel) per service and address for the whole process, and one stream per streamed method.
 const clients = new Map<string, grpc.Client>();
+const callStreams = new Map<string, CallStream<unknown, unknown>>();
 
 export function createClient<N extends ServiceName>(
   name: N,
@@ -153,11 +169,40 @@ export function createClient<N extends ServiceName>(
       });
     };
   }
+  for (const [method, when] of Object.entries(defaults.streamed ?? {})) {
+    const streamMethod = `${method}Stream`;
+    const unary = definition[method];
+    const carrier = definition[streamMethod];
+    if (!unary || unary.requestStream || unary.responseStream || !carrier?.requestStream || !carrier.responseStream) {
+      throw new Error(`${name}.${method} cannot be streamed: it needs to be unary, with a bidirectional ${streamMethod} beside it`);
+    }
+    const streamKey = `${key}/${method}`;
+    let stream = callStreams.get(streamKey);
+    if (!stream) {
+      type Carrier = grpc.ClientDuplexStream<CallItem<unknown>, CallOutcome<unknown>>;
+      const deadlineMs = defaults.deadlineMs ?? DEFAULT_DEADLINE_MS;
+      const connectMs = defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      stream = new CallStream(
+        async () => {
+          // As for a unary call: a peer without a connection fails the calls after the connect budget.
+          if (connectMs < deadlineMs) await connected(client, address, connectMs);
+          return (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
+        },
+        { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs },
+      );
+      callStreams.set(streamKey, stream);
+    }
+    const streamed = stream.call as (request: unknown, options?: CallOptions) => Promise<unknown>;
+    const single = wrapper[method] as typeof streamed;
+    wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request) ? streamed : single)(request, options);
+  }
   return wrapper as ServiceClient<N>;
 }
 
-/** Closes every channel this process opened (on shutdown and between tests). */
+/** Ends every call stream and closes every channel this process opened (on shutdown and between tests). */
 export function closeAllClients(): void {
+  for (const s of callStreams.values()) s.close();
+  callStreams.clear();
   for (const c of clients.values()) c.close();
   clients.clear();
 }
