@@ -1,10 +1,11 @@
-import { channelTarget, grpc, grpcToHttp, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
-import { backoffMs, retryAfterMs } from '../backoff';
+import { channelTarget, inStoredTrace, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { backoffMs } from '../backoff';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
 import type { Targets } from '../relay/targets';
 import type { DispatcherConfig } from './config';
+import { classify, type Failure } from './failures';
 
 const MIN_ROUND_GAP_MS = 15;
 /** Messages of one ticket a run reads at once (in order), when the round's read was cut short. */
@@ -31,17 +32,6 @@ export interface DispatchPeers {
 }
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
-
-/** gRPC codes of a Deliver call that a later attempt may not meet (the engines service itself failed). */
-const TRANSIENT_CODES = new Set([
-  grpc.status.UNAVAILABLE,
-  grpc.status.DEADLINE_EXCEEDED,
-  grpc.status.RESOURCE_EXHAUSTED,
-  grpc.status.INTERNAL,
-  grpc.status.UNKNOWN,
-  grpc.status.CANCELLED,
-  grpc.status.ABORTED,
-]);
 
 /**
  * Delivers queued messages. The work is split by channel into partitions (PartitionLeases); this
@@ -340,21 +330,4 @@ function byTicket(messages: MessageDoc[]): Map<number, MessageDoc[]> {
     list.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   }
   return tickets;
-}
-
-interface Failure {
-  transient: boolean;
-  retryAfterMs: number | null;
-  reason: string;
-}
-
-/** What a failed Deliver (or channel lookup) says about trying again. */
-export function classify(err: unknown): Failure {
-  if (!isServiceError(err)) return { transient: true, retryAfterMs: null, reason: err instanceof Error ? err.message : String(err) };
-  const { body } = grpcToHttp(err);
-  if (body.error === 'ERR_PROVIDER_FAILED') {
-    const detail = body.details?.[0] as { transient?: boolean; retryAfter?: string } | undefined;
-    return { transient: detail?.transient === true, retryAfterMs: retryAfterMs(detail?.retryAfter), reason: err.details };
-  }
-  return { transient: TRANSIENT_CODES.has(err.code), retryAfterMs: null, reason: `${body.error}: ${err.details}` };
 }

@@ -1,5 +1,5 @@
 import { closeAllClients, createClient, createLogger, grpc, startGrpcServer, toStatusFields, providerFailed, type AsyncHandlers, type GrpcServerHandle, type proto, type ServiceRegistry } from '@convo/kit';
-import { classify } from '../../src/dispatcher/dispatcher';
+import { classify } from '../../src/dispatcher/failures';
 
 type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, proto.channelEngines.DeliverOutcome>;
 
