@@ -1,8 +1,8 @@
 // Unary calls carried on a long-lived bidirectional stream (protos/calls/v1/calls.proto). A grpc-js
 // unary call costs its client about 0.2 ms and its server about 0.1 ms of CPU (HTTP/2 stream,
-// metadata, interceptors); a message on an open stream about 0.03 ms each. The hot calls of the
-// send path (a delivery per message, a ticket lookup per accepted send) go this way; everything
-// else stays unary. A streamed call behaves as its unary call would: the same handler, the same
+// metadata, interceptors); a message on an open stream about 0.03 ms each. The calls made once per
+// message (the gateway's send, messaging's ticket lookup, the dispatcher's delivery) go this way,
+// chosen per client (`streamed` in client.ts); everything else stays unary. A streamed call behaves as its unary call would: the same handler, the same
 // deadline, its own trace, counted in the gRPC metrics under the unary method's name, and the same
 // status when it fails, so its callers' error handling is unchanged.
 import * as grpc from '@grpc/grpc-js';
