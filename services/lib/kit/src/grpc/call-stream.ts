@@ -2,9 +2,10 @@
 // unary call costs its client about 0.2 ms and its server about 0.1 ms of CPU (HTTP/2 stream,
 // metadata, interceptors); a message on an open stream about 0.03 ms each. The calls made once per
 // message (the gateway's send, messaging's ticket lookup, the dispatcher's delivery) go this way,
-// chosen per client (`streamed` in client.ts); everything else stays unary. A streamed call behaves as its unary call would: the same handler, the same
-// deadline, its own trace, counted in the gRPC metrics under the unary method's name, and the same
-// status when it fails, so its callers' error handling is unchanged.
+// chosen per client (`streamed` in client.ts); everything else stays unary. A streamed call
+// behaves as its unary call would: the same handler, the same deadline, its own trace, counted in
+// the gRPC metrics under the unary method's name, and the same status when it fails, so its
+// callers' error handling is unchanged.
 import * as grpc from '@grpc/grpc-js';
 import { DomainError, validation } from '../errors';
 import type { Logger } from '../logger';
@@ -124,13 +125,15 @@ export class CallStream<Req, Res> {
     const now = Date.now();
     if (this.current && now - this.current.openedAt < this.streamMs) return this.current;
     this.close();
-    let ready: Promise<ClientStream<Req, Res>>;
+    let opening: ClientStream<Req, Res> | Promise<ClientStream<Req, Res>>;
     try {
       // The stream is no request's: opened outside the trace of the call that happens to open it.
-      ready = Promise.resolve(outsideTraces(() => this.open()));
+      opening = outsideTraces(() => this.open());
     } catch (err) {
-      ready = Promise.reject(err);
+      opening = Promise.reject(err);
     }
+    // Listened to as soon as it exists (below), so that none of its events can come before its listeners.
+    const ready = opening instanceof Promise ? opening.then((call) => listen(call)) : Promise.resolve(opening);
     const opened: OpenStream<Req, Res> = { ready, waiting: new Map(), openedAt: now, nextId: 0 };
     const failAll = (err: grpc.ServiceError) => {
       if (this.current === opened) this.current = undefined;
@@ -142,7 +145,7 @@ export class CallStream<Req, Res> {
     };
     const unavailable = (message: string) => failure(grpc.status.UNAVAILABLE, message, 'ERR_UNAVAILABLE');
     const broken = (err: unknown) => failAll(isServiceError(err) ? err : unavailable((err as Error).message));
-    ready.then((call) => {
+    const listen = (call: ClientStream<Req, Res>) => {
       opened.call = call;
       call.on('data', (outcome: CallOutcome<Res>) => {
         const id = outcome.id ?? 0;
@@ -156,7 +159,10 @@ export class CallStream<Req, Res> {
       });
       call.on('error', broken);
       call.on('end', () => failAll(unavailable(`${this.opts.peer} ended the ${this.opts.method} stream before answering`)));
-    }, broken);
+      return call;
+    };
+    if (!(opening instanceof Promise)) listen(opening);
+    ready.catch(broken);
     this.current = opened;
     return opened;
   }

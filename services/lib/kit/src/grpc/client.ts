@@ -22,7 +22,7 @@ export interface CallOptions {
  * Unary methods whose calls go on the method's `<Method>Stream` (grpc/call-stream.ts): all of them
  * (`true`), or those whose request the predicate picks (the others stay unary calls).
  */
-export type StreamedMethods = Record<string, true | ((request: any) => boolean)>;
+export type StreamedMethods = Record<string, true | ((request: never) => boolean)>;
 
 /** Client-wide settings besides the call defaults. */
 export interface ClientOptions extends CallOptions {
@@ -182,19 +182,17 @@ export function createClient<N extends ServiceName>(
       type Carrier = grpc.ClientDuplexStream<CallItem<unknown>, CallOutcome<unknown>>;
       const deadlineMs = defaults.deadlineMs ?? DEFAULT_DEADLINE_MS;
       const connectMs = defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+      const start = () => (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
       stream = new CallStream(
-        async () => {
-          // As for a unary call: a peer without a connection fails the calls after the connect budget.
-          if (connectMs < deadlineMs) await connected(client, address, connectMs);
-          return (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
-        },
+        // As for a unary call: a peer without a connection fails the calls after the connect budget.
+        () => (connectMs < deadlineMs ? connected(client, address, connectMs).then(start) : start()),
         { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs },
       );
       callStreams.set(streamKey, stream);
     }
     const streamed = stream.call as (request: unknown, options?: CallOptions) => Promise<unknown>;
     const single = wrapper[method] as typeof streamed;
-    wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request) ? streamed : single)(request, options);
+    wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request as never) ? streamed : single)(request, options);
   }
   return wrapper as ServiceClient<N>;
 }

@@ -65,6 +65,24 @@ it('refuses to stream a method without a bidirectional <Method>Stream beside it'
   );
 });
 
+/** A port nothing listens on (it was free a moment ago). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+// The stream is opened at once here (no connect budget under the deadline): its failure reaches
+// the calls it carries. Timers far beyond the test's own timeout, as in server.test.ts.
+it('fails streamed calls to a peer that refuses connections with UNAVAILABLE, without waiting for a timer', async () => {
+  const client = createClient('channelEngines', `127.0.0.1:${await closedPort()}`, { deadlineMs: 60_000, connectTimeoutMs: 60_000, streamed: { Deliver: true } });
+  for (let i = 0; i < 3; i++) {
+    await expect(client.Deliver(request(`x${i}`))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
+  }
+});
+
 // As for unary calls (server.test.ts): a peer that accepts a connection and never speaks fails the
 // call UNAVAILABLE after the connect budget, not after the call's deadline.
 it('gives up on a silent peer after the connect budget, and tries a new stream for the next call', async () => {
