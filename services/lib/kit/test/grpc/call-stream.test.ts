@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { closedPort } from './closed-port';
 import { providerFailed } from '../../src/errors';
 import { createLogger } from '../../src/logger';
 import { serveCallStream } from '../../src/grpc/call-stream';
@@ -64,15 +65,6 @@ it('refuses to stream a method without a bidirectional <Method>Stream beside it'
     'channelEngines.ListDrivers cannot be streamed: it needs to be unary, with a bidirectional ListDriversStream beside it',
   );
 });
-
-/** A port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 // The stream is opened at once here (no connect budget under the deadline): its failure reaches
 // the calls it carries. Timers far beyond the test's own timeout, as in server.test.ts.

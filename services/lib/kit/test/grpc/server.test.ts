@@ -5,15 +5,7 @@ import { closeAllClients, createClient } from '../../src/grpc/client';
 import { checkHealth, closeHealthClients } from '../../src/grpc/health';
 import { LIVENESS, startGrpcServer, type GrpcServerHandle } from '../../src/grpc/server';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-
-/** A port nothing listens on (it was free a moment ago). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
+import { closedPort } from './closed-port';
 
 const log = createLogger('test', 'silent');
 
