@@ -274,5 +274,26 @@ describe('hardening, end to end', () => {
       client.close();
       expect({ process, code }).toEqual({ process, code: grpc.status.UNAUTHENTICATED });
     }
+    // The streams that carry the per-message calls (the kit's call streams): refused when they open.
+    const streams: [string, Parameters<typeof loadService>[0], string, object][] = [
+      ['tickets', 'tickets', 'GetTicketStream', { id: 1, request: { tenantId: a.tenantId, ticketId } }],
+      ['messaging', 'messaging', 'SendByTicketStream', { id: 1, request: { tenantId: a.tenantId, ticketId, body: 'not sent' } }],
+      ['channel-engines', 'channelEngines', 'DeliverStream', { id: 1, request: { to: '5511987654321', content: { text: 'not sent' } } }],
+    ];
+    for (const [process, service, method, item] of streams) {
+      const { Client } = loadService(service);
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => grpc.ClientDuplexStream<object, object>> & { close(): void };
+      const stream = client[method](new grpc.Metadata());
+      const outcomes: object[] = [];
+      stream.on('data', (outcome: object) => outcomes.push(outcome));
+      const settled = new Promise((resolve) => {
+        stream.on('error', (err: { code: number }) => resolve(err.code));
+        stream.on('end', () => resolve(0));
+      });
+      stream.write(item);
+      const code = await settled;
+      client.close();
+      expect({ process, code, outcomes }).toEqual({ process, code: grpc.status.UNAUTHENTICATED, outcomes: [] });
+    }
   });
 });
