@@ -282,7 +282,7 @@ describe('hardening, end to end', () => {
     ];
     for (const [process, service, method, item] of streams) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => grpc.ClientDuplexStream<object, object>> & { close(): void };
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => import('@grpc/grpc-js').ClientDuplexStream<object, object>> & { close(): void };
       const stream = client[method](new grpc.Metadata());
       const outcomes: object[] = [];
       stream.on('data', (outcome: object) => outcomes.push(outcome));

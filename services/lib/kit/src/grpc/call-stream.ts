@@ -36,13 +36,19 @@ export interface StreamedMethod {
   method: string;
 }
 
-export interface CallStreamOptions extends StreamedMethod {
+export interface CallStreamOptions<Req, Res> extends StreamedMethod {
   /** The peer, as error messages name it (`tickets`). */
   peer: string;
   /** A call's time when its caller gives none (a unary call's default). */
   deadlineMs?: number;
   /** How long one stream takes new items; under the servers' connection age (5 min) so that no stream is cut with items under way. */
   streamMs?: number;
+  /**
+   * The unary call itself, for a server that does not know the stream (UNIMPLEMENTED: an older
+   * version, during a rolling update): the calls the refused stream carried are made again this
+   * way (the server saw none of them), and so are new ones for `streamMs`; then a stream is tried again.
+   */
+  unary?: (request: Req, options: { deadlineMs?: number }) => Promise<Res>;
 }
 
 const DEFAULT_DEADLINE_MS = 5_000;
@@ -52,6 +58,8 @@ interface Waiter<Res> {
   resolve(res: Res): void;
   reject(err: grpc.ServiceError): void;
   timer: NodeJS.Timeout;
+  /** Makes the call again as a unary call (the server refused the stream: it saw none of its items). */
+  again(): void;
 }
 
 type ClientStream<Req, Res> = grpc.ClientDuplexStream<CallItem<Req>, CallOutcome<Res>>;
@@ -80,10 +88,12 @@ export class CallStream<Req, Res> {
   private current?: OpenStream<Req, Res>;
   private readonly deadlineMs: number;
   private readonly streamMs: number;
+  /** Until when calls go unary: the server refused the stream (CallStreamOptions.unary). */
+  private unaryUntil = 0;
 
   constructor(
     private readonly open: () => ClientStream<Req, Res> | Promise<ClientStream<Req, Res>>,
-    private readonly opts: CallStreamOptions,
+    private readonly opts: CallStreamOptions<Req, Res>,
   ) {
     this.deadlineMs = opts.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.streamMs = opts.streamMs ?? STREAM_MS;
@@ -91,7 +101,10 @@ export class CallStream<Req, Res> {
 
   /** The streamed call, with a unary client method's signature. */
   readonly call = (request: Req, options: { deadlineMs?: number } = {}): Promise<Res> => {
+    const { unary } = this.opts;
+    if (unary && Date.now() < this.unaryUntil) return unary(request, options);
     const deadlineMs = options.deadlineMs ?? this.deadlineMs;
+    const deadlineAt = Date.now() + deadlineMs;
     const stream = this.stream();
     const id = stream.nextId;
     stream.nextId = (stream.nextId + 1) % 0x1_0000_0000;
@@ -107,6 +120,11 @@ export class CallStream<Req, Res> {
         resolve: (res) => (observe(grpc.status.OK), resolve(res)),
         reject: (err) => (observe(err.code), reject(err)),
         timer,
+        // Counted by the unary call itself, not as an item.
+        again: () => {
+          clearTimeout(timer);
+          unary!(request, { deadlineMs: Math.max(1, deadlineAt - Date.now()) }).then(resolve, reject);
+        },
       });
       // A stream that broke meanwhile fails this item too, through its 'error' or 'end' below.
       const item = { id, request, traceparent: currentTraceparent(), timeoutMs: deadlineMs };
@@ -137,7 +155,13 @@ export class CallStream<Req, Res> {
     const opened: OpenStream<Req, Res> = { ready, waiting: new Map(), openedAt: now, nextId: 0 };
     const failAll = (err: grpc.ServiceError) => {
       if (this.current === opened) this.current = undefined;
+      const refused = err.code === grpc.status.UNIMPLEMENTED && this.opts.unary !== undefined;
+      if (refused) this.unaryUntil = Date.now() + this.streamMs;
       for (const waiter of opened.waiting.values()) {
+        if (refused) {
+          waiter.again();
+          continue;
+        }
         clearTimeout(waiter.timer);
         waiter.reject(err);
       }

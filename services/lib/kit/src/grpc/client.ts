@@ -177,6 +177,7 @@ export function createClient<N extends ServiceName>(
       throw new Error(`${name}.${method} cannot be streamed: it needs to be unary, with a bidirectional ${streamMethod} beside it`);
     }
     const streamKey = `${key}/${method}`;
+    const single = wrapper[method] as (request: unknown, options?: CallOptions) => Promise<unknown>;
     let stream = callStreams.get(streamKey);
     if (!stream) {
       type Carrier = grpc.ClientDuplexStream<CallItem<unknown>, CallOutcome<unknown>>;
@@ -186,12 +187,11 @@ export function createClient<N extends ServiceName>(
       stream = new CallStream(
         // As for a unary call: a peer without a connection fails the calls after the connect budget.
         () => (connectMs < deadlineMs ? connected(client, address, connectMs).then(start) : start()),
-        { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs },
+        { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs, unary: single },
       );
       callStreams.set(streamKey, stream);
     }
-    const streamed = stream.call as (request: unknown, options?: CallOptions) => Promise<unknown>;
-    const single = wrapper[method] as typeof streamed;
+    const streamed = stream.call as typeof single;
     wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request as never) ? streamed : single)(request, options);
   }
   return wrapper as ServiceClient<N>;

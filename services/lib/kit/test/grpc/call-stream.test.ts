@@ -66,6 +66,31 @@ it('refuses to stream a method without a bidirectional <Method>Stream beside it'
   );
 });
 
+// During a rolling update a client may be newer than its server: a server without the stream
+// (here: no DeliverStream handler, so grpc-js answers UNIMPLEMENTED) gets the unary calls instead.
+it('makes the calls as unary ones when the server does not know the stream, the refused ones included', async () => {
+  const older = await startGrpcServer(
+    'channelEngines',
+    { Deliver: async (req: proto.channelEngines.DeliverRequest__Output) => answer('unary', req) } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>,
+    0,
+    log,
+    '127.0.0.1',
+  );
+  try {
+    const client = createClient('channelEngines', `127.0.0.1:${older.port}`, { streamed: { Deliver: true } });
+    // The first calls go on a stream, which the server refuses: they are made again, unary.
+    await expect(Promise.all(['a', 'b'].map((r) => client.Deliver(request(r))))).resolves.toEqual(
+      ['a', 'b'].map((r) => ({ providerMessageId: `P-${r}`, driver: 'unary', status: 'sent' })),
+    );
+    await expect(client.Deliver(request('c'))).resolves.toMatchObject({ driver: 'unary' });
+    // A refusal of the call itself is the call's answer, as before.
+    await expect(client.Deliver(request('refuse'))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'engine_a refused the message (HTTP 400): bad' });
+  } finally {
+    closeAllClients();
+    await older.shutdown(0);
+  }
+});
+
 // The stream is opened at once here (no connect budget under the deadline): its failure reaches
 // the calls it carries. Timers far beyond the test's own timeout, as in server.test.ts.
 it('fails streamed calls to a peer that refuses connections with UNAVAILABLE, without waiting for a timer', async () => {
