@@ -7,6 +7,7 @@
 // the gRPC metrics under the unary method's name, and the same status when it fails, so its
 // callers' error handling is unchanged.
 import * as grpc from '@grpc/grpc-js';
+import { context } from '@opentelemetry/api';
 import { DomainError, validation } from '../errors';
 import type { Logger } from '../logger';
 import { observeStreamItem } from '../observability/grpc-metrics';
@@ -105,6 +106,7 @@ export class CallStream<Req, Res> {
     if (unary && Date.now() < this.unaryUntil) return unary(request, options);
     const deadlineMs = options.deadlineMs ?? this.deadlineMs;
     const deadlineAt = Date.now() + deadlineMs;
+    const caller = context.active();
     const stream = this.stream();
     const id = stream.nextId;
     stream.nextId = (stream.nextId + 1) % 0x1_0000_0000;
@@ -120,10 +122,10 @@ export class CallStream<Req, Res> {
         resolve: (res) => (observe(grpc.status.OK), resolve(res)),
         reject: (err) => (observe(err.code), reject(err)),
         timer,
-        // Counted by the unary call itself, not as an item.
+        // Counted by the unary call itself, not as an item; in the caller's trace.
         again: () => {
           clearTimeout(timer);
-          unary!(request, { deadlineMs: Math.max(1, deadlineAt - Date.now()) }).then(resolve, reject);
+          context.with(caller, () => unary!(request, { deadlineMs: Math.max(1, deadlineAt - Date.now()) })).then(resolve, reject);
         },
       });
       // A stream that broke meanwhile fails this item too, through its 'error' or 'end' below.
