@@ -54,6 +54,6 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
       container: { get: () => resolver },
       references: { Delivery: deliveryReference(repo) },
     });
-    return { handlers: enginesHandlers(engines, log), schema, close: () => engines.close() };
+    return { handlers: enginesHandlers(engines), schema, close: () => engines.close() };
   },
 };

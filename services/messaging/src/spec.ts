@@ -64,6 +64,6 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     const read = new ReadService(reads, peers.tickets);
     // Customer-webhook events are written here; the relay (relay/main.ts) delivers them.
     const ingest = new IngestService(repo, peers, log, config.channelCacheMs);
-    return { handlers: messagingHandlers(send, read, ingest, log), schema };
+    return { handlers: messagingHandlers(send, read, ingest), schema };
   },
 };

@@ -37,7 +37,7 @@ export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
   database: 'convo_tickets',
   ports: { grpc: 50051, graphql: 4001 },
   config: () => ({}),
-  async create({ db, log }) {
+  async create({ db }) {
     const repo = new TicketsRepository(db);
     await repo.init();
     const catalog = new CatalogService(repo);
@@ -49,7 +49,7 @@ export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog),
       catalog,
-    }, log);
+    });
     return { handlers, schema };
   },
 };

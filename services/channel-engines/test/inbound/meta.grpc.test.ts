@@ -176,7 +176,7 @@ describe('ParseInbound for an engine channel over gRPC', () => {
   beforeAll(async () => {
     const log = createLogger('test', 'silent');
     const engines = new EnginesService([echoEngine], new DeliveriesRepository(createConnection()), log);
-    server = await startGrpcServer('channelEngines', enginesHandlers(engines, log), 0, log, '127.0.0.1');
+    server = await startGrpcServer('channelEngines', enginesHandlers(engines), 0, log, '127.0.0.1');
     client = createClient('channelEngines', `127.0.0.1:${server.port}`);
   });
   afterAll(async () => {

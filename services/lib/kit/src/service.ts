@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './mongo';
 import { closeAllClients } from './grpc/client';
 import { loadService, type ServiceName, type ServiceRegistry } from './grpc/protos';
-import { startGrpcServer, type AsyncHandlers } from './grpc/server';
+import { carriedMethod, startGrpcServer, type AsyncHandlers } from './grpc/server';
 import { healthPort } from './grpc/tls';
 import { grpcHost, meshTrust, setMeshCaller } from './grpc/credentials';
 import { startSubgraphServer } from './graphql/subgraph';
@@ -90,7 +90,10 @@ export async function startService<N extends ServiceName, C>(
 
   let parts: ServiceParts<N> | undefined;
   const forward: Record<string, (req: unknown, call: unknown) => Promise<unknown>> = {};
-  for (const method of Object.keys(loadService(spec.grpc).definition)) {
+  const { definition } = loadService(spec.grpc);
+  for (const method of Object.keys(definition)) {
+    // A call stream is served by the server from its unary method's (forwarded) handler.
+    if (carriedMethod(definition, method)) continue;
     forward[method] = async (req, call) => {
       const fn = (parts?.handlers as Record<string, (r: unknown, c: unknown) => Promise<unknown>> | undefined)?.[method];
       if (!fn) throw unavailable();

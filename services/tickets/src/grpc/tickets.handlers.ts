@@ -1,4 +1,4 @@
-import { type AsyncHandlers, type Logger, serveCallStream, type ServiceRegistry } from '@convo/kit';
+import type { AsyncHandlers, ServiceRegistry } from '@convo/kit';
 import type { CatalogService } from '../domain/catalog.service';
 import type { ContactsService } from '../domain/contacts.service';
 import type { EvaluationService } from '../domain/evaluation.service';
@@ -13,15 +13,13 @@ export interface TicketsDomain {
   catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog }: TicketsDomain, log: Logger): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
     OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
     DiscardTicket: (req) => tickets.discardTicket(req),
+    // Also on GetTicketStream, messaging's (the kit serves it with this handler: grpc/call-stream.ts).
     GetTicket: (req) => tickets.getTicket(req.tenantId, req.ticketId),
-    // messaging's lookups, one per accepted send, on one stream (the kit's grpc/call-stream.ts).
-    GetTicketStream: (call, draining) =>
-      serveCallStream(call, draining, (req) => tickets.getTicket(req.tenantId, req.ticketId), { service: 'tickets', method: 'GetTicket', server: 'tickets', log }),
     UpdateTicket: (req) => tickets.updateTicket(req),
     ListTickets: (req) => tickets.listTickets(req),
     FindContactTickets: (req) => tickets.findContactTickets(req),

@@ -7,6 +7,7 @@ import { toGrpcError } from './status';
 import { grpcHost, meshServerInterceptor, meshTrust, type MeshTrust } from './credentials';
 import { healthPort, serverCredentials } from './tls';
 import { carriesTraceIds, incomingContext, inContext } from '../observability/trace-context';
+import { serveCallStream } from './call-stream';
 
 type AsyncUnary<Req, Res> = (request: Req, call: grpc.ServerUnaryCall<Req, Res>) => Promise<Res>;
 
@@ -23,9 +24,25 @@ export type AsyncServerStream<Req, Res> = (request: Req, call: grpc.ServerWritab
  */
 export type BidiStream<Req, Res> = (call: grpc.ServerDuplexStream<Req, Res>, draining: AbortSignal) => void;
 
+/**
+ * The `<Method>Stream` methods that carry a unary `<Method>` (grpc/call-stream.ts): the server
+ * serves them with the unary method's handler, so a service writes none of them.
+ */
+type KnownKeys<H> = keyof { [K in keyof H as string extends K ? never : K]: 0 };
+type CallStreamKeys<H> = { [K in KnownKeys<H>]: K extends `${infer M}Stream` ? (M extends KnownKeys<H> ? K : never) : never }[KnownKeys<H>];
+
+/** The unary method a `<Method>Stream` of the service carries (grpc/call-stream.ts), if it is one. */
+export function carriedMethod(definition: grpc.ServiceDefinition, method: string): string | undefined {
+  const { requestStream, responseStream } = definition[method];
+  const unary = definition[method.slice(0, -'Stream'.length)];
+  return requestStream && responseStream && method.endsWith('Stream') && unary && !unary.requestStream && !unary.responseStream
+    ? method.slice(0, -'Stream'.length)
+    : undefined;
+}
+
 /** A service's handlers written as async functions of the request (streams: of the call). */
 export type AsyncHandlers<H> = {
-  [K in keyof H as string extends K ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+  [K in keyof H as string extends K ? never : K extends CallStreamKeys<H> ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
     ? AsyncUnary<Req, Res>
     : H[K] extends grpc.handleServerStreamingCall<infer Req, infer Res>
       ? AsyncServerStream<Req, Res>
@@ -134,6 +151,20 @@ export async function startGrpcServer<N extends ServiceName>(
     impl[method] = responseStream
       ? adaptServerStream(`${fullName}/${method}`, fn as AsyncServerStream<unknown, unknown>, log, openStreams)
       : adapt(`${fullName}/${method}`, fn as AsyncUnary<unknown, unknown>, log);
+  }
+  // Each `<Method>Stream` beside a unary `<Method>` carries that method's calls: served by its
+  // handler, each item as one call (its deadline, the stream's verified caller).
+  for (const method of Object.keys(definition)) {
+    const unaryName = carriedMethod(definition, method);
+    const unary = (handlers as Record<string, AsyncUnary<unknown, unknown> | undefined>)[unaryName ?? ''];
+    if (impl[method] || !unaryName || !unary) continue;
+    impl[method] = (call: grpc.ServerDuplexStream<unknown, unknown>) =>
+      serveCallStream(
+        call,
+        draining.signal,
+        (request, item) => unary(request, { request, metadata: item.metadata, getDeadline: () => item.deadline } as unknown as grpc.ServerUnaryCall<unknown, unknown>),
+        { service: name, method: unaryName, server: name, log },
+      );
   }
   server.addService(definition, impl);
   // Health answers NOT_SERVING until the caller says the service is ready (database connected).

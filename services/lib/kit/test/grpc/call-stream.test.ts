@@ -5,7 +5,8 @@ import { providerFailed } from '../../src/errors';
 import { createLogger } from '../../src/logger';
 import { serveCallStream } from '../../src/grpc/call-stream';
 import { closeAllClients, createClient } from '../../src/grpc/client';
-import { grpcToHttp } from '../../src/grpc/status';
+import { loadService } from '../../src/grpc/protos';
+import { grpcToHttp, toGrpcError } from '../../src/grpc/status';
 import { startGrpcServer, type AsyncHandlers, type GrpcServerHandle } from '../../src/grpc/server';
 import type { ServiceRegistry } from '../../src/grpc/protos';
 import type * as proto from '../../src/proto-types';
@@ -67,17 +68,22 @@ it('refuses to stream a method without a bidirectional <Method>Stream beside it'
 });
 
 // During a rolling update a client may be newer than its server: a server without the stream
-// (here: no DeliverStream handler, so grpc-js answers UNIMPLEMENTED) gets the unary calls instead.
+// (an older kit: a bare grpc-js server with Deliver alone, which answers UNIMPLEMENTED for the
+// rest) gets the unary calls instead.
 it('makes the calls as unary ones when the server does not know the stream, the refused ones included', async () => {
-  const older = await startGrpcServer(
-    'channelEngines',
-    { Deliver: async (req: proto.channelEngines.DeliverRequest__Output) => answer('unary', req) } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>,
-    0,
-    log,
-    '127.0.0.1',
-  );
+  const older = new grpc.Server();
+  older.addService(loadService('channelEngines').definition, {
+    Deliver: (call: grpc.ServerUnaryCall<proto.channelEngines.DeliverRequest__Output, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      try {
+        callback(null, answer('unary', call.request));
+      } catch (err) {
+        callback(toGrpcError(err));
+      }
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => older.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
   try {
-    const client = createClient('channelEngines', `127.0.0.1:${older.port}`, { streamed: { Deliver: true } });
+    const client = createClient('channelEngines', `127.0.0.1:${port}`, { streamed: { Deliver: true } });
     // The first calls go on a stream, which the server refuses: they are made again, unary.
     await expect(Promise.all(['a', 'b'].map((r) => client.Deliver(request(r))))).resolves.toEqual(
       ['a', 'b'].map((r) => ({ providerMessageId: `P-${r}`, driver: 'unary', status: 'sent' })),
@@ -87,7 +93,36 @@ it('makes the calls as unary ones when the server does not know the stream, the 
     await expect(client.Deliver(request('refuse'))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'engine_a refused the message (HTTP 400): bad' });
   } finally {
     closeAllClients();
-    await older.shutdown(0);
+    older.forceShutdown();
+  }
+});
+
+// A kit server serves every `<Method>Stream` beside a unary method with that method's handler.
+it('serves a stream with the unary handler when the service gives none for it', async () => {
+  // A grpc-js call object (sendMetadata) only for a unary call; an item gets its metadata and deadline.
+  const way = (call: object) => ('sendMetadata' in call ? 'unary call' : 'stream item');
+  const derived = await startGrpcServer(
+    'channelEngines',
+    {
+      Deliver: async (req: proto.channelEngines.DeliverRequest__Output, call: grpc.ServerUnaryCall<unknown, unknown>) => {
+        if (!call.getDeadline()) throw new Error('a call without its deadline');
+        return answer(way(call), req);
+      },
+    } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>,
+    0,
+    log,
+    '127.0.0.1',
+  );
+  try {
+    const client = createClient('channelEngines', `127.0.0.1:${derived.port}`, { streamed: { Deliver: true } });
+    const unary = createClient('channelEngines', `127.0.0.1:${derived.port}`, { caller: 'unary' });
+    await expect(client.Deliver(request('s'))).resolves.toMatchObject({ driver: 'stream item' });
+    await expect(unary.Deliver(request('u'))).resolves.toMatchObject({ driver: 'unary call' });
+    const [streamed, single] = await Promise.all([client.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e), unary.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e)]);
+    expect(grpcToHttp(streamed)).toEqual(grpcToHttp(single));
+  } finally {
+    closeAllClients();
+    await derived.shutdown(0);
   }
 });
 
