@@ -1,6 +1,6 @@
 // The GraphQL explorer (GraphiQL, served from the gateway: nothing from a CDN). Requests go to
 // /graphql with the headers of GraphiQL's Headers tab: opened from the operator console, they carry
-// its session; otherwise put the super-admin token or a console session there (README, "GraphQL").
+// its session; otherwise put the super-admin token or a console session there (docs/api/console.md).
 /* global document, sessionStorage, React, ReactDOM, GraphiQL */
 (function () {
   var fetcher = GraphiQL.createFetcher({ url: '/graphql' });

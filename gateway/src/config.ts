@@ -23,7 +23,7 @@ export interface GatewayConfig {
   metaVerifyToken: string;
   metaAppSecret: string;
   rateLimits: RateLimitConfig;
-  /** GraphQL dashboard API and console: sessions, limits, introspection (README "GraphQL"). */
+  /** GraphQL dashboard API and console: sessions, limits, introspection (docs/api/graphql.md). */
   dashboard: DashboardConfig;
 }
 
@@ -88,7 +88,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   return config;
 }
 
-/** README "Limits": every limit is set by env; 0 turns one off. */
+/** docs/operations.md "Limits": every limit is set by env; 0 turns one off. */
 function readRateLimits(r: EnvReader): RateLimitConfig {
   const windowMs = r.int('RATE_LIMIT_WINDOW_MS', 10_000);
   const minute = 60_000;

@@ -12,7 +12,7 @@ export const lastMessageRecord = (m: proto.messaging.LastMessage__Output) => ({
 export type LastMessageRecord = ReturnType<typeof lastMessageRecord>;
 
 /**
- * The ticket record (README, "Ticket record"). Reads pass the ticket's last message (null when it
+ * The ticket record (docs/api/external.md, "Ticket record"). Reads pass the ticket's last message (null when it
  * has none); answers of changes leave `lastMessage` out rather than pay a call for it.
  */
 export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: LastMessageRecord | null) => ({
@@ -57,7 +57,7 @@ const parseJson = (text: string): unknown => {
   }
 };
 
-/** The message record of every message read (README, "Message record"). */
+/** The message record of every message read (docs/api/external.md, "Message record"). */
 export const messageRecord = (m: proto.messaging.Message__Output) => ({
   messageId: m.messageId,
   ticketId: m.ticketId,

@@ -11,7 +11,7 @@ const META_APP_SECRET = 'meta-app-secret-for-beyond-seed';
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
 
 /**
- * The routes beyond the seed that public clients call (README, "Routes beyond the seed"), through
+ * The routes beyond the seed that public clients call (docs/api/beyond-the-seed.md), through
  * the REST facade of the real mesh: sends by number, sendPresence, contacts, catalogs, notes and the
  * pause log, each also with another tenant's ids (404 as if absent), with a fake engine_a server.
  */

@@ -64,7 +64,7 @@ describe('hardening, end to end', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    // Limits low enough to reach in a test, high enough for the other tests here (README "Limits").
+    // Limits low enough to reach in a test, high enough for the other tests here (docs/operations.md "Limits").
     const env = { ...UNPACED, RATE_LIMIT_PER_TOKEN: '120', RATE_LIMIT_PER_TENANT: '100000', RATE_LIMIT_WINDOW_MS: '60000', WEBCHAT_VISITORS_PER_ADDRESS: '5', WEBCHAT_MAX_OPEN_POLLS: '1' };
     mesh = await startMesh({ freePorts: true, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;

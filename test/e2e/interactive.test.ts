@@ -9,7 +9,7 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
  * Every interactive route through the REST facade of the real mesh, and the exact request each
  * provider receives: one loopback server stands in for all of them (an engine_a server under /a,
  * Evolution API under /b, uazapi under /c, the Graph API under /graph) and records what it gets.
- * Wire formats: shared/reference/provider-formats.md, docs/engines-abc.md, docs/providers-meta.md.
+ * Wire formats: shared/reference/provider-formats.md, docs/channels/engines-abc.md, docs/channels/providers-meta.md.
  */
 
 interface Providers {

@@ -108,7 +108,7 @@ export interface Flow {
 const SERVICES = ['tickets', 'messaging', 'channel-engines', 'social-config', 'tenants'];
 
 /**
- * The call graph (README "Services and ports", each process's *_GRPC_ADDR) and what leaves the
+ * The call graph (README "Processes and ports", each process's *_GRPC_ADDR) and what leaves the
  * namespace. `*` in `from` means every process; `backend` every process labelled
  * app.kubernetes.io/component=backend.
  */

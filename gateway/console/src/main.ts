@@ -1,4 +1,4 @@
-// The operator console: a single page on the GraphQL API alone (README, "Operator console").
+// The operator console: a single page on the GraphQL API alone (docs/api/console.md).
 // Signed in with the super-admin token it sees every tenant; a tenant's administrator (e-mail and
 // password of tenantApiStoreTenant, POST /graphql/login) sees that tenant only. Everything shown
 // is set with textContent: nothing read from the API becomes markup.

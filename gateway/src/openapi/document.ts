@@ -23,7 +23,7 @@ export function operationIdOf(method: string, path: string, alone = true): strin
 }
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
-/** The errors every operation can answer (README, "Errors"); 4xx/5xx beyond them are the same envelope. */
+/** The errors every operation can answer (docs/api/README.md, "Errors"); 4xx/5xx beyond them are the same envelope. */
 const ERROR_RESPONSES = {
   ValidationError: errorResponse('ERR_VALIDATION or a seed code: the request is invalid; `details` names every field'),
   Unauthorized: errorResponse('ERR_UNAUTHORIZED: no token or an unknown one'),
@@ -64,7 +64,7 @@ export function completeDocument(doc: Doc): Doc {
 export const SWAGGER_OPTIONS: SwaggerOptions = {
   openapi: {
     openapi: '3.1.0',
-    info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.' },
+    info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.md and docs/api/.' },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
   },
   transformObject: (input) => completeDocument(('openapiObject' in input ? input.openapiObject : {}) as Doc) as never,

@@ -20,7 +20,7 @@ export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const ErrorEnvelope = obj(
   {
     success: { const: false },
-    error: { ...str, description: 'ERR_… code (README, "Errors")' },
+    error: { ...str, description: 'ERR_… code (docs/api/README.md, "Errors")' },
     message: { ...str, description: 'For a person' },
     details: {
       type: 'array',
@@ -161,7 +161,7 @@ export const Tenant = record(
   },
   ['id', 'name', 'status', 'maxUsers', 'maxConnections', 'createdAt', 'updatedAt'],
   {
-    description: 'The tenant record (README, "Tenant API"); each stored payment-gateway account adds `<gateway>CustomerId` and `<gateway>Token` (masked)',
+    description: 'The tenant record (docs/api/tenant.md); each stored payment-gateway account adds `<gateway>CustomerId` and `<gateway>Token` (masked)',
     patternProperties: { '^[a-z_]+(CustomerId|Token)$': str },
   },
 );
@@ -181,7 +181,7 @@ export const Channel = record(
     webhookEnabled: bool,
     webhookUrl: nullable('string'),
     webhookIncoming: bool,
-    webhookSecret: { ...nullable('string'), description: 'Signs the customer webhooks (README, "Webhooks")' },
+    webhookSecret: { ...nullable('string'), description: 'Signs the customer webhooks (docs/webhooks.md)' },
     webhookSecretPrevious: { ...str, description: 'During a rotation: still signs until webhookSecretPreviousUntil' },
     webhookSecretPreviousUntil: str,
     pageId: nullable('string'),

@@ -8,7 +8,7 @@ import {
   type Schema,
 } from './records';
 
-/** The paging fields of the external API's lists (docs/pagination.md). */
+/** The paging fields of the external API's lists (docs/api/pagination.md). */
 const PAGE = { count: int, hasMore: bool, pageNumber: int, pageSize: int };
 const pageOf = (name: string, item: Schema, extra: Record<string, Schema> = {}) => record({ ...extra, [name]: list(item), ...PAGE });
 
@@ -16,7 +16,7 @@ const envelopeOf = (data: Schema, example?: unknown) =>
   obj({ success: { const: true }, data }, ['success', 'data'], { additionalProperties: false, ...(example === undefined ? {} : { examples: [{ success: true, data: example }] }) });
 
 /**
- * A send is accepted (stored, then delivered by the dispatcher: README, "Sending"); a repeated
+ * A send is accepted (stored, then delivered by the dispatcher: docs/sending.md); a repeated
  * Idempotency-Key whose first send was skipped answers `skipped` without `data`.
  */
 const acceptedOr = (data: Schema, example: unknown) => ({
@@ -64,7 +64,7 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   TagPage: envelopeOf(pageOf('tags', ref('CatalogItem'))),
   QueuePage: envelopeOf(pageOf('queues', ref('CatalogItem'))),
   UserPage: envelopeOf(pageOf('users', ref('User'))),
-  SocialConfigResult: envelopeOf({ type: 'object', description: 'The configuration as stored after Meta accepted it (docs/social-config.md)' }),
+  SocialConfigResult: envelopeOf({ type: 'object', description: 'The configuration as stored after Meta accepted it (docs/api/social-config.md)' }),
   TenantPage: envelopeOf(record({ tenants: list(ref('Tenant')), page: int, limit: int, total: int, hasMore: bool })),
   TenantResult: envelopeOf(ref('Tenant')),
   StoreTenantResult: envelopeOf(

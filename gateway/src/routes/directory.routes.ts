@@ -24,7 +24,7 @@ const page = (p: { count: number; hasMore: boolean; page: number; pageSize: numb
 });
 
 /**
- * Contacts, the tenant's catalogs (tags, queues, users), notes and the pause log (README, "Routes
+ * Contacts, the tenant's catalogs (tags, queues, users), notes and the pause log (docs/api/beyond-the-seed.md, "Routes
  * beyond the seed"). Every read and change is the integration's tenant's; another tenant's id is
  * 404 as if absent. Contacts are addressed by number on the integration's channel.
  */

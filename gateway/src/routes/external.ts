@@ -39,7 +39,7 @@ export async function externalApi(
   await app.register(messageReadRoutes, areaDeps);
   await app.register(interactiveRoutes, areaDeps);
   await app.register(socialConfigRoutes, areaDeps);
-  // Routes beyond the seed that public clients call (README, "Routes beyond the seed").
+  // Routes beyond the seed that public clients call (docs/api/beyond-the-seed.md).
   await app.register(numberSendRoutes, areaDeps);
   await app.register(directoryRoutes, areaDeps);
 }

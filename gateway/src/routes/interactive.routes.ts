@@ -9,7 +9,7 @@ const tags = ['interactive'];
 /**
  * Interactive messages (buttons, lists, polls, call-to-action, carousels, PIX and payment requests,
  * Messenger/Instagram templates): each route validates its engine's body, then messaging sends it
- * through the ticket's channel, which must be of the route's kind. docs/interactive.md.
+ * through the ticket's channel, which must be of the route's kind. docs/api/interactive.md.
  */
 export async function interactiveRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
   for (const def of INTERACTIVE) register(app, clients, def);

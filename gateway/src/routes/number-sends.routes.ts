@@ -24,7 +24,7 @@ interface NumberSend {
 }
 
 /**
- * Sends by number (README, "Routes beyond the seed"): `POST {root}`, `/url`, `/base64`, `/voice`.
+ * Sends by number (docs/api/beyond-the-seed.md): `POST {root}`, `/url`, `/base64`, `/voice`.
  * Each is sendMessageByTicket addressed by number: messaging's one SendByTicket, given the number
  * and the integration's channel instead of a ticket, finds or opens the contact's current ticket
  * there and accepts the message exactly as a send to that ticket (same answer, idempotency, media

@@ -81,7 +81,7 @@ const record = (m: proto.channelEngines.WebchatMessage__Output) => ({
 /**
  * The web chat widget's API (no integration token: anonymous visitors of a `webchat` channel):
  * a visitor is issued an id and a token, reads the messages agents send it by long polling, and
- * writes messages that arrive as incoming messages of its ticket. See docs/webchat-email-marketplace.md.
+ * writes messages that arrive as incoming messages of its ticket. See docs/channels/webchat-email-marketplace.md.
  */
 export async function webchatRoutes(
   app: FastifyInstance,
@@ -108,7 +108,7 @@ export async function webchatRoutes(
     req.webchatVisitor = visitorId;
   };
 
-  /** Anonymous callers are counted by client address and by channel (README "Limits"). */
+  /** Anonymous callers are counted by client address and by channel (docs/operations.md "Limits"). */
   const limited = async (req: FastifyRequest, reply: FastifyReply, kind: 'visitors' | 'polls', channelId: number) => {
     if (!rateLimits) return false;
     const c = rateLimits.config;

@@ -4,7 +4,7 @@ import { rule } from '../validation/rules';
 import { contentRules, isHttpUrl, SendMessageBody } from './message.schemas';
 
 /**
- * Routes beyond the seed that public clients of this API call (README, "Routes beyond the seed"):
+ * Routes beyond the seed that public clients of this API call (docs/api/beyond-the-seed.md):
  * sends by number, sendPresence, contacts, catalogs, notes and the pause log.
  */
 

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 const hmac = (secret: string, data: string) => createHmac('sha256', secret).update(data).digest('hex');
 
-/** Headers as each gateway's real deliveries carry them (README, "Payment webhooks"). */
+/** Headers as each gateway's real deliveries carry them (docs/api/payments.md). */
 function signed(gateway: Gateway, body: string, secret: string = SECRETS[gateway], at = Math.floor(Date.now() / 1000)): Record<string, string> {
   switch (gateway) {
     case 'gateway_a':

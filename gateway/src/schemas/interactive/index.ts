@@ -8,7 +8,7 @@ export type { InteractiveDef, InteractiveRoute } from './shared';
 
 /**
  * The interactive routes of the seed, one definition each: the body schema (seed fields, plus the
- * limits of the provider behind the route where the seed is silent; docs/interactive.md), the
+ * limits of the provider behind the route where the seed is silent; docs/api/interactive.md), the
  * rules JSON Schema expresses badly (uniqueness, totals, conditional fields, PIX keys; the schema
  * names them with `x-rules`), and the text the ticket history keeps of the message.
  *

@@ -4,7 +4,7 @@ import { contactDigits, type InboundEvent, isDirectChat, secondsToMs } from './w
 /**
  * Baileys' WAMessage (`{ key, pushName, messageTimestamp, message }`) as a neutral inbound
  * event. engine_a posts Baileys' own events and Evolution API (engine_b) posts the same
- * WAMessage in its `data`, so both read messages here. docs/engines-abc.md lists every content.
+ * WAMessage in its `data`, so both read messages here. docs/channels/engines-abc.md lists every content.
  */
 
 /** Containers WhatsApp wraps a message in; the content is inside their `message`. */

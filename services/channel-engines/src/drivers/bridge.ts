@@ -3,7 +3,7 @@ import { scalarStr, str } from '../json';
 
 /**
  * What the bridge contracts of this project share (marketplace bridge, inbound-mail bridge; see
- * docs/webchat-email-marketplace.md): their events are JSON objects posted to
+ * docs/channels/webchat-email-marketplace.md): their events are JSON objects posted to
  * `/webhooks/engine/{channelId}`, one event or an array of them, with files as
  * `attachments: [{ url, mimeType, fileName }]`.
  */

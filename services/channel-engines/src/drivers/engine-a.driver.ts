@@ -10,7 +10,7 @@ import { connectionEvent, engineBaseUrl, type InboundEvent, interactiveFor, medi
 type Content = Record<string, unknown>;
 
 /**
- * engine_a: a Baileys-based engine server. Its HTTP contract (docs/engines-abc.md) mirrors
+ * engine_a: a Baileys-based engine server. Its HTTP contract (docs/channels/engines-abc.md) mirrors
  * Baileys' `sendMessage(jid, content, options)`: POST {base}/messages with
  * `{ jid, content, options: { messageId } }`, answered with the WAMessage whose `key.id` is the id.
  * Interactive sends are native-flow `interactiveMessage` contents; inbound events are Baileys'

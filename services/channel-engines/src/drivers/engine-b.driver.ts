@@ -17,7 +17,7 @@ const TYPES = ['quickReply', 'singleSelect', 'pixButton', 'ctaCopy', 'ctaUrl', '
 const EVOLUTION_KEY_TYPE: Record<PixType, string> = { CPF: 'cpf', CNPJ: 'cnpj', PHONE: 'phone', EMAIL: 'email', EVP: 'random' };
 
 /**
- * engine_b: Evolution API v2 (docs/engines-abc.md). One Evolution server hosts many instances
+ * engine_b: Evolution API v2 (docs/channels/engines-abc.md). One Evolution server hosts many instances
  * (WhatsApp sessions), named in every path; a channel's instance is the last path segment of
  * its engine URL (`http://evolution:8080/acme-main` → server `http://evolution:8080`, instance
  * `acme-main`). The key goes in the `apikey` header (the global key or the instance's token).

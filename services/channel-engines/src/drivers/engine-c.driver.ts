@@ -30,7 +30,7 @@ const MEDIA_TYPES: Record<string, string> = {
 const RECEIPTS: Record<string, string> = { sent: 'sent', delivered: 'delivered', read: 'read', played: 'read', servererror: 'failed' };
 
 /**
- * engine_c: uazapi (uazapiGO v2, docs/engines-abc.md). The instance's token goes in the `token`
+ * engine_c: uazapi (uazapiGO v2, docs/channels/engines-abc.md). The instance's token goes in the `token`
  * header; sends answer the stored message, whose `messageid` is WhatsApp's id of it (the id
  * receipts and replies name; `id` is uazapi's own "owner:messageid").
  */

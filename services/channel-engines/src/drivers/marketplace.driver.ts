@@ -10,7 +10,7 @@ const STATUSES = new Set(['sent', 'delivered', 'read', 'failed']);
 
 /**
  * marketplace: marketplaces have no common messaging API, so each is reached through a bridge
- * that speaks this project's marketplace bridge contract (docs/webchat-email-marketplace.md):
+ * that speaks this project's marketplace bridge contract (docs/channels/webchat-email-marketplace.md):
  *
  *   POST {engineUrl}/messages   Authorization: Bearer {engineToken}
  *   { conversationId, text, attachments: [{ url, mimeType, fileName }], reference } → 2xx { id }

@@ -6,7 +6,7 @@ import { type PixType, requiredPixType, unknownInteractive } from './wa-engine';
  * WhatsApp's interactive "native flow" messages, as Baileys builds them (proto
  * `interactiveMessage { body, footer, nativeFlowMessage { buttons: [{ name, buttonParamsJson }] } }`).
  * Each seed type of the engine_a route is one button name; `buttonParamsJson` is a JSON *string*
- * whose shape comes from Evolution API and bot code that WhatsApp renders (docs/engines-abc.md).
+ * whose shape comes from Evolution API and bot code that WhatsApp renders (docs/channels/engines-abc.md).
  */
 
 export interface NativeFlowButton {

@@ -12,7 +12,7 @@ export type Part =
   | { kind: 'image' | 'video' | 'audio' | 'document'; url: string; mimeType: string; fileName: string; caption: string; voice?: boolean };
 
 /**
- * What the REST engines behind engine_d … engine_h and whatsapp share (docs/engines-d-h.md): where
+ * What the REST engines behind engine_d … engine_h and whatsapp share (docs/channels/engines-d-h.md): where
  * the server is, how a message becomes requests, and how an answer or a refusal is read. Each
  * driver only says which endpoint and body its engine wants for one part, and where the id is.
  */

@@ -9,7 +9,7 @@ type WabaMessage = { type: string } & Json;
 /**
  * waba: the WhatsApp Business Cloud API. POST {graph}/{phone-number-id}/messages with the
  * business token; media travel by `link` (the public link of the stored file), so nothing is
- * uploaded first. docs/providers-meta.md lists what each content becomes.
+ * uploaded first. docs/channels/providers-meta.md lists what each content becomes.
  */
 export class WabaDriver implements Driver {
   readonly kind = 'waba';

@@ -23,7 +23,7 @@ interface SmtpError extends Error {
  * `emailAddress`, To the ticket contact's address. The provider id is the Message-ID.
  *
  * Inbound mail comes from an inbound-mail bridge posting `{ type: "email", ... }` events to
- * /webhooks/engine/{channelId} (docs/webchat-email-marketplace.md).
+ * /webhooks/engine/{channelId} (docs/channels/webchat-email-marketplace.md).
  */
 export class WebmailDriver implements Driver {
   readonly kind = 'webmail';

@@ -7,7 +7,7 @@ type InboundEvent = proto.channelEngines.InboundEvent;
  * Meta's webhook envelope (already JSON-parsed and signature-checked by the gateway) → neutral
  * events. One POST may carry many entries, changes and events, for many accounts: each event names
  * its channel by channel_type + account_id. What we do not use (echoes, reactions, referrals,
- * other webhook fields) yields no event, never an error. docs/providers-meta.md has the mapping.
+ * other webhook fields) yields no event, never an error. docs/channels/providers-meta.md has the mapping.
  */
 export function parseMetaWebhook(body: unknown): InboundEvent[] {
   const envelope = obj(body);

@@ -50,7 +50,7 @@ export interface MeshOptions {
   /**
    * Starts the gateway and the workers with the services rather than after them (npm start). The
    * eight processes load their code at once and the gateway, the longest to load, no longer waits
-   * for the services' turn: the cores stay busy to the end (`npm run bench:start`, README). Each
+   * for the services' turn: the cores stay busy to the end (`npm run bench:start`, docs/benchmarks.md). Each
    * process takes longer to come up, so each gets the services' 60 s.
    */
   startTogether?: boolean;
@@ -178,12 +178,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const gatewayPort = opts.gatewayPort ?? (opts.freePorts ? await freePort() : Number(process.env.PORT ?? 8080));
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
-    // The installation's mesh secret (README "Inside the mesh"): every process's gRPC calls carry
+    // The installation's mesh secret (docs/security.md "Inside the mesh"): every process's gRPC calls carry
     // a credential made with it, and every service refuses calls without one.
     MESH_SECRET: process.env.MESH_SECRET ?? randomBytes(32).toString('base64url'),
     SUPER_ADMIN_TOKEN: superAdminToken,
     // What the gateway presents to the subgraphs: not the super-admin token, which the services
-    // then never need to hold (README "Environment").
+    // then never need to hold (docs/operations.md "Environment").
     SUBGRAPH_TOKEN: process.env.SUBGRAPH_TOKEN ?? randomBytes(32).toString('base64url'),
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,

@@ -1,5 +1,5 @@
 /**
- * The contact-number rule, one for the whole product (README, "Contact numbers"): a phone number in
+ * The contact-number rule, one for the whole product (docs/decisions.md, "Contact numbers"): a phone number in
  * E.164, with or without `+` and the usual separators (spaces, dots, dashes, parentheses), stored
  * as its digits. Up to 20 digits, because on social channels `number` carries the platform's
  * numeric user id (Messenger PSID, Instagram IGSID: 16–17 digits today).

@@ -26,7 +26,7 @@ export interface TenantDoc {
   supportChatEnabled: boolean;
   menuVisibility: string[];
   allowedChannels: string[];
-  /** Keyed by limit key (README, "Tenant API"); 0 = unlimited. */
+  /** Keyed by limit key (docs/api/tenant.md); 0 = unlimited. */
   channelConnectionLimits: Record<string, number>;
   oauthEnabled: boolean;
   oauthProxyUrl: string;

@@ -1,5 +1,5 @@
 // The enumerations of the seed and the decisions that map one vocabulary onto another
-// (README, "Tenant API"). Everything here is data; the rules that use it live beside it.
+// (docs/api/tenant.md). Everything here is data; the rules that use it live beside it.
 import { CHANNEL_TYPES, UNOFFICIAL_TYPES, type ChannelType } from '@convo/kit';
 
 export const TENANT_STATUSES = ['active', 'inactive'] as const;

@@ -52,7 +52,7 @@ export interface PaymentEvent {
   status: PaymentStatus;
 }
 
-/** Every gateway posts `{ eventId, customerId, status }` (README, "Payment webhooks"). */
+/** Every gateway posts `{ eventId, customerId, status }` (docs/api/payments.md). */
 export function parsePaymentEvent(rawBody: Buffer): { event?: PaymentEvent; issues: Issues } {
   const issues = new Issues();
   let body: Record<string, unknown> = {};

@@ -4,7 +4,7 @@ import type { EvaluationClaimDoc, TicketDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { toTicket } from './tickets.service';
 
-/** sendEvaluation's externalKey deduplicates for this long (the seed leaves it open; see README). */
+/** sendEvaluation's externalKey deduplicates for this long (the seed leaves it open; see docs/api/external.md). */
 export const EVALUATION_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The satisfaction survey sent to the contact. */
 export const EVALUATION_TEXT =

@@ -5,7 +5,7 @@ import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type T
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
 
-/** createTicket's externalKey deduplicates for this long (the seed leaves it open; see README). */
+/** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
 export const CREATE_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** How long a repeat of an externalKey waits for the concurrent call that holds it to insert its ticket. */
 const KEY_WAIT_MS = 2_000;

@@ -1,6 +1,6 @@
 // The process's Prometheus registry. Every process of the mesh (the gateway, each service, the
 // messaging workers) exposes it at /metrics on its HTTP port; the series names are listed in the
-// README ("Metrics"). Metrics are created through the helpers below, which hand back the metric
+// docs/operations.md ("Metrics"). Metrics are created through the helpers below, which hand back the metric
 // already registered under that name: several modules (or several services started in one test
 // process) may ask for the same series without "already registered" errors.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';

@@ -15,7 +15,7 @@
 //
 // What only export needs (the OTLP exporter and every instrumentation) is required only when
 // exporting: loading it cost every process of the mesh about a tenth of its start-up CPU
-// (`npm run bench:start`, README). Export off, the kit carries the trace ids itself (trace-context.ts,
+// (`npm run bench:start`, docs/benchmarks.md). Export off, the kit carries the trace ids itself (trace-context.ts,
 // http-trace.ts, grpc/client.ts and grpc/server.ts).
 import { processEnv } from '../config';
 import { carryTraceIds } from './trace-context';
@@ -62,7 +62,7 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter | undefined {
  * calls carry the trace id themselves (the request's id and the context of everything it does,
  * `traceparent` across every hop so that each process's log lines of a request carry its id). The
  * HTTP and gRPC instrumentations cost about a twentieth of the mesh's CPU per send for the same
- * ids (`npm run bench` with and without them, README); spans of database operations, outbound
+ * ids (`npm run bench` with and without them, docs/operations.md "Traces"); spans of database operations, outbound
  * fetches and Fastify hooks, about a quarter.
  */
 function exportedInstrumentations(): Instrumentation[] {
