@@ -1,6 +1,7 @@
 module.exports = {
   preset: '@convo/jest-preset',
-  testMatch: ['<rootDir>/e2e/**/*.test.ts'],
+  // e2e/: the mesh end to end; repo/: rules about the repository itself (fast, no mesh).
+  testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/repo/**/*.test.ts'],
   // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
   // after this suite: jest.index-coverage.config.js.
   globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',

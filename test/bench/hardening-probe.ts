@@ -1,5 +1,5 @@
-// npm run probe:hardening (in test/): the targets of issue 12, measured on a real mesh with its
-// default limits. Not a test: it prints figures.
+// npm run probe:hardening (in test/): the hardening targets (bounded input, fair rate limits, the
+// mesh credential), measured on a real mesh with its default limits. Not a test: it prints figures.
 //   1. A 4,000,000-element array body: status, time, answer size, gateway RSS (sampled throughout),
 //      on a JSON route (1 MiB limit) and on a media route (24 MiB limit, so the body is validated).
 //   2. 2,000 requests in 10 s from one token while another tenant's p50 is measured, against its

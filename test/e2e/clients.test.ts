@@ -9,8 +9,9 @@ import { startNetworkEngine, type NetworkEngine } from '../support/network-engin
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
- * Requests as public clients send them (issue 15), the OpenAPI document a client is generated
- * from, and 405 for a wrong method: through the REST facade of the real mesh.
+ * Requests as public clients send them (CRM back-ends, chatbot workers, generated clients), the
+ * OpenAPI document a client is generated from, and 405 for a wrong method: through the REST facade
+ * of the real mesh.
  */
 describe('what real clients send, end to end', () => {
   let mesh: Mesh;

@@ -6,7 +6,7 @@ import { call, UNPACED, type Reply } from '../support/http';
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
- * Issue 12's findings through the real mesh: bounded input, malformed multipart, tenant rules
+ * The platform's hardening rules through the real mesh: bounded input, malformed multipart, tenant rules
  * (inactive tenant, another tenant's userId, scheme case, weak caller tokens).
  */
 describe('hardening, end to end', () => {

@@ -1,9 +1,9 @@
 import DataLoader from 'dataloader';
 
 /**
- * Per-request batching of federation entity references (issue 14). The gateway asks a subgraph for
- * every entity of a page in one `_entities` call; without a loader each representation is its own
- * database read (a 50-ticket page joined with its channel: 50 reads of the same channel). One
+ * Per-request batching of federation entity references (docs/api/graphql.md). The gateway asks a
+ * subgraph for every entity of a page in one `_entities` call; without a loader each representation
+ * is its own database read (a 50-ticket page joined with its channel: 50 reads of the same channel). One
  * DataLoader per entity kind per request collects the keys of that call, asks the repository once
  * with the distinct keys, and answers repeats from its cache.
  *
