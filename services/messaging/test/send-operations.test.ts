@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
 import { errCode, rpcError, startFakeProvider, type FakeProvider, type ProviderReply, type ProviderRequest } from '@convo/test-support';
 import type { Connection } from 'mongoose';
-import { startMessagingWithPeers, type MessagingWithPeers } from '../src/testing/peers';
+import { startMessagingWithPeers, type MessagingWithPeers } from './support/peers';
 
 // The real tickets, tenants, channel-engines and messaging services on one FerretDB (each has its
 // own database), and a fake engine_a server standing in for WhatsApp.

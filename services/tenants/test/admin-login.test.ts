@@ -1,6 +1,6 @@
 import { errCode, rpcError } from '@convo/test-support';
 import * as grpc from '@grpc/grpc-js';
-import { startHarness, tenantRequest, uniqueEmail, type Harness } from '../src/test-harness';
+import { startHarness, tenantRequest, uniqueEmail, type Harness } from './support/harness';
 
 let h: Harness;
 

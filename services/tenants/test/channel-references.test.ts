@@ -1,5 +1,5 @@
 import { SUPER_ADMIN_TOKEN } from '@convo/test-support';
-import { engineSession, startHarness, type Harness } from '../src/test-harness';
+import { engineSession, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
 

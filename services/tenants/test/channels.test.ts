@@ -1,7 +1,7 @@
 import { createClient } from '@convo/kit';
 import * as grpc from '@grpc/grpc-js';
 import { errCode, errDetails, errFields, rpcError } from '@convo/test-support';
-import { engineSession, startHarness, wabaSession, type Harness } from '../src/test-harness';
+import { engineSession, startHarness, wabaSession, type Harness } from './support/harness';
 
 let h: Harness;
 let planSeq = 9_000;

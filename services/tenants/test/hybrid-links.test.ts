@@ -1,4 +1,4 @@
-import { engineSession, startHarness, tenantRequest, wabaSession, type Harness } from '../src/test-harness';
+import { engineSession, startHarness, tenantRequest, wabaSession, type Harness } from './support/harness';
 
 let h: Harness;
 

@@ -4,7 +4,7 @@ import { errCode, errFields, rpcError } from '@convo/test-support';
 import { createHash, randomBytes } from 'node:crypto';
 import { DEFAULT_FEED_OPTIONS } from '../src/domain/revocations';
 import { readTenantsConfig, tenantsService } from '../src/spec';
-import { engineSession, startHarness, tenantRequest, type Harness } from '../src/test-harness';
+import { engineSession, startHarness, tenantRequest, type Harness } from './support/harness';
 
 let h: Harness;
 

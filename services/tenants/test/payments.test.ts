@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { createClient } from '@convo/kit';
 import { errCode, errFields, rpcError } from '@convo/test-support';
 import { createHmac, randomUUID } from 'node:crypto';
-import { startHarness, tenantRequest, uniqueIdentity, type Harness } from '../src/test-harness';
+import { startHarness, tenantRequest, uniqueIdentity, type Harness } from './support/harness';
 
 const SECRETS = {
   gateway_a: 'secret-a-0123456789',

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { errCode, errDetails, errFields, rpcError, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import { tenantsService } from '../src/spec';
-import { startHarness, stringsOf, tenantRequest, uniqueIdentity, type Harness } from '../src/test-harness';
+import { startHarness, stringsOf, tenantRequest, uniqueIdentity, type Harness } from './support/harness';
 
 let h: Harness;
 

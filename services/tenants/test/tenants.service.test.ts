@@ -3,7 +3,7 @@ import { createClient, type ServiceClient } from '@convo/kit';
 import { errCode, errFields, rpcError, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { createHash } from 'node:crypto';
 import { tenantsService } from '../src/spec';
-import { startHarness, stringsOf, tenantRequest as validTenantRequest, uniqueEmail, type Harness } from '../src/test-harness';
+import { startHarness, stringsOf, tenantRequest as validTenantRequest, uniqueEmail, type Harness } from './support/harness';
 
 // ---- helpers -------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type ProviderRequest, type TestService } from '@convo/test-support';
 import { channelEnginesService } from '../../src/spec';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../../src/testing/driver-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
 import { EngineADriver } from '../../src/drivers/engine-a.driver';
 

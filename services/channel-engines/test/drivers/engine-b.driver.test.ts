@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../../src/testing/driver-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
 import { EngineBDriver } from '../../src/drivers/engine-b.driver';
 

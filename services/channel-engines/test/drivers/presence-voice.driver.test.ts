@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider } from '@convo/test-support';
-import { channelOf, contentOf, failure, settingsWith } from '../../src/testing/driver-fixtures';
+import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
 import type { Driver, Outbound, PresenceState } from '../../src/drivers/driver';
 import { EngineADriver } from '../../src/drivers/engine-a.driver';
 import { EngineBDriver } from '../../src/drivers/engine-b.driver';

@@ -1,6 +1,6 @@
 import { startFakeProvider, startServiceForTest, type FakeProvider, type ProviderReply, type TestService } from '@convo/test-support';
 import { channelEnginesService } from '../../src/spec';
-import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../../src/testing/driver-fixtures';
+import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../support/driver-fixtures';
 import type { DriverSettings, Outbound } from '../../src/drivers/driver';
 import { EngineDDriver } from '../../src/drivers/engine-d.driver';
 import { EngineEDriver } from '../../src/drivers/engine-e.driver';

@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
-import { channelOf, contentOf, failure, settingsWith } from '../../src/testing/driver-fixtures';
+import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
 import { SocialDriver, type SocialKind } from '../../src/drivers/social.driver';
 

@@ -1,7 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { grpcToHttp } from '@convo/kit';
 import { rpcError, startServiceForTest, type TestService } from '@convo/test-support';
-import { channelOf, deliveryRecords } from '../../src/testing/driver-fixtures';
+import { channelOf, deliveryRecords } from '../support/driver-fixtures';
 import { channelEnginesService } from '../../src/spec';
 
 /** Web chat through the started service: Deliver queues, PullWebchat reads, over real gRPC and the real database. */

@@ -1,7 +1,7 @@
 import { listenOnLoopback } from '@convo/test-support';
 import { createServer, type ServerResponse } from 'node:http';
-import { channelOf, contentOf, failure, settingsWith } from '../../src/testing/driver-fixtures';
-import { parseMail, startFakeSmtp, startSilentServer, type FakeSmtp } from '../../src/testing/fake-smtp';
+import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
+import { parseMail, startFakeSmtp, startSilentServer, type FakeSmtp } from '../support/fake-smtp';
 import type { DriverSettings, Outbound } from '../../src/drivers/driver';
 import { DEFAULT_SUBJECT, WebmailDriver } from '../../src/drivers/webmail.driver';
 

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { deliveryRecords } from '../../src/testing/driver-fixtures';
+import { deliveryRecords } from '../support/driver-fixtures';
 import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
 import { createConnection } from 'mongoose';
 import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type TestService } from '@convo/test-support';

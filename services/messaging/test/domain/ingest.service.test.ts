@@ -3,7 +3,7 @@ import { startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { messageEventId, statusEventId } from '../../src/outbox/events';
-import { startMessagingWithPeers, type MessagingWithPeers } from '../../src/testing/peers';
+import { startMessagingWithPeers, type MessagingWithPeers } from '../support/peers';
 
 // IngestEvents through the real messaging service and its real peers (tickets, tenants,
 // channel-engines for sends) on one database; an engine server on loopback accepts sends.

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
 import { errCode, errFields, rpcError, startFakeProvider, type FakeProvider, type ProviderReply } from '@convo/test-support';
 import type { Connection } from 'mongoose';
-import { startMessagingWithPeers, type MessagingWithPeers } from '../../src/testing/peers';
+import { startMessagingWithPeers, type MessagingWithPeers } from '../support/peers';
 
 // SendInteractive through the real tickets, tenants, channel-engines and messaging services on the
 // embedded database. One loopback server stands in for every provider (an engine_a server and the

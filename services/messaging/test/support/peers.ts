@@ -3,13 +3,13 @@ import { createClient, createLogger, type proto } from '@convo/kit';
 import { startTestMesh, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
 import { ticketsService } from '@convo/tickets';
-import { MessagesRepository } from '../db/messages.repository';
-import { readDispatcherConfig } from '../dispatcher/config';
-import { Dispatcher } from '../dispatcher/dispatcher';
-import { signedMediaLink } from '../domain/media.service';
-import { PartitionLeases } from '../leases/partitions';
-import { Targets } from '../relay/targets';
-import { messagingService } from '../spec';
+import { MessagesRepository } from '../../src/db/messages.repository';
+import { readDispatcherConfig } from '../../src/dispatcher/config';
+import { Dispatcher } from '../../src/dispatcher/dispatcher';
+import { signedMediaLink } from '../../src/domain/media.service';
+import { PartitionLeases } from '../../src/leases/partitions';
+import { Targets } from '../../src/relay/targets';
+import { messagingService } from '../../src/spec';
 
 /** The real messaging service and the real peers it calls, each with a client. */
 export interface MessagingWithPeers {

@@ -1,5 +1,5 @@
 import { DomainError } from '@convo/kit';
-import type { DriverSettings, Outbound } from '../drivers/driver';
+import type { DriverSettings, Outbound } from '../../src/drivers/driver';
 
 /** What the driver tests build their settings, channels and sends from; each overrides what it is about. */
 

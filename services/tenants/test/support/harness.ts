@@ -2,7 +2,7 @@
 import { createClient, type proto, type ServiceClient } from '@convo/kit';
 import { startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
-import { tenantsService, type TenantsConfig } from './spec';
+import { tenantsService, type TenantsConfig } from '../../src/spec';
 
 export interface Harness {
   /** The test file's database and services: more instances, or one on another database. */
