@@ -1,4 +1,4 @@
-import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
+import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
 import { closeAllClients, closeHealthClients, createLogger, flushTraces } from '@convo/kit';
 import { buildGateway } from './app';
 import { readGatewayConfig } from './config';

@@ -2,7 +2,7 @@
 // index, by MongoDB's equality-sort-range (ESR) rule? Pure functions over the shapes that the
 // kit's query recorder writes (QUERY_LOG) — no database involved, so the verdict is the one real
 // MongoDB would reach for these indexes, whatever the test database (FerretDB) does.
-import type { FieldKind, IndexShape, QueryLogLine, QueryShape } from '@convo/kit/dist/query-log';
+import type { FieldKind, IndexShape, QueryLogLine, QueryShape } from '@convo/test-support/query-log';
 
 export type { FieldKind, IndexShape, QueryLogLine, QueryShape };
 

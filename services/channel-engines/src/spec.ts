@@ -1,6 +1,6 @@
 import { type EnvReader } from '@convo/kit';
-import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
-import { type ServiceSpec } from '@convo/kit/dist/service';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/service';
 import { DeliveriesRepository } from './db/deliveries.repository';
 import { EnginesService } from './domain/engines.service';
 import type { DriverSettings } from './drivers/driver';

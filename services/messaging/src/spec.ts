@@ -1,6 +1,6 @@
 import { createClient } from '@convo/kit';
-import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
-import { type ServiceSpec } from '@convo/kit/dist/service';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/service';
 import { MessageReadRepository } from './db/message-read.repository';
 import { MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';

@@ -1,5 +1,5 @@
 import { closeAllClients, collectProcessMetrics, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
-import { connectDatabase } from '@convo/kit/dist/mongo';
+import { connectDatabase } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { createServer, type Server } from 'node:http';
 

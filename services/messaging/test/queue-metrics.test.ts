@@ -1,5 +1,5 @@
 import { createLogger, metricsText } from '@convo/kit';
-import { connectDatabase } from '@convo/kit/dist/mongo';
+import { connectDatabase } from '@convo/kit/mongo';
 import { startDatabase, type Database } from '@convo/dev-db';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';

@@ -1,5 +1,5 @@
-import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
-import { runService } from '@convo/kit/dist/service';
+import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
+import { runService } from '@convo/kit/service';
 import { socialConfigService } from './spec';
 
 runService(socialConfigService);

@@ -1,6 +1,6 @@
 import { createClient, type EnvReader } from '@convo/kit';
-import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
-import { type ServiceSpec } from '@convo/kit/dist/service';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/service';
 import { ProfilesRepository } from './db/profiles.repository';
 import { ConfigureService } from './domain/configure.service';
 import { ProfilesService } from './domain/profiles.service';

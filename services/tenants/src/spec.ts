@@ -1,6 +1,6 @@
 import { parseAllowList, type AllowList, type EnvReader } from '@convo/kit';
-import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
-import { type ServiceSpec } from '@convo/kit/dist/service';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/service';
 import type { Connection } from 'mongoose';
 import { ApisRepository } from './db/apis.repository';
 import { ChannelsRepository } from './db/channels.repository';

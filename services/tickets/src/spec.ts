@@ -1,5 +1,5 @@
-import { buildSubgraph, type SubgraphTypes } from '@convo/kit/dist/graphql/subgraph';
-import { type ServiceSpec } from '@convo/kit/dist/service';
+import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { type ServiceSpec } from '@convo/kit/service';
 import { TicketsRepository } from './db/tickets.repository';
 import { CatalogService } from './domain/catalog.service';
 import { ContactsService } from './domain/contacts.service';

@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import { Schema, type Connection } from 'mongoose';
 
 /** One message queued for a web chat visitor's widget. */

@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { DeliveriesRepository } from '../db/deliveries.repository';
 import { toDelivery } from './delivery.resolver';
 

@@ -2,7 +2,7 @@ import { Arg, Int, Query, Resolver } from 'type-graphql';
 import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
 import type { EnginesService } from '../domain/engines.service';
 import type { ChannelType } from '@convo/kit';
-import { ChannelTypeEnum } from '@convo/kit/dist/graphql/enums';
+import { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 import { Delivery } from './delivery.type';
 
 export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, driver: d.driver as ChannelType, createdAt: d.createdAt.toISOString() });

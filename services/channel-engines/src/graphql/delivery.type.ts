@@ -1,6 +1,6 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { ChannelTypeEnum } from '@convo/kit/dist/graphql/enums';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { ChannelTypeEnum } from '@convo/kit/graphql/enums';
+import { DateTime } from '@convo/kit/graphql/scalars';
 import type { ChannelType } from '@convo/kit';
 
 @Directive('@key(fields: "id")')

@@ -4,7 +4,7 @@
 // is reported and restarted with backoff, as Kubernetes would.
 // By path, not through the kit's index: the supervisor's own loading comes before anything starts,
 // and the index brings the tracing SDK, prom-client and more that it never uses.
-import { checkHealth, closeHealthClients } from '@convo/kit/dist/grpc/health';
+import { checkHealth, closeHealthClients } from '@convo/kit/grpc/health';
 import { resetDatabase, startDatabase, type Database } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -221,6 +221,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const launch = (name: string, main: string, env: Record<string, string>) => {
     // MESH_NODE_ARGS: extra node flags for every process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
     const nodeArgs = process.env.MESH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    // QUERY_LOG (the e2e suite's index-coverage check): the test tooling that records every query
+    // is preloaded into each process; without it no process carries any of it.
+    if (process.env.QUERY_LOG) nodeArgs.unshift('--require', require.resolve('@convo/test-support/query-log-preload'));
     // npm start keeps compiled code with its data; the tests' meshes start from source each time.
     const cache = opts.dataDir ? compileCacheEnv(join(opts.dataDir, 'compile-cache', name)) : {};
     const child = spawn(process.execPath, ['--enable-source-maps', ...nodeArgs, main], {
@@ -260,7 +263,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     if (process.env.QUERY_LOG && !indexesRecorded) {
       indexesRecorded = true;
       // Loaded only here: it brings mongoose, which nothing else in the supervisor needs.
-      const { recordServerIndexes } = await import('@convo/kit/dist/query-log');
+      const { recordServerIndexes } = await import('@convo/test-support/query-log');
       await recordServerIndexes(database.uri).catch((err: Error) => onLine('mesh', `recording indexes failed: ${err.message}`));
     }
     await database.stop();

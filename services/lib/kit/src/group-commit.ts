@@ -2,7 +2,7 @@
 // database command. At low load every write goes alone and at once (nothing waits for a timer);
 // under load the batch grows with the wait, so a write costs the database a fraction of a command
 // and each caller still answers only once its own write is durable. Imported by path
-// (`@convo/kit/dist/group-commit`) by the processes that write.
+// (`@convo/kit/group-commit`) by the processes that write.
 //
 // DataLoader does the batching and hands each caller its own result or error; its schedule is the
 // one thing set here: a batch is dispatched when the previous one has finished.

@@ -1,10 +1,16 @@
-// What every process loads. What only a service process needs is imported by path, so the
-// gateway and the workers do not load mongoose, Apollo's subgraph and type-graphql at start-up
-// (a second of CPU per process, which eight processes starting on two cores feel):
-//   @convo/kit/dist/mongo            connectDatabase, isDuplicateKey, nextSequence
-//   @convo/kit/dist/service          runService, startService, ServiceSpec
-//   @convo/kit/dist/graphql/subgraph buildSubgraph, SubgraphTypes
-//   @convo/kit/dist/query-log        recordServerIndexes (the e2e suite's index check)
+// What every process loads. What only a service process needs is imported by its sub-path (the
+// `exports` of package.json), so the gateway and the workers do not load mongoose, Apollo's
+// subgraph and type-graphql at start-up (a second of CPU per process, which eight processes
+// starting on two cores feel):
+//   @convo/kit/mongo                   connectDatabase, isDuplicateKey, nextSequence
+//   @convo/kit/database-hooks          onDatabaseConnected (tooling preloaded into a process)
+//   @convo/kit/service                 runService, startService, ServiceSpec
+//   @convo/kit/group-commit            groupCommit, perItemErrors
+//   @convo/kit/grpc/health             checkHealth alone (the mesh supervisor, image checks)
+//   @convo/kit/graphql/subgraph        buildSubgraph, SubgraphTypes
+//   @convo/kit/graphql/{scalars,enums,loaders}  what the services' GraphQL types use
+//   @convo/kit/graphql/write-sdl       writeSdl (every service's build step)
+//   @convo/kit/observability/register  first import of every process's entry file
 export * from './cache';
 export * from './config';
 export * from './errors';

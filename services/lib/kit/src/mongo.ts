@@ -1,7 +1,7 @@
 import mongoose, { type Connection } from 'mongoose';
 import type { Logger } from './logger';
 import { observeDatabase } from './observability/db-metrics';
-import { queryLogOptions, recordQueries } from './query-log';
+import { databaseConnected } from './database-hooks';
 
 /** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
 export interface Backoff {
@@ -30,8 +30,8 @@ export interface ConnectOptions {
  * One connection per service, to the service's own database on the given server. A database that
  * is slow to come up (or down for a while) is waited for: attempts are retried with capped backoff
  * for as long as it takes, or until `signal` aborts. Only a URI the driver cannot use at all (a
- * configuration error, which no retry can fix) rejects at once. With QUERY_LOG set (the e2e
- * suite's index-coverage check), every query it sends is recorded there.
+ * configuration error, which no retry can fix) rejects at once. Each connection is handed to the
+ * hooks registered with `onDatabaseConnected` (@convo/kit/database-hooks), if any.
  */
 export async function connectDatabase(uri: string, dbName: string, opts: ConnectOptions = {}): Promise<Connection> {
   const { log, signal } = opts;
@@ -47,10 +47,9 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
         maxPoolSize: 20,
         // Command monitoring times every operation (convo_db_command_duration_seconds).
         monitorCommands: true,
-        ...queryLogOptions(),
       });
       await untilAborted(conn.asPromise(), signal);
-      recordQueries(conn);
+      databaseConnected(conn);
       observeDatabase(conn);
       if (attempt > 1) log?.info({ database: dbName, attempt }, 'database connected');
       return conn;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * The kit's index is what the gateway and the messaging workers load: it must not pull in the
  * service-only parts (mongoose, Apollo's subgraph, type-graphql), which cost every such process a
- * second of CPU at start-up. Those are imported by path (`@convo/kit/dist/service`, …). Runs the
+ * second of CPU at start-up. Those are imported by path (`@convo/kit/service`, …). Runs the
  * built index (turbo builds before it tests) in a fresh Node.
  */
 it("loads none of the service-only packages through the kit's index", () => {

@@ -1,5 +1,5 @@
 import { closeAllClients, createClient, type ServiceClient, type ServiceName } from '@convo/kit';
-import { startService, type RunningService, type ServiceSpec } from '@convo/kit/dist/service';
+import { startService, type RunningService, type ServiceSpec } from '@convo/kit/service';
 import { startDatabase, type Database } from '@convo/dev-db';
 
 /** The super-admin token every test service runs with (subgraph calls use it). */

@@ -1,5 +1,5 @@
-import { groupCommit, perItemErrors } from '@convo/kit/dist/group-commit';
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { groupCommit, perItemErrors } from '@convo/kit/group-commit';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';

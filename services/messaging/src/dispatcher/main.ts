@@ -1,6 +1,6 @@
 // The dispatcher: delivers queued outgoing messages to the providers, a process of its own (any
 // number of replicas) on the messaging database; health on DISPATCHER_HEALTH_PORT (worker-process.ts).
-import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
+import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
 import { createClient } from '@convo/kit';
 import { MessagesRepository } from '../db/messages.repository';
 import { signedMediaLink } from '../domain/media.service';

@@ -1,4 +1,4 @@
-import { domainEnum } from '@convo/kit/dist/graphql/enums';
+import { domainEnum } from '@convo/kit/graphql/enums';
 import { registerEnumType } from 'type-graphql';
 import { MESSAGE_STATUSES } from '../db/models';
 import { ATTEMPT_OUTCOMES, OUTBOX_STATUSES, OUTBOX_TARGETS, type WebhookMethod } from '../outbox/outbox.models';

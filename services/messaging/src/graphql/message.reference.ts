@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { MessagesRepository } from '../db/messages.repository';
 import { toGraphMessage } from './message.resolver';
 

@@ -1,5 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { DateTime } from '@convo/kit/graphql/scalars';
 import type { MessageStatus } from '../db/models';
 import { MessageDirectionEnum, MessageStatusEnum } from './enums';
 

@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { DateTime, JSONScalar } from '@convo/kit/dist/graphql/scalars';
+import { DateTime, JSONScalar } from '@convo/kit/graphql/scalars';
 import type { AttemptOutcome, OutboxStatus, OutboxTarget, WebhookMethod } from '../outbox/outbox.models';
 import { WebhookAttemptOutcomeEnum, WebhookDeliveryStatusEnum, WebhookMethodEnum, WebhookTargetEnum } from './enums';
 

@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import { Schema, type Connection, type Model } from 'mongoose';
 import { claimNextGeneration, generationId } from './generations';
 

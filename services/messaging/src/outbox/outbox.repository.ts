@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { groupByChannelAndStatus } from '../db/delivery-groups';
 import { claimNextGeneration, generationId } from '../leases/generations';

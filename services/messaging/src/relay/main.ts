@@ -1,6 +1,6 @@
 // The webhook relay: delivers the outbox's customer webhooks, a process of its own (any number of
 // replicas) on the messaging database; health on RELAY_HEALTH_PORT (worker-process.ts).
-import '@convo/kit/dist/observability/register'; // first: tracing instruments what loads after it
+import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
 import { createClient } from '@convo/kit';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { observeWebhookOutbox } from '../queue-metrics';

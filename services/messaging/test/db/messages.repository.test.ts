@@ -1,4 +1,4 @@
-import { connectDatabase, isDuplicateKey } from '@convo/kit/dist/mongo';
+import { connectDatabase, isDuplicateKey } from '@convo/kit/mongo';
 import { startDatabase, type Database } from '@convo/dev-db';
 import type { Connection } from 'mongoose';
 import { MessagesRepository } from '../../src/db/messages.repository';

@@ -1,4 +1,4 @@
-import { connectDatabase } from '@convo/kit/dist/mongo';
+import { connectDatabase } from '@convo/kit/mongo';
 import { startDatabase, type Database } from '@convo/dev-db';
 import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';

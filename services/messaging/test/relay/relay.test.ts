@@ -1,5 +1,5 @@
 import { createClient, createLogger, parseAllowList, type ServiceClient } from '@convo/kit';
-import { connectDatabase } from '@convo/kit/dist/mongo';
+import { connectDatabase } from '@convo/kit/mongo';
 import { tenantsService } from '@convo/tenants';
 import { startTestMesh, startWebhookReceiver, verifyStandardWebhook, type TestMesh, type WebhookReceiver } from '@convo/test-support';
 import { randomBytes, randomUUID } from 'node:crypto';

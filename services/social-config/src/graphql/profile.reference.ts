@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { ProfilesRepository } from '../db/profiles.repository';
 import { toProfile } from '../domain/profiles.service';
 

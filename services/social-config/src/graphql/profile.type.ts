@@ -1,6 +1,6 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { domainEnum } from '@convo/kit/dist/graphql/enums';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { domainEnum } from '@convo/kit/graphql/enums';
+import { DateTime } from '@convo/kit/graphql/scalars';
 import { MENU_ITEM_TYPES, type MenuItemDoc } from '../db/profiles.repository';
 
 export const MenuItemTypeEnum = domainEnum(MENU_ITEM_TYPES, 'MenuItemType', 'postback: sends its payload back; web_url: opens its url.');

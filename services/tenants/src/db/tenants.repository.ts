@@ -1,4 +1,4 @@
-import { isDuplicateKey, nextSequence } from '@convo/kit/dist/mongo';
+import { isDuplicateKey, nextSequence } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import type { Models, PlanDoc, TenantDoc, UserDoc } from './models';
 

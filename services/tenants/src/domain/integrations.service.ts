@@ -1,5 +1,5 @@
 import { conflict, DomainError, forbidden, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc } from '../db/models';

@@ -1,5 +1,5 @@
 import { conflict, DomainError, Issues, notFound, unauthenticated, validation, type proto } from '@convo/kit';
-import { isDuplicateKey } from '@convo/kit/dist/mongo';
+import { isDuplicateKey } from '@convo/kit/mongo';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { isOneOf, PAYMENT_GATEWAYS, PROFILES, TENANT_STATUSES } from './catalog';

@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { ChannelsRepository } from '../db/channels.repository';
 import { toChannel } from '../domain/records';
 

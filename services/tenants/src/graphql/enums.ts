@@ -1,4 +1,4 @@
-import { domainEnum } from '@convo/kit/dist/graphql/enums';
+import { domainEnum } from '@convo/kit/graphql/enums';
 import {
   ALLOWED_CHANNELS,
   CHANNEL_STATUSES,
@@ -9,7 +9,7 @@ import {
   TENANT_STATUSES,
 } from '../domain/catalog';
 
-export { ChannelTypeEnum } from '@convo/kit/dist/graphql/enums';
+export { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 
 export const TenantStatusEnum = domainEnum(TENANT_STATUSES, 'TenantStatus', 'inactive: every integration of the tenant is refused (ERR_TENANT_INACTIVE).');
 export const ChannelStatusEnum = domainEnum(CHANNEL_STATUSES, 'ChannelStatus', "The channel's connection to its provider.");

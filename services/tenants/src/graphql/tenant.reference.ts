@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { toTenant } from '../domain/records';
 import { toGraphTenant } from './tenant.resolver';

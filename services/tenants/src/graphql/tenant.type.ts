@@ -1,5 +1,5 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { DateTime } from '@convo/kit/graphql/scalars';
 import type { PaymentGateway, PaymentStatus } from '../domain/catalog';
 import { AllowedChannelEnum, PaymentGatewayEnum, PaymentStatusEnum, TenantStatusEnum } from './enums';
 

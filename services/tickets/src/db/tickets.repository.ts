@@ -1,4 +1,4 @@
-import { isDuplicateKey, nextSequence } from '@convo/kit/dist/mongo';
+import { isDuplicateKey, nextSequence } from '@convo/kit/mongo';
 import type { Connection, mongo, QueryFilter, UpdateQuery } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import { cellMatcher, cellOf, countMoves, eraKey, eraOf, eraOfKey, parseCell, slotDocId, slotOf, SLOT_MS, SLOTS_PER_ERA, sumCells, type Cells, type Listed, type TicketCountDoc, type TicketSlotDoc } from './listing';

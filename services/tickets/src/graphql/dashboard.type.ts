@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { DateTime } from '@convo/kit/graphql/scalars';
 import { Ticket } from './ticket.type';
 
 @ObjectType()

@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '@convo/kit/dist/graphql/loaders';
+import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
 import type { TicketsRepository } from '../db/tickets.repository';
 import { toGraphTicket } from './ticket.resolver';
 

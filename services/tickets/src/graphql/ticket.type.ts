@@ -1,5 +1,5 @@
 import { Directive, Field, Float, Int, ObjectType, registerEnumType } from 'type-graphql';
-import { DateTime } from '@convo/kit/dist/graphql/scalars';
+import { DateTime } from '@convo/kit/graphql/scalars';
 
 export enum TicketStatus {
   open = 'open',

@@ -1,14 +1,23 @@
 // The query recorder behind the index-coverage test (test/index-coverage): with QUERY_LOG naming a
 // file, every query a process sends to MongoDB is appended there as one JSON line giving its shape
 // (collection, operation, filter field names with their operator kind, sort), and every index it
-// declares (createIndexes) likewise. Without QUERY_LOG nothing is attached: no cost in production.
+// declares (createIndexes) likewise. Test tooling, not production code: the dev mesh preloads
+// query-log-preload.ts into its processes (`node --require`) only when QUERY_LOG is set, and that
+// attaches `recordQueries` to each connection through the kit's `onDatabaseConnected` hook.
+//
+// Nothing here loads mongoose or the kit at start-up (types only; recordServerIndexes loads
+// mongoose when called): the preload runs before the process's entry file starts tracing.
 //
 // It listens to the driver's command monitoring (`commandStarted`) rather than mongoose's debug
 // hook, so raw `conn.collection(...)` calls and `collection.createIndex` are seen too.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { relative, sep } from 'node:path';
-import mongoose, { type Connection } from 'mongoose';
-import { processEnv } from './config';
+import type { Connection } from 'mongoose';
+
+// The test tooling's own setting (QUERY_LOG), read here rather than through a config module: this
+// module must load nothing else before the process's entry file does.
+// eslint-disable-next-line no-restricted-properties
+const processEnv: NodeJS.ProcessEnv = process.env;
 
 /**
  * How a filter constrains a field, as far as an index is concerned: `eq` (a value, `$eq`), `in`
@@ -267,13 +276,10 @@ class QueryLog {
 
 const logs = new Map<string, QueryLog>();
 
-/** The options that connectDatabase adds when QUERY_LOG is set: the driver's command events. */
-export const queryLogOptions = (env: NodeJS.ProcessEnv = processEnv): { monitorCommands?: true } =>
-  env.QUERY_LOG ? { monitorCommands: true } : {};
-
 /**
  * Records every query of this connection to the file QUERY_LOG names (the connection must have
- * been created with `queryLogOptions()`); does nothing without QUERY_LOG.
+ * been created with `monitorCommands: true`, as the kit's connectDatabase does); does nothing
+ * without QUERY_LOG.
  */
 export function recordQueries(conn: Connection, env: NodeJS.ProcessEnv = processEnv): void {
   const file = env.QUERY_LOG;
@@ -310,6 +316,7 @@ export function recordQueries(conn: Connection, env: NodeJS.ProcessEnv = process
 export async function recordServerIndexes(uri: string, env: NodeJS.ProcessEnv = processEnv): Promise<void> {
   const file = env.QUERY_LOG;
   if (!file) return;
+  const { default: mongoose } = await import('mongoose');
   const conn = await mongoose.createConnection(uri, { serverSelectionTimeoutMS: 5_000 }).asPromise();
   const log = new QueryLog(file);
   try {

@@ -1,5 +1,5 @@
 import { mongo } from 'mongoose';
-import { filterShape, queryLogOptions, shapesOfCommand } from '../src/query-log';
+import { filterShape, shapesOfCommand } from '../src/query-log';
 const { BSONRegExp, ObjectId } = mongo;
 
 describe('filterShape', () => {
@@ -93,12 +93,5 @@ describe('shapesOfCommand', () => {
     expect(shapesOfCommand('db', { insert: 'c', documents: [{}] })).toEqual([]);
     expect(shapesOfCommand('admin', { ping: 1 })).toEqual([]);
     expect(shapesOfCommand('db', { getMore: 1n, collection: 'c' })).toEqual([]);
-  });
-});
-
-describe('queryLogOptions', () => {
-  it('asks for command events only when QUERY_LOG is set', () => {
-    expect(queryLogOptions({})).toEqual({});
-    expect(queryLogOptions({ QUERY_LOG: '/tmp/q.jsonl' })).toEqual({ monitorCommands: true });
   });
 });
