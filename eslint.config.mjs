@@ -4,6 +4,15 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
+// A package's public surface is its package.json `exports` (the kit's sub-paths: @convo/kit/mongo,
+// @convo/kit/service, …), never the files of its dist/.
+const distImports = { regex: '^@convo/[^/]+/dist(/|$)', message: "Import the package's declared sub-path (its package.json exports, e.g. @convo/kit/mongo), not its dist/." };
+// Test helpers live in a package's test/ folder or in @convo/test-support, and only tests import them.
+const testHelpers = {
+  regex: '(^|/)(test|tests|testing|__tests__)(/|$)|(^|/)test-harness$|^@convo/(test-support|jest-preset)(/|$)',
+  message: "Production code imports no test helper: they live in the package's test/ folder or @convo/test-support.",
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '**/.turbo/**', '**/coverage/**', '**/.cache/**', '**/supergraph.graphql'] },
   js.configs.recommended,
@@ -27,7 +36,14 @@ export default tseslint.config(
       // A handle declared first and set later is read by closures made before it is set (worker-process.ts).
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      'no-restricted-imports': ['error', { patterns: [distImports] }],
     },
+  },
+  {
+    // Production code: the services, the gateway and the kit.
+    files: ['services/*/src/**', 'services/lib/kit/src/**', 'gateway/src/**', 'gateway/console/**'],
+    ignores: ['**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [distImports, testHelpers] }] },
   },
   {
     // Config modules, process entry points (main, CLIs, the mesh supervisor, which hands the
