@@ -21,6 +21,7 @@ interface Manifest {
   devDependencies?: Record<string, string>;
   scripts?: Record<string, string>;
   exports?: string | Record<string, unknown>;
+  typesVersions?: Record<string, Record<string, string[]>>;
 }
 
 interface Workspace {
@@ -251,6 +252,19 @@ describe('the workspaces import graph', () => {
         'dependency cycle: @convo/loop-a → @convo/loop-b → @convo/loop-a',
       ].sort(),
     );
+  });
+
+  it('gives TypeScript each sub-path Node gets: typesVersions and exports name the same ones', () => {
+    // The packages compile with moduleResolution "node", which reads typesVersions, not exports.
+    const surfaces = workspaces
+      .filter((w) => typeof w.manifest.exports === 'object')
+      .map((w) => {
+        const exported = Object.keys(w.manifest.exports as object).filter((k) => k !== '.' && k !== './package.json').map((k) => k.slice(2)).sort();
+        const typed = Object.keys(w.manifest.typesVersions?.['*'] ?? {}).sort();
+        return { name: w.manifest.name, exported, typed };
+      });
+    expect(surfaces.map((s) => s.name)).toEqual(expect.arrayContaining(['@convo/kit', '@convo/test-support']));
+    for (const s of surfaces) expect({ name: s.name, typed: s.typed }).toEqual({ name: s.name, typed: s.exported });
   });
 
   it('holds for the repository', () => {
