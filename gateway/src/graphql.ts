@@ -8,7 +8,7 @@ import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
 import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
-import { formatGatewayError } from './dashboard/graphql-errors';
+import { formatGatewayError, operationResolutionPlugin } from './dashboard/graphql-errors';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
@@ -63,7 +63,7 @@ export async function mountGraphql(
     formatError: formatGatewayError,
     introspection: limits.introspection,
     validationRules: [depthRule(limits)],
-    plugins: [fastifyApolloDrainPlugin(app), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
+    plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
   });
   await apollo.start();
   await app.register(loginRoutes, { clients, sessions });
