@@ -12,7 +12,7 @@ import { formatGatewayError, operationResolutionPlugin } from './dashboard/graph
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
-import { SessionSigner, sessionSecretFrom } from './dashboard/session';
+import { SessionSigner } from './dashboard/session';
 
 /** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
 export const SUPERGRAPH_PATH = join(__dirname, '..', 'supergraph.graphql');
@@ -51,7 +51,7 @@ export async function mountGraphql(
   clients: Clients,
 ): Promise<() => Promise<void>> {
   const limits = config.dashboard;
-  const sessions = new SessionSigner(sessionSecretFrom(limits.sessionSecret, config.superAdminToken), limits.sessionTtlSeconds);
+  const sessions = new SessionSigner(limits.sessionSecret, limits.sessionTtlSeconds);
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
     buildService: ({ name }) =>

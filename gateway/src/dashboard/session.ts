@@ -53,7 +53,3 @@ export class SessionSigner {
     return createHmac('sha256', this.secret).update(`${PREFIX}${payload}`).digest('base64url');
   }
 }
-
-/** SESSION_SECRET, else one derived from the super-admin token (stable across restarts). */
-export const sessionSecretFrom = (configured: string, superAdminToken: string) =>
-  configured || createHmac('sha256', superAdminToken).update('convo console session').digest('hex');
