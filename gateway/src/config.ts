@@ -35,6 +35,8 @@ export interface DashboardConfig {
    */
   sessionSecret: string;
   sessionTtlSeconds: number;
+  /** How long a replica trusts a session's status (tenant active, user there, same password) before asking again. */
+  sessionCheckMs: number;
   /** `GRAPHQL_INTROSPECTION=true|false`; default: on, off with NODE_ENV=production. */
   introspection: boolean;
   maxDepth: number;
@@ -80,6 +82,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     dashboard: {
       sessionSecret: r.secret('SESSION_SECRET', () => randomBytes(32).toString('base64url')),
       sessionTtlSeconds: r.int('SESSION_TTL_SECONDS', 15 * 60),
+      sessionCheckMs: r.int('SESSION_CHECK_MS', 2_000),
       introspection: r.str('GRAPHQL_INTROSPECTION', env.NODE_ENV === 'production' ? 'false' : 'true') === 'true',
       maxDepth: r.int('GRAPHQL_MAX_DEPTH', 10),
       maxComplexity: r.int('GRAPHQL_MAX_COMPLEXITY', 5_000),
@@ -112,5 +115,8 @@ function readRateLimits(r: EnvReader): RateLimitConfig {
     pollsPerAddress: { max: r.int('WEBCHAT_POLLS_PER_ADDRESS', 180), windowMs: minute },
     pollsPerChannel: { max: r.int('WEBCHAT_POLLS_PER_CHANNEL', 6_000), windowMs: minute },
     maxOpenPolls: r.int('WEBCHAT_MAX_OPEN_POLLS', 200),
+    // Sign-in: enough for people mistyping, far too few to guess passwords or probe e-mails.
+    loginPerAddress: { max: r.int('LOGIN_RATE_LIMIT_PER_ADDRESS', 20), windowMs: minute },
+    loginPerEmail: { max: r.int('LOGIN_RATE_LIMIT_PER_EMAIL', 10), windowMs: 15 * minute },
   };
 }

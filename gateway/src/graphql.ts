@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
-import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
+import type { RateLimits } from './rate-limits';
+import { graphqlCallerHook, SessionStatus, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
 import { formatGatewayError, operationResolutionPlugin } from './dashboard/graphql-errors';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
@@ -49,6 +50,7 @@ export async function mountGraphql(
   config: GatewayConfig,
   auth: Authenticator,
   clients: Clients,
+  rateLimits?: RateLimits,
 ): Promise<() => Promise<void>> {
   const limits = config.dashboard;
   const sessions = new SessionSigner(limits.sessionSecret, limits.sessionTtlSeconds);
@@ -66,10 +68,10 @@ export async function mountGraphql(
     plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
   });
   await apollo.start();
-  await app.register(loginRoutes, { clients, sessions });
+  await app.register(loginRoutes, { clients, sessions, rateLimits });
   await app.register(async (scope) => {
     scope.addHook('onRequest', explorerRedirect);
-    scope.addHook('onRequest', graphqlCallerHook(auth, sessions));
+    scope.addHook('onRequest', graphqlCallerHook(auth, sessions, new SessionStatus(clients, limits.sessionCheckMs)));
     await scope.register(fastifyApollo(apollo), {
       path: '/graphql',
       context: async (req) => ({ caller: req.graphqlCaller! }),

@@ -11,16 +11,16 @@ describe('SessionSigner', () => {
   const signer = new SessionSigner('secret-of-the-test', 60, () => now);
 
   it('verifies its own token until it expires', () => {
-    const { token, expiresAt } = signer.sign(7, 21);
+    const { token, expiresAt } = signer.sign(7, 21, 'v1');
     expect(expiresAt.getTime()).toBe((1_000_000 + 60) * 1000);
-    expect(signer.verify(token)).toEqual({ tenantId: 7, userId: 21, exp: 1_000_060 });
+    expect(signer.verify(token)).toEqual({ tenantId: 7, userId: 21, version: 'v1', exp: 1_000_060 });
     now += 60;
     expect(signer.verify(token)).toBeUndefined();
     now = 1_000_000;
   });
 
   it('refuses a token whose tenant was changed, or signed with another secret', () => {
-    const { token } = signer.sign(7, 21);
+    const { token } = signer.sign(7, 21, 'v1');
     const [, payload, mac] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: 8 })).toString('base64url');
     expect(signer.verify(`cs1.${forged}.${mac}`)).toBeUndefined();
