@@ -1,4 +1,4 @@
-import { safeEqual } from '@convo/kit';
+import { counter, safeEqual } from '@convo/kit';
 import { createHash, randomBytes, scrypt as scryptCb } from 'node:crypto';
 import { promisify } from 'node:util';
 
@@ -18,7 +18,12 @@ export async function hashPassword(password: string): Promise<string> {
   return `scrypt$${salt.toString('base64')}$${key.toString('base64')}`;
 }
 
+/** Password hashes computed to check a sign-in: one per attempt, whether the e-mail exists or not. */
+export const passwordChecks = () =>
+  counter({ name: 'convo_tenants_password_checks_total', help: 'Password hashes computed to check a sign-in (one per attempt, known e-mail or not).' });
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  passwordChecks().inc();
   const [, salt, key] = stored.split('$');
   const got = await scrypt(password, Buffer.from(salt, 'base64'), 32);
   return safeEqual(got, Buffer.from(key, 'base64'));
