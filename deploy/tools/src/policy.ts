@@ -24,7 +24,7 @@ const PROMETHEUS_TRIGGER_KEYS = new Set([
 
 type Probe = { grpc?: { port?: number }; httpGet?: { port?: number | string }; tcpSocket?: { port?: number | string } };
 
-type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } };
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string; optional?: boolean } } };
 
 /**
  * Least privilege for secrets: which keys of the Secret convo-secrets each process may read
@@ -123,6 +123,8 @@ function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
       if (key === 'MESH_SECRET' && (c.env ?? []).some((e) => e.name === 'GRPC_TLS_CA')) continue;
       if (!v) add('secrets', `${at} lacks ${key}: ${appName(w)} does not start without it in production`);
       else if (!v.valueFrom?.secretKeyRef) add('secrets', `${at} sets ${key} without a Secret (secretKeyRef): a secret is never a literal in the manifests`);
+      // The mesh secret may be absent where mesh TLS is patched in (the production overlay).
+      else if (v.valueFrom.secretKeyRef.optional && key !== 'MESH_SECRET') add('secrets', `${at} reads ${key} as optional: ${appName(w)} does not start without it in production`);
     }
     for (const kind of ['requests', 'limits'] as const) {
       for (const resource of ['cpu', 'memory']) {

@@ -103,6 +103,10 @@ describe('deploy/check', () => {
     expect(out).toContain('Deployment/gateway [secrets] container gateway lacks SESSION_SECRET: gateway does not start without it in production');
     expect(out).toContain('Deployment/gateway [secrets] container gateway sets SUBGRAPH_TOKEN without a Secret (secretKeyRef)');
     expect(code).toBe(1);
+    const optional = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key, optional: true } } });
+    const lax = check(['--no-images', '--file', '-'], gateway([...all.filter((k) => k !== 'SESSION_SECRET').map(secretKey), optional('SESSION_SECRET')]));
+    expect(lax.out).toContain('Deployment/gateway [secrets] container gateway reads SESSION_SECRET as optional');
+    expect(lax.code).toBe(1);
     // Mesh TLS stands in for the mesh secret.
     const tls = gateway([...all.filter((k) => k !== 'MESH_SECRET').map(secretKey), { name: 'GRPC_TLS_CA', value: '/etc/mesh-tls/ca.crt' }]);
     expect(check(['--no-images', '--file', '-'], tls).code).toBe(0);
