@@ -90,7 +90,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
   await app.register(browserPages);
-  const stopGraphql = await mountGraphql(app, config, auth, clients);
+  const stopGraphql = await mountGraphql(app, config, auth, clients, rateLimits);
   app.addHook('onClose', async () => stopGraphql());
   return { app, clients, auth };
 }

@@ -1,11 +1,12 @@
 import { EnvReader } from '@convo/kit';
+import { randomBytes } from 'node:crypto';
 import type { RateLimitConfig } from './rate-limits';
 
 export interface GatewayConfig {
   port: number;
   host: string;
   superAdminToken: string;
-  /** Presented to the subgraphs (SUBGRAPH_TOKEN; the super-admin token when unset). */
+  /** Presented to the subgraphs (SUBGRAPH_TOKEN, required: a secret of its own). */
   subgraphToken: string;
   peers: { tickets: string; messaging: string; channelEngines: string; socialConfig: string; tenants: string };
   subgraphs: Record<SubgraphName, string>;
@@ -28,9 +29,14 @@ export interface GatewayConfig {
 }
 
 export interface DashboardConfig {
-  /** Signs tenant administrators' sessions (`SESSION_SECRET`; derived from the super-admin token when unset). */
+  /**
+   * Signs tenant administrators' sessions (`SESSION_SECRET`, a secret of its own; required in
+   * production; in development an unset one is random per process, so npm start sets it).
+   */
   sessionSecret: string;
   sessionTtlSeconds: number;
+  /** How long a replica trusts a session's status (tenant active, user there, same password) before asking again. */
+  sessionCheckMs: number;
   /** `GRAPHQL_INTROSPECTION=true|false`; default: on, off with NODE_ENV=production. */
   introspection: boolean;
   maxDepth: number;
@@ -46,7 +52,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     port: r.int('PORT', 8080),
     host: r.str('HOST', '0.0.0.0'),
     superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
-    subgraphToken: r.str('SUBGRAPH_TOKEN', ''),
+    subgraphToken: r.secret('SUBGRAPH_TOKEN'),
     peers: {
       tickets: r.str('TICKETS_GRPC_ADDR', '127.0.0.1:50051'),
       messaging: r.str('MESSAGING_GRPC_ADDR', '127.0.0.1:50052'),
@@ -74,17 +80,24 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     metaAppSecret: r.str('META_APP_SECRET', ''),
     rateLimits: readRateLimits(r),
     dashboard: {
-      sessionSecret: r.str('SESSION_SECRET', ''),
+      sessionSecret: r.secret('SESSION_SECRET', () => randomBytes(32).toString('base64url')),
       sessionTtlSeconds: r.int('SESSION_TTL_SECONDS', 15 * 60),
+      sessionCheckMs: r.int('SESSION_CHECK_MS', 2_000),
       introspection: r.str('GRAPHQL_INTROSPECTION', env.NODE_ENV === 'production' ? 'false' : 'true') === 'true',
       maxDepth: r.int('GRAPHQL_MAX_DEPTH', 10),
       maxComplexity: r.int('GRAPHQL_MAX_COMPLEXITY', 5_000),
     },
   };
+  // Each its own: one leaked (a subgraph's token, a session key) opens nothing else.
+  r.independent({
+    SUPER_ADMIN_TOKEN: config.superAdminToken,
+    SESSION_SECRET: config.dashboard.sessionSecret,
+    SUBGRAPH_TOKEN: config.subgraphToken,
+    MESH_SECRET: env.MESH_SECRET ?? '',
+  });
   r.done();
   if (config.superAdminToken.length < 16) throw new Error('SUPER_ADMIN_TOKEN must have at least 16 characters');
   config.mediaUrlSecret ||= config.superAdminToken;
-  config.subgraphToken ||= config.superAdminToken;
   return config;
 }
 
@@ -102,5 +115,8 @@ function readRateLimits(r: EnvReader): RateLimitConfig {
     pollsPerAddress: { max: r.int('WEBCHAT_POLLS_PER_ADDRESS', 180), windowMs: minute },
     pollsPerChannel: { max: r.int('WEBCHAT_POLLS_PER_CHANNEL', 6_000), windowMs: minute },
     maxOpenPolls: r.int('WEBCHAT_MAX_OPEN_POLLS', 200),
+    // Sign-in: enough for people mistyping, far too few to guess passwords or probe e-mails.
+    loginPerAddress: { max: r.int('LOGIN_RATE_LIMIT_PER_ADDRESS', 20), windowMs: minute },
+    loginPerEmail: { max: r.int('LOGIN_RATE_LIMIT_PER_EMAIL', 10), windowMs: 15 * minute },
   };
 }

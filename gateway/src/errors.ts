@@ -63,7 +63,11 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (err.statusCode === 415 || err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return reply.code(415).send(envelope('ERR_UNSUPPORTED_MEDIA_TYPE', 'Send application/json or multipart/form-data'));
     }
-    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    if (err.statusCode === 400) {
+      // An empty or malformed JSON body and the like: the caller's mistake (CONVENTIONS "Errors").
+      return reply.code(400).send(envelope('ERR_VALIDATION', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'The request body is empty' : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'The request body is not valid JSON' : err.message));
+    }
+    if (err.statusCode && err.statusCode > 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send(envelope('ERR_BAD_REQUEST', err.message));
     }
     req.log.error({ err }, 'unhandled error');

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
-import { graphqlCallerHook, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
-import { formatGatewayError } from './dashboard/graphql-errors';
+import type { RateLimits } from './rate-limits';
+import { graphqlCallerHook, SessionStatus, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
+import { formatGatewayError, operationResolutionPlugin } from './dashboard/graphql-errors';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
-import { SessionSigner, sessionSecretFrom } from './dashboard/session';
+import { SessionSigner } from './dashboard/session';
 
 /** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
 export const SUPERGRAPH_PATH = join(__dirname, '..', 'supergraph.graphql');
@@ -49,9 +50,10 @@ export async function mountGraphql(
   config: GatewayConfig,
   auth: Authenticator,
   clients: Clients,
+  rateLimits?: RateLimits,
 ): Promise<() => Promise<void>> {
   const limits = config.dashboard;
-  const sessions = new SessionSigner(sessionSecretFrom(limits.sessionSecret, config.superAdminToken), limits.sessionTtlSeconds);
+  const sessions = new SessionSigner(limits.sessionSecret, limits.sessionTtlSeconds);
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
     buildService: ({ name }) =>
@@ -63,13 +65,13 @@ export async function mountGraphql(
     formatError: formatGatewayError,
     introspection: limits.introspection,
     validationRules: [depthRule(limits)],
-    plugins: [fastifyApolloDrainPlugin(app), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
+    plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
   });
   await apollo.start();
-  await app.register(loginRoutes, { clients, sessions });
+  await app.register(loginRoutes, { clients, sessions, rateLimits });
   await app.register(async (scope) => {
     scope.addHook('onRequest', explorerRedirect);
-    scope.addHook('onRequest', graphqlCallerHook(auth, sessions));
+    scope.addHook('onRequest', graphqlCallerHook(auth, sessions, new SessionStatus(clients, limits.sessionCheckMs)));
     await scope.register(fastifyApollo(apollo), {
       path: '/graphql',
       context: async (req) => ({ caller: req.graphqlCaller! }),

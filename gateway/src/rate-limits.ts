@@ -33,6 +33,9 @@ export interface RateLimitConfig {
   pollsPerChannel: Limit;
   /** Long polls open at once on one gateway; more wait no longer than a short poll. */
   maxOpenPolls: number;
+  /** Tenant administrators' sign-in (`POST /graphql/login`), per client address and per e-mail. */
+  loginPerAddress: Limit;
+  loginPerEmail: Limit;
 }
 
 interface Outcome {

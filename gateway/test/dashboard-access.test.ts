@@ -11,16 +11,16 @@ describe('SessionSigner', () => {
   const signer = new SessionSigner('secret-of-the-test', 60, () => now);
 
   it('verifies its own token until it expires', () => {
-    const { token, expiresAt } = signer.sign(7, 21);
+    const { token, expiresAt } = signer.sign(7, 21, 'v1');
     expect(expiresAt.getTime()).toBe((1_000_000 + 60) * 1000);
-    expect(signer.verify(token)).toEqual({ tenantId: 7, userId: 21, exp: 1_000_060 });
+    expect(signer.verify(token)).toEqual({ tenantId: 7, userId: 21, version: 'v1', exp: 1_000_060 });
     now += 60;
     expect(signer.verify(token)).toBeUndefined();
     now = 1_000_000;
   });
 
   it('refuses a token whose tenant was changed, or signed with another secret', () => {
-    const { token } = signer.sign(7, 21);
+    const { token } = signer.sign(7, 21, 'v1');
     const [, payload, mac] = token.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: 8 })).toString('base64url');
     expect(signer.verify(`cs1.${forged}.${mac}`)).toBeUndefined();
@@ -83,11 +83,46 @@ describe('query limits', () => {
 });
 
 describe('introspection policy', () => {
-  const env = { SUPER_ADMIN_TOKEN: 'x'.repeat(20) };
+  const env = { SUPER_ADMIN_TOKEN: 'x'.repeat(20), SUBGRAPH_TOKEN: 'g'.repeat(32), SESSION_SECRET: 's'.repeat(32) };
   it('is on by default, off in production, and set explicitly by GRAPHQL_INTROSPECTION', () => {
     expect(readGatewayConfig(env).dashboard.introspection).toBe(true);
     expect(readGatewayConfig({ ...env, NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com' }).dashboard.introspection).toBe(false);
     expect(readGatewayConfig({ ...env, NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }).dashboard.introspection).toBe(true);
     expect(readGatewayConfig({ ...env, GRAPHQL_INTROSPECTION: 'false' }).dashboard.introspection).toBe(false);
+  });
+});
+
+describe('independent secrets', () => {
+  const admin = 'a'.repeat(32);
+  const base = { SUPER_ADMIN_TOKEN: admin, SUBGRAPH_TOKEN: 'g'.repeat(32), SESSION_SECRET: 's'.repeat(32), MESH_SECRET: 'm'.repeat(32) };
+  const without = (name: keyof typeof base, extra: Record<string, string> = {}) => {
+    const env: Record<string, string> = { ...base, ...extra };
+    delete env[name];
+    return env;
+  };
+
+  it('reads each of its own, none derived from the super-admin token', () => {
+    const config = readGatewayConfig(base);
+    expect(config.subgraphToken).toBe('g'.repeat(32));
+    expect(config.dashboard.sessionSecret).toBe('s'.repeat(32));
+  });
+
+  it('requires the subgraph token everywhere, and the session key in production', () => {
+    expect(() => readGatewayConfig(without('SUBGRAPH_TOKEN'))).toThrow(/SUBGRAPH_TOKEN is required/);
+    expect(() => readGatewayConfig(without('SESSION_SECRET', { NODE_ENV: 'production' }))).toThrow(/SESSION_SECRET is required in production/);
+  });
+
+  it('in development, an unset session key is random, never derived from the super-admin token', () => {
+    const one = readGatewayConfig(without('SESSION_SECRET')).dashboard.sessionSecret;
+    const two = readGatewayConfig(without('SESSION_SECRET')).dashboard.sessionSecret;
+    expect(one.length).toBeGreaterThanOrEqual(32);
+    expect(one).not.toBe(two);
+    expect(one).not.toContain(admin);
+  });
+
+  it('refuses two secrets that are the same, and a short one', () => {
+    expect(() => readGatewayConfig({ ...base, SUBGRAPH_TOKEN: admin })).toThrow(/SUPER_ADMIN_TOKEN and SUBGRAPH_TOKEN must be different/);
+    expect(() => readGatewayConfig({ ...base, SESSION_SECRET: 'm'.repeat(32) })).toThrow(/SESSION_SECRET and MESH_SECRET must be different/);
+    expect(() => readGatewayConfig({ ...base, SESSION_SECRET: 'short' })).toThrow(/SESSION_SECRET must have at least 16/);
   });
 });

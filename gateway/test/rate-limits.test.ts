@@ -15,6 +15,8 @@ const config = (over: Partial<RateLimitConfig> = {}): RateLimitConfig => ({
   pollsPerAddress: { max: 0, windowMs: 60_000 },
   pollsPerChannel: { max: 0, windowMs: 60_000 },
   maxOpenPolls: 0,
+  loginPerAddress: { max: 0, windowMs: 60_000 },
+  loginPerEmail: { max: 0, windowMs: 60_000 },
   ...over,
 });
 

@@ -29,7 +29,7 @@ describe('tenant API, end to end', () => {
     mesh = await startMesh({ freePorts: true, env, onLine: addresses.onLine, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     B = mesh.gatewayUrl;
-    replica = await startGatewayReplica(await freePort(), { ...addresses.env, SUPER_ADMIN_TOKEN: admin, TOKEN_CACHE_MS: '60000' });
+    replica = await startGatewayReplica(await freePort(), { ...addresses.env, SUPER_ADMIN_TOKEN: admin, SUBGRAPH_TOKEN: mesh.env.SUBGRAPH_TOKEN, TOKEN_CACHE_MS: '60000' });
   });
 
   afterAll(async () => {

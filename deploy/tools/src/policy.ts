@@ -24,7 +24,7 @@ const PROMETHEUS_TRIGGER_KEYS = new Set([
 
 type Probe = { grpc?: { port?: number }; httpGet?: { port?: number | string }; tcpSocket?: { port?: number | string } };
 
-type EnvVar = { name: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string } } };
+type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { name?: string; key?: string; optional?: boolean } } };
 
 /**
  * Least privilege for secrets: which keys of the Secret convo-secrets each process may read
@@ -44,6 +44,24 @@ export const SECRET_KEYS: Record<string, string[]> = {
   'messaging-dispatcher': WORKER_KEYS,
 };
 const APP_SECRET = 'convo-secrets';
+
+/**
+ * The independent secrets each process refuses to start without in production (docs/security.md
+ * "Authentication"): the session-signing key, the subgraph token and the mesh secret are each
+ * their own, none derived from another. Each must come from a Secret (never a literal value); the
+ * mesh secret may be replaced by mesh TLS (GRPC_TLS_CA).
+ */
+const SERVICE_REQUIRED = ['SUBGRAPH_TOKEN', 'MESH_SECRET'];
+export const REQUIRED_SECRETS: Record<string, string[]> = {
+  gateway: ['SUPER_ADMIN_TOKEN', 'SESSION_SECRET', 'SUBGRAPH_TOKEN', 'MESH_SECRET'],
+  tickets: SERVICE_REQUIRED,
+  messaging: SERVICE_REQUIRED,
+  'channel-engines': SERVICE_REQUIRED,
+  'social-config': SERVICE_REQUIRED,
+  tenants: SERVICE_REQUIRED,
+  'messaging-relay': ['MESH_SECRET'],
+  'messaging-dispatcher': ['MESH_SECRET'],
+};
 
 type Container = {
   name: string;
@@ -98,6 +116,15 @@ function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
     for (const v of c.env ?? []) {
       const ref = v.valueFrom?.secretKeyRef;
       if (ref?.name === APP_SECRET && !allowed.includes(ref.key ?? '')) add('secrets', `${at} reads ${ref.key} of Secret ${APP_SECRET}, which ${appName(w)} does not use`);
+    }
+    const required = w.kind === 'Deployment' && !isInit ? REQUIRED_SECRETS[appName(w)] ?? [] : [];
+    for (const key of required) {
+      const v = (c.env ?? []).find((e) => e.name === key);
+      if (key === 'MESH_SECRET' && (c.env ?? []).some((e) => e.name === 'GRPC_TLS_CA')) continue;
+      if (!v) add('secrets', `${at} lacks ${key}: ${appName(w)} does not start without it in production`);
+      else if (!v.valueFrom?.secretKeyRef) add('secrets', `${at} sets ${key} without a Secret (secretKeyRef): a secret is never a literal in the manifests`);
+      // The mesh secret may be absent where mesh TLS is patched in (the production overlay).
+      else if (v.valueFrom.secretKeyRef.optional && key !== 'MESH_SECRET') add('secrets', `${at} reads ${key} as optional: ${appName(w)} does not start without it in production`);
     }
     for (const kind of ['requests', 'limits'] as const) {
       for (const resource of ['cpu', 'memory']) {

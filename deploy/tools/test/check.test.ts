@@ -91,6 +91,27 @@ describe('deploy/check', () => {
     expect(code).toBe(1);
   });
 
+  it('fails on a Deployment that lacks one of its independent secrets, or sets one as a literal', () => {
+    const secretKey = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key } } });
+    const gateway = (env: unknown[]) => deployment({ env }).replace(/\bweb\b/g, 'gateway');
+    const all = ['SUPER_ADMIN_TOKEN', 'SESSION_SECRET', 'SUBGRAPH_TOKEN', 'MESH_SECRET'];
+    expect(check(['--no-images', '--file', '-'], gateway(all.map(secretKey))).code).toBe(0);
+    const { code, out } = check(
+      ['--no-images', '--file', '-'],
+      gateway([secretKey('SUPER_ADMIN_TOKEN'), { name: 'SUBGRAPH_TOKEN', value: 'y'.repeat(32) }, secretKey('MESH_SECRET')]),
+    );
+    expect(out).toContain('Deployment/gateway [secrets] container gateway lacks SESSION_SECRET: gateway does not start without it in production');
+    expect(out).toContain('Deployment/gateway [secrets] container gateway sets SUBGRAPH_TOKEN without a Secret (secretKeyRef)');
+    expect(code).toBe(1);
+    const optional = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key, optional: true } } });
+    const lax = check(['--no-images', '--file', '-'], gateway([...all.filter((k) => k !== 'SESSION_SECRET').map(secretKey), optional('SESSION_SECRET')]));
+    expect(lax.out).toContain('Deployment/gateway [secrets] container gateway reads SESSION_SECRET as optional');
+    expect(lax.code).toBe(1);
+    // Mesh TLS stands in for the mesh secret.
+    const tls = gateway([...all.filter((k) => k !== 'MESH_SECRET').map(secretKey), { name: 'GRPC_TLS_CA', value: '/etc/mesh-tls/ca.crt' }]);
+    expect(check(['--no-images', '--file', '-'], tls).code).toBe(0);
+  });
+
   it('fails on missing limits and a writable root filesystem', () => {
     const { code, out } = check(
       ['--no-images', '--file', '-'],

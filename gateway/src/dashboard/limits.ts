@@ -10,10 +10,19 @@ export interface QueryLimits {
   maxComplexity: number;
 }
 
-/** A list field costs its children times the size asked (`first` or `limit`), one otherwise. */
-const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const size = Number(args.first ?? args.limit ?? 1);
-  return 1 + childComplexity * (Number.isFinite(size) && size > 0 ? size : 1);
+/** The most items any list field answers (the services' largest `first`/`limit` maximum). */
+export const LARGEST_PAGE = 500;
+
+/**
+ * A list field costs its children times the size asked (`first` or `limit`), one otherwise. A size
+ * that is not a positive integer (0, negative, absurd) is counted at the largest page a service
+ * answers: the service refuses it, but the estimate never takes it for a cheap one.
+ */
+export const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
+  const asked = args.first ?? args.limit;
+  if (asked === undefined || asked === null) return 1 + childComplexity;
+  const size = Number(asked);
+  return 1 + childComplexity * (Number.isInteger(size) && size > 0 && size <= LARGEST_PAGE ? size : LARGEST_PAGE);
 };
 
 /** Validation rule of the gateway: operations deeper than the limit are refused before planning. */

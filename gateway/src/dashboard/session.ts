@@ -4,6 +4,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface TenantSession {
   tenantId: number;
   userId: number;
+  /** The credentials it was opened with (the tenants service's credentials version). */
+  version: string;
   /** Unix seconds. */
   exp: number;
 }
@@ -12,8 +14,10 @@ const PREFIX = 'cs1.';
 
 /**
  * Short-lived sessions of tenant administrators (console sign-in), signed with HMAC-SHA256 so
- * any gateway replica holding the same secret verifies them without a database read.
- * Shape: `cs1.<base64url JSON>.<base64url HMAC>`; nothing secret is inside, only ids and expiry.
+ * any gateway replica holding the same secret verifies them without a database read; whether the
+ * session still stands (tenant active, user there, same password) is SessionStatus's question.
+ * Shape: `cs1.<base64url JSON>.<base64url HMAC>`; nothing secret is inside, only ids, the
+ * credentials version and expiry.
  */
 export class SessionSigner {
   constructor(
@@ -22,9 +26,9 @@ export class SessionSigner {
     private readonly now: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
-  sign(tenantId: number, userId: number): { token: string; expiresAt: Date } {
+  sign(tenantId: number, userId: number, version: string): { token: string; expiresAt: Date } {
     const exp = this.now() + this.ttlSeconds;
-    const payload = Buffer.from(JSON.stringify({ t: tenantId, u: userId, exp })).toString('base64url');
+    const payload = Buffer.from(JSON.stringify({ t: tenantId, u: userId, v: version, exp })).toString('base64url');
     return { token: `${PREFIX}${payload}.${this.mac(payload)}`, expiresAt: new Date(exp * 1000) };
   }
 
@@ -37,9 +41,9 @@ export class SessionSigner {
     const got = Buffer.from(mac);
     if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
     try {
-      const { t, u, exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-      if (!Number.isInteger(t) || !Number.isInteger(u) || !Number.isInteger(exp) || exp <= this.now()) return undefined;
-      return { tenantId: t, userId: u, exp };
+      const { t, u, v, exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+      if (!Number.isInteger(t) || !Number.isInteger(u) || typeof v !== 'string' || !Number.isInteger(exp) || exp <= this.now()) return undefined;
+      return { tenantId: t, userId: u, version: v, exp };
     } catch {
       return undefined;
     }
@@ -53,7 +57,3 @@ export class SessionSigner {
     return createHmac('sha256', this.secret).update(`${PREFIX}${payload}`).digest('base64url');
   }
 }
-
-/** SESSION_SECRET, else one derived from the super-admin token (stable across restarts). */
-export const sessionSecretFrom = (configured: string, superAdminToken: string) =>
-  configured || createHmac('sha256', superAdminToken).update('convo console session').digest('hex');

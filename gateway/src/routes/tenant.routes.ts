@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
-import { apiRecord, channelRecord, hybridRecord, tenantRecord } from '../presenters';
+import { apiRecord, channelRecord, hybridRecord, tenantRecord, userRecord } from '../presenters';
 import { security } from './principal';
 import {
   CreateApiBody,
@@ -101,7 +101,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       gatewayAEnabled: b.gateway_a === 'enabled',
     });
     // `data.id`: where provisioning panels read the new tenant's id (also at data.tenant.id).
-    return { success: true, data: { id: res.tenant!.id, tenant: tenantRecord(res.tenant!), adminUser: res.adminUser } };
+    return { success: true, data: { id: res.tenant!.id, tenant: tenantRecord(res.tenant!), adminUser: { ...userRecord(res.adminUser!), tenantId: res.adminUser!.tenantId } } };
   });
 
   r.post('/tenantApiShowTenant', { schema: { body: ShowTenantBody, tags, security } }, async (req) => ({

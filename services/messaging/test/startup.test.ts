@@ -19,7 +19,7 @@ interface Proc {
 
 /** Starts a built process; a variable given as undefined is removed from the environment. */
 function run(main: string, env: Record<string, string | undefined>): Proc {
-  const merged: NodeJS.ProcessEnv = { ...process.env, SUPER_ADMIN_TOKEN, LOG_LEVEL: 'info', ...env };
+  const merged: NodeJS.ProcessEnv = { ...process.env, SUBGRAPH_TOKEN: SUPER_ADMIN_TOKEN, LOG_LEVEL: 'info', ...env };
   for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   const child = spawn(process.execPath, [join(DIST, main)], {
     env: merged,

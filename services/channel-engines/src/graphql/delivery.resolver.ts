@@ -1,7 +1,7 @@
 import { Arg, Int, Query, Resolver } from 'type-graphql';
 import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
 import type { EnginesService } from '../domain/engines.service';
-import type { ChannelType } from '@convo/kit';
+import { checkPageSize, type ChannelType } from '@convo/kit';
 import { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 import { Delivery } from './delivery.type';
 
@@ -19,7 +19,8 @@ export class DeliveryResolver {
     @Arg('channelId', () => Int) channelId: number,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<Delivery[]> {
-    return (await this.repo.listByChannel(channelId, Math.min(limit, 500))).map(toDelivery);
+    checkPageSize(limit, 500, 'limit');
+    return (await this.repo.listByChannel(channelId, limit)).map(toDelivery);
   }
 
   @Query(() => [ChannelTypeEnum], { description: 'Channel kinds that have a driver.' })

@@ -57,19 +57,33 @@ export interface MeshOptions {
 }
 
 /** The token of the last start in `dataDir`, or a new one written there. */
-function keptToken(dataDir: string): string {
-  const file = join(dataDir, 'super-admin-token');
+/** The installation's secrets that npm start keeps in `.data/` (each its own file, each its own random value). */
+const KEPT_SECRETS = {
+  SUPER_ADMIN_TOKEN: 'super-admin-token',
+  SESSION_SECRET: 'session-secret',
+  SUBGRAPH_TOKEN: 'subgraph-token',
+  MESH_SECRET: 'mesh-secret',
+} as const;
+type KeptSecret = keyof typeof KEPT_SECRETS;
+
+/** A secret kept in `dataDir` across starts, generated on the first. */
+function keptSecret(dataDir: string, name: KeptSecret): string {
+  const file = join(dataDir, KEPT_SECRETS[name]);
   try {
     const kept = readFileSync(file, 'utf8').trim();
     if (kept) return kept;
   } catch {
     // first start
   }
-  const token = randomBytes(24).toString('base64url');
+  const secret = randomBytes(name === 'SUPER_ADMIN_TOKEN' ? 24 : 32).toString('base64url');
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
+
+/** The env's value, else the one kept in `dataDir`, else (a test's mesh) a fresh random one. */
+const secretFor = (name: KeptSecret, dataDir: string | undefined): string =>
+  process.env[name] || (dataDir ? keptSecret(dataDir, name) : randomBytes(32).toString('base64url'));
 
 /**
  * Where a child keeps the code V8 compiled for it, across starts (Node ≥ 22.1 reads
@@ -81,7 +95,7 @@ const compileCacheEnv = (dir: string): Record<string, string> => ({ NODE_COMPILE
 /** Wipes what `npm start` kept in `dataDir` (`npm run reset`). */
 export async function resetMeshData(dataDir: string): Promise<void> {
   await resetDatabase(join(dataDir, 'db'));
-  rmSync(join(dataDir, 'super-admin-token'), { force: true });
+  for (const file of Object.values(KEPT_SECRETS)) rmSync(join(dataDir, file), { force: true });
   rmSync(join(dataDir, 'compile-cache'), { recursive: true, force: true });
 }
 
@@ -156,7 +170,7 @@ async function waitUntil(what: string, deadlineMs: number, ready: () => Promise<
 
 export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const superAdminToken =
-    opts.superAdminToken ?? process.env.SUPER_ADMIN_TOKEN ?? (opts.dataDir ? keptToken(opts.dataDir) : randomBytes(24).toString('base64url'));
+    opts.superAdminToken ?? (process.env.SUPER_ADMIN_TOKEN || (opts.dataDir ? keptSecret(opts.dataDir, 'SUPER_ADMIN_TOKEN') : randomBytes(24).toString('base64url')));
   const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
   const database = await startDatabase({
     name: 'mesh',
@@ -180,11 +194,13 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     MONGODB_URI: database.uri,
     // The installation's mesh secret (docs/security.md "Inside the mesh"): every process's gRPC calls carry
     // a credential made with it, and every service refuses calls without one.
-    MESH_SECRET: process.env.MESH_SECRET ?? randomBytes(32).toString('base64url'),
+    MESH_SECRET: secretFor('MESH_SECRET', opts.dataDir),
     SUPER_ADMIN_TOKEN: superAdminToken,
     // What the gateway presents to the subgraphs: not the super-admin token, which the services
     // then never need to hold (docs/operations.md "Environment").
-    SUBGRAPH_TOKEN: process.env.SUBGRAPH_TOKEN ?? randomBytes(32).toString('base64url'),
+    SUBGRAPH_TOKEN: secretFor('SUBGRAPH_TOKEN', opts.dataDir),
+    // Signs tenant administrators' sessions; every gateway replica of the mesh gets the same one.
+    SESSION_SECRET: secretFor('SESSION_SECRET', opts.dataDir),
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
     ...Object.fromEntries(parts.flatMap((p) => [
@@ -348,7 +364,7 @@ const DEV_DATA_DIR = join(__dirname, '..', '..', '..', '..', '.data');
 
 if (require.main === module && process.argv[2] === 'reset') {
   resetMeshData(DEV_DATA_DIR).then(
-    () => console.log(`[mesh] wiped ${DEV_DATA_DIR} (database and super-admin token)`),
+    () => console.log(`[mesh] wiped ${DEV_DATA_DIR} (database and the kept secrets)`),
     (err: Error) => {
       console.error(`[mesh] reset failed: ${err.message}`);
       process.exit(1);

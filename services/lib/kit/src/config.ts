@@ -5,6 +5,9 @@ import { isIP } from 'node:net';
 
 export class ConfigError extends Error {}
 
+/** The shortest secret (token, signing key, mesh secret) a process accepts. */
+export const MIN_SECRET_LENGTH = 16;
+
 /** The process environment: taken here, the package's config module, and passed to or defaulted by the rest. */
 export const processEnv: NodeJS.ProcessEnv = process.env;
 
@@ -37,6 +40,32 @@ export class EnvReader {
     if (fallback !== undefined) return fallback;
     this.problems.push(`${name} is required`);
     return '';
+  }
+
+  /**
+   * A secret (token, signing key) of at least 16 characters. In production it must be set; in
+   * development an unset one is `devFallback()` (npm start generates each and keeps it in `.data/`),
+   * never one derived from another secret.
+   */
+  secret(name: string, devFallback?: () => string): string {
+    const raw = this.env[name] ?? '';
+    if (!raw) {
+      if (devFallback && !isProduction(this.env)) return devFallback();
+      this.problems.push(`${name} is required${devFallback ? ' in production' : ''}: a secret of its own, at least ${MIN_SECRET_LENGTH} characters`);
+      return '';
+    }
+    if (raw.length < MIN_SECRET_LENGTH) this.problems.push(`${name} must have at least ${MIN_SECRET_LENGTH} characters`);
+    return raw;
+  }
+
+  /** Two of these secrets being equal is a problem: each is its own, so that one leaked opens nothing else. */
+  independent(secrets: Record<string, string>): void {
+    const entries = Object.entries(secrets).filter(([, v]) => v);
+    for (let i = 0; i < entries.length; i++) {
+      for (let j = i + 1; j < entries.length; j++) {
+        if (entries[i][1] === entries[j][1]) this.problems.push(`${entries[i][0]} and ${entries[j][0]} must be different secrets`);
+      }
+    }
   }
 
   int(name: string, fallback?: number): number {

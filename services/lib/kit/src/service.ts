@@ -41,7 +41,7 @@ export interface BaseConfig {
   mongodbServerSelectionTimeoutMs: number;
   grpcPort: number;
   graphqlPort: number;
-  /** What the gateway presents to the subgraphs (SUBGRAPH_TOKEN; SUPER_ADMIN_TOKEN when unset). */
+  /** What the gateway presents to the subgraphs (SUBGRAPH_TOKEN, required). */
   subgraphToken: string;
   shutdownGraceMs: number;
 }
@@ -79,13 +79,13 @@ export async function startService<N extends ServiceName, C>(
     mongodbServerSelectionTimeoutMs: reader.int('MONGODB_SERVER_SELECTION_TIMEOUT_MS', 10_000),
     grpcPort: reader.int('GRPC_PORT', spec.ports.grpc),
     graphqlPort: reader.int('GRAPHQL_PORT', spec.ports.graphql),
-    // Not the super-admin token where the manifests are used: a service never needs that one.
-    subgraphToken: reader.str('SUBGRAPH_TOKEN', '') || reader.str('SUPER_ADMIN_TOKEN'),
+    // A secret of its own, never the super-admin token: a service never needs that one.
+    subgraphToken: reader.secret('SUBGRAPH_TOKEN'),
     shutdownGraceMs: reader.int('SHUTDOWN_GRACE_MS', 10_000),
     ...spec.config(reader),
   };
+  reader.independent({ SUBGRAPH_TOKEN: config.subgraphToken, MESH_SECRET: env.MESH_SECRET ?? '' });
   reader.done();
-  if (config.subgraphToken.length < 16) throw new Error('SUBGRAPH_TOKEN (or SUPER_ADMIN_TOKEN) must have at least 16 characters');
   const log = createLogger(spec.name, env.LOG_LEVEL);
 
   let parts: ServiceParts<N> | undefined;

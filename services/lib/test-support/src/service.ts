@@ -2,7 +2,10 @@ import { closeAllClients, createClient, type ServiceClient, type ServiceName } f
 import { startService, type RunningService, type ServiceSpec } from '@convo/kit/service';
 import { startDatabase, type Database } from '@convo/dev-db';
 
-/** The super-admin token every test service runs with (subgraph calls use it). */
+/**
+ * The token the tests call the test services' subgraphs with: their SUBGRAPH_TOKEN (the tests
+ * play the gateway). Named for the platform token the gateway checks before it calls a subgraph.
+ */
 export const SUPER_ADMIN_TOKEN = 'x'.repeat(24);
 
 /** A real service on ports chosen by the system, with a gRPC client of it. */
@@ -34,7 +37,7 @@ export interface TestMesh {
  */
 export async function startTestMesh(name: string, env: Record<string, string> = {}): Promise<TestMesh> {
   const database = await startDatabase({ name });
-  const base = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUPER_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env };
+  const base = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUBGRAPH_TOKEN: SUPER_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env };
   const running: Array<RunningService<unknown>> = [];
   return {
     database,

@@ -1,3 +1,4 @@
+import { checkPageSize } from '@convo/kit';
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
 import { WebhookDeliveryStatusEnum } from './enums';
@@ -50,10 +51,8 @@ export class WebhookDeliveryResolver {
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<WebhookDelivery[]> {
-    const events = await this.outbox.list(
-      { tenantId, status: status ?? undefined, channelId: channelId ?? undefined },
-      Math.min(Math.max(limit, 1), MAX_LIMIT),
-    );
+    checkPageSize(limit, MAX_LIMIT, 'limit');
+    const events = await this.outbox.list({ tenantId, status: status ?? undefined, channelId: channelId ?? undefined }, limit);
     return events.map(toWebhookDelivery);
   }
 

@@ -17,6 +17,9 @@ export const DEV_PLANS: NewPlan[] = [
   { name: 'Development', maxUsers: 10, maxConnections: 10, features: [...MENU_VISIBILITY], allowedChannels: [] },
 ];
 
+/** How many features (and allowed channel kinds) a plan may list. */
+export const MAX_PLAN_FEATURES = 50;
+
 export class PlansService {
   constructor(private readonly repo: TenantsRepository) {}
 
@@ -25,7 +28,12 @@ export class PlansService {
     issues.check(input.name.trim().length > 0, 'name', 'is required');
     issues.check(input.maxUsers >= 0, 'maxUsers', 'must be an integer ≥ 0');
     issues.check(input.maxConnections >= 0, 'maxConnections', 'must be an integer ≥ 0 (0 = unlimited)');
-    checkEnumList(issues, 'allowedChannels', input.allowedChannels, ALLOWED_CHANNELS);
+    issues.check(input.name.length <= 200, 'name', 'at most 200 characters');
+    // Every list a caller sends has a bound here, whichever entry point (GraphQL, gRPC) it came by.
+    issues.check(input.features.length <= MAX_PLAN_FEATURES, 'features', `at most ${MAX_PLAN_FEATURES}`);
+    issues.check(input.features.every((f) => f.length <= 100), 'features', 'each at most 100 characters');
+    issues.check(input.allowedChannels.length <= MAX_PLAN_FEATURES, 'allowedChannels', `at most ${MAX_PLAN_FEATURES}`);
+    if (!issues.any) checkEnumList(issues, 'allowedChannels', input.allowedChannels, ALLOWED_CHANNELS);
     issues.throwIfAny('Invalid plan');
     return this.repo.insertPlan({
       _id: await this.repo.nextId('plan'),

@@ -1,10 +1,10 @@
-import { conflict, DomainError, Issues, notFound, unauthenticated, validation, type proto } from '@convo/kit';
+import { conflict, DomainError, Issues, notFound, safeEqual, unauthenticated, validation, type proto } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { isOneOf, PAYMENT_GATEWAYS, PROFILES, TENANT_STATUSES } from './catalog';
 import { withCompensation, type Compensation } from './compensation';
-import { hashPassword, passwordProblems, verifyPassword } from './passwords';
+import { credentialsVersion, dummyPasswordHash, hashPassword, passwordProblems, verifyPassword } from './passwords';
 import { toTenant, toUser } from './records';
 import { customerKey, identityKey, planTenantUpdate } from './tenant-update';
 
@@ -151,16 +151,30 @@ export class TenantsService {
 
   /**
    * A tenant administrator's sign-in. Unknown e-mail, wrong password and a non-admin user answer
-   * the same error, so the answer does not tell which e-mails exist.
+   * the same error after the same work (a password hash is computed in every case, against a dummy
+   * hash when there is no administrator's), so neither the answer nor its time tells which e-mails exist.
    */
   async authenticateAdmin(email: string, password: string): Promise<proto.tenants.User> {
     const user = await this.repo.findUserByEmail(email.trim().toLowerCase());
-    const ok = user?.passwordHash && user.profile === 'admin' && (await verifyPassword(password, user.passwordHash));
-    if (!user || !ok) throw unauthenticated('Wrong e-mail or password');
-    const tenant = await this.repo.findTenant(user.tenantId);
+    const candidate = user?.passwordHash && user.profile === 'admin' ? user : undefined;
+    const matches = await verifyPassword(password, candidate?.passwordHash ?? (await dummyPasswordHash()));
+    if (!candidate || !matches) throw unauthenticated('Wrong e-mail or password');
+    const tenant = await this.repo.findTenant(candidate.tenantId);
     if (!tenant) throw unauthenticated('Wrong e-mail or password');
     if (tenant.status !== 'active') throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', `Tenant ${tenant._id} is inactive`);
-    return toUser(user);
+    return { ...toUser(candidate), credentialsVersion: credentialsVersion(candidate.passwordHash) };
+  }
+
+  /**
+   * Whether a tenant administrator's session still stands: its user is there, still an
+   * administrator of that tenant, with the password it signed in with, and the tenant is active.
+   */
+  async checkAdminSession(tenantId: number, userId: number, version: string): Promise<Record<string, never>> {
+    const [user, tenant] = await Promise.all([this.repo.findUser(tenantId, userId), this.repo.findTenant(tenantId)]);
+    const same = user?.passwordHash && user.profile === 'admin' && version && safeEqual(credentialsVersion(user.passwordHash), version);
+    if (!tenant || !same) throw unauthenticated('Session ended: sign in again');
+    if (tenant.status !== 'active') throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', `Tenant ${tenant._id} is inactive`);
+    return {};
   }
 
   /** listUsers of the external API: one page of the tenant's users by name. */

@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { checkPageSize, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { PlanDoc } from '../db/models';
@@ -25,7 +25,8 @@ export class TenantResolver {
 
   @Query(() => [Tenant])
   async tenants(@Arg('limit', () => Int, { defaultValue: 100 }) limit: number): Promise<Tenant[]> {
-    return (await this.tenantsRepo.pageTenants({}, 0, Math.min(limit, 500))).map((t) => toGraphTenant(toTenant(t)));
+    checkPageSize(limit, 500, 'limit');
+    return (await this.tenantsRepo.pageTenants({}, 0, limit)).map((t) => toGraphTenant(toTenant(t)));
   }
 
   @Query(() => Tenant, { nullable: true })

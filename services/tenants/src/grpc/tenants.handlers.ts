@@ -67,5 +67,6 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     ListUsers: (req) => d.tenants.listUsers(req),
     GetUser: (req) => d.tenants.getUser(req.tenantId, req.userId),
     AuthenticateAdmin: (req) => d.tenants.authenticateAdmin(req.email, req.password),
+    CheckAdminSession: (req) => d.tenants.checkAdminSession(req.tenantId, req.userId, req.credentialsVersion),
   };
 }

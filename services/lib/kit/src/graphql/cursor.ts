@@ -14,9 +14,9 @@ export function readOffsetCursor(cursor: string | null | undefined): number {
   return Number(m[1]);
 }
 
-/** `first` of a connection: 1 to `max`. */
-export function checkPageSize(first: number, max: number): void {
+/** `first` of a connection (or `limit` of a list, named by `field`): 1 to `max`; 0 is never "no limit". */
+export function checkPageSize(first: number, max: number, field = 'first'): void {
   if (!Number.isInteger(first) || first < 1 || first > max) {
-    throw validation('Invalid page size', [{ field: 'first', message: `must be 1 to ${max}` }]);
+    throw validation('Invalid page size', [{ field, message: `must be 1 to ${max}` }]);
   }
 }

@@ -60,17 +60,30 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
   return { schema, sdl };
 }
 
+/** Apollo's codes for a request the schema refuses: the message is about the request itself. */
+const REQUEST_ERROR_CODES: readonly string[] = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE'];
+
 /**
  * A domain error (raised here or by a gRPC service behind the resolver) keeps its `ERR_` code in
  * `extensions.code`, and its field issues in `extensions.details`, through the gateway to the
- * client; the message is the one REST would answer (an unexpected failure says nothing more).
+ * client; the message is the one REST would answer. A request the schema refuses answers
+ * `ERR_VALIDATION` with graphql-js's message (it names the request's own fields). Anything else
+ * (a bug, a driver's or a library's error) says `Internal error` and nothing more: its message
+ * may name collections, hosts or internal state.
  */
 export function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   const http = original instanceof DomainError ? domainToHttp(original) : isServiceError(original) ? grpcToHttp(original) : undefined;
-  if (!http) return formatted;
-  const { error: code, message, details } = http.body;
-  return { ...formatted, message, extensions: { ...formatted.extensions, code, ...(details ? { details } : {}) } };
+  if (http) {
+    const { error: code, message, details } = http.body;
+    return { ...formatted, message, extensions: { ...formatted.extensions, code, ...(details ? { details } : {}) } };
+  }
+  const { path, locations } = formatted;
+  const code = formatted.extensions?.code;
+  if (typeof code === 'string' && REQUEST_ERROR_CODES.includes(code)) {
+    return { message: formatted.message, ...(locations && { locations }), ...(path && { path }), extensions: { code: 'ERR_VALIDATION' } };
+  }
+  return { message: 'Internal error', ...(path && { path }), extensions: { code: 'ERR_INTERNAL' } };
 }
 
 export interface SubgraphServer {
