@@ -14,6 +14,7 @@ import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
 import { traceIdServerFactory } from '../observability/http-trace';
 import { bearerMatches } from '../secrets';
+import { CALLER_HEADER, parseCallerHeader, type SubgraphContext } from './caller';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -89,7 +90,7 @@ export async function startSubgraphServer(
 ): Promise<SubgraphServer> {
   // Export off, the kit carries the trace id itself (observability/http-trace.ts).
   const app = Fastify({ logger: false, serverFactory: traceIdServerFactory() });
-  const apollo = new ApolloServer({
+  const apollo = new ApolloServer<SubgraphContext>({
     schema,
     includeStacktraceInErrorResponses: false,
     formatError: formatSubgraphError,
@@ -105,7 +106,11 @@ export async function startSubgraphServer(
       await reply.code(status).send(body);
     }
   });
-  await app.register(fastifyApollo(apollo), { path: '/graphql' });
+  // Only the gateway holds the token: the caller it names is the one it checked.
+  await app.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    context: async (req): Promise<SubgraphContext> => ({ caller: parseCallerHeader(req.headers[CALLER_HEADER]) }),
+  });
   await app.listen({ port, host: opts.host ?? '0.0.0.0' });
   const address = app.server.address();
   return {
