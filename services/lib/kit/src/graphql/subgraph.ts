@@ -5,7 +5,8 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
-import { parse, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, parse, valueFromASTUntyped, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { DomainError, unauthenticated } from '../errors';
 import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
@@ -74,6 +75,33 @@ export function formatSubgraphError(formatted: GraphQLFormattedError, error: unk
   return { ...formatted, message, extensions: { ...formatted.extensions, code, ...(details ? { details } : {}) } };
 }
 
+/**
+ * A tenant administrator's operation reaches its own tenant only: a root field's `tenantId`
+ * argument must be the caller's tenant. The gateway refuses such an operation before any subgraph
+ * is asked; the service holds the rule too, whoever forwards the operation.
+ */
+export function tenantScopePlugin(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, operation, request }) {
+          const caller = contextValue.caller;
+          if (caller.kind !== 'tenant' || !operation) return;
+          for (const sel of operation.selectionSet.selections) {
+            if (sel.kind !== Kind.FIELD) continue;
+            const arg = sel.arguments?.find((a) => a.name.value === 'tenantId');
+            if (arg && Number(valueFromASTUntyped(arg.value, request.variables ?? {})) !== caller.tenantId) {
+              throw new GraphQLError(`${sel.name.value}: this session reaches tenant ${caller.tenantId} only`, {
+                extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } },
+              });
+            }
+          }
+        },
+      };
+    },
+  };
+}
+
 export interface SubgraphServer {
   port: number;
   close(): Promise<void>;
@@ -94,7 +122,7 @@ export async function startSubgraphServer(
     schema,
     includeStacktraceInErrorResponses: false,
     formatError: formatSubgraphError,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled(), tenantScopePlugin()],
   });
   await apollo.start();
   // /metrics answers without the token: Prometheus scrapes it (the network policy limits who may).

@@ -39,3 +39,30 @@ describe('x-convo-caller', () => {
     }
   });
 });
+
+describe("a tenant session's reach, held by the subgraph too", () => {
+  it("refuses a root field whose tenantId is not the caller's tenant; the platform and unnamed callers are not limited", async () => {
+    const schema = buildSchema('type Query { echo(tenantId: Int!): Int }');
+    schema.getQueryType()!.getFields().echo.resolve = (_root, args: { tenantId: number }) => args.tenantId;
+    const token = 's'.repeat(32);
+    const server = await startSubgraphServer(schema, 0, { token, log: createLogger('test', 'silent'), host: '127.0.0.1' });
+    try {
+      const ask = async (caller: string | undefined, tenantId: number) => {
+        const res = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(caller && { [CALLER_HEADER]: caller }) },
+          body: JSON.stringify({ query: 'query($t: Int!) { echo(tenantId: $t) }', variables: { t: tenantId } }),
+        });
+        return (await res.json()) as { data?: { echo: number } | null; errors?: Array<{ extensions: { code: string } }> };
+      };
+      expect((await ask('tenant:7', 7)).data).toEqual({ echo: 7 });
+      const refused = await ask('tenant:7', 8);
+      expect(refused.errors?.[0]?.extensions.code).toBe('ERR_FORBIDDEN');
+      expect(refused.data ?? null).toBeNull();
+      expect((await ask('platform', 8)).data).toEqual({ echo: 8 });
+      expect((await ask(undefined, 8)).data).toEqual({ echo: 8 });
+    } finally {
+      await server.close();
+    }
+  });
+});
