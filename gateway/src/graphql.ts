@@ -4,6 +4,7 @@ import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastif
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CALLER_HEADER, callerHeaderValue } from '@convo/kit';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
@@ -37,8 +38,11 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
   }
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<Context>): void {
-    if (!(context as Context).caller) return;
+    const caller = (context as Context).caller;
+    if (!caller) return;
     request.http?.headers.set('authorization', `Bearer ${this.subgraphToken}`);
+    // The services apply their caller-dependent rules (fields only the operator may set) to this.
+    request.http?.headers.set(CALLER_HEADER, callerHeaderValue(caller));
   }
 }
 

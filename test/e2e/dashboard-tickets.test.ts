@@ -81,9 +81,10 @@ describe('dashboard tickets, end to end', () => {
     expect((await data(a.session, LIST, { t, status: 'closed' })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a1]);
     expect((await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status } }`)).reopenTicket.status).toBe('open');
 
-    const assigned = await data(a.session, `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: 7) { userId } }`);
-    expect(assigned.assignTicket.userId).toBe(7);
-    expect((await data(a.session, LIST, { t, userId: 7 })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
+    // A user of the tenant (its administrator); another tenant's or nobody's is refused (dashboard-isolation.test.ts).
+    const assigned = await data(a.session, `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: ${a.adminUserId}) { userId } }`);
+    expect(assigned.assignTicket.userId).toBe(a.adminUserId);
+    expect((await data(a.session, LIST, { t, userId: a.adminUserId })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
 
     const moved = await data(a.session, `mutation { moveTicket(tenantId: ${t}, ticketId: ${ids.a2}, queueId: ${ids.aQueue}) { queueId } }`);
     expect(moved.moveTicket.queueId).toBe(ids.aQueue);

@@ -4,6 +4,8 @@ import { call, UNPACED, type Reply } from './http';
 /** A tenant as the dashboard tests use it: its administrator's console session and one integration. */
 export interface DashboardTenant {
   id: number;
+  /** Its administrator's user id. */
+  adminUserId: number;
   email: string;
   session: string;
   channelId: number;
@@ -47,6 +49,7 @@ export async function newDashboardTenant(
   const { whatsapp, api } = channel.body.data;
   return {
     id,
+    adminUserId: res.body.data.adminUser.id as number,
     email,
     session: session.body.data.token,
     channelId: whatsapp.id,

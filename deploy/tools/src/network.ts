@@ -123,6 +123,7 @@ export const REQUIRED_FLOWS: Flow[] = [
     { from: 'gateway', to: s, port: 'graphql', why: 'federated GraphQL → subgraph' },
   ]),
   ...['tickets', 'tenants', 'channel-engines'].map((s) => ({ from: 'messaging', to: s, port: 'grpc', why: 'messaging → peer' })),
+  { from: 'tickets', to: 'tenants', port: 'grpc', why: "a user named on a ticket is a user of the ticket's tenant" },
   { from: 'social-config', to: 'tenants', port: 'grpc', why: 'channel credentials' },
   { from: 'messaging-relay', to: 'tenants', port: 'grpc', why: 'webhook targets and secrets' },
   ...['tenants', 'tickets', 'channel-engines'].map((s) => ({ from: 'messaging-dispatcher', to: s, port: 'grpc', why: 'dispatcher → peer' })),

@@ -35,12 +35,9 @@ export const socialConfigService: ServiceSpec<'socialConfig', SocialConfigSettin
   async create({ db, config }) {
     const repo = new ProfilesRepository(db);
     await repo.init();
-    const profiles = new ProfilesService(repo);
-    const configure = new ConfigureService(
-      repo,
-      new GraphClient(config.graphUrl, config.providerTimeoutMs),
-      createClient('tenants', config.tenantsAddr),
-    );
+    const tenants = createClient('tenants', config.tenantsAddr);
+    const profiles = new ProfilesService(repo, tenants);
+    const configure = new ConfigureService(repo, new GraphClient(config.graphUrl, config.providerTimeoutMs), tenants);
     const resolver = new ProfileResolver(profiles);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,

@@ -1,3 +1,4 @@
+import { createClient, type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
 import { type ServiceSpec } from '@convo/kit/service';
 import { TicketsRepository } from './db/tickets.repository';
@@ -6,6 +7,7 @@ import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
 import { TicketsService } from './domain/tickets.service';
+import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
 import { CatalogResolver } from './graphql/catalog.resolver';
 import { DashboardResolver } from './graphql/dashboard.resolver';
@@ -18,7 +20,7 @@ export const subgraphTypes: SubgraphTypes = {
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService, tickets = new TicketsService(repo, catalog)) {
+export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService, tickets: TicketsService) {
   const resolvers = new Map<unknown, unknown>([
     [TicketResolver, new TicketResolver(repo)],
     [CatalogResolver, new CatalogResolver(catalog)],
@@ -31,21 +33,34 @@ export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: Cat
   });
 }
 
-export const ticketsService: ServiceSpec<'tickets', Record<string, never>> = {
+export interface TicketsConfig {
+  /** The tenants service: users named on tickets and notes are its data. */
+  tenantsAddr: string;
+  /** How long a user found there is remembered (USER_CACHE_MS). */
+  userCacheMs: number;
+}
+
+export const readTicketsConfig = (env: EnvReader): TicketsConfig => ({
+  tenantsAddr: env.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
+  userCacheMs: env.int('USER_CACHE_MS', USER_CACHE_MS),
+});
+
+export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
   name: 'tickets',
   grpc: 'tickets',
   database: 'convo_tickets',
   ports: { grpc: 50051, graphql: 4001 },
-  config: () => ({}),
-  async create({ db }) {
+  config: readTicketsConfig,
+  async create({ db, config }) {
     const repo = new TicketsRepository(db);
     await repo.init();
     const catalog = new CatalogService(repo);
-    const tickets = new TicketsService(repo, catalog);
+    const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
+    const tickets = new TicketsService(repo, catalog, users);
     const { schema } = await buildTicketsSubgraph(repo, catalog, tickets);
     const handlers = ticketsHandlers({
       tickets,
-      notes: new NotesService(repo),
+      notes: new NotesService(repo, users),
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog),
       catalog,

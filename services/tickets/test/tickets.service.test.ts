@@ -1,7 +1,9 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
-import { errCode, errFields, rpcError, startServiceForTest, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
-import { ticketsService } from '../src/spec';
+import { errCode, errFields, rpcError, startTestMesh, SUPER_ADMIN_TOKEN, type TestMesh, type TestService } from '@convo/test-support';
+import { tenantsService } from '@convo/tenants';
+import { randomUUID } from 'node:crypto';
+import { ticketsService, type TicketsConfig } from '../src/spec';
 
 // ---- helpers -------------------------------------------------------------------------------
 
@@ -13,20 +15,35 @@ const newNumber = () => `55119${String(10_000_000 + ++lastNumber)}`;
 
 // ---- setup ---------------------------------------------------------------------------------
 
-let svc: TestService<'tickets'>;
+let mesh: TestMesh;
+let svc: TestService<'tickets', TicketsConfig>;
 let client: ServiceClient<'tickets'>;
+let tenants: TestService<'tenants'>;
 
 beforeAll(async () => {
-  svc = await startServiceForTest(ticketsService, { name: 'tickets-test' });
+  mesh = await startTestMesh('tickets-test');
+  // Users are the tenants service's: the real one, which tickets asks about every user id.
+  tenants = await mesh.start(tenantsService);
+  svc = await mesh.start(ticketsService, { env: { TENANTS_GRPC_ADDR: tenants.address } });
   client = svc.client;
 });
 
-afterAll(() => svc?.stop());
+afterAll(() => mesh?.stop());
+
+/** A tenant stored in the tenants service with its administrator (a user of that tenant only). */
+async function tenantWithUser(): Promise<{ tenantId: number; userId: number }> {
+  const { tenant, adminUser } = await tenants.client.StoreTenant({
+    identity: `${Date.now()}${Math.floor(Math.random() * 1e6)}`.slice(-14).padStart(14, '0'),
+    status: 'active', name: 'Acme', maxUsers: 5, maxConnections: 10, acceptTerms: true,
+    email: `admin-${randomUUID()}@example.com`, password: 'secret-pass1', userName: 'Alice', profile: 'admin',
+  });
+  return { tenantId: tenant!.id, userId: adminUser!.id };
+}
 
 /** The tickets subgraph, as the gateway forwards an admin's GraphQL call to it. */
 interface GqlAnswer {
   data: any;
-  errors?: Array<{ message: string }>;
+  errors?: Array<{ message: string; extensions?: Record<string, unknown> }>;
 }
 async function gql(query: string, variables: Record<string, unknown> = {}): Promise<GqlAnswer> {
   const res = await fetch(`http://127.0.0.1:${svc.graphqlPort}/graphql`, {
@@ -96,10 +113,10 @@ describe('CreateTicket', () => {
   });
 
   it('applies the optional ids and value, and leaves the others unset', async () => {
-    const tenantId = newTenantId();
+    const { tenantId, userId } = await tenantWithUser();
     const queueId = await createQueue(tenantId);
-    const full = await newTicket(tenantId, { userId: 3, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5 });
-    expect(full).toMatchObject({ userId: 3, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5, closedAt: '' });
+    const full = await newTicket(tenantId, { userId, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5 });
+    expect(full).toMatchObject({ userId, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5, closedAt: '' });
 
     const bare = await newTicket();
     for (const field of ['userId', 'queueId', 'chatFlowId', 'kanbanId', 'reasonId', 'value'] as const) {
@@ -208,11 +225,11 @@ describe('UpdateTicket', () => {
   });
 
   it('leaves what the update does not mention unchanged', async () => {
-    const tenantId = newTenantId();
+    const { tenantId, userId } = await tenantWithUser();
     const queueId = await createQueue(tenantId);
-    const ticket = await newTicket(tenantId, { queueId, userId: 2, status: 'pending' });
+    const ticket = await newTicket(tenantId, { queueId, userId, status: 'pending' });
     const updated = await update(ticket, { chatFlowId: 11 });
-    expect(updated).toMatchObject({ queueId, userId: 2, status: 'pending', chatFlowId: 11 });
+    expect(updated).toMatchObject({ queueId, userId, status: 'pending', chatFlowId: 11 });
   });
 
   it('switches the bot, LLM assistant and workflow on and off independently', async () => {
@@ -459,9 +476,10 @@ describe('CreateNote', () => {
   const notesOf = (ticketId: number) => svc.db.collection('notes').find({ ticketId }).toArray();
 
   it('stores a note and answers it with its id', async () => {
-    const ticket = await newTicket();
-    const note = await client.CreateNote({ tenantId: ticket.tenantId, ticketId: ticket.id, userId: 4, notes: ' Called back ', idFront: '' });
-    expect(note).toMatchObject({ id: expect.any(Number), ticketId: ticket.id, userId: 4, notes: 'Called back', idFront: '' });
+    const { tenantId, userId } = await tenantWithUser();
+    const ticket = await newTicket(tenantId);
+    const note = await client.CreateNote({ tenantId: ticket.tenantId, ticketId: ticket.id, userId, notes: ' Called back ', idFront: '' });
+    expect(note).toMatchObject({ id: expect.any(Number), ticketId: ticket.id, userId, notes: 'Called back', idFront: '' });
     expect(await notesOf(ticket.id)).toHaveLength(1);
   });
 
@@ -618,5 +636,41 @@ describe('evaluation', () => {
         'answer',
       ]);
     });
+  });
+});
+
+// ---- users named on tickets ----------------------------------------------------------------
+
+// The rule lives here, in the service that writes the ticket, so that every entry point (the REST
+// routes over gRPC, the dashboard's GraphQL mutations on this subgraph) gets it.
+describe('a user id named on a ticket or note', () => {
+  const ASSIGN = 'mutation($t: Int!, $id: Int!, $u: Int!) { assignTicket(tenantId: $t, ticketId: $id, userId: $u) { id userId } }';
+
+  it("is refused when it is another tenant's user or nobody's, and nothing changes", async () => {
+    const a = await tenantWithUser();
+    const b = await tenantWithUser();
+    const ticket = await newTicket(a.tenantId, { userId: a.userId });
+
+    for (const userId of [b.userId, 2_000_000_000]) {
+      const created = await rpcError(create(a.tenantId, { userId }));
+      expect(errCode(created)).toBe('ERR_USER_NOT_FOUND');
+      const updated = await rpcError(client.UpdateTicket({ tenantId: a.tenantId, ticketId: ticket.id, userId, status: 'pending' }));
+      expect(errCode(updated)).toBe('ERR_USER_NOT_FOUND');
+      const note = await rpcError(client.CreateNote({ tenantId: a.tenantId, ticketId: ticket.id, userId, notes: 'n', idFront: '' }));
+      expect(errCode(note)).toBe('ERR_USER_NOT_FOUND');
+      const assigned = await gql(ASSIGN, { t: a.tenantId, id: ticket.id, u: userId });
+      expect(assigned.errors?.[0]).toMatchObject({ extensions: { code: 'ERR_USER_NOT_FOUND' } });
+    }
+    expect(await ticketsOf(a.tenantId)).toHaveLength(1);
+    expect(await client.GetTicket({ tenantId: a.tenantId, ticketId: ticket.id })).toMatchObject({ userId: a.userId, status: 'open' });
+    expect(await svc.db.collection('notes').countDocuments({ ticketId: ticket.id })).toBe(0);
+  });
+
+  it("is taken when it is a user of the ticket's tenant, on every entry point", async () => {
+    const a = await tenantWithUser();
+    const ticket = await newTicket(a.tenantId);
+    const assigned = await gql(ASSIGN, { t: a.tenantId, id: ticket.id, u: a.userId });
+    expect(assigned.data.assignTicket).toEqual({ id: ticket.id, userId: a.userId });
+    expect(await client.UpdateTicket({ tenantId: a.tenantId, ticketId: ticket.id, userId: a.userId })).toMatchObject({ userId: a.userId });
   });
 });

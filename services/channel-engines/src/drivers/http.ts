@@ -1,5 +1,6 @@
 import { providerFailed } from '@convo/kit';
 import { request, type Dispatcher } from 'undici';
+import { literalAddressProblem, LinkLocalRefused, providerAgent, refusedAddress } from './provider-address';
 
 export interface HttpResult {
   status: number;
@@ -26,6 +27,9 @@ export interface RequestOptions {
  */
 export async function requestJson(url: string, opts: RequestOptions): Promise<HttpResult> {
   const method = opts.method ?? 'POST';
+  // Trusted is not any address: never a link-local one (provider-address.ts), literal or resolved.
+  const literal = literalAddressProblem(url);
+  if (literal) throw refusedAddress(opts.provider, literal);
   let res: Dispatcher.ResponseData;
   let text: string;
   // A timer cleared on completion rather than AbortSignal.timeout, whose timer fires for every call
@@ -45,10 +49,13 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
       headers: { ...(method === 'POST' && { 'content-type': 'application/json' }), accept: 'application/json', ...opts.headers },
       body: method === 'POST' ? JSON.stringify(opts.body) : undefined,
       signal: timeout.signal,
+      dispatcher: providerAgent,
     });
     // The timeout covers the body too: an engine can stall after its headers.
     text = await res.body.text();
   } catch (err) {
+    const refused = linkLocalCause(err);
+    if (refused) throw refusedAddress(opts.provider, refused.message);
     const reason = timedOut ? `no answer within ${opts.timeoutMs} ms` : (err as Error).message;
     throw providerFailed(`${opts.provider} is unreachable: ${reason}`, [{ provider: opts.provider, transient: true }]);
   } finally {
@@ -71,6 +78,14 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
     ]);
   }
   return { status, body: parsed };
+}
+
+/** The guarded lookup's refusal, however undici wrapped it. */
+function linkLocalCause(err: unknown): LinkLocalRefused | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof LinkLocalRefused) return e;
+  }
+  return undefined;
 }
 
 const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);

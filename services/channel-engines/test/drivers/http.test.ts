@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { DomainError } from '@convo/kit';
 import { requestJson } from '../../src/drivers/http';
+import { guardedLookup, LinkLocalRefused } from '../../src/drivers/provider-address';
 
 // The provider client itself, against real HTTP servers on loopback: what every driver relies on.
 
@@ -77,5 +78,37 @@ describe('requestJson', () => {
     const err = await failureOf(requestJson(`${provider.url}/messages`, { body: {}, timeoutMs: 200, provider: 'engine' }));
     expect(err.message).toBe('engine is unreachable: no answer within 200 ms');
     expect(err.details).toEqual([{ provider: 'engine', transient: true }]);
+  });
+});
+
+// ---- addresses no provider is at -----------------------------------------------------------
+
+describe('a link-local provider address (cloud metadata)', () => {
+  it('is refused before any request, literal in any form, and at once (not retried)', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/x', 'http://0xa9fea9fe/x', 'http://[fe80::1]/x']) {
+      const err = (await requestJson(url, { timeoutMs: 2_000, provider: 'engine_a', body: {} }).catch((e: unknown) => e)) as DomainError;
+      expect(err.code).toBe('ERR_PROVIDER_FAILED');
+      expect(err.message).toMatch(/link-local/);
+      expect(err.details?.[0]).not.toHaveProperty('transient');
+    }
+  });
+
+  it('is refused when a name resolves to one, and a name that resolves elsewhere is looked up as usual', async () => {
+    const answer = (address: string) => ((_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
+      cb(null, [{ address: '10.1.2.3', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }]));
+    const outcome = (address: string, all: boolean) =>
+      new Promise<unknown[]>((resolve) => guardedLookup(answer(address) as never)('engine.internal', { all } as never, (...args: unknown[]) => resolve(args)));
+    const [refused] = await outcome('169.254.169.254', false);
+    expect(refused).toBeInstanceOf(LinkLocalRefused);
+    expect((await outcome('fe80::a', true))[0]).toBeInstanceOf(LinkLocalRefused);
+    expect(await outcome('10.9.9.9', false)).toEqual([null, '10.1.2.3', 4]);
+    expect((await outcome('127.0.0.1', true))[1]).toEqual([{ address: '10.1.2.3', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+  });
+
+  it('leaves the operator its private and loopback engines', async () => {
+    const engine = await start((_req, res) => json(res, 200, { ok: true }));
+    const localhost = engine.url.replace('127.0.0.1', 'localhost');
+    await expect(requestJson(`${localhost}/send`, { timeoutMs: 2_000, provider: 'engine_a', body: {} })).resolves.toEqual({ status: 200, body: { ok: true } });
+    expect(engine.requests).toEqual(['POST /send']);
   });
 });

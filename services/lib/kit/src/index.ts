@@ -29,6 +29,7 @@ export * from './grpc/health';
 export * from './grpc/credentials';
 export * from './grpc/tls';
 export * from './graphql/cursor';
+export * from './graphql/caller';
 export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';

@@ -32,7 +32,9 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
   const mesh = await startTestMesh(name, env);
   let dispatcher: Dispatcher | undefined;
   try {
-    const [tickets, tenants, engines] = await Promise.all([mesh.start(ticketsService), mesh.start(tenantsService), mesh.start(channelEnginesService)]);
+    const [tenants, engines] = await Promise.all([mesh.start(tenantsService), mesh.start(channelEnginesService)]);
+    // Tickets asks tenants whether a user named on a ticket is the ticket's tenant's.
+    const tickets = await mesh.start(ticketsService, { env: { TENANTS_GRPC_ADDR: tenants.address } });
     const peerEnv = { TICKETS_GRPC_ADDR: tickets.address, TENANTS_GRPC_ADDR: tenants.address, CHANNEL_ENGINES_GRPC_ADDR: engines.address };
     const messaging = await mesh.start(messagingService, { env: peerEnv, deadlineMs: 15_000 });
 

@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import type { proto, ServiceClient } from '@convo/kit';
 import type { PersistentMenuDoc, ProfileDoc, ProfilesRepository } from '../db/profiles.repository';
 
 export interface ProfilePersona {
@@ -15,12 +15,22 @@ export interface ChannelProfileView extends proto.socialConfig.ChannelProfile {
 }
 
 export class ProfilesService {
-  constructor(private readonly repo: ProfilesRepository) {}
+  constructor(
+    private readonly repo: ProfilesRepository,
+    private readonly tenants: Pick<ServiceClient<'tenants'>, 'GetChannel'>,
+  ) {}
 
-  /** A channel never configured has an empty profile, not an error. */
+  /**
+   * A channel of the tenant never configured has an empty profile, not an error. A channel that
+   * is not the tenant's (another tenant's, or none) is 404 ERR_CHANNEL_NOT_FOUND: channels are the
+   * tenants service's, asked with the tenant only when no profile is stored (a stored one was
+   * written for that tenant's channel, and is found by tenant and channel).
+   */
   async get(tenantId: number, channelId: number): Promise<ChannelProfileView> {
     const doc = await this.repo.find(tenantId, channelId);
-    return toProfile(doc ?? emptyProfile(tenantId, channelId));
+    if (doc) return toProfile(doc);
+    await this.tenants.GetChannel({ tenantId, channelId });
+    return toProfile(emptyProfile(tenantId, channelId));
   }
 }
 

@@ -5,6 +5,7 @@ import type { ApiIntegrationDoc, ChannelDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
 import { CHANNEL_STATUSES, CHANNEL_TYPES, isOneOf, limitKeyOf, type ChannelType } from './catalog';
 import { assertTenantActive, assertTypeAllowed, ConnectionLimits } from './channel-policy';
+import { assertChannelFieldsFor, type ChannelEditor } from './channel-fields';
 import { withCompensation } from './compensation';
 import { HybridLinks, type HybridOutcome, type LinkPlan } from './hybrid-links';
 import { toApi, toChannel } from './records';
@@ -116,7 +117,9 @@ export class ChannelsService {
     this.links = new HybridLinks(channels);
   }
 
-  async createSession(req: CreateRequest) {
+  /** `by`: the REST tenant API is the operator's; a tenant administrator's console session sets less (channel-fields.ts). */
+  async createSession(req: CreateRequest, by: ChannelEditor = 'operator') {
+    assertChannelFieldsFor(by, req);
     const issues = createIssues(req);
     await this.targets.check(issues, { webhookUrl: req.webhookUrl });
     issues.throwIfAny('Invalid session');
@@ -144,9 +147,10 @@ export class ChannelsService {
     });
   }
 
-  async updateChannel(req: UpdateRequest) {
+  async updateChannel(req: UpdateRequest, by: ChannelEditor = 'operator') {
     const channel = await this.channels.findChannelById(req.id);
     if (!channel) throw noWappFound();
+    assertChannelFieldsFor(by, req);
     const issues = updateIssues(channel, req);
     await this.targets.check(issues, { webhookUrl: req.webhookUrl });
     issues.throwIfAny('Invalid channel update');

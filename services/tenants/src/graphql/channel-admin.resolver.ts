@@ -1,7 +1,8 @@
 import { notFound } from '@convo/kit';
-import { Arg, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
+import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ChannelsService } from '../domain/channels.service';
+import { channelEditorOf } from '../domain/channel-fields';
 import { Channel } from './channel.type';
 import { ChannelStatusEnum, ChannelTypeEnum } from './enums';
 import { Integration } from './tenant-dashboard.type';
@@ -11,9 +12,9 @@ import { Integration } from './tenant-dashboard.type';
 export class NewChannel {
   @Field() name!: string;
   @Field(() => ChannelTypeEnum, { description: "Allowed by the tenant's and its plan's allowedChannels" }) type!: string;
-  @Field(() => ChannelStatusEnum, { nullable: true }) status?: string;
-  @Field({ nullable: true }) engineUrl?: string;
-  @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
+  @Field(() => ChannelStatusEnum, { nullable: true, description: 'The platform operator only (the engine reports it)' }) status?: string;
+  @Field({ nullable: true, description: 'The platform operator only (refused to a tenant session)' }) engineUrl?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered. The platform operator only' }) engineToken?: string;
   @Field({ nullable: true }) tokenAPI?: string;
   @Field({ nullable: true }) wabaId?: string;
   @Field({ nullable: true, description: 'Write-only: never answered' }) bmToken?: string;
@@ -30,9 +31,9 @@ export class NewChannel {
 @InputType()
 export class ChannelChanges {
   @Field({ nullable: true }) name?: string;
-  @Field(() => ChannelStatusEnum, { nullable: true }) status?: string;
-  @Field({ nullable: true }) engineUrl?: string;
-  @Field({ nullable: true, description: 'Write-only: never answered' }) engineToken?: string;
+  @Field(() => ChannelStatusEnum, { nullable: true, description: 'The platform operator only (the engine reports it)' }) status?: string;
+  @Field({ nullable: true, description: 'The platform operator only (refused to a tenant session)' }) engineUrl?: string;
+  @Field({ nullable: true, description: 'Write-only: never answered. The platform operator only' }) engineToken?: string;
   @Field({ nullable: true }) pageId?: string;
   @Field({ nullable: true, description: 'Write-only: never answered' }) pageToken?: string;
   @Field({ nullable: true }) emailAddress?: string;
@@ -60,7 +61,12 @@ export class ChannelAdminResolver {
   ) {}
 
   @Mutation(() => CreatedChannel, { description: 'Creates a channel of the tenant with its API integration, as tenantApiCreateSession.' })
-  async createChannel(@Arg('tenantId', () => Int) tenantId: number, @Arg('channel', () => NewChannel) input: NewChannel): Promise<CreatedChannel> {
+  async createChannel(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('channel', () => NewChannel) input: NewChannel,
+    @Ctx() context: unknown,
+  ): Promise<CreatedChannel> {
+    const by = channelEditorOf(context, tenantId);
     const c = defined(input);
     const { whatsapp, api } = await this.channels.createSession({
       tenant: tenantId,
@@ -79,7 +85,7 @@ export class ChannelAdminResolver {
       pageToken: c.pageToken ?? '',
       emailAddress: c.emailAddress ?? '',
       sendIntervalMs: c.sendIntervalMs,
-    });
+    }, by);
     return {
       channel: whatsapp as Channel,
       integration: {
@@ -100,9 +106,11 @@ export class ChannelAdminResolver {
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('channelId', () => Int) channelId: number,
     @Arg('changes', () => ChannelChanges) changes: ChannelChanges,
+    @Ctx() context: unknown,
   ): Promise<Channel> {
+    const by = channelEditorOf(context, tenantId);
     if (!(await this.channelsRepo.findChannel(tenantId, channelId))) throw notFound('channel');
-    const { whatsapp } = await this.channels.updateChannel({ id: channelId, rotateWebhookSecret: false, ...defined(changes) });
+    const { whatsapp } = await this.channels.updateChannel({ id: channelId, rotateWebhookSecret: false, ...defined(changes) }, by);
     return whatsapp as Channel;
   }
 }

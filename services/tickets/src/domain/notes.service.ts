@@ -1,6 +1,7 @@
 import { conflict, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { NoteDoc } from '../db/models';
 import type { TicketsRepository } from '../db/tickets.repository';
+import type { TenantUsers } from './users';
 
 const MAX_NOTE = 10_000;
 /** listNotes answers pages of this many notes, as listTickets does. */
@@ -11,7 +12,10 @@ const KEY_WAIT_MS = 2_000;
 
 /** Internal notes on a ticket, for agents; never sent to the contact. */
 export class NotesService {
-  constructor(private readonly repo: TicketsRepository) {}
+  constructor(
+    private readonly repo: TicketsRepository,
+    private readonly users: TenantUsers,
+  ) {}
 
   /**
    * `idFront` identifies the note for good, per tenant: a repeat, even concurrent, answers the note
@@ -27,7 +31,10 @@ export class NotesService {
       .check(idFront.length <= MAX_ID_FRONT, 'idFront', `at most ${MAX_ID_FRONT} characters`)
       .throwIfAny('Invalid note');
 
-    const ticket = await this.repo.findTicket(req.tenantId, req.ticketId);
+    const [ticket] = await Promise.all([
+      this.repo.findTicket(req.tenantId, req.ticketId),
+      req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
+    ]);
     if (!ticket) throw notFound('ticket');
 
     const id = await this.repo.nextId('note');

@@ -4,6 +4,7 @@ import type { TicketsRepository } from '../db/tickets.repository';
 import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
+import type { TenantUsers } from './users';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
 export const CREATE_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -30,6 +31,7 @@ export class TicketsService {
   constructor(
     private readonly repo: TicketsRepository,
     private readonly catalog: CatalogService,
+    private readonly users: TenantUsers,
   ) {}
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
@@ -39,8 +41,11 @@ export class TicketsService {
       .throwIfAny('Invalid ticket');
     const number = req.number ? normalizeNumber(req.number) : '';
     const email = req.email.trim().toLowerCase();
-    // Before anything is claimed or written: an unknown queue creates nothing.
-    if (req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
+    // Before anything is claimed or written: an unknown queue or user creates nothing.
+    await Promise.all([
+      req.queueId !== undefined && this.catalog.requireQueue(req.tenantId, req.queueId),
+      req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
+    ]);
 
     const id = await this.repo.nextId('ticket');
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
@@ -169,7 +174,15 @@ export class TicketsService {
     if (req.status && !isStatus(req.status)) {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
     }
-    if (!req.clearQueue && req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
+    // The ids it names are the tenant's, or nothing changes (404 ERR_QUEUE_NOT_FOUND, ERR_USER_NOT_FOUND;
+    // an unknown ticket is told first, as when nothing else is named).
+    await Promise.all([
+      !req.clearQueue && req.queueId !== undefined && this.catalog.requireQueue(req.tenantId, req.queueId),
+      req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
+    ]).catch(async (err: unknown) => {
+      await this.requireTicket(req.tenantId, req.ticketId);
+      throw err;
+    });
     const set: Partial<TicketDoc> = { updatedAt: new Date() };
     if (req.status) {
       set.status = req.status as TicketStatus;

@@ -5,7 +5,8 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
-import { parse, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, Kind, parse, valueFromASTUntyped, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { DomainError, unauthenticated } from '../errors';
 import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
@@ -14,6 +15,7 @@ import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
 import { traceIdServerFactory } from '../observability/http-trace';
 import { bearerMatches } from '../secrets';
+import { CALLER_HEADER, parseCallerHeader, type SubgraphContext } from './caller';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
@@ -86,6 +88,33 @@ export function formatSubgraphError(formatted: GraphQLFormattedError, error: unk
   return { message: 'Internal error', ...(path && { path }), extensions: { code: 'ERR_INTERNAL' } };
 }
 
+/**
+ * A tenant administrator's operation reaches its own tenant only: a root field's `tenantId`
+ * argument must be the caller's tenant. The gateway refuses such an operation before any subgraph
+ * is asked; the service holds the rule too, whoever forwards the operation.
+ */
+export function tenantScopePlugin(): ApolloServerPlugin<SubgraphContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ contextValue, operation, request }) {
+          const caller = contextValue.caller;
+          if (caller.kind !== 'tenant' || !operation) return;
+          for (const sel of operation.selectionSet.selections) {
+            if (sel.kind !== Kind.FIELD) continue;
+            const arg = sel.arguments?.find((a) => a.name.value === 'tenantId');
+            if (arg && Number(valueFromASTUntyped(arg.value, request.variables ?? {})) !== caller.tenantId) {
+              throw new GraphQLError(`${sel.name.value}: this session reaches tenant ${caller.tenantId} only`, {
+                extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } },
+              });
+            }
+          }
+        },
+      };
+    },
+  };
+}
+
 export interface SubgraphServer {
   port: number;
   close(): Promise<void>;
@@ -102,11 +131,11 @@ export async function startSubgraphServer(
 ): Promise<SubgraphServer> {
   // Export off, the kit carries the trace id itself (observability/http-trace.ts).
   const app = Fastify({ logger: false, serverFactory: traceIdServerFactory() });
-  const apollo = new ApolloServer({
+  const apollo = new ApolloServer<SubgraphContext>({
     schema,
     includeStacktraceInErrorResponses: false,
     formatError: formatSubgraphError,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled()],
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled(), tenantScopePlugin()],
   });
   await apollo.start();
   // /metrics answers without the token: Prometheus scrapes it (the network policy limits who may).
@@ -118,7 +147,11 @@ export async function startSubgraphServer(
       await reply.code(status).send(body);
     }
   });
-  await app.register(fastifyApollo(apollo), { path: '/graphql' });
+  // Only the gateway holds the token: the caller it names is the one it checked.
+  await app.register(fastifyApollo(apollo), {
+    path: '/graphql',
+    context: async (req): Promise<SubgraphContext> => ({ caller: parseCallerHeader(req.headers[CALLER_HEADER]) }),
+  });
   await app.listen({ port, host: opts.host ?? '0.0.0.0' });
   const address = app.server.address();
   return {
