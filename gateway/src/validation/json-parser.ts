@@ -1,12 +1,16 @@
 import { validation } from '@convo/kit';
 import type { FastifyInstance } from 'fastify';
+import { fieldOf } from '../errors';
+import { nonFiniteNumberPath } from './compiler';
 
 /**
  * JSON bodies with more values than any route takes are refused before they are parsed: parsing
  * is what costs memory (a 16 MB array of 4,000,000 short strings is ~200 MB of objects), and no
  * schema can refuse what has not been parsed yet. The scan counts separators outside strings in
  * one pass over the text; the body is then parsed by Fastify's own parser (prototype poisoning
- * refused as before).
+ * refused as before). A number JSON cannot hold in a double (`1e400` is Infinity once parsed) is
+ * refused here for every JSON body, a route with a schema or not (the compiler refuses it again
+ * where coercion makes one out of text).
  */
 export const MAX_JSON_VALUES = 20_000;
 
@@ -35,6 +39,12 @@ export function installBoundedJsonParser(app: FastifyInstance): void {
     if (exceedsJsonValues(body as string)) {
       return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
     }
-    parse(req, body as string, done);
+    parse(req, body as string, (err, value) => {
+      if (err) return done(err, undefined);
+      const infinite = nonFiniteNumberPath(value);
+      if (infinite === undefined) return done(null, value);
+      const field = fieldOf({ instancePath: infinite });
+      done(validation('Request body has a number out of range', [{ field, message: 'must be a finite number' }]), undefined);
+    });
   });
 }
