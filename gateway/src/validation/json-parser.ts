@@ -1,5 +1,5 @@
 import { validation } from '@convo/kit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldOf } from '../errors';
 import { nonFiniteNumberPath } from './compiler';
 
@@ -32,19 +32,24 @@ export function exceedsJsonValues(text: string, limit = MAX_JSON_VALUES): boolea
   return false;
 }
 
-export function installBoundedJsonParser(app: FastifyInstance): void {
-  const parse = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    if (exceedsJsonValues(body as string)) {
-      return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
-    }
-    parse(req, body as string, (err, value) => {
-      if (err) return done(err, undefined);
-      const infinite = nonFiniteNumberPath(value);
-      if (infinite === undefined) return done(null, value);
-      const field = fieldOf({ instancePath: infinite });
-      done(validation('Request body has a number out of range', [{ field, message: 'must be a finite number' }]), undefined);
-    });
+type Done = (err: Error | null, body?: unknown) => void;
+let defaultParse: ((req: FastifyRequest, body: string, done: Done) => void) | undefined;
+
+/** Parses a JSON body's text under the rules above (a scope's parser may read the text its own way). */
+export function parseBoundedJson(req: FastifyRequest, text: string, done: Done): void {
+  if (exceedsJsonValues(text)) {
+    return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
+  }
+  defaultParse!(req, text, (err, value) => {
+    if (err) return done(err, undefined);
+    const infinite = nonFiniteNumberPath(value);
+    if (infinite === undefined) return done(null, value);
+    done(validation('Request body has a number out of range', [{ field: fieldOf({ instancePath: infinite }), message: 'must be a finite number' }]), undefined);
   });
+}
+
+export function installBoundedJsonParser(app: FastifyInstance): void {
+  defaultParse ??= app.getDefaultJsonParser('error', 'error') as unknown as typeof defaultParse;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => parseBoundedJson(req, body as string, done));
 }
