@@ -141,9 +141,10 @@ async function main() {
         problems.push(`#${r.i}: not delivered`);
         continue;
       }
-      const got = Buffer.from(await (await fetch(link, { signal: AbortSignal.timeout(30_000) })).arrayBuffer());
+      const res = await fetch(link, { signal: AbortSignal.timeout(30_000) });
+      const got = Buffer.from(await res.arrayBuffer());
       if (sha(got) === f.hash) same++;
-      else problems.push(`#${r.i}: ${got.length} bytes, hash differs`);
+      else problems.push(`#${r.i}: ${res.status} ${got.length} bytes, hash differs: ${got.subarray(0, 120).toString()} (${link})`);
     }
     console.log(`delivered: ${same} of ${accepted.length} accepted files reached the engine with the same SHA-256${problems.length ? `; ${problems.slice(0, 5).join('; ')}` : ''}`);
     console.log(`verdict: RSS ${peak < 512 ? '<' : '≥'} 512 MB; ${bad.length} answers neither success nor 503+Retry-After; ${accepted.length - same} accepted files not delivered intact`);
