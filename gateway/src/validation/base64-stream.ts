@@ -139,8 +139,8 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
   let file: Buffer | undefined;
   let fileSeen = false;
 
-  for await (const raw of payload as AsyncIterable<Buffer>) {
-    const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw as string);
+  const feed = (raw: Buffer | string) => {
+    const chunk = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
     received += chunk.length;
     if (received > limit) throw tooLarge();
     let from = 0; // start of the chunk's text not yet kept
@@ -211,7 +211,23 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
       }
     }
     if (!sink && from < chunk.length) text.push(Buffer.from(chunk.subarray(from)));
-  }
+  };
+  // Events rather than `for await`: leaving that loop on an error destroys the request, and with it
+  // the socket the error's answer goes out on. Here the rest of a refused body is drained unread.
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer | string) => {
+      try {
+        feed(chunk);
+      } catch (err) {
+        payload.removeListener('data', onData);
+        payload.resume();
+        reject(err as Error);
+      }
+    };
+    payload.on('data', onData);
+    payload.once('end', resolve);
+    payload.once('error', reject);
+  });
   if (declared !== undefined && received !== declared) {
     throw Object.assign(new Error('Request body size did not match Content-Length'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' });
   }
