@@ -148,3 +148,23 @@ describe('body budget', () => {
     expect((await next).status).toBe(200);
   });
 });
+
+describe('streamed base64: keys', () => {
+  it('takes only the top-level base64Data, whatever the keys around it', async () => {
+    const app = Fastify();
+    app.setValidatorCompiler(boundedValidatorCompiler());
+    installBoundedJsonParser(app);
+    installErrorHandler(app);
+    await app.register(async (scope) => {
+      installMediaJsonParser(scope, 1024);
+      scope.post('/media', { config: { media: true } }, async (req) => ({ body: req.body, file: decodedFileOf(req.body as object)?.toString() }));
+    });
+    const post = async (payload: string) => (await app.inject({ method: 'POST', url: '/media', payload, headers: { 'content-type': 'application/json' } })).json();
+    expect(await post(`{"${'k'.repeat(50_000)}":1,"base64Data64":"x","base64Dat":"y","a":{"base64Data":"QUJD"},"base64Data" : "QUJD"}`)).toEqual({
+      body: { ['k'.repeat(50_000)]: 1, base64Data64: 'x', base64Dat: 'y', a: { base64Data: 'QUJD' }, base64Data: 'AAAA' },
+      file: 'ABC',
+    });
+    expect(await post('{"base64Data":null,"b":["base64Data","QUJD"]}')).toEqual({ body: { base64Data: null, b: ['base64Data', 'QUJD'] } });
+    await app.close();
+  });
+});

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { payloadTooLarge } from '@convo/kit';
-import { parseBoundedJson } from './json-parser';
+import { boundedJsonParse } from './json-parser';
 import { isMediaRoute } from './multipart';
 
 /**
@@ -168,7 +168,10 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
         else if (c === BS) escape = true;
         else if (c === Q) inString = false;
         if (key) {
-          if (inString) key.push(c);
+          // A key longer than `base64Data` is some other key: keep no more of it.
+          if (inString) {
+            if (key.length <= KEY.length) key.push(c);
+          }
           else {
             lastKey = key.length === KEY.length && Buffer.from(key).equals(KEY) ? 'base64Data' : '';
             key = undefined;
@@ -241,11 +244,12 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
  * routes' plugins call it.
  */
 export function installMediaJsonParser(app: FastifyInstance, maxBytes: number): void {
+  const parse = boundedJsonParse(app);
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', (req, payload, done) => {
     readMediaJson(req, payload, maxBytes).then(
       ({ text, file }) =>
-        parseBoundedJson(req, text, (err, body) => {
+        parse(req, text, (err, body) => {
           if (err) return done(err, undefined);
           if (file && body && typeof body === 'object') decoded.set(body as object, file);
           done(null, body);

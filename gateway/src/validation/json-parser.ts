@@ -33,23 +33,26 @@ export function exceedsJsonValues(text: string, limit = MAX_JSON_VALUES): boolea
 }
 
 type Done = (err: Error | null, body?: unknown) => void;
-let defaultParse: ((req: FastifyRequest, body: string, done: Done) => void) | undefined;
+export type JsonTextParser = (req: FastifyRequest, text: string, done: Done) => void;
 
-/** Parses a JSON body's text under the rules above (a scope's parser may read the text its own way). */
-export function parseBoundedJson(req: FastifyRequest, text: string, done: Done): void {
-  if (exceedsJsonValues(text)) {
-    return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
-  }
-  defaultParse!(req, text, (err, value) => {
-    if (err) return done(err, undefined);
-    const infinite = nonFiniteNumberPath(value);
-    if (infinite === undefined) return done(null, value);
-    done(validation('Request body has a number out of range', [{ field: fieldOf({ instancePath: infinite }), message: 'must be a finite number' }]), undefined);
-  });
+/** Parses a JSON body's text under the rules above; a scope that reads the text its own way uses it too. */
+export function boundedJsonParse(app: FastifyInstance): JsonTextParser {
+  const parse = app.getDefaultJsonParser('error', 'error') as unknown as JsonTextParser;
+  return (req, text, done) => {
+    if (exceedsJsonValues(text)) {
+      return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
+    }
+    parse(req, text, (err, value) => {
+      if (err) return done(err, undefined);
+      const infinite = nonFiniteNumberPath(value);
+      if (infinite === undefined) return done(null, value);
+      done(validation('Request body has a number out of range', [{ field: fieldOf({ instancePath: infinite }), message: 'must be a finite number' }]), undefined);
+    });
+  };
 }
 
 export function installBoundedJsonParser(app: FastifyInstance): void {
-  defaultParse ??= app.getDefaultJsonParser('error', 'error') as unknown as typeof defaultParse;
+  const parse = boundedJsonParse(app);
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => parseBoundedJson(req, body as string, done));
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => parse(req, body as string, done));
 }
