@@ -1,3 +1,4 @@
+import { counter, gauge } from '@convo/kit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { envelope } from './errors';
 
@@ -27,10 +28,13 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 export function installBodyBudget(app: FastifyInstance, limitBytes: number): BodyBudget {
   const state = { limitBytes, heldBytes: 0 };
   if (limitBytes <= 0) return state;
+  const held = gauge({ name: 'convo_gateway_body_bytes_held', help: 'Request body bytes admitted under the body budget (BODY_BUDGET_BYTES) now.' });
+  const refused = counter({ name: 'convo_gateway_body_busy_total', help: 'Requests answered 503 ERR_BUSY: their body did not fit the body budget.' });
   app.addHook('preParsing', async (req: FastifyRequest, reply: FastifyReply, payload) => {
     const size = declaredBodyBytes(req);
     if (size === 0) return payload;
     if (state.heldBytes > 0 && state.heldBytes + size > limitBytes) {
+      refused.inc();
       reply
         .code(503)
         .header('retry-after', String(BUSY_RETRY_AFTER_SECONDS))
@@ -38,11 +42,13 @@ export function installBodyBudget(app: FastifyInstance, limitBytes: number): Bod
       return reply;
     }
     state.heldBytes += size;
+    held.set(state.heldBytes);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       state.heldBytes -= size;
+      held.set(state.heldBytes);
     };
     reply.raw.once('close', release);
     reply.raw.once('finish', release);

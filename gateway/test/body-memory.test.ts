@@ -1,3 +1,4 @@
+import { metricsText } from '@convo/kit';
 import { createHash, randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -116,6 +117,9 @@ describe('body budget', () => {
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('2');
     expect((await refused.json()).error).toBe('ERR_BUSY');
+    const metrics = await metricsText();
+    expect(metrics).toMatch(/^convo_gateway_body_busy_total 1$/m);
+    expect(metrics).toMatch(/^convo_gateway_body_bytes_held 800$/m);
     // What still fits is admitted.
     const small = send(150);
     await until(() => gates.length === 2);
