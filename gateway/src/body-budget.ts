@@ -13,6 +13,9 @@ import { envelope } from './errors';
  * later. A lone request larger than the budget is still admitted when nothing else is held, so a
  * budget below a route's body limit never refuses that route outright.
  *
+ * A client that asks `Expect: 100-continue` (curl does above 1 MiB) is told to send its body only
+ * once it is admitted; a refused one gets the 503 without sending it.
+ *
  * What one admitted byte costs is bounded elsewhere: a media route's base64 is decoded while it
  * streams in (validation/base64-stream.ts) and a multipart file is taken in one buffer of its size.
  */
@@ -27,12 +30,27 @@ export const BUSY_RETRY_AFTER_SECONDS = 2;
 
 export function installBodyBudget(app: FastifyInstance, limitBytes: number): BodyBudget {
   const state = { limitBytes, heldBytes: 0 };
-  if (limitBytes <= 0) return state;
+  // Node answers `100 Continue` itself unless the server listens for 'checkContinue': then the
+  // request goes the usual way and the hook below says continue once the body is admitted.
+  app.server.on('checkContinue', (req, res) => app.server.emit('request', req, res));
+  const goOn = (req: FastifyRequest, reply: FastifyReply) => {
+    if (/100-continue/i.test(req.headers.expect ?? '') && !reply.raw.headersSent) reply.raw.writeContinue();
+  };
+  if (limitBytes <= 0) {
+    app.addHook('preParsing', async (req, reply, payload) => {
+      goOn(req, reply);
+      return payload;
+    });
+    return state;
+  }
   const held = gauge({ name: 'convo_gateway_body_bytes_held', help: 'Request body bytes admitted under the body budget (BODY_BUDGET_BYTES) now.' });
   const refused = counter({ name: 'convo_gateway_body_busy_total', help: 'Requests answered 503 ERR_BUSY: their body did not fit the body budget.' });
   app.addHook('preParsing', async (req: FastifyRequest, reply: FastifyReply, payload) => {
     const size = declaredBodyBytes(req);
-    if (size === 0) return payload;
+    if (size === 0) {
+      goOn(req, reply);
+      return payload;
+    }
     if (state.heldBytes > 0 && state.heldBytes + size > limitBytes) {
       refused.inc();
       reply
@@ -52,6 +70,7 @@ export function installBodyBudget(app: FastifyInstance, limitBytes: number): Bod
     };
     reply.raw.once('close', release);
     reply.raw.once('finish', release);
+    goOn(req, reply);
     return payload;
   });
   return state;

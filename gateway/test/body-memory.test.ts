@@ -1,5 +1,6 @@
 import { metricsText } from '@convo/kit';
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { Readable } from 'node:stream';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installBodyBudget } from '../src/body-budget';
@@ -170,5 +171,57 @@ describe('streamed base64: keys', () => {
     });
     expect(await post('{"base64Data":null,"b":["base64Data","QUJD"]}')).toEqual({ body: { base64Data: null, b: ['base64Data', 'QUJD'] } });
     await app.close();
+  });
+});
+
+/** Clients that ask `Expect: 100-continue` send their body only once it is admitted. */
+describe('body budget and Expect: 100-continue', () => {
+  let app: FastifyInstance;
+  let port: number;
+  const gates: Array<() => void> = [];
+  beforeAll(async () => {
+    app = Fastify({ forceCloseConnections: true });
+    installErrorHandler(app);
+    installBodyBudget(app, 1000);
+    app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    app.post('/hold', async (req) => {
+      await new Promise<void>((r) => gates.push(r));
+      return { success: true, bytes: (req.body as Buffer).length };
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as { port: number }).port;
+  });
+  afterAll(() => app.close());
+
+  /** A POST that waits for `100 Continue` before sending its body; says whether it was asked for it. */
+  const expecting = (bytes: number) =>
+    new Promise<{ status: number; continued: boolean; body: string }>((resolve, reject) => {
+      let continued = false;
+      const req = request({ port, host: '127.0.0.1', path: '/hold', method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': bytes, expect: '100-continue' } });
+      req.on('continue', () => {
+        continued = true;
+        req.end(Buffer.alloc(bytes));
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, continued, body });
+          // Refused: the body is never sent, and the connection is given up.
+          if (!continued) req.destroy();
+        });
+      });
+      req.on('error', (err) => (continued ? reject(err) : undefined));
+      req.flushHeaders();
+    });
+
+  it('answers 503 before the body is sent when it does not fit, 100 Continue when it does', async () => {
+    const first = expecting(800);
+    for (let i = 0; i < 200 && gates.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    const refused = await expecting(300);
+    expect({ status: refused.status, continued: refused.continued, error: JSON.parse(refused.body).error }).toEqual({ status: 503, continued: false, error: 'ERR_BUSY' });
+    gates.shift()!();
+    expect(await first).toMatchObject({ status: 200, continued: true });
   });
 });
