@@ -1,5 +1,6 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, UNPACED } from '../support/http';
 
@@ -92,6 +93,26 @@ describe('request bodies', () => {
       signal: AbortSignal.timeout(60_000),
     });
     expect(again.status).toBe(200);
+  });
+
+  it('tells a client that asks Expect: 100-continue to send its body once it is admitted', async () => {
+    const body = JSON.stringify({ ticketId: tickets[1], body: 'expect-continue', base64Data: Buffer.from('%PDF-1.4 small').toString('base64'), mimeType: 'application/pdf', fileName: 'small' });
+    const answer = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      let continued = false;
+      const url = new URL(`${root}/sendMessageByTicket`);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', timeout: 30_000, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+      req.on('continue', () => {
+        continued = true;
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, continued }));
+      });
+      req.on('error', reject);
+      req.flushHeaders();
+    });
+    expect(answer).toEqual({ status: 200, continued: true });
   });
 
   it('answers 400 ERR_VALIDATION, not a database error, for a number beyond a double', async () => {
