@@ -5,13 +5,14 @@ import { createLogger, currentTraceId, instrumentFastify, traceIdServerFactory }
 import { randomBytes } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Authenticator } from './auth';
+import { installBodyBudget } from './body-budget';
 import { createClients, type Clients } from './clients';
 import { browserPages } from './browser-pages';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
 import { boundedValidatorCompiler } from './validation/compiler';
 import { installBoundedJsonParser } from './validation/json-parser';
-import { markParsedMultipart, refuseFileOutsideMediaRoutes } from './validation/multipart';
+import { markParsedMultipart, readFile, refuseFileOutsideMediaRoutes } from './validation/multipart';
 import { mountGraphql } from './graphql';
 import { SWAGGER_OPTIONS } from './openapi/document';
 import { externalApi } from './routes/external';
@@ -49,6 +50,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   installErrorHandler(app);
+  // Before any route: every route's body is admitted under the one budget.
+  installBodyBudget(app, config.bodyBudgetBytes);
   // RED per route and GET /metrics (kit/observability); hidden from the OpenAPI document.
   instrumentFastify(app);
   app.addHook('onRequest', async (req, reply) => {
@@ -68,7 +71,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     limits: { fileSize: config.mediaMaxBytes, files: 1, fields: 20 },
     onFile: async function (part) {
       refuseFileOutsideMediaRoutes(this, part);
-      const upload: UploadedFile = { data: await part.toBuffer(), mimeType: part.mimetype, fileName: part.filename, truncated: part.file.truncated };
+      const upload: UploadedFile = { data: await readFile(part.file, this.headers['content-length'], config.mediaMaxBytes), mimeType: part.mimetype, fileName: part.filename, truncated: part.file.truncated };
       (part as unknown as { value: UploadedFile }).value = upload;
     },
   });

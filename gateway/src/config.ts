@@ -17,6 +17,8 @@ export interface GatewayConfig {
   sendDeadlineMs: number;
   bodyLimitBytes: number;
   mediaBodyLimitBytes: number;
+  /** Request body bytes held at once, all requests together (body-budget.ts); 0 turns it off. */
+  bodyBudgetBytes: number;
   mediaMaxBytes: number;
   /** Verifies the media links messaging signs (the same secret on both sides). */
   mediaUrlSecret: string;
@@ -75,6 +77,9 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     // A 16 MiB file sent as base64 is a third larger, plus the other fields.
     mediaBodyLimitBytes: r.int('MEDIA_BODY_LIMIT_BYTES', 24 * 1024 * 1024),
     mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
+    // About three media bodies at their limit: with what one admitted byte costs, the gateway stays
+    // within a few hundred MB whatever the concurrency (README "Limits").
+    bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 64 * 1024 * 1024),
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),
     metaAppSecret: r.str('META_APP_SECRET', ''),

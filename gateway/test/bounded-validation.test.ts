@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { installErrorHandler } from '../src/errors';
 import { Id } from '../src/schemas/common';
 import { boundedValidatorCompiler, hasAtMostNodes } from '../src/validation/compiler';
+import { installBoundedJsonParser } from '../src/validation/json-parser';
 
 /** The gateway's validation path (compiler + error handler) on a Fastify app of its own. */
 describe('bounded validation', () => {
@@ -83,5 +84,51 @@ describe('bounded JSON parsing', () => {
     expect(ok.json()).toEqual({ success: true, keys: ['a', 'b'] });
     const poisoned = await app.inject({ method: 'POST', url: '/p', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' });
     expect(poisoned.statusCode).toBe(400);
+  });
+});
+
+/**
+ * A number a double cannot hold: JSON's `1e400` parses to Infinity, and Ajv's coercion turns the
+ * text `"1e400"` (a JSON string, a multipart field, a query parameter) into Infinity after its own
+ * checks. Either must answer 400 naming the field, never reach a service (whose database refuses
+ * it: a 500).
+ */
+describe('numbers out of a double’s range', () => {
+  const app = Fastify();
+  app.setValidatorCompiler(boundedValidatorCompiler());
+  installBoundedJsonParser(app);
+  installErrorHandler(app);
+  const Body = Type.Object({
+    value: Type.Optional(Type.Number({ minimum: 0, maximum: 1e12 })),
+    count: Type.Optional(Type.Integer({ minimum: 0 })),
+    list: Type.Optional(Type.Array(Type.Number(), { maxItems: 5 })),
+    extra: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  });
+  app.post('/v', { schema: { body: Body, querystring: Type.Object({ n: Type.Optional(Type.Number()) }) } }, async (req) => ({ success: true, body: req.body }));
+  app.post('/free', async (req) => ({ success: true, body: req.body }));
+  afterAll(() => app.close());
+  const post = (payload: string, url = '/v') => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+
+  it.each([
+    ['a JSON number', '{"value":1e400}', 'value'],
+    ['a negative JSON number', '{"value":-1e400}', 'value'],
+    ['text coerced to a number', '{"value":"1e400"}', 'value'],
+    ['"Infinity" as text', '{"count":"Infinity"}', 'count'],
+    ['a list item', '{"list":[1,"1e999"]}', 'list[1]'],
+    ['a free-form object', '{"extra":{"deep":{"n":1e400}}}', 'extra.deep.n'],
+  ])('refuses %s with 400 ERR_VALIDATION naming the field', async (_what, payload, field) => {
+    const res = await post(payload);
+    expect({ status: res.statusCode, error: res.json().error, field: res.json().details?.[0]?.field }).toEqual({ status: 400, error: 'ERR_VALIDATION', field });
+  });
+
+  it('refuses it on a route without a body schema, and in a query parameter', async () => {
+    const free = await post('{"a":[1e400]}', '/free');
+    expect({ status: free.statusCode, error: free.json().error, field: free.json().details?.[0]?.field }).toEqual({ status: 400, error: 'ERR_VALIDATION', field: 'a[0]' });
+    const query = await app.inject({ method: 'POST', url: '/v?n=1e400', payload: '{}', headers: { 'content-type': 'application/json' } });
+    expect(query.statusCode).toBe(400);
+  });
+
+  it('still takes large finite numbers and numbers written as text', async () => {
+    expect((await post('{"value":"1e12","count":"42","extra":{"n":1.7976931348623157e308}}')).json().body).toEqual({ value: 1e12, count: 42, extra: { n: 1.7976931348623157e308 } });
   });
 });

@@ -30,7 +30,7 @@ const ERROR_RESPONSES = {
   Forbidden: errorResponse('ERR_FORBIDDEN: a token of the wrong kind or integration'),
   NotFound: errorResponse('ERR_…_NOT_FOUND: absent, or of another tenant'),
   RateLimited: errorResponse('ERR_RATE_LIMITED, with Retry-After'),
-  Unavailable: errorResponse('ERR_UNAVAILABLE: a service is down, with Retry-After: 5'),
+  Unavailable: errorResponse('ERR_UNAVAILABLE: a service is down, with Retry-After: 5; ERR_BUSY: the gateway holds as much request body as it may (BODY_BUDGET_BYTES), the body was not read, with Retry-After: 2'),
   Error: errorResponse('Any other error, same envelope'),
 };
 const ERROR_REFS = { '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' };

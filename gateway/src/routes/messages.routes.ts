@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import { isUpload, SendMessageBody } from '../schemas/message.schemas';
+import { decodedFileOf, installMediaJsonParser } from '../validation/base64-stream';
 import { principalOf, security } from './principal';
 
 /**
@@ -17,6 +18,9 @@ export function mediaOf(b: Pick<SendMessageBody, 'media' | 'mediaUrl' | 'base64D
   }
   if (b.mediaUrl !== undefined) return { url: b.mediaUrl, mimeType: b.mimeType ?? '', fileName: b.fileName ?? '' };
   if (b.base64Data !== undefined) {
+    // Decoded while the body streamed in (validation/base64-stream.ts).
+    const file = decodedFileOf(b);
+    if (file) return { data: file, mimeType: b.mimeType!, fileName: b.fileName! };
     if ((b.base64Data.length / 4) * 3 > maxBytes + 2) throw payloadTooLarge(`media is larger than ${maxBytes} bytes`);
     return { data: Buffer.from(b.base64Data, 'base64'), mimeType: b.mimeType!, fileName: b.fileName! };
   }
@@ -36,6 +40,7 @@ export async function messageRoutes(
   app: FastifyInstance,
   { clients, mediaMaxBytes, mediaBodyLimit }: { clients: Clients; mediaMaxBytes: number; mediaBodyLimit: number },
 ) {
+  installMediaJsonParser(app, mediaMaxBytes);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post(

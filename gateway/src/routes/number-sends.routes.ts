@@ -12,6 +12,7 @@ import {
 } from '../schemas/beyond-seed.schemas';
 import { mediaOf, sendAnswer } from './messages.routes';
 import { principalOf, security } from './principal';
+import { installMediaJsonParser } from '../validation/base64-stream';
 
 const tags = ['messages'];
 
@@ -34,6 +35,7 @@ export async function numberSendRoutes(
   app: FastifyInstance,
   { clients, mediaMaxBytes, mediaBodyLimit }: { clients: Clients; mediaMaxBytes: number; mediaBodyLimit: number },
 ) {
+  installMediaJsonParser(app, mediaMaxBytes);
   const media = { bodyLimit: mediaBodyLimit, config: { media: true } };
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -15,9 +15,15 @@ import { rulesKeyword } from './rules';
  * Strings stay coercible: `"42"` for an integer, `"true"` for a boolean (multipart fields are text).
  *
  * Cross-field rules are part of the schema too, as the keyword `x-rules` (rules.ts).
+ *
+ * A number is finite or it is refused (400 `ERR_VALIDATION` naming the field), wherever it sits:
+ * JSON turns `1e400` into Infinity, and Ajv's coercion turns the text `"1e400"` or `"Infinity"`
+ * (a JSON string, a multipart field, a query parameter) into Infinity after its own checks, so
+ * `maximum` never sees it and a database refuses it later (a 500). Ajv's `strictNumbers` refuses
+ * what arrives non-finite; a walk of the validated value refuses what coercion made non-finite.
  */
 
-const BASE_OPTIONS = { coerceTypes: 'array' as const, removeAdditional: true, useDefaults: true };
+const BASE_OPTIONS = { coerceTypes: 'array' as const, removeAdditional: true, useDefaults: true, strictNumbers: true };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const plugins = [require('ajv-formats'), rulesKeyword];
 
@@ -53,6 +59,24 @@ export function hasAtMostNodes(data: unknown, limit: number): boolean {
   }
   return true;
 }
+
+/** The path of the first number in `data` that is not finite (Infinity, NaN), walked iteratively. */
+export function nonFiniteNumberPath(data: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[data, '']];
+  while (stack.length) {
+    const [node, path] = stack.pop()!;
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) return path;
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${path}/${i}`]);
+    } else if (node && typeof node === 'object' && !Buffer.isBuffer(node)) {
+      for (const [k, v] of Object.entries(node as object)) stack.push([v, `${path}/${k}`]);
+    }
+  }
+  return undefined;
+}
+
+const notFinite = (instancePath: string): AjvIssue => ({ instancePath, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be a finite number' });
 
 const typesOf = (schema: Schema): string[] => {
   const t = schema.type;
@@ -108,7 +132,10 @@ export function boundedValidatorCompiler(): FastifySchemaCompiler<Schema> {
       // Ajv replaces a coerced root value through its parent.
       const holder = { value: data };
       const ctx = { parentData: holder, parentDataProperty: 'value' };
-      if (failFast(data, ctx)) return { value: holder.value };
+      if (failFast(data, ctx)) {
+        const infinite = nonFiniteNumberPath(holder.value);
+        return infinite === undefined ? { value: holder.value } : { error: [notFinite(infinite)] as never };
+      }
       if (!hasAtMostNodes(holder.value, FULL_REPORT_MAX_NODES)) return { error: failFast.errors as never };
       everyError ??= full(route as never) as unknown as Validate;
       everyError(holder.value, ctx);

@@ -28,3 +28,23 @@ export function markParsedMultipart(app: FastifyInstance): void {
 /** An error of a multipart request raised while its body was being read: the body is malformed. */
 export const isMalformedMultipart = (req: FastifyRequest, err: { statusCode?: number }): boolean =>
   err.statusCode === undefined && typeof req.isMultipart === 'function' && req.isMultipart() && !parsed.has(req);
+
+/**
+ * A file part read into one buffer of its size (at most the body's Content-Length and the file
+ * limit), rather than chunks then their concatenation (twice the file for a moment).
+ */
+export async function readFile(file: AsyncIterable<Buffer>, contentLength: string | undefined, maxBytes: number): Promise<Buffer> {
+  const declared = Number(contentLength);
+  let out = Buffer.allocUnsafeSlow(Number.isFinite(declared) && declared > 0 ? Math.min(declared, maxBytes) : 64 * 1024);
+  let size = 0;
+  for await (const chunk of file) {
+    if (size + chunk.length > out.length) {
+      const grown = Buffer.allocUnsafeSlow(Math.max(size + chunk.length, Math.min(out.length * 2, maxBytes)));
+      out.copy(grown, 0, 0, size);
+      out = grown;
+    }
+    chunk.copy(out, size);
+    size += chunk.length;
+  }
+  return out.subarray(0, size);
+}

@@ -79,6 +79,9 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.initial_reconnect_backoff_ms': 500,
   'grpc.max_reconnect_backoff_ms': 5_000,
+  // As the servers take (grpc/server.ts): a stored media file (up to MEDIA_MAX_BYTES, 16 MiB) comes
+  // back in one answer (GetMedia); grpc-js's default 4 MiB refused every file above it.
+  'grpc.max_receive_message_length': 32 * 1024 * 1024,
 };
 
 const { READY, IDLE, CONNECTING, TRANSIENT_FAILURE } = grpc.connectivityState;
