@@ -1,7 +1,8 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { seedPathOf } from '../routes/segments';
 import { COMPONENT_SCHEMAS, successOf } from './schemas';
 
-type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[] };
+type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[]; description?: string; 'x-alias-of'?: string };
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 const EXTERNAL_ROOT = '/v2/api/external/{apiId}';
@@ -50,6 +51,12 @@ export function completeDocument(doc: Doc): Doc {
     for (const [method, op] of Object.entries(item)) {
       if (typeof op !== 'object' || !op || Array.isArray(op)) continue;
       op.operationId ??= operationIdOf(method, path, Object.keys(item).length === 1);
+      // An engine's real name beside the seed's segment (routes/segments.ts): the same route.
+      const seedPath = seedPathOf(path);
+      if (seedPath) {
+        op['x-alias-of'] = seedPath;
+        op.description = `Alias of \`${seedPath}\` (the engine's real name in place of the seed's segment): the same schema and behaviour.`;
+      }
       op.tags = op.tags?.length ? op.tags : [path.startsWith(EXTERNAL_ROOT) ? 'external' : 'platform'];
       op.responses = {
         '200': successResponse(op.operationId),

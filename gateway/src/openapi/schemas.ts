@@ -111,6 +111,11 @@ const SUCCESS_OF: Record<string, string> = {
   socialAPersistentMenu: 'SocialConfigResult',
   socialBGreeting: 'SocialConfigResult',
   socialBPersonas: 'SocialConfigResult',
+  // The same routes under the channels' real names (routes/segments.ts).
+  instagramIceBreakers: 'SocialConfigResult',
+  instagramPersistentMenu: 'SocialConfigResult',
+  messengerGreeting: 'SocialConfigResult',
+  messengerPersonas: 'SocialConfigResult',
   showcontact: 'ContactResult',
   createContact: 'ContactCreated',
   updateContact: 'ContactResult',
