@@ -77,6 +77,12 @@ export const ContactBody = Type.Object({
   lastName: text(),
   businessName: text(),
   externalKey: text('Your id of the contact; a createContact retry with the same key answers the contact'),
+  extraInfo: Type.Optional(
+    Type.Array(
+      Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 1000 }) }),
+      { maxItems: 50, description: 'Custom fields (getContactExtraInfo); replaces the stored ones' },
+    ),
+  ),
 });
 export type ContactBody = Static<typeof ContactBody>;
 

@@ -41,6 +41,9 @@ export class TicketsService {
     const email = req.email.trim().toLowerCase();
     // Before anything is claimed or written: an unknown queue creates nothing.
     if (req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
+    // A kanban column or reason must be the tenant's (404 ERR_KANBAN_NOT_FOUND / ERR_REASON_NOT_FOUND).
+    if (req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
+    if (req.reasonId !== undefined) await this.catalog.requireOne('reason', req.tenantId, req.reasonId);
 
     const id = await this.repo.nextId('ticket');
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
@@ -170,6 +173,8 @@ export class TicketsService {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
     }
     if (!req.clearQueue && req.queueId !== undefined) await this.catalog.requireQueue(req.tenantId, req.queueId);
+    if (!req.clearKanban && req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
+    if (!req.clearReason && req.reasonId !== undefined) await this.catalog.requireOne('reason', req.tenantId, req.reasonId);
     const set: Partial<TicketDoc> = { updatedAt: new Date() };
     if (req.status) {
       set.status = req.status as TicketStatus;
@@ -180,6 +185,10 @@ export class TicketsService {
     if (req.userId !== undefined) set.userId = req.userId;
     if (req.clearQueue) set.queueId = null;
     else if (req.queueId !== undefined) set.queueId = req.queueId;
+    if (req.clearKanban) set.kanbanId = null;
+    else if (req.kanbanId !== undefined) set.kanbanId = req.kanbanId;
+    if (req.clearReason) set.reasonId = null;
+    else if (req.reasonId !== undefined) set.reasonId = req.reasonId;
     if (req.clearChatFlow) set.chatFlowId = null;
     else if (req.chatFlowId !== undefined) set.chatFlowId = req.chatFlowId;
     if (req.botBuilderStatus !== undefined) set.botBuilderStatus = req.botBuilderStatus;
@@ -236,6 +245,22 @@ export class TicketsService {
     if (!updated) throw notFound('ticket');
     // The contact carries its tickets' tags (listContacts' tagId).
     await this.repo.addContactTags(tenantId, updated.contactId, ids);
+    return toTicket(updated);
+  }
+
+  /**
+   * Replaces the ticket's tags (updatetag): every id must be the tenant's tag; an empty list clears
+   * them. The contact keeps the tags its tickets have (listContacts' tagId).
+   */
+  async setTags(tenantId: number, ticketId: number, tagIds: number[]) {
+    const ids = [...new Set(tagIds)];
+    if (ids.length) await this.catalog.requireTags(tenantId, ids);
+    const before = await this.repo.findTicket(tenantId, ticketId);
+    if (!before) throw notFound('ticket');
+    const updated = await this.repo.updateTicket(tenantId, ticketId, { $set: { tagIds: ids, updatedAt: new Date() } });
+    if (!updated) throw notFound('ticket');
+    if (ids.length) await this.repo.addContactTags(tenantId, updated.contactId, ids);
+    for (const removed of before.tagIds.filter((id) => !ids.includes(id))) await this.repo.dropContactTagIfUnused(tenantId, updated.contactId, removed);
     return toTicket(updated);
   }
 
