@@ -46,7 +46,15 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   WebchatMessage,
   CreateTicketResult: envelopeOf(
     record({ ticketId: int, created: bool, messageId: nullable('string'), ticket: ref('Ticket') }),
-    { ticketId: 42, created: true, messageId: '3f6c…', ticket: { id: 42, ticketId: 42, status: 'open' } },
+    {
+      ticketId: 42,
+      created: true,
+      messageId: '3f6c…',
+      ticket: {
+        id: 42, ticketId: 42, status: 'open', whatsappId: 3, contact: { id: 9, number: '5511987654321', name: 'Ana', email: null },
+        tagIds: [], createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z', paused: false, evaluation: null,
+      },
+    },
   ),
   TicketResult: envelopeOf(ref('Ticket')),
   TicketList: envelopeOf(record({ tickets: list(ref('Ticket')), count: int })),
@@ -80,7 +88,11 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   TenantResult: envelopeOf(ref('Tenant')),
   StoreTenantResult: envelopeOf(
     record({ id: { ...int, description: 'The new tenant (= tenant.id)' }, tenant: ref('Tenant'), adminUser: record({ id: int, tenantId: int, name: str, email: str, profile: str }) }),
-    { id: 7, tenant: { id: 7, name: 'Acme Ltda', status: 'active' }, adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' } },
+    {
+      id: 7,
+      tenant: { id: 7, name: 'Acme Ltda', status: 'active', maxUsers: 10, maxConnections: 5, createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z' },
+      adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' },
+    },
   ),
   CreateSessionResult: envelopeOf(
     record({ id: { ...int, description: 'The new channel (= whatsapp.id)' }, whatsapp: ref('Channel'), api: ref('ApiIntegration'), hybrid: ref('Hybrid') }, ['id', 'whatsapp', 'api']),
