@@ -276,6 +276,46 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
     });
   });
 
+  // ---- WhatsApp groups ---------------------------------------------------------------------------
+
+  describe('groups', () => {
+    const GROUP = '120363025246125486';
+
+    it("/group sends to the group's JID through the engine, on the group's own ticket, like every send", async () => {
+      const res = await post(a, 'group', { groupId: GROUP, body: 'Hello group', externalKey: 'group-1' });
+      expect(res.body).toEqual({ success: true, data: { message: 'Message accepted for delivery', ticketId: expect.any(Number), messageId: expect.any(String) } });
+      const { ticketId, messageId } = res.body.data;
+      await expect(settled(a.root, a.token, messageId)).resolves.toMatchObject({ ticketId, status: 'sent', body: 'Hello group' });
+      const sent = engine.requests.find((r) => r.url === '/messages' && r.body?.options?.messageId === messageId)!;
+      expect(sent.body).toEqual({ jid: `${GROUP}@g.us`, content: { text: 'Hello group' }, options: { messageId } });
+
+      // Older clients send the id as `number`, with or without @g.us: the same group, the same ticket.
+      const again = await post(a, 'group', { number: `${GROUP}@g.us`, body: 'Again' });
+      expect(again.body.data.ticketId).toBe(ticketId);
+      await settled(a.root, a.token, again.body.data.messageId);
+      // A reply by ticket goes to the group too.
+      const reply = await post(a, 'sendMessageByTicket', { ticketId, body: 'By ticket' });
+      await settled(a.root, a.token, reply.body.data.messageId);
+      expect(engine.requests.find((r) => r.body?.options?.messageId === reply.body.data.messageId)!.body.jid).toBe(`${GROUP}@g.us`);
+      // The same idempotency as every send.
+      expect((await post(a, 'group', { groupId: GROUP, body: 'Hello group', externalKey: 'group-1' })).body).toMatchObject({ idempotent: true, skipped: true, ticketId });
+      // The other tenant's send to the same group id is its own ticket, and it cannot read this one.
+      expectError(await get(b, 'listMessages', { ticketId }), 404, 'ERR_TICKET_NOT_FOUND');
+    });
+
+    it('/groupMediaUrl takes the media rules of every send; bad ids and channels without groups are refused', async () => {
+      expectError(await post(a, 'groupMediaUrl', { groupId: GROUP, mediaUrl: `${engine.url}/photo.png` }), 400, 'ERR_URL_BLOCKED');
+      expect((await post(a, 'groupMediaUrl', { groupId: GROUP })).status).toBe(400);
+      expect((await post(a, 'group', { groupId: 'not-a-group', body: 'x' })).status).toBe(400);
+      expect((await post(a, 'group', { body: 'x' })).status).toBe(400);
+
+      const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: a.tenantId, name: 'site chat', type: 'webchat' } });
+      expect(session.status).toBe(200);
+      const chat = { ...a, root: `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`, token: session.body.data.api.authToken };
+      expectError(await post(chat, 'group', { groupId: GROUP, body: 'x' }), 400, 'ERR_CHANNEL_MISMATCH');
+    });
+  });
+
   // ---- a page of messages ------------------------------------------------------------------------
 
   describe('listMessages', () => {

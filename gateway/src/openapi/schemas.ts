@@ -186,7 +186,7 @@ const SUCCESS_OF: Record<string, string> = {
   webchatMessages: 'WebchatSent',
 };
 
-const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA'];
+const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA', 'group', 'groupMediaUrl'];
 
 /** operationId → the success schema of its 200; every operation has one (a test checks it). */
 export function successOf(operationId: string): string | undefined {
