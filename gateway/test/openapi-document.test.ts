@@ -36,7 +36,7 @@ async function openapiDocument(): Promise<Json> {
   return doc;
 }
 
-/** Every `example` / `examples` of a schema in the document, with the schema that carries it. */
+/** Every `example` / `examples` in the document (of a schema, a parameter or a media type), with the schema it illustrates. */
 function examplesOf(node: unknown, path: string, out: Array<{ path: string; schema: Json; example: unknown }>): void {
   if (!node || typeof node !== 'object') return;
   if (Array.isArray(node)) return node.forEach((n, i) => examplesOf(n, `${path}/${i}`, out));
@@ -44,6 +44,13 @@ function examplesOf(node: unknown, path: string, out: Array<{ path: string; sche
   if (typeof o.type === 'string' || Array.isArray(o.type) || o.properties || o.$ref || o.oneOf || o.anyOf) {
     if (Array.isArray(o.examples)) o.examples.forEach((example: unknown, i: number) => out.push({ path: `${path}/examples/${i}`, schema: o, example }));
     if ('example' in o) out.push({ path: `${path}/example`, schema: o, example: o.example });
+  }
+  // A parameter or a media type: its example(s) against its `schema` (examples there are a map of {value}).
+  if (o.schema && typeof o.schema === 'object') {
+    if ('example' in o) out.push({ path: `${path}/example`, schema: o.schema, example: o.example });
+    if (o.examples && typeof o.examples === 'object' && !Array.isArray(o.examples)) {
+      for (const [name, ex] of Object.entries<Json>(o.examples)) if (ex && 'value' in ex) out.push({ path: `${path}/examples/${name}`, schema: o.schema, example: ex.value });
+    }
   }
   for (const [k, v] of Object.entries(o)) if (k !== 'examples' && k !== 'example') examplesOf(v, `${path}/${k}`, out);
 }
