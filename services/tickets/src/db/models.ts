@@ -240,9 +240,6 @@ export function registerModels(conn: Connection) {
   row.index({ tenantId: 1, channelId: 1, updatedAt: -1, _id: -1 });
   // A contact renamed: the name on its tickets' rows.
   row.index({ tenantId: 1, contactId: 1 });
-  // A deleted kanban column or reason is cleared from the rows too.
-  row.index({ tenantId: 1, kanbanId: 1 });
-  row.index({ tenantId: 1, reasonId: 1 });
 
   const counts = countSchemas(opts);
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);

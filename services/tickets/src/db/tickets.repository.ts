@@ -35,6 +35,8 @@ export interface TicketQuery {
 export type TicketGrouping = 'status' | 'queueId' | 'channelId';
 
 export type CatalogKind = 'tag' | 'queue' | 'kanban' | 'reason';
+/** Tickets cleared of a deleted kanban column or reason at once. */
+const CLEAR_BATCH = 16;
 
 /** listContacts' filters; every one is optional but the tenant. */
 export interface ContactQuery {
@@ -472,10 +474,18 @@ export class TicketsRepository {
     if (!deleted) return null;
     const field = kind === 'kanban' ? 'kanbanId' : 'reasonId';
     const filter = { tenantId, [field]: id };
-    const { modifiedCount } = await this.models.Ticket.updateMany(filter, { $set: { [field]: null } }).exec();
-    await this.models.TicketRow.updateMany(filter, { $set: { [field]: null } }).exec();
+    // Ticket by ticket through the per-ticket queue, so that its listing row is written after any
+    // write of the ticket already under way (a bulk update of the rows could be overtaken by one).
+    const carrying = await this.models.Ticket.find(filter, { _id: 1 }).lean<Array<{ _id: number }>>().exec();
+    let ticketsCleared = 0;
+    for (let i = 0; i < carrying.length; i += CLEAR_BATCH) {
+      const cleared = await Promise.all(
+        carrying.slice(i, i + CLEAR_BATCH).map(({ _id }) => this.updateTicketWhere(tenantId, _id, { [field]: id }, { $set: { [field]: null } })),
+      );
+      ticketsCleared += cleared.filter(Boolean).length;
+    }
     if (kind === 'kanban') await this.models.Contact.updateMany(filter, { $set: { kanbanId: null } }).exec();
-    return { ticketsCleared: modifiedCount };
+    return { ticketsCleared };
   }
 
   /** Creates the named entity, or answers the one the tenant already has under that name. */
