@@ -37,7 +37,7 @@ export async function channelContactRoutes(app: FastifyInstance, { clients }: { 
 
   r.post('/contacts/search', { schema: { params: ApiParams, body: ContactSearchBody, tags: ['contacts'], security, summary: "A page of the tenant's contacts matching a text" } }, async (req) => {
     const b = req.body;
-    const res = await clients.tickets.ListContacts({ tenantId: principalOf(req).tenantId, page: b.pageNumber ?? 1, search: b.searchParam ?? '', tagId: b.tagId ?? undefined });
+    const res = await clients.tickets.ListContacts({ tenantId: principalOf(req).tenantId, page: b.pageNumber ?? b.page ?? 1, search: b.searchParam ?? '', tagId: b.tagId ?? undefined });
     return { success: true, data: { contacts: res.contacts.map(contactRecord), ...page(res) } };
   });
 

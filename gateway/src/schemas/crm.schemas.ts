@@ -50,7 +50,9 @@ export const ContactIdQuery = Type.Object({ contactId: Id() });
 
 export const ContactSearchBody = Type.Object({
   searchParam: Type.Optional(Type.String({ maxLength: 100, description: 'Plain text in the name, number or e-mail; "" lists every contact' })),
-  pageNumber: Type.Optional(PageNumber),
+  // No default on either, so that the one sent is the one read (pageNumber wins; absent: 1).
+  pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1-based; pages hold 20 entries' })),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'The page under the name some clients send it; pageNumber wins' })),
   tagId: Type.Optional(NullableId('Contacts one of whose tickets has this tag')),
 });
 
