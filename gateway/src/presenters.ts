@@ -99,6 +99,31 @@ export const contactRecord = (c: proto.tickets.ContactRecord__Output) => ({
   externalKey: c.externalKey || null,
   whatsappId: c.channelId,
   tagIds: c.tagIds,
+  kanban: c.kanbanId ?? null,
+  walletIds: c.walletIds,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+});
+
+/** A kanban column of listKanban / createKanban / updateKanban. */
+export const kanbanRecord = (c: proto.tickets.CatalogItem__Output) => ({ id: c.id, name: c.name, position: c.position ?? null, createdAt: c.createdAt });
+
+/**
+ * A channel as the external API shows it (listChannels, showChannelById): what it is, its state,
+ * its number and its hybrid link. No secret of any kind (provider tokens, the webhook signing
+ * secret), and no engine address.
+ */
+export const channelSummary = (c: proto.tenants.Channel__Output) => ({
+  id: c.id,
+  name: c.name,
+  type: c.type,
+  status: c.status,
+  number: c.type === 'waba' ? c.tokenApi || null : null,
+  wabaId: c.wabaId || null,
+  pageId: c.pageId || null,
+  emailAddress: c.emailAddress || null,
+  hybridMode: c.hybridMode,
+  linkedChannelId: orNull(c.linkedChannelId),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });

@@ -167,14 +167,22 @@ describe('what real clients send, end to end', () => {
       expect(check('POST', path, 404, { error: 'not found' })).toContain('ErrorEnvelope');
     });
 
-    it('generates a typed client that type-checks two sample calls and runs them against the gateway', async () => {
+    it('generates a typed client that type-checks sample calls (three of them routes beyond the seed) and runs them against the gateway', async () => {
       node([join(dirname(require.resolve('openapi-typescript')), '..', 'bin', 'cli.js'), join(generated, 'openapi.json'), '-o', join(generated, 'api.ts')]);
       // tsc fails the test on a type error, including an unused @ts-expect-error (an untyped client).
       node([require.resolve('typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')]);
 
       const { sampleCalls } = require(join(dir, 'sample-calls')) as { sampleCalls: (o: object) => Promise<Record<string, unknown>> };
       const result = await sampleCalls({ baseUrl: mesh.gatewayUrl, adminToken: admin, email: `typed-${++seq}@clients.example`, number: newNumber(), engineUrl: engine.url });
-      expect(result).toEqual({ tenantId: expect.any(Number), channelId: expect.any(Number), ticketId: expect.any(Number), status: 'open' });
+      expect(result).toEqual({
+        tenantId: expect.any(Number),
+        channelId: expect.any(Number),
+        ticketId: expect.any(Number),
+        status: 'open',
+        kanban: { name: 'Typed board', position: 1 },
+        channels: [{ id: result.channelId, type: 'engine_a' }],
+        messages: [{ ticketId: result.ticketId, body: 'Hello from a generated client', direction: 'out' }],
+      });
     });
   });
 });

@@ -507,6 +507,42 @@ describe('interactive messages, end to end', () => {
     });
   });
 
+  // ---- the engines' real names (the product's API page) beside the seed's segments ---------------
+
+  describe('real segment names: one route table, two names', () => {
+    const quickReply = { body: { text: 'Hi' }, buttons: [{ display_text: 'Yes', id: 'yes' }] };
+    const cases = [
+      ['engine_a', 'baileys', 'quickReply', quickReply],
+      ['engine_b', 'zapo', 'quickReply', quickReply],
+      ['engine_c', 'uazapi', 'button', { text: 'Choose', choices: ['Yes|yes'] }],
+      ['social_a', 'instagram', 'quickReply', { message: 'Pick', quickReplies: [{ content_type: 'text', title: 'Red', payload: 'RED' }] }],
+      ['social_b', 'messenger', 'quickReply', { message: 'Pick', quickReplies: [{ content_type: 'text', title: 'Red', payload: 'RED' }] }],
+    ] as const;
+
+    it.each(cases)('%s as %s: the same provider request as the seed name', async (kind, real, type, body) => {
+      const seed = await sendOk(kind, `/sendInteractive/${kind}/${type}`, { ticketId: ticket[kind].id, ...body });
+      const alias = await sendOk(kind, `/sendInteractive/${real}/${type}`, { ticketId: ticket[kind].id, ...body });
+      const strip = (r: Recorded) => JSON.parse(JSON.stringify({ url: r.url, body: r.body }).replaceAll(seed.res.body.data.messageId, 'ID').replaceAll(alias.res.body.data.messageId, 'ID'));
+      expect(strip(alias.req)).toEqual(strip(seed.req));
+      expect(alias.res.body.data.ticketId).toBe(seed.res.body.data.ticketId);
+    });
+
+    it('validates and checks the kind under the real name as under the seed name', async () => {
+      await sendFails('engine_a', '/sendInteractive/baileys/quickReply', { ticketId: ticket.engine_a.id, buttons: [] }, 400, 'ERR_VALIDATION', ['body', 'buttons']);
+      const res = await sendFails('engine_a', '/sendInteractive/zapo/quickReply', { ticketId: ticket.engine_a.id, ...quickReply }, 400, 'ERR_CHANNEL_MISMATCH');
+      expect(res.body.message).toMatch(/engine_b/);
+      await sendFails('social_a', '/sendInteractive/instagram/mediaTemplate', { ticketId: ticket.social_a.id }, 404, 'ERR_ROUTE_NOT_FOUND');
+    });
+
+    it('lists the real names in the OpenAPI document as aliases of the seed paths', async () => {
+      const doc = (await call(`${mesh.gatewayUrl}/docs/json`, { method: 'GET' })).body;
+      const alias = doc.paths['/v2/api/external/{apiId}/sendInteractive/uazapi/button'].post;
+      expect(alias['x-alias-of']).toBe('/v2/api/external/{apiId}/sendInteractive/engine_c/button');
+      expect(doc.paths['/v2/api/external/{apiId}/sendInteractive/engine_c/button'].post['x-alias-of']).toBeUndefined();
+      expect(doc.paths['/v2/api/external/{apiId}/messenger/greeting'].post['x-alias-of']).toBe('/v2/api/external/{apiId}/social_b/greeting');
+    });
+  });
+
   // ---- the rules that hold for every route ------------------------------------------------------
 
   describe('ticket and channel rules', () => {

@@ -197,6 +197,14 @@ describe('social channel configuration, end to end', () => {
     expect((await post(instagram, 'social_a/persistentMenu', { action: 'get' })).body.data).toEqual({ composerInputDisabled: false, menuItems: [] });
   });
 
+  it("answers under the channels' real names (instagram, messenger) as under the seed's", async () => {
+    const iceBreakers = [{ question: 'Open today?', payload: 'HOURS' }];
+    expect((await post(instagram, 'instagram/iceBreakers', { action: 'set', iceBreakers })).body).toEqual({ success: true, data: { iceBreakers } });
+    expect((await post(instagram, 'social_a/iceBreakers', { action: 'get' })).body.data).toEqual({ iceBreakers });
+    expect((await post(instagram, 'instagram/iceBreakers', { action: 'delete' })).body.data).toEqual({ deleted: true });
+    expect((await post(messenger, 'messenger/greeting', { action: 'get' })).body).toEqual((await post(messenger, 'social_b/greeting', { action: 'get' })).body);
+  });
+
   it('greeting: set, get, delete on the Messenger page', async () => {
     const greetings = [
       { locale: 'default', text: 'Hi {{user_first_name}}, how can we help?' },

@@ -11,8 +11,9 @@ export interface SampleOptions {
 }
 
 /**
- * Two calls as a client generated from the OpenAPI document writes them: a tenant is created (the
- * tenant API), then a ticket is opened through the external API of a channel of that tenant. The
+ * Calls as a client generated from the OpenAPI document writes them: a tenant is created (the
+ * tenant API), a ticket is opened through the external API of a channel of that tenant, then a
+ * kanban column is created, the channels listed and the ticket's messages read. The
  * test type-checks this file against the generated types (tsc) and runs it against the gateway.
  */
 export async function sampleCalls(o: SampleOptions) {
@@ -38,5 +39,24 @@ export async function sampleCalls(o: SampleOptions) {
   const status: 'open' | 'pending' | 'closed' = created.data.data.ticket.status;
   // @ts-expect-error the answer has no such field: tsc fails here if the client were untyped
   void created.data.data.noSuchField;
-  return { tenantId, channelId: session.data.data.id, ticketId: created.data.data.ticketId, status };
+  const ticketId = created.data.data.ticketId;
+
+  // Three routes beyond the seed, typed by the same document: a kanban column, the channels, a page of messages.
+  const path = { apiId };
+  const kanban = await api.POST('/v2/api/external/{apiId}/createKanban', { params: { path }, body: { name: 'Typed board', position: 1 } });
+  if (!kanban.data) throw new Error(`createKanban: ${kanban.error?.error}`);
+  const position: number | null = kanban.data.data.position;
+  const channels = await api.GET('/v2/api/external/{apiId}/listChannels', { params: { path } });
+  if (!channels.data) throw new Error(`listChannels: ${channels.error?.error}`);
+  const messages = await api.GET('/v2/api/external/{apiId}/listMessages', { params: { path, query: { ticketId, pageNumber: 1 } } });
+  if (!messages.data) throw new Error(`listMessages: ${messages.error?.error}`);
+  return {
+    tenantId,
+    channelId: session.data.data.id,
+    ticketId,
+    status,
+    kanban: { name: kanban.data.data.name, position },
+    channels: channels.data.data.channels.map((c) => ({ id: c.id, type: c.type })),
+    messages: messages.data.data.messages.map((m) => ({ ticketId: m.ticketId, body: m.body, direction: m.direction })),
+  };
 }

@@ -49,7 +49,7 @@ async function load(origin: string): Promise<Check | undefined> {
       Object.entries(item).map(([method, op]) => ({
         method: method.toUpperCase(),
         path,
-        pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`),
+        pattern: new RegExp(`^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}/?$`),
         params: (path.match(/\{/g) ?? []).length,
         schemaRef: op.responses?.['200']?.content?.['application/json']?.schema?.$ref as string | undefined,
       })),

@@ -1,7 +1,9 @@
 import type { SwaggerOptions } from '@fastify/swagger';
+import { seedPathOf } from '../routes/segments';
 import { COMPONENT_SCHEMAS, successOf } from './schemas';
+import { PUBLIC_OPERATIONS, SUMMARIES } from './summaries';
 
-type Operation = { operationId?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[] };
+type Operation = { operationId?: string; summary?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[]; description?: string; 'x-alias-of'?: string };
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 const EXTERNAL_ROOT = '/v2/api/external/{apiId}';
@@ -44,12 +46,24 @@ const successResponse = (operationId: string) =>
 /** Response schemas, operationIds, tags and error answers, set once here for every route. */
 export function completeDocument(doc: Doc): Doc {
   const paths: NonNullable<Doc['paths']> = {};
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    if (HIDDEN.some((re) => re.test(path))) continue;
+  for (const [rawPath, item] of Object.entries(doc.paths ?? {})) {
+    if (HIDDEN.some((re) => re.test(rawPath))) continue;
+    // `POST {root}` is registered as `{root}/`; both answer, the document names it without the slash.
+    const path = rawPath.length > 1 ? rawPath.replace(/\/$/, '') : rawPath;
     paths[path] = item;
     for (const [method, op] of Object.entries(item)) {
       if (typeof op !== 'object' || !op || Array.isArray(op)) continue;
       op.operationId ??= operationIdOf(method, path, Object.keys(item).length === 1);
+      // An engine's real name beside the seed's segment (routes/segments.ts): the same route.
+      op.summary ??= SUMMARIES[op.operationId];
+      // Routes a bearer token does not open say so (an empty requirement), rather than saying nothing.
+      if (PUBLIC_OPERATIONS.has(op.operationId)) op.security ??= [];
+      const seedPath = seedPathOf(path);
+      if (seedPath) {
+        op['x-alias-of'] = seedPath;
+        op.summary ??= doc.paths?.[seedPath]?.[method]?.summary ?? SUMMARIES[operationIdOf(method, seedPath)];
+        op.description = `Alias of \`${seedPath}\` (the engine's real name in place of the seed's segment): the same schema and behaviour.`;
+      }
       op.tags = op.tags?.length ? op.tags : [path.startsWith(EXTERNAL_ROOT) ? 'external' : 'platform'];
       op.responses = {
         '200': successResponse(op.operationId),
@@ -65,6 +79,8 @@ export const SWAGGER_OPTIONS: SwaggerOptions = {
   openapi: {
     openapi: '3.1.0',
     info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.md and docs/api/.' },
+    // The gateway serving this document; paths are absolute from its root.
+    servers: [{ url: '/', description: 'This gateway' }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
   },
   transformObject: (input) => completeDocument(('openapiObject' in input ? input.openapiObject : {}) as Doc) as never,

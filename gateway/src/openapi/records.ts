@@ -118,11 +118,28 @@ export const Contact = record({
   externalKey: nullable('string'),
   whatsappId: int,
   tagIds: ints,
+  kanban: { ...nullable('integer'), description: "The contact's kanban column (updateContactKanban)" },
+  walletIds: { ...ints, description: 'The users who own the contact (updateContactWallet)' },
   createdAt: str,
   updatedAt: str,
 });
 
 export const CatalogItem = record({ id: int, name: str, createdAt: str });
+export const KanbanColumn = record({ id: int, name: str, position: nullable('integer'), createdAt: str });
+export const ChannelSummary = record({
+  id: int,
+  name: str,
+  type: str,
+  status: { enum: ['CONNECTED', 'DISCONNECTED'] },
+  number: { ...nullable('string'), description: "waba: the phone-number id (tokenAPI); other kinds: null (the engine's number is not stored)" },
+  wabaId: nullable('string'),
+  pageId: nullable('string'),
+  emailAddress: nullable('string'),
+  hybridMode: str,
+  linkedChannelId: nullable('integer'),
+  createdAt: str,
+  updatedAt: str,
+});
 export const User = record({ id: int, name: str, email: str, profile: str });
 export const Pause = record({
   id: int,

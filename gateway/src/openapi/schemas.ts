@@ -4,7 +4,7 @@
  * become `components.schemas`; operations refer to them by name.
  */
 import {
-  ApiIntegration, bool, CatalogItem, Channel, Contact, ErrorEnvelope, Hybrid, int, list, Message, Note, nullable, obj, Pause, record, ref, Success, str, Tenant, Ticket, User, WebchatMessage,
+  ApiIntegration, bool, CatalogItem, Channel, ChannelSummary, Contact, KanbanColumn, ErrorEnvelope, Hybrid, int, list, Message, Note, nullable, obj, Pause, record, ref, Success, str, Tenant, Ticket, User, WebchatMessage,
   type Schema,
 } from './records';
 
@@ -35,6 +35,8 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   Note,
   Contact,
   CatalogItem,
+  KanbanColumn,
+  ChannelSummary,
   User,
   Pause,
   Tenant,
@@ -44,7 +46,15 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   WebchatMessage,
   CreateTicketResult: envelopeOf(
     record({ ticketId: int, created: bool, messageId: nullable('string'), ticket: ref('Ticket') }),
-    { ticketId: 42, created: true, messageId: '3f6c…', ticket: { id: 42, ticketId: 42, status: 'open' } },
+    {
+      ticketId: 42,
+      created: true,
+      messageId: '3f6c…',
+      ticket: {
+        id: 42, ticketId: 42, status: 'open', whatsappId: 3, contact: { id: 9, number: '5511987654321', name: 'Ana', email: null },
+        tagIds: [], createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z', paused: false, evaluation: null,
+      },
+    },
   ),
   TicketResult: envelopeOf(ref('Ticket')),
   TicketList: envelopeOf(record({ tickets: list(ref('Ticket')), count: int })),
@@ -64,12 +74,25 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   TagPage: envelopeOf(pageOf('tags', ref('CatalogItem'))),
   QueuePage: envelopeOf(pageOf('queues', ref('CatalogItem'))),
   UserPage: envelopeOf(pageOf('users', ref('User'))),
+  KanbanPage: envelopeOf(pageOf('kanbans', ref('KanbanColumn'))),
+  KanbanResult: envelopeOf(ref('KanbanColumn'), { id: 3, name: 'Negotiation', position: 2, createdAt: '2026-11-26T12:00:00.000Z' }),
+  ReasonPage: envelopeOf(pageOf('reasons', ref('CatalogItem'))),
+  CatalogResult: envelopeOf(ref('CatalogItem')),
+  CatalogDeleted: envelopeOf(record({ id: int, deleted: { const: true }, ticketsCleared: { ...int, description: 'Tickets that carried it and no longer do' } })),
+  ChannelList: envelopeOf(record({ channels: list(ref('ChannelSummary')), count: int })),
+  ChannelSummaryResult: envelopeOf(ref('ChannelSummary')),
+  ContactExtraInfo: envelopeOf(record({ contactId: int, extraInfo: list(record({ name: str, value: str })) }), { contactId: 9, extraInfo: [{ name: 'Plan', value: 'Gold' }] }),
+  MessagePage: envelopeOf(record({ ticketId: int, messages: list(ref('Message')), hasMore: bool, pageNumber: int, pageSize: int })),
   SocialConfigResult: envelopeOf({ type: 'object', description: 'The configuration as stored after Meta accepted it (docs/api/social-config.md)' }),
   TenantPage: envelopeOf(record({ tenants: list(ref('Tenant')), page: int, limit: int, total: int, hasMore: bool })),
   TenantResult: envelopeOf(ref('Tenant')),
   StoreTenantResult: envelopeOf(
     record({ id: { ...int, description: 'The new tenant (= tenant.id)' }, tenant: ref('Tenant'), adminUser: record({ id: int, tenantId: int, name: str, email: str, profile: str }) }),
-    { id: 7, tenant: { id: 7, name: 'Acme Ltda', status: 'active' }, adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' } },
+    {
+      id: 7,
+      tenant: { id: 7, name: 'Acme Ltda', status: 'active', maxUsers: 10, maxConnections: 5, createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z' },
+      adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' },
+    },
   ),
   CreateSessionResult: envelopeOf(
     record({ id: { ...int, description: 'The new channel (= whatsapp.id)' }, whatsapp: ref('Channel'), api: ref('ApiIntegration'), hybrid: ref('Hybrid') }, ['id', 'whatsapp', 'api']),
@@ -111,6 +134,11 @@ const SUCCESS_OF: Record<string, string> = {
   socialAPersistentMenu: 'SocialConfigResult',
   socialBGreeting: 'SocialConfigResult',
   socialBPersonas: 'SocialConfigResult',
+  // The same routes under the channels' real names (routes/segments.ts).
+  instagramIceBreakers: 'SocialConfigResult',
+  instagramPersistentMenu: 'SocialConfigResult',
+  messengerGreeting: 'SocialConfigResult',
+  messengerPersonas: 'SocialConfigResult',
   showcontact: 'ContactResult',
   createContact: 'ContactCreated',
   updateContact: 'ContactResult',
@@ -121,6 +149,27 @@ const SUCCESS_OF: Record<string, string> = {
   listNotes: 'NotePage',
   updateNote: 'NoteResult',
   ticketPauseLogs: 'PausePage',
+  listKanban: 'KanbanPage',
+  createKanban: 'KanbanResult',
+  updateKanban: 'KanbanResult',
+  updateKanbanPost: 'KanbanResult',
+  deleteKanban: 'CatalogDeleted',
+  deleteKanbanPost: 'CatalogDeleted',
+  listReasons: 'ReasonPage',
+  createReason: 'CatalogResult',
+  updateReason: 'CatalogResult',
+  updateReasonPost: 'CatalogResult',
+  deleteReason: 'CatalogDeleted',
+  deleteReasonPost: 'CatalogDeleted',
+  createQueueData: 'CatalogResult',
+  updatetag: 'TicketResult',
+  listChannels: 'ChannelList',
+  showChannelById: 'ChannelSummaryResult',
+  getContactExtraInfo: 'ContactExtraInfo',
+  contactsSearch: 'ContactPage',
+  updateContactKanban: 'ContactResult',
+  updateContactWallet: 'ContactResult',
+  listMessages: 'MessagePage',
   tenantApiListTenants: 'TenantPage',
   tenantApiStoreTenant: 'StoreTenantResult',
   tenantApiShowTenant: 'TenantResult',
@@ -137,7 +186,7 @@ const SUCCESS_OF: Record<string, string> = {
   webchatMessages: 'WebchatSent',
 };
 
-const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA'];
+const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA', 'group', 'groupMediaUrl'];
 
 /** operationId → the success schema of its 200; every operation has one (a test checks it). */
 export function successOf(operationId: string): string | undefined {

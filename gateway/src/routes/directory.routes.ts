@@ -41,13 +41,13 @@ export async function directoryRoutes(app: FastifyInstance, { clients }: { clien
 
   r.post('/createContact', { schema: { params: ApiParams, body: ContactBody, tags: ['contacts'], security } }, async (req) => {
     const { tenantId, sessionId } = principalOf(req);
-    const { contact, created } = await clients.tickets.CreateContact({ tenantId, channelId: sessionId, ...req.body });
+    const { contact, created } = await clients.tickets.CreateContact({ tenantId, channelId: sessionId, ...req.body, hasExtraInfo: req.body.extraInfo !== undefined });
     return { success: true, data: { contact: contactRecord(contact!), created } };
   });
 
   r.post('/updateContact', { schema: { params: ApiParams, body: ContactBody, tags: ['contacts'], security } }, async (req) => {
     const { tenantId, sessionId } = principalOf(req);
-    const contact = await clients.tickets.UpdateContact({ tenantId, channelId: sessionId, ...req.body });
+    const contact = await clients.tickets.UpdateContact({ tenantId, channelId: sessionId, ...req.body, hasExtraInfo: req.body.extraInfo !== undefined });
     return { success: true, data: contactRecord(contact) };
   });
 

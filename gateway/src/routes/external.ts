@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import type { RateLimits } from '../rate-limits';
+import { channelContactRoutes } from './channels-contacts.routes';
+import { crmRoutes } from './crm.routes';
 import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
 import { messageReadRoutes } from './message-reads.routes';
@@ -42,4 +44,6 @@ export async function externalApi(
   // Routes beyond the seed that public clients call (docs/api/beyond-the-seed.md).
   await app.register(numberSendRoutes, areaDeps);
   await app.register(directoryRoutes, areaDeps);
+  await app.register(crmRoutes, areaDeps);
+  await app.register(channelContactRoutes, areaDeps);
 }

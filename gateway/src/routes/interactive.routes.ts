@@ -3,6 +3,7 @@ import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive';
 import { principalOf, security } from './principal';
+import { pathsOf } from './segments';
 
 const tags = ['interactive'];
 
@@ -12,12 +13,13 @@ const tags = ['interactive'];
  * through the ticket's channel, which must be of the route's kind. docs/api/interactive.md.
  */
 export async function interactiveRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
-  for (const def of INTERACTIVE) register(app, clients, def);
+  // Each engine's routes answer under the seed's segment and the engine's real name (segments.ts).
+  for (const def of INTERACTIVE) for (const path of pathsOf(def.path)) register(app, clients, def, path);
 }
 
-function register(app: FastifyInstance, clients: Clients, def: InteractiveDef) {
+function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, path: string) {
   app.post(
-    def.path,
+    path,
     // The schema carries the route's cross-field rules (x-rules): one validation, one envelope.
     { schema: { params: ApiParams, body: def.schema, tags, security, summary: def.summary } },
     async (req) => {

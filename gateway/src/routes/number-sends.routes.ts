@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import {
+  GroupMediaUrlBody,
+  GroupSendBody,
   PresenceBody,
   SendBase64Body,
   SendByNumberBody,
@@ -91,6 +93,38 @@ export async function numberSendRoutes(
       const { audio, ...rest } = req.body;
       return send(req, rest, { url: audio, mimeType: '', fileName: '', voice: true });
     },
+  );
+
+  // ---- WhatsApp groups: the group's ticket on the integration's channel (an engine kind with groups) --
+
+  const sendToGroup = async (req: FastifyRequest, b: { groupId?: string; number?: string; body?: string; externalKey?: string; isClosed?: boolean }, media?: proto.messaging.Media) => {
+    const { tenantId, sessionId } = principalOf(req);
+    const res = await clients.messaging.SendByTicket({
+      tenantId,
+      ticketId: 0,
+      number: '',
+      groupId: (b.groupId ?? b.number!).replace(/@g\.us$/, ''),
+      channelId: sessionId,
+      body: b.body ?? '',
+      externalKey: b.externalKey ?? '',
+      reopen: false,
+      isClosed: b.isClosed ?? false,
+      validateNumber: false,
+      media,
+    });
+    return sendAnswer(res);
+  };
+
+  r.post(
+    '/group',
+    { schema: { params: ApiParams, body: GroupSendBody, tags, security, summary: 'Send a text to a WhatsApp group of the integration\'s engine channel' } },
+    async (req) => sendToGroup(req, req.body),
+  );
+
+  r.post(
+    '/groupMediaUrl',
+    { schema: { params: ApiParams, body: GroupMediaUrlBody, tags, security, summary: 'Send a file by its public URL to a WhatsApp group' } },
+    async (req) => sendToGroup(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(

@@ -4,6 +4,7 @@ import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
 import { GreetingBody, IceBreakersBody, PersistentMenuBody, PersonasBody } from '../schemas/social.schemas';
 import { principalOf, security } from './principal';
+import { pathsOf } from './segments';
 
 const tags = ['social configuration'];
 
@@ -13,7 +14,13 @@ const tags = ['social configuration'];
  * The social-config service checks the channel's kind, applies the change at Meta and stores it.
  */
 export async function socialConfigRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
-  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const typed = app.withTypeProvider<TypeBoxTypeProvider>();
+  // Each route answers under the seed's segment and the channel's real name (segments.ts).
+  const r = {
+    post: ((path: string, opts: never, handler: never) => {
+      for (const p of pathsOf(path)) typed.post(p, opts, handler);
+    }) as unknown as typeof typed.post,
+  };
 
   const configure = async (req: FastifyRequest, feature: string, action: string, body: Record<string, unknown> = {}) => {
     const { tenantId, sessionId } = principalOf(req);

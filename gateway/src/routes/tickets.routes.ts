@@ -121,6 +121,11 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       clearQueue: b.queueId === null,
       chatFlowId: b.chatFlowId ?? undefined,
       clearChatFlow: b.chatFlowId === null,
+      // Checked by the tickets service: another tenant's or an unknown id → 404.
+      kanbanId: b.kanbanId ?? undefined,
+      clearKanban: b.kanbanId === null,
+      reasonId: b.reasonId ?? undefined,
+      clearReason: b.reasonId === null,
       botBuilderStatus: b.botBuilderStatus,
       llmAssistantStatus: b.llmAssistantStatus,
       workflowStatus: b.workflowStatus,

@@ -59,6 +59,27 @@ export const SendVoiceBody = Type.Object({
 }, rule('voiceAudio', (b) => (b.audio === undefined || isHttpUrl(b.audio) ? [] : [{ field: 'audio', message: 'must be a public http or https URL' }])));
 export type SendVoiceBody = Static<typeof SendVoiceBody>;
 
+// ---- WhatsApp groups ------------------------------------------------------------------------
+
+/** A group id as clients send it: its digits (older ids `<digits>-<digits>`), with or without `@g.us`. */
+const GROUP_ID = '^[0-9]{5,30}(-[0-9]{5,15})?(@g\\.us)?$';
+const GroupFields = {
+  groupId: Type.Optional(Type.String({ maxLength: 60, pattern: GROUP_ID, description: 'The WhatsApp group id (e.g. 120363025246125486, with or without @g.us)' })),
+  number: Type.Optional(Type.String({ maxLength: 60, pattern: GROUP_ID, description: 'The group id under the name older clients send it in; groupId wins' })),
+  externalKey: NumberSendFields.externalKey,
+  isClosed: NumberSendFields.isClosed,
+};
+const groupRule = (name: string) =>
+  rule(name, (b) => (b.groupId !== undefined || b.number !== undefined ? [] : [{ field: 'groupId', message: 'is required' }]));
+
+export const GroupSendBody = Type.Object({ ...GroupFields, body: NonEmpty('The message text', 4096) }, groupRule('groupSend'));
+export type GroupSendBody = Static<typeof GroupSendBody>;
+export const GroupMediaUrlBody = Type.Object(
+  { ...GroupFields, mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'), body: contentFields.body, mimeType: contentFields.mimeType, fileName: contentFields.fileName },
+  groupRule('groupMediaUrl'),
+);
+export type GroupMediaUrlBody = Static<typeof GroupMediaUrlBody>;
+
 export const PresenceBody = Type.Object({
   ticketId: Int32Id(),
   state: StringEnum(['typing', 'paused'], { description: 'typing shows "typing…" to the contact; paused ends it' }),
@@ -77,6 +98,12 @@ export const ContactBody = Type.Object({
   lastName: text(),
   businessName: text(),
   externalKey: text('Your id of the contact; a createContact retry with the same key answers the contact'),
+  extraInfo: Type.Optional(
+    Type.Array(
+      Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 1000 }) }),
+      { maxItems: 50, description: 'Custom fields (getContactExtraInfo); replaces the stored ones' },
+    ),
+  ),
 });
 export type ContactBody = Static<typeof ContactBody>;
 

@@ -30,6 +30,8 @@ export const UpdateTicketBody = Type.Object({
   status: Type.Optional(StringEnum(['open', 'pending', 'closed'])),
   queueId: Type.Optional(NullableId('null unassigns the queue')),
   chatFlowId: Type.Optional(NullableId('null detaches the chat flow')),
+  kanbanId: Type.Optional(NullableId('A kanban column of the tenant (createKanban); null takes the ticket off the board')),
+  reasonId: Type.Optional(NullableId('A reason of the tenant (createReason); null clears it')),
   botBuilderStatus: Type.Optional(Type.Boolean()),
   llmAssistantStatus: Type.Optional(Type.Boolean()),
   workflowStatus: Type.Optional(Type.Boolean()),

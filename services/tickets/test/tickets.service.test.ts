@@ -115,13 +115,29 @@ describe('CreateTicket', () => {
   it('applies the optional ids and value, and leaves the others unset', async () => {
     const { tenantId, userId } = await tenantWithUser();
     const queueId = await createQueue(tenantId);
-    const full = await newTicket(tenantId, { userId, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5 });
-    expect(full).toMatchObject({ userId, queueId, chatFlowId: 5, kanbanId: 6, reasonId: 8, value: 12.5, closedAt: '' });
+    const kanbanId = (await client.SaveCatalogItem({ tenantId, kind: 'kanban', id: 0, name: 'Leads' })).id;
+    const reasonId = (await client.SaveCatalogItem({ tenantId, kind: 'reason', id: 0, name: 'Solved' })).id;
+    const full = await newTicket(tenantId, { userId, queueId, chatFlowId: 5, kanbanId, reasonId, value: 12.5 });
+    expect(full).toMatchObject({ userId, queueId, chatFlowId: 5, kanbanId, reasonId, value: 12.5, closedAt: '' });
 
     const bare = await newTicket();
     for (const field of ['userId', 'queueId', 'chatFlowId', 'kanbanId', 'reasonId', 'value'] as const) {
       expect(bare[field]).toBeUndefined();
     }
+  });
+
+  it("refuses a kanban column or reason that is not the tenant's, on create and update, and writes nothing", async () => {
+    const [tenantId, other] = [newTenantId(), newTenantId()];
+    const theirKanban = (await client.SaveCatalogItem({ tenantId: other, kind: 'kanban', id: 0, name: 'Theirs' })).id;
+    const theirReason = (await client.SaveCatalogItem({ tenantId: other, kind: 'reason', id: 0, name: 'Theirs' })).id;
+    expect(errCode(await rpcError(create(tenantId, { kanbanId: theirKanban })))).toBe('ERR_KANBAN_NOT_FOUND');
+    expect(errCode(await rpcError(create(tenantId, { reasonId: theirReason })))).toBe('ERR_REASON_NOT_FOUND');
+    expect(await ticketsOf(tenantId)).toEqual([]);
+    const ticket = await newTicket(tenantId);
+    const update = { tenantId, ticketId: ticket.id, status: '', clearQueue: false, clearChatFlow: false, clearKanban: false, clearReason: false };
+    expect(errCode(await rpcError(client.UpdateTicket({ ...update, kanbanId: 999_999 })))).toBe('ERR_KANBAN_NOT_FOUND');
+    expect(errCode(await rpcError(client.UpdateTicket({ ...update, reasonId: theirReason })))).toBe('ERR_REASON_NOT_FOUND');
+    expect((await client.GetTicket({ tenantId, ticketId: ticket.id })).kanbanId).toBeUndefined();
   });
 
   it('reuses the contact of a number for the next ticket, in the same tenant and channel', async () => {

@@ -4,7 +4,7 @@ import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
 import { isObject, obj, str } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { connectionEvent, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, personJid, requireContent, statusEvent, tokenHeader, waMessageId, webhookBody } from './wa-engine';
+import { chatJid, connectionEvent, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, personJid, requireContent, statusEvent, tokenHeader, waMessageId, webhookBody } from './wa-engine';
 
 /** The `content` argument of Baileys' sendMessage. */
 type Content = Record<string, unknown>;
@@ -69,7 +69,7 @@ export class EngineADriver implements Driver {
   }
 
   private async sendMessage(msg: Outbound, content: Content, messageId: string): Promise<string> {
-    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: personJid(msg.to), content, options: { messageId } }));
+    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: chatJid(msg.to), content, options: { messageId } }));
   }
 
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {

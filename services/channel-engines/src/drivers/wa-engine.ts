@@ -51,6 +51,9 @@ export function waMessageId(kind: string, answer: unknown): string {
 /** The JID of a person's number (digits, E.164 without +). */
 export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
 
+/** The chat a message goes to: a group's JID (`…@g.us`, a group contact) as it is, else the number's. */
+export const chatJid = (to: string) => (to.endsWith('@g.us') ? to : personJid(to));
+
 /** A phone-number JID ("5511…@s.whatsapp.net", legacy "…@c.us"), not a LID, group or broadcast. */
 export const isPhoneJid = (jid: string) => /@(s\.whatsapp\.net|c\.us)$/.test(jid);
 

@@ -33,8 +33,8 @@ export class MessageReadRepository {
     await this.messages.collection.createIndex({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
   }
 
-  listLatestOfTicket(tenantId: number, ticketId: number, limit: number) {
-    return this.messages.find({ tenantId, ticketId }).sort(NEWEST_FIRST).limit(limit).lean<MessageDoc[]>().exec();
+  listLatestOfTicket(tenantId: number, ticketId: number, limit: number, skip = 0) {
+    return this.messages.find({ tenantId, ticketId }).sort(NEWEST_FIRST).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
   }
 
   /**

@@ -6,6 +6,9 @@ import { toMessage } from './send.service';
 export const SHOW_ALL_LIMIT = 1_000;
 export const SEARCH_DEFAULT_LIMIT = 20;
 export const SEARCH_MAX_LIMIT = 100;
+/** listMessages: pages of this many, newest first; pages past MAX_LIST_PAGE are refused by the gateway. */
+export const LIST_PAGE_SIZE = 20;
+const MAX_LIST_PAGE = 10_000;
 const MAX_SEARCH = 200;
 /** A ticket list page is 20 tickets; the bound keeps one call from asking for a whole tenant. */
 const MAX_LAST_MESSAGE_TICKETS = 200;
@@ -22,6 +25,7 @@ export class ReadService {
   ) {}
 
   async listTicketMessages(req: proto.messaging.ListTicketMessagesRequest__Output): Promise<proto.messaging.MessagePage> {
+    if (req.page > 0) return this.pageTicketMessages(req);
     const limit = clamp(req.limit || SHOW_ALL_LIMIT, 1, SHOW_ALL_LIMIT);
     // The ticket check and the read run together: the read is tenant-filtered, so it leaks nothing.
     const [, newest] = await Promise.all([
@@ -30,6 +34,18 @@ export class ReadService {
     ]);
     const messages = newest.slice(0, limit).reverse().map(toMessage);
     return { messages, count: messages.length, hasMore: newest.length > limit, page: 1, limit };
+  }
+
+  /** listMessages: one page of the ticket's messages, newest first (the records showAllMessages answers). */
+  private async pageTicketMessages(req: proto.messaging.ListTicketMessagesRequest__Output): Promise<proto.messaging.MessagePage> {
+    const limit = clamp(req.limit || LIST_PAGE_SIZE, 1, LIST_PAGE_SIZE);
+    const page = clamp(req.page, 1, MAX_LIST_PAGE);
+    const [, rows] = await Promise.all([
+      this.requireTicket(req.tenantId, req.ticketId),
+      this.repo.listLatestOfTicket(req.tenantId, req.ticketId, limit + 1, (page - 1) * limit),
+    ]);
+    const messages = rows.slice(0, limit).map(toMessage);
+    return { messages, count: messages.length, hasMore: rows.length > limit, page, limit };
   }
 
   async searchMessages(req: proto.messaging.SearchMessagesRequest__Output): Promise<proto.messaging.MessagePage> {

@@ -13,6 +13,13 @@ export const SEND_KEY_WINDOW_MS = 120_000;
  * the platform's user id). Web chat, marketplace and e-mail conversations are reached by ticket only.
  */
 const NUMBER_KINDS = /^(whatsapp|engine_[a-h]|waba|social_a|social_b)$/;
+/** Channel kinds whose engine sends to WhatsApp groups (a group JID as the recipient). */
+const GROUP_KINDS = /^(whatsapp|engine_a|engine_b|engine_c)$/;
+/**
+ * A group is a contact of its channel addressed by its JID (`<id>@g.us`), kept where an e-mail
+ * contact keeps its address: every later send to its ticket goes to the group too.
+ */
+export const groupJid = (groupId: string) => `${groupId}@g.us`;
 
 /** One outbound message, whatever its kind. */
 interface Outgoing {
@@ -60,7 +67,9 @@ export class SendService {
     const hasMedia = !!(req.media?.url || req.media?.data.length);
     if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
     const byNumber = !req.ticketId;
-    if (byNumber) checkNumberSend(req);
+    const toGroup = byNumber && !!req.groupId;
+    if (toGroup) checkGroupSend(req);
+    else if (byNumber) checkNumberSend(req);
 
     const messageId = newMessageId();
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
@@ -74,9 +83,11 @@ export class SendService {
       let ticket: proto.tickets.Ticket__Output;
       let media: ResolvedMedia | undefined;
       if (byNumber) {
-        await this.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
+        if (toGroup) await this.groupChannel(tenantId, req.channelId);
+        else await this.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
         media = hasMedia ? await this.resolveMedia(tenantId, req.media!) : undefined;
-        const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number });
+        const contact = toGroup ? { number: '', email: groupJid(req.groupId) } : { number: req.number };
+        const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, ...contact });
         if (!found.ticket) throw notFound('ticket');
         ticket = found.ticket;
         if (found.created) opened = ticket;
@@ -259,6 +270,19 @@ export class SendService {
     return channel;
   }
 
+  /** The integration's channel of a group send: an engine kind that has groups, else 400 ERR_CHANNEL_MISMATCH. */
+  private async groupChannel(tenantId: number, channelId: number) {
+    const channel = await this.channel(tenantId, channelId);
+    if (!GROUP_KINDS.test(channel.type)) {
+      throw validation(
+        `Groups are WhatsApp engine groups (whatsapp, engine_a, engine_b, engine_c); channel ${channel.id} is ${channel.type}`,
+        [{ field: 'groupId', message: `the integration's channel is ${channel.type}, which has no groups` }],
+        'ERR_CHANNEL_MISMATCH',
+      );
+    }
+    return channel;
+  }
+
   /** The request's file, stored; a voice note must be an audio. */
   private async resolveMedia(tenantId: number, media: proto.messaging.Media__Output): Promise<ResolvedMedia> {
     const resolved = await this.media.resolve(tenantId, media);
@@ -388,6 +412,13 @@ function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void
     .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
     .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
     .throwIfAny('Invalid send by number');
+}
+
+function checkGroupSend(req: proto.messaging.SendByTicketRequest__Output): void {
+  new Issues()
+    .check(/^[0-9]{5,30}(-[0-9]{5,15})?$/.test(req.groupId), 'groupId', "is a WhatsApp group id: digits (older ids: '<digits>-<digits>')")
+    .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
+    .throwIfAny('Invalid send to a group');
 }
 
 export function toMessage(m: MessageDoc): proto.messaging.Message {

@@ -176,6 +176,12 @@ export class ChannelsService {
     });
   }
 
+  /** Every channel of a tenant, oldest first (listChannels); a tenant holds at most its maxConnections. */
+  async listChannels(tenantId: number) {
+    if (!(tenantId > 0)) throw notFound('tenant');
+    return (await this.channels.listChannels(tenantId)).map(toChannel);
+  }
+
   /** tenantId 0: any tenant (internal callers that hold no tenant yet, e.g. engine webhooks). */
   async getChannel(tenantId: number, channelId: number) {
     const channel = tenantId === 0 ? await this.channels.findChannelById(channelId) : await this.channels.findChannel(tenantId, channelId);

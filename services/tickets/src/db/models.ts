@@ -24,6 +24,12 @@ export interface ContactDoc {
   externalKey?: string;
   /** The tags of the contact's tickets (kept by AddTags and RemoveTag), for listContacts' tagId. */
   tagIds?: number[];
+  /** The contact's kanban column (updateContactKanban); cleared when the column is deleted. */
+  kanbanId?: number | null;
+  /** Its wallet: the users (agents) who own the contact (updateContactWallet). */
+  walletIds?: number[];
+  /** Custom fields (getContactExtraInfo; set by createContact / updateContact's extraInfo). */
+  extraInfo?: Array<{ name: string; value: string }>;
   createdAt: Date;
   updatedAt?: Date;
 }
@@ -82,12 +88,15 @@ export interface TicketKeyDoc {
   createdAt: Date;
 }
 
-/** Tags and queues: tenant entities created by the GraphQL admin, referenced by tickets. */
+/** Tags, queues, kanban columns and reasons: tenant entities referenced by tickets. */
 export interface CatalogDoc {
   _id: number;
   tenantId: number;
   name: string;
+  /** Kanban columns: their order on the board. */
+  position?: number | null;
   createdAt: Date;
+  updatedAt?: Date;
 }
 
 export interface NoteDoc {
@@ -155,6 +164,9 @@ export function registerModels(conn: Connection) {
       businessName: String,
       externalKey: String,
       tagIds: { type: [Number], default: undefined },
+      kanbanId: Number,
+      walletIds: { type: [Number], default: undefined },
+      extraInfo: { type: [new Schema({ name: String, value: String }, { _id: false })], default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },
@@ -164,6 +176,8 @@ export function registerModels(conn: Connection) {
   // listContacts: a tenant's contacts by name, with or without a tag.
   contact.index({ tenantId: 1, name: 1, _id: 1 });
   contact.index({ tenantId: 1, tagIds: 1, name: 1, _id: 1 });
+  // A deleted kanban column is cleared from its contacts.
+  contact.index({ tenantId: 1, kanbanId: 1 });
 
   const ticketFields = {
     _id: Number,
@@ -208,6 +222,9 @@ export function registerModels(conn: Connection) {
   // The dashboard's tickets filtered by tag or by assigned user (GraphQL `tickets`).
   ticket.index({ tenantId: 1, tagIds: 1, updatedAt: -1, _id: -1 });
   ticket.index({ tenantId: 1, userId: 1, updatedAt: -1, _id: -1 });
+  // A deleted kanban column or reason is cleared from the tickets carrying it.
+  ticket.index({ tenantId: 1, kanbanId: 1 });
+  ticket.index({ tenantId: 1, reasonId: 1 });
   // showticket / showallticket: a contact number across the tenant's channels, its current ticket
   // (latest activity) and all its tickets (newest first).
   ticket.index({ tenantId: 1, 'contact.number': 1, updatedAt: -1, _id: -1 });
@@ -228,7 +245,7 @@ export function registerModels(conn: Connection) {
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   const catalog = () => {
-    const schema = new Schema<CatalogDoc>({ _id: Number, tenantId: { type: Number, required: true }, name: String, createdAt: Date }, opts);
+    const schema = new Schema<CatalogDoc>({ _id: Number, tenantId: { type: Number, required: true }, name: String, position: Number, createdAt: Date, updatedAt: Date }, opts);
     // A name is unique in its tenant: creating it again answers the existing entity.
     schema.index({ tenantId: 1, name: 1 }, { unique: true });
     schema.index({ tenantId: 1, _id: 1 });
@@ -266,6 +283,8 @@ export function registerModels(conn: Connection) {
     TicketKey: conn.model<TicketKeyDoc>('TicketKey', key, 'ticket_keys'),
     Tag: conn.model<CatalogDoc>('Tag', catalog(), 'tags'),
     Queue: conn.model<CatalogDoc>('Queue', catalog(), 'queues'),
+    Kanban: conn.model<CatalogDoc>('Kanban', catalog(), 'kanbans'),
+    Reason: conn.model<CatalogDoc>('Reason', catalog(), 'reasons'),
     Note: conn.model<NoteDoc>('Note', note, 'notes'),
     NoteKey: conn.model<NoteKeyDoc>('NoteKey', noteKey, 'note_keys'),
     EvaluationClaim: conn.model<EvaluationClaimDoc>('EvaluationClaim', evaluationClaim, 'evaluation_claims'),

@@ -34,7 +34,9 @@ export interface TicketQuery {
 /** What the dashboard counts tickets by. */
 export type TicketGrouping = 'status' | 'queueId' | 'channelId';
 
-export type CatalogKind = 'tag' | 'queue';
+export type CatalogKind = 'tag' | 'queue' | 'kanban' | 'reason';
+/** Tickets cleared of a deleted kanban column or reason at once. */
+const CLEAR_BATCH = 16;
 
 /** listContacts' filters; every one is optional but the tenant. */
 export interface ContactQuery {
@@ -234,6 +236,14 @@ export class TicketsRepository {
   async renameContactOnTickets(tenantId: number, contactId: number, name: string): Promise<void> {
     await this.models.Ticket.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
     await this.models.TicketRow.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
+  }
+
+  findContactById(tenantId: number, id: number) {
+    return this.models.Contact.findOne({ _id: id, tenantId }).lean<ContactDoc>().exec();
+  }
+
+  updateContactById(tenantId: number, id: number, set: Partial<ContactDoc>) {
+    return this.models.Contact.findOneAndUpdate({ _id: id, tenantId }, { $set: set }, { returnDocument: 'after' }).lean<ContactDoc>().exec();
   }
 
   async addContactTags(tenantId: number, contactId: number, tagIds: number[]): Promise<void> {
@@ -447,7 +457,35 @@ export class TicketsRepository {
   // ---- tags and queues -------------------------------------------------------------------------
 
   private catalog(kind: CatalogKind) {
-    return kind === 'tag' ? this.models.Tag : this.models.Queue;
+    return { tag: this.models.Tag, queue: this.models.Queue, kanban: this.models.Kanban, reason: this.models.Reason }[kind];
+  }
+
+  /** Changes a tenant's entity; null when it is not the tenant's. A name taken by another throws the duplicate-key error. */
+  updateCatalog(kind: CatalogKind, tenantId: number, id: number, set: Partial<CatalogDoc>) {
+    return this.catalog(kind).findOneAndUpdate({ _id: id, tenantId }, { $set: set }, { returnDocument: 'after' }).lean<CatalogDoc>().exec();
+  }
+
+  /**
+   * Deletes a tenant's kanban column or reason, then clears it from the tickets (and their listing
+   * rows) and, for a column, the contacts that carried it. Null when it is not the tenant's.
+   */
+  async deleteCatalog(kind: 'kanban' | 'reason', tenantId: number, id: number): Promise<{ ticketsCleared: number } | null> {
+    const deleted = (await this.catalog(kind).deleteOne({ _id: id, tenantId }).exec()).deletedCount > 0;
+    if (!deleted) return null;
+    const field = kind === 'kanban' ? 'kanbanId' : 'reasonId';
+    const filter = { tenantId, [field]: id };
+    // Ticket by ticket through the per-ticket queue, so that its listing row is written after any
+    // write of the ticket already under way (a bulk update of the rows could be overtaken by one).
+    const carrying = await this.models.Ticket.find(filter, { _id: 1 }).lean<Array<{ _id: number }>>().exec();
+    let ticketsCleared = 0;
+    for (let i = 0; i < carrying.length; i += CLEAR_BATCH) {
+      const cleared = await Promise.all(
+        carrying.slice(i, i + CLEAR_BATCH).map(({ _id }) => this.updateTicketWhere(tenantId, _id, { [field]: id }, { $set: { [field]: null } })),
+      );
+      ticketsCleared += cleared.filter(Boolean).length;
+    }
+    if (kind === 'kanban') await this.models.Contact.updateMany(filter, { $set: { kanbanId: null } }).exec();
+    return { ticketsCleared };
   }
 
   /** Creates the named entity, or answers the one the tenant already has under that name. */

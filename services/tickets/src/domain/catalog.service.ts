@@ -1,21 +1,31 @@
-import { notFound, validation, type proto } from '@convo/kit';
+import { conflict, notFound, validation, type proto } from '@convo/kit';
+import { isDuplicateKey } from '@convo/kit/mongo';
+import type { CatalogDoc } from '../db/models';
 import type { CatalogKind, TicketsRepository } from '../db/tickets.repository';
 
 const MAX_NAME = 100;
 /** listTags / listQueues answer pages of this many, as listTickets does. */
 export const CATALOG_PAGE_SIZE = 20;
 
-/** Tags and queues: tenant entities the GraphQL admin creates and tickets refer to by id. */
+/** What SaveCatalogItem may create or change (tags are created over GraphQL only). */
+const SAVABLE = ['kanban', 'reason', 'queue'] as const;
+type Savable = (typeof SAVABLE)[number];
+const MAX_POSITION = 10_000;
+
+export const catalogItem = (c: CatalogDoc): proto.tickets.CatalogItem__Output => ({
+  id: c._id,
+  name: c.name,
+  createdAt: new Date(c.createdAt).toISOString(),
+  ...(c.position !== undefined && c.position !== null ? { position: c.position } : {}),
+});
+
+/** Tags, queues, kanban columns and reasons: tenant entities tickets refer to by id. */
 export class CatalogService {
   constructor(private readonly repo: TicketsRepository) {}
 
   async create(kind: CatalogKind, tenantId: number, rawName: string) {
-    const name = rawName.trim();
     if (!Number.isInteger(tenantId) || tenantId < 1) throw validation(`Invalid ${kind}`, [{ field: 'tenantId', message: 'must be a positive integer' }]);
-    if (!name || name.length > MAX_NAME) {
-      throw validation(`Invalid ${kind}`, [{ field: 'name', message: `must have 1 to ${MAX_NAME} characters` }]);
-    }
-    return this.repo.findOrCreateCatalog(kind, tenantId, name);
+    return this.repo.findOrCreateCatalog(kind, tenantId, checkedName(kind, rawName));
   }
 
   list(kind: CatalogKind, tenantId: number) {
@@ -30,12 +40,57 @@ export class CatalogService {
       this.repo.countCatalog(kind, req.tenantId, req.search),
     ]);
     return {
-      items: items.map((c) => ({ id: c._id, name: c.name, createdAt: new Date(c.createdAt).toISOString() })),
+      items: items.map(catalogItem),
       count,
       hasMore: page * CATALOG_PAGE_SIZE < count,
       page,
       pageSize: CATALOG_PAGE_SIZE,
     };
+  }
+
+  /**
+   * Creates (id 0) or changes a kanban column, reason or queue of the tenant. Creating a name the
+   * tenant has answers that entity (a retried create makes no duplicate); renaming to a name another
+   * has → 409 ERR_<KIND>_EXISTS; another tenant's id → 404 ERR_<KIND>_NOT_FOUND.
+   */
+  async save(req: proto.tickets.SaveCatalogItemRequest__Output): Promise<proto.tickets.CatalogItem__Output> {
+    const kind = savable(req.kind);
+    const position = req.position;
+    if (position !== undefined && (!Number.isInteger(position) || position < 0 || position > MAX_POSITION)) {
+      throw validation(`Invalid ${kind}`, [{ field: 'position', message: `must be an integer from 0 to ${MAX_POSITION}` }]);
+    }
+    if (!req.id) {
+      const created = await this.create(kind, req.tenantId, req.name);
+      if (position === undefined || created.position === position) return catalogItem(created);
+      return catalogItem((await this.repo.updateCatalog(kind, req.tenantId, created._id, { position }))!);
+    }
+    const set: Partial<CatalogDoc> = { updatedAt: new Date() };
+    if (req.name) set.name = checkedName(kind, req.name);
+    if (position !== undefined) set.position = position;
+    try {
+      const updated = await this.repo.updateCatalog(kind, req.tenantId, req.id, set);
+      if (!updated) throw notFound(kind);
+      return catalogItem(updated);
+    } catch (err) {
+      // FerretDB answers a unique-index clash in findAndModify with PostgreSQL's error (SQLSTATE
+      // 23505), not MongoDB's code 11000.
+      if (isDuplicateKey(err) || /duplicate key|23505/.test((err as Error)?.message ?? '')) throw conflict(`ERR_${kind.toUpperCase()}_EXISTS`, `The tenant has a ${kind} named ${set.name} already`);
+      throw err;
+    }
+  }
+
+  /** Deletes a kanban column or reason; the tickets that carried it no longer do. */
+  async delete(req: proto.tickets.DeleteCatalogItemRequest__Output): Promise<proto.tickets.DeleteCatalogItemResponse__Output> {
+    if (req.kind !== 'kanban' && req.kind !== 'reason') throw validation('Invalid kind', [{ field: 'kind', message: 'must be kanban or reason' }]);
+    const done = await this.repo.deleteCatalog(req.kind, req.tenantId, req.id);
+    if (!done) throw notFound(req.kind);
+    return { id: req.id, ticketsCleared: done.ticketsCleared };
+  }
+
+  /** Throws ERR_KANBAN_NOT_FOUND / ERR_REASON_NOT_FOUND unless the id is the tenant's. */
+  async requireOne(kind: 'kanban' | 'reason', tenantId: number, id: number): Promise<void> {
+    const [found] = await this.repo.findCatalogIds(kind, tenantId, [id]);
+    if (!found) throw notFound(kind, `${kind === 'kanban' ? 'Kanban column' : 'Reason'} ${id} not found`);
   }
 
   /** Throws ERR_QUEUE_NOT_FOUND unless the queue is the tenant's. */
@@ -50,4 +105,15 @@ export class CatalogService {
     const missing = tagIds.filter((id) => !found.has(id));
     if (missing.length) throw notFound('tag', `Tag${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not found`);
   }
+}
+
+function checkedName(kind: string, rawName: string): string {
+  const name = rawName.trim();
+  if (!name || name.length > MAX_NAME) throw validation(`Invalid ${kind}`, [{ field: 'name', message: `must have 1 to ${MAX_NAME} characters` }]);
+  return name;
+}
+
+function savable(kind: string): Savable {
+  if (!(SAVABLE as readonly string[]).includes(kind)) throw validation('Invalid kind', [{ field: 'kind', message: `must be one of ${SAVABLE.join(', ')}` }]);
+  return kind as Savable;
 }

@@ -9,6 +9,10 @@ import { iso } from './tickets.service';
 export const CONTACTS_PAGE_SIZE = 20;
 const MAX_TEXT = 200;
 const MAX_EMAIL = 254;
+/** A contact's wallet: at most this many users. */
+export const MAX_WALLET = 20;
+/** Custom fields: at most this many, names of 100 and values of 1000 characters. */
+const MAX_EXTRA = 50;
 
 /** The optional fields of createContact / updateContact, as the contact document names them. */
 const FIELDS = [
@@ -78,6 +82,35 @@ export class ContactsService {
     return toContactRecord(updated);
   }
 
+  /** A contact of the tenant by id; another tenant's → 404 ERR_CONTACT_NOT_FOUND. */
+  async getContactById(req: proto.tickets.ContactByIdRequest__Output): Promise<proto.tickets.ContactRecord> {
+    const contact = await this.repo.findContactById(req.tenantId, req.contactId);
+    if (!contact) throw notFound('contact');
+    return toContactRecord(contact);
+  }
+
+  /** The contact's kanban column (a column of the tenant: 404 ERR_KANBAN_NOT_FOUND otherwise); absent clears it. */
+  async setKanban(req: proto.tickets.SetContactKanbanRequest__Output): Promise<proto.tickets.ContactRecord> {
+    if (req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
+    const updated = await this.repo.updateContactById(req.tenantId, req.contactId, { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
+    if (!updated) throw notFound('contact');
+    return toContactRecord(updated);
+  }
+
+  /**
+   * Replaces the contact's wallet (the users who own it). The ids are the tenant's users: tenants,
+   * their owner, has checked them for the caller.
+   */
+  async setWallet(req: proto.tickets.SetContactWalletRequest__Output): Promise<proto.tickets.ContactRecord> {
+    const walletIds = [...new Set(req.userIds)];
+    if (walletIds.length > MAX_WALLET || walletIds.some((id) => !(id > 0))) {
+      throw validation('Invalid wallet', [{ field: 'walletIds', message: `at most ${MAX_WALLET} positive ids` }]);
+    }
+    const updated = await this.repo.updateContactById(req.tenantId, req.contactId, { walletIds, updatedAt: new Date() });
+    if (!updated) throw notFound('contact');
+    return toContactRecord(updated);
+  }
+
   async listContacts(req: proto.tickets.ListContactsRequest__Output): Promise<proto.tickets.ContactPage> {
     const page = Math.max(1, req.page || 1);
     if (req.tagId !== undefined) await this.catalog.requireTags(req.tenantId, [req.tagId]);
@@ -96,9 +129,18 @@ function requireChannel(channelId: number): number {
 }
 
 /** The fields the request sets (trimmed), checked all at once. */
-function fieldsOf(req: Input): Partial<Record<(typeof FIELDS)[number][1], string>> {
+function fieldsOf(req: Input): Partial<Record<(typeof FIELDS)[number][1], string>> & Pick<ContactDoc, 'extraInfo'> {
   const issues = new Issues();
-  const set: Partial<Record<(typeof FIELDS)[number][1], string>> = {};
+  const set: Partial<Record<(typeof FIELDS)[number][1], string>> & Pick<ContactDoc, 'extraInfo'> = {};
+  if (req.hasExtraInfo) {
+    const extra = req.extraInfo.map((e) => ({ name: e.name.trim(), value: e.value }));
+    if (extra.length > MAX_EXTRA) issues.add('extraInfo', `at most ${MAX_EXTRA} fields`);
+    extra.forEach((e, i) => {
+      if (!e.name || e.name.length > 100) issues.add(`extraInfo[${i}].name`, 'must have 1 to 100 characters');
+      if (e.value.length > 1000) issues.add(`extraInfo[${i}].value`, 'at most 1000 characters');
+    });
+    set.extraInfo = extra;
+  }
   for (const [field, key, max] of FIELDS) {
     const value = req[field];
     if (value === undefined) continue;
@@ -126,6 +168,9 @@ export function toContactRecord(c: ContactDoc): proto.tickets.ContactRecord {
     businessName: c.businessName ?? '',
     externalKey: c.externalKey ?? '',
     tagIds: c.tagIds ?? [],
+    ...(c.kanbanId ? { kanbanId: c.kanbanId } : {}),
+    walletIds: c.walletIds ?? [],
+    extraInfo: (c.extraInfo ?? []).map((e) => ({ name: e.name, value: e.value })),
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt ?? c.createdAt),
   };

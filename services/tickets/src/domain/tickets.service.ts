@@ -41,10 +41,13 @@ export class TicketsService {
       .throwIfAny('Invalid ticket');
     const number = req.number ? normalizeNumber(req.number) : '';
     const email = req.email.trim().toLowerCase();
-    // Before anything is claimed or written: an unknown queue or user creates nothing.
+    // Before anything is claimed or written: an unknown queue, user, kanban column or reason
+    // creates nothing (404 ERR_QUEUE_NOT_FOUND, ERR_USER_NOT_FOUND, ERR_KANBAN_NOT_FOUND, ERR_REASON_NOT_FOUND).
     await Promise.all([
       req.queueId !== undefined && this.catalog.requireQueue(req.tenantId, req.queueId),
       req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
+      req.kanbanId !== undefined && this.catalog.requireOne('kanban', req.tenantId, req.kanbanId),
+      req.reasonId !== undefined && this.catalog.requireOne('reason', req.tenantId, req.reasonId),
     ]);
 
     const id = await this.repo.nextId('ticket');
@@ -174,11 +177,13 @@ export class TicketsService {
     if (req.status && !isStatus(req.status)) {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
     }
-    // The ids it names are the tenant's, or nothing changes (404 ERR_QUEUE_NOT_FOUND, ERR_USER_NOT_FOUND;
-    // an unknown ticket is told first, as when nothing else is named).
+    // The ids it names are the tenant's, or nothing changes (404 ERR_QUEUE_NOT_FOUND, ERR_USER_NOT_FOUND,
+    // ERR_KANBAN_NOT_FOUND, ERR_REASON_NOT_FOUND; an unknown ticket is told first, as when nothing else is named).
     await Promise.all([
       !req.clearQueue && req.queueId !== undefined && this.catalog.requireQueue(req.tenantId, req.queueId),
       req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
+      !req.clearKanban && req.kanbanId !== undefined && this.catalog.requireOne('kanban', req.tenantId, req.kanbanId),
+      !req.clearReason && req.reasonId !== undefined && this.catalog.requireOne('reason', req.tenantId, req.reasonId),
     ]).catch(async (err: unknown) => {
       await this.requireTicket(req.tenantId, req.ticketId);
       throw err;
@@ -193,6 +198,10 @@ export class TicketsService {
     if (req.userId !== undefined) set.userId = req.userId;
     if (req.clearQueue) set.queueId = null;
     else if (req.queueId !== undefined) set.queueId = req.queueId;
+    if (req.clearKanban) set.kanbanId = null;
+    else if (req.kanbanId !== undefined) set.kanbanId = req.kanbanId;
+    if (req.clearReason) set.reasonId = null;
+    else if (req.reasonId !== undefined) set.reasonId = req.reasonId;
     if (req.clearChatFlow) set.chatFlowId = null;
     else if (req.chatFlowId !== undefined) set.chatFlowId = req.chatFlowId;
     if (req.botBuilderStatus !== undefined) set.botBuilderStatus = req.botBuilderStatus;
@@ -249,6 +258,22 @@ export class TicketsService {
     if (!updated) throw notFound('ticket');
     // The contact carries its tickets' tags (listContacts' tagId).
     await this.repo.addContactTags(tenantId, updated.contactId, ids);
+    return toTicket(updated);
+  }
+
+  /**
+   * Replaces the ticket's tags (updatetag): every id must be the tenant's tag; an empty list clears
+   * them. The contact keeps the tags its tickets have (listContacts' tagId).
+   */
+  async setTags(tenantId: number, ticketId: number, tagIds: number[]) {
+    const ids = [...new Set(tagIds)];
+    if (ids.length) await this.catalog.requireTags(tenantId, ids);
+    const before = await this.repo.findTicket(tenantId, ticketId);
+    if (!before) throw notFound('ticket');
+    const updated = await this.repo.updateTicket(tenantId, ticketId, { $set: { tagIds: ids, updatedAt: new Date() } });
+    if (!updated) throw notFound('ticket');
+    if (ids.length) await this.repo.addContactTags(tenantId, updated.contactId, ids);
+    for (const removed of before.tagIds.filter((id) => !ids.includes(id))) await this.repo.dropContactTagIfUnused(tenantId, updated.contactId, removed);
     return toTicket(updated);
   }
 

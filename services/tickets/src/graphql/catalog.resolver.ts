@@ -1,13 +1,22 @@
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CatalogDoc } from '../db/models';
 import type { CatalogService } from '../domain/catalog.service';
-import { Queue, Tag } from './catalog.type';
+import { CatalogDeletion, Kanban, Queue, Reason, Tag } from './catalog.type';
 
 const toGraph = (doc: CatalogDoc) => ({
   id: doc._id,
   tenantId: doc.tenantId,
   name: doc.name,
+  position: doc.position ?? null,
   createdAt: new Date(doc.createdAt).toISOString(),
+});
+
+const fromItem = (tenantId: number, item: { id: number; name: string; position?: number; createdAt: string }) => ({
+  id: item.id,
+  tenantId,
+  name: item.name,
+  position: item.position ?? null,
+  createdAt: item.createdAt,
 });
 
 /**
@@ -26,6 +35,47 @@ export class CatalogResolver {
   @Mutation(() => Queue)
   async createQueue(@Arg('tenantId', () => Int) tenantId: number, @Arg('name') name: string): Promise<Queue> {
     return toGraph(await this.catalog.create('queue', tenantId, name));
+  }
+
+  // Kanban columns and reasons, the same operations as the external API's (the dashboards' mirror).
+
+  @Query(() => [Kanban])
+  async kanbans(@Arg('tenantId', () => Int) tenantId: number): Promise<Kanban[]> {
+    return (await this.catalog.list('kanban', tenantId)).map(toGraph);
+  }
+
+  @Query(() => [Reason])
+  async reasons(@Arg('tenantId', () => Int) tenantId: number): Promise<Reason[]> {
+    return (await this.catalog.list('reason', tenantId)).map(toGraph);
+  }
+
+  @Mutation(() => Kanban)
+  async saveKanban(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('name', { nullable: true }) name?: string,
+    @Arg('id', () => Int, { nullable: true, description: 'Absent creates' }) id?: number,
+    @Arg('position', () => Int, { nullable: true }) position?: number,
+  ): Promise<Kanban> {
+    return fromItem(tenantId, await this.catalog.save({ tenantId, kind: 'kanban', id: id ?? 0, name: name ?? '', ...(position === undefined || position === null ? {} : { position }) }));
+  }
+
+  @Mutation(() => Reason)
+  async saveReason(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('name') name: string,
+    @Arg('id', () => Int, { nullable: true, description: 'Absent creates' }) id?: number,
+  ): Promise<Reason> {
+    return fromItem(tenantId, await this.catalog.save({ tenantId, kind: 'reason', id: id ?? 0, name }));
+  }
+
+  @Mutation(() => CatalogDeletion)
+  async deleteKanban(@Arg('tenantId', () => Int) tenantId: number, @Arg('id', () => Int) id: number): Promise<CatalogDeletion> {
+    return this.catalog.delete({ tenantId, kind: 'kanban', id });
+  }
+
+  @Mutation(() => CatalogDeletion)
+  async deleteReason(@Arg('tenantId', () => Int) tenantId: number, @Arg('id', () => Int) id: number): Promise<CatalogDeletion> {
+    return this.catalog.delete({ tenantId, kind: 'reason', id });
   }
 
   @Query(() => [Tag])

@@ -114,7 +114,7 @@ export class DashboardResolver {
   }
 
   private async setStatus(tenantId: number, ticketId: number, status: TicketStatus): Promise<Ticket> {
-    await this.service.updateTicket({ tenantId, ticketId, status, clearQueue: false, clearChatFlow: false });
+    await this.service.updateTicket({ tenantId, ticketId, status, clearQueue: false, clearChatFlow: false, clearKanban: false, clearReason: false });
     return this.reread(tenantId, ticketId);
   }
 

@@ -42,5 +42,13 @@ export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog
     ListNotes: (req) => notes.listNotes(req),
     UpdateNote: (req) => notes.updateNote(req),
     ListPauses: (req) => tickets.listPauses(req),
+    ListKanbans: (req) => catalog.page('kanban', req),
+    ListReasons: (req) => catalog.page('reason', req),
+    SaveCatalogItem: (req) => catalog.save(req),
+    DeleteCatalogItem: (req) => catalog.delete(req),
+    SetTags: (req) => tickets.setTags(req.tenantId, req.ticketId, req.tagIds),
+    GetContactById: (req) => contacts.getContactById(req),
+    SetContactKanban: (req) => contacts.setKanban(req),
+    SetContactWallet: (req) => contacts.setWallet(req),
   };
 }
