@@ -78,7 +78,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     mediaBodyLimitBytes: r.int('MEDIA_BODY_LIMIT_BYTES', 24 * 1024 * 1024),
     mediaMaxBytes: r.int('MEDIA_MAX_BYTES', 16 * 1024 * 1024),
     // About three media bodies at their limit: with what one admitted byte costs, the gateway stays
-    // within a few hundred MB whatever the concurrency (README "Limits").
+    // within a few hundred MB whatever the concurrency (docs/operations.md "Limits").
     bodyBudgetBytes: r.int('BODY_BUDGET_BYTES', 64 * 1024 * 1024),
     mediaUrlSecret: r.str('MEDIA_URL_SECRET', ''),
     metaVerifyToken: r.str('META_VERIFY_TOKEN', ''),

@@ -6,7 +6,7 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
 
 /**
  * Kanban columns, reasons, queues by name, a ticket's tags replaced, channels, contacts by id and a
- * page of messages (README, "Routes beyond the seed"), through the REST facade of the real mesh,
+ * page of messages (docs/api/beyond-the-seed.md), through the REST facade of the real mesh,
  * each also called with the other tenant's ids (404 as if absent).
  */
 describe('kanban, reasons, channels, contacts and message pages, end to end', () => {

@@ -10,7 +10,7 @@ const page = (p: { count: number; hasMore: boolean; page: number; pageSize: numb
 
 /**
  * Kanban columns and reasons (list, create, update, delete), queues created by name and a ticket's
- * tags replaced (README, "Routes beyond the seed"). The tickets service owns them all: it answers
+ * tags replaced (docs/api/beyond-the-seed.md). The tickets service owns them all: it answers
  * 404 for another tenant's id, clears a deleted column or reason from the tickets that carried it,
  * and refuses an unknown kanbanId/reasonId in createTicket and updateticketinfo.
  */

@@ -4,8 +4,7 @@ import { Id, NullableId } from './common';
 
 /**
  * Kanban columns, reasons, queues, a ticket's tags, channels, contacts by id and a page of
- * messages: the routes beyond the seed that public clients call (README, "Routes beyond the
- * seed"), in the shapes those clients send.
+ * messages: the routes beyond the seed that public clients call (docs/api/beyond-the-seed.md), in the shapes those clients send.
  */
 
 const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, description });

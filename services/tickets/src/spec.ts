@@ -62,7 +62,7 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
       tickets,
       notes: new NotesService(repo, users),
       evaluations: new EvaluationService(repo),
-      contacts: new ContactsService(repo, catalog),
+      contacts: new ContactsService(repo, catalog, users),
       catalog,
     });
     return { handlers, schema };

@@ -4,6 +4,7 @@ import type { TicketsRepository } from '../db/tickets.repository';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
 import { iso } from './tickets.service';
+import type { TenantUsers } from './users';
 
 /** listContacts answers pages of this many contacts, as listTickets does. */
 export const CONTACTS_PAGE_SIZE = 20;
@@ -36,6 +37,7 @@ export class ContactsService {
   constructor(
     private readonly repo: TicketsRepository,
     private readonly catalog: CatalogService,
+    private readonly users: TenantUsers,
   ) {}
 
   async getContact(req: proto.tickets.GetContactRequest__Output): Promise<proto.tickets.ContactRecord> {
@@ -98,14 +100,15 @@ export class ContactsService {
   }
 
   /**
-   * Replaces the contact's wallet (the users who own it). The ids are the tenant's users: tenants,
-   * their owner, has checked them for the caller.
+   * Replaces the contact's wallet (the users who own it). Each id must be one of the tenant's users
+   * (asked of tenants, their owner: 404 ERR_USER_NOT_FOUND) before anything is written.
    */
   async setWallet(req: proto.tickets.SetContactWalletRequest__Output): Promise<proto.tickets.ContactRecord> {
     const walletIds = [...new Set(req.userIds)];
     if (walletIds.length > MAX_WALLET || walletIds.some((id) => !(id > 0))) {
       throw validation('Invalid wallet', [{ field: 'walletIds', message: `at most ${MAX_WALLET} positive ids` }]);
     }
+    await Promise.all(walletIds.map((userId) => this.users.requireUser(req.tenantId, userId)));
     const updated = await this.repo.updateContactById(req.tenantId, req.contactId, { walletIds, updatedAt: new Date() });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
