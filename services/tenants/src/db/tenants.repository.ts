@@ -92,10 +92,6 @@ export class TenantsRepository {
     return this.models.Tenant.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<TenantDoc>().exec();
   }
 
-  async setPaymentStatus(id: number, paymentStatus: string): Promise<void> {
-    await this.models.Tenant.updateOne({ _id: id }, { $set: { paymentStatus, updatedAt: new Date() } }).exec();
-  }
-
   // ---- identity claims
 
   claimIdentity(key: string, tenantId: number): Promise<boolean> {
@@ -125,13 +121,6 @@ export class TenantsRepository {
     await this.models.CustomerClaim.deleteOne({ _id: key, tenantId }).exec();
   }
 
-  claimPaymentEvent(key: string, tenantId: number, status: string): Promise<boolean> {
-    return claim(() => this.models.PaymentEvent.create({ _id: key, tenantId, status, receivedAt: new Date() }));
-  }
-
-  async releasePaymentEvent(key: string): Promise<void> {
-    await this.models.PaymentEvent.deleteOne({ _id: key }).exec();
-  }
 
   // ---- users
 

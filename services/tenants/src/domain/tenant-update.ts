@@ -132,6 +132,8 @@ function planPayment(tenant: TenantDoc, req: UpdateRequest, issues: Issues, chan
   if (switching) {
     changes.set.paymentGateway = target;
     changes.set.paymentStatus = target ? 'pending' : '';
+    // The new gateway's events are not ordered against the old one's.
+    changes.set.paymentStatusAt = null;
   }
 }
 

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import type { Models, PaymentChangeDoc, PaymentEventDoc } from './models';
+import { claim } from './tenants.repository';
+
+/** The record of proven payment webhooks and the log of the status changes payments cause. */
+export class PaymentsRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Inserts the event's record; false when the event was already received (a repeat). */
+  claimEvent(doc: PaymentEventDoc): Promise<boolean> {
+    return claim(() => this.models.PaymentEvent.create(doc));
+  }
+
+  async finishEvent(key: string, set: Partial<PaymentEventDoc>): Promise<void> {
+    await this.models.PaymentEvent.updateOne({ _id: key }, { $set: set }).exec();
+  }
+
+  /** A repeat is counted on the first delivery's record and returns it. */
+  countRepeat(key: string) {
+    return this.models.PaymentEvent.findOneAndUpdate({ _id: key }, { $inc: { repeats: 1 } }, { returnDocument: 'after' })
+      .lean<PaymentEventDoc>()
+      .exec();
+  }
+
+  async releaseEvent(key: string): Promise<void> {
+    await this.models.PaymentEvent.deleteOne({ _id: key }).exec();
+  }
+
+  /**
+   * Sets the payment status unless the stored one came from a newer event. Atomic on MongoDB;
+   * FerretDB applies it as read-then-write, so the service also runs one change per tenant at a time.
+   */
+  async setStatusIfNotNewer(tenantId: number, status: string, at: Date): Promise<boolean> {
+    const res = await this.models.Tenant.updateOne(
+      { _id: tenantId, $or: [{ paymentStatusAt: null }, { paymentStatusAt: { $lte: at } }] },
+      { $set: { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date() } },
+    ).exec();
+    return res.matchedCount > 0;
+  }
+
+  async recordChange(change: Omit<PaymentChangeDoc, '_id'>): Promise<void> {
+    await this.models.PaymentChange.create({ _id: randomUUID(), ...change });
+  }
+
+  /** The latest records, newest first; `tenantId` 0 for every tenant. */
+  listEvents(tenantId: number, limit: number) {
+    return this.models.PaymentEvent.find(tenantId ? { tenantId } : {})
+      .sort({ receivedAt: -1, _id: 1 })
+      .limit(limit)
+      .lean<PaymentEventDoc[]>()
+      .exec();
+  }
+
+  listChanges(tenantId: number, limit: number) {
+    return this.models.PaymentChange.find({ tenantId }).sort({ at: -1 }).limit(limit).lean<PaymentChangeDoc[]>().exec();
+  }
+}

@@ -1,0 +1,168 @@
+import { DomainError, notFound, unauthenticated, type proto } from '@convo/kit';
+import type { PaymentEventDoc } from '../../db/models';
+import type { PaymentsRepository } from '../../db/payments.repository';
+import type { TenantsRepository } from '../../db/tenants.repository';
+import { canonicalGateway, type PaymentGateway } from '../catalog';
+import { customerKey } from '../tenant-update';
+import type { GatewayApis } from './gateway-apis';
+import {
+  asaasEvent,
+  efiNotificationEvent,
+  efiNotificationToken,
+  mercadoPagoNotice,
+  mercadoPagoPaymentEvent,
+  stripeEvent,
+  type Delivery,
+  type GatewayEvent,
+} from './webhooks';
+
+export type WebhookSecrets = Partial<Record<PaymentGateway, string>>;
+
+export type Outcome = 'applied' | 'older' | 'unknown_customer' | 'ignored_type' | 'other_gateway';
+
+export interface ApplyResult {
+  outcome: Outcome | 'duplicate';
+  tenantId: number;
+  paymentStatus: string;
+}
+
+const notConfigured = (gw: string, what: string) =>
+  new DomainError('unavailable', 'ERR_WEBHOOK_NOT_CONFIGURED', `The ${gw} webhook is not configured (${what})`);
+const unproven = () => unauthenticated('The webhook did not prove itself');
+
+/**
+ * Payment-gateway webhooks: each proven the gateway's own way, recorded, and applied once per
+ * (gateway, event id) in the order of the events' own times.
+ */
+export class PaymentsService {
+  /** One status change per tenant at a time in this process (FerretDB's conditional updates are not atomic). */
+  private readonly tenantQueues = new Map<number, Promise<unknown>>();
+
+  constructor(
+    private readonly tenants: TenantsRepository,
+    private readonly payments: PaymentsRepository,
+    private readonly secrets: WebhookSecrets,
+    private readonly apis: GatewayApis,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async applyWebhook(req: proto.tenants.PaymentWebhookRequest__Output): Promise<proto.tenants.PaymentWebhookResponse> {
+    const gw = canonicalGateway(req.gateway);
+    if (!gw) throw notFound('payment gateway', `No payment gateway "${req.gateway}"`);
+    const event = await this.prove(gw, { rawBody: req.rawBody, headers: req.headers, query: req.query });
+    // A proven delivery that names nothing to apply (a Mercado Pago notice of another topic).
+    if (!event) return { applied: false, duplicate: false, paymentStatus: '', outcome: 'ignored_type' };
+    const res = await this.apply(gw, event, 'webhook');
+    return { applied: res.outcome === 'applied', duplicate: res.outcome === 'duplicate', paymentStatus: res.paymentStatus, outcome: res.outcome };
+  }
+
+  /** The event a delivery proves, or 401; 503 when the gateway's setting is missing. */
+  private async prove(gw: PaymentGateway, d: Delivery): Promise<GatewayEvent | undefined> {
+    const secret = this.secrets[gw];
+    // Unavailable (503), not 401: the gateway retries, so no event is lost while the operator sets it.
+    if (!secret) throw notConfigured(gw, `PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`);
+    const now = new Date(this.now());
+    switch (gw) {
+      case 'gateway_a':
+        return asaasEvent(secret, d, now) ?? Promise.reject(unproven());
+      case 'gateway_b':
+        return stripeEvent(secret, d, now.getTime()) ?? Promise.reject(unproven());
+      case 'gateway_c': {
+        if (!this.apis.configured(gw)) throw notConfigured(gw, 'PAYMENT_API_TOKEN_GATEWAY_C');
+        const notice = mercadoPagoNotice(secret, d, now.getTime());
+        if (!notice) throw unproven();
+        if (notice.topic && notice.topic !== 'payment') return undefined;
+        const payment = await this.apis.mercadoPagoPayment(notice.dataId);
+        // A signed notice of a payment the platform's account cannot read changes nothing.
+        if (!payment) return undefined;
+        const ev = mercadoPagoPaymentEvent(payment, now);
+        // The payer finds the tenant; the external reference when no tenant has the payer.
+        if (ev.externalReference && !(await this.tenants.tenantIdByCustomer(customerKey(gw, ev.customerId)))) {
+          ev.customerId = ev.externalReference;
+        }
+        return ev;
+      }
+      case 'gateway_d': {
+        if (!this.apis.configured(gw)) throw notConfigured(gw, 'PAYMENT_CLIENT_ID_GATEWAY_D / PAYMENT_CLIENT_SECRET_GATEWAY_D');
+        const token = efiNotificationToken(secret, d);
+        if (!token) throw unproven();
+        const history = await this.apis.efiNotification(token);
+        const ev = history && efiNotificationEvent(token, history, now);
+        // A token Efí does not know proves nothing.
+        if (!ev) throw unproven();
+        return ev;
+      }
+    }
+  }
+
+  /** Records a proven event and applies it once. Also the path of reconciliation's readings. */
+  async apply(gw: PaymentGateway, event: GatewayEvent, source: 'webhook' | 'reconciliation'): Promise<ApplyResult> {
+    const key = customerKey(gw, event.eventId);
+    const tenantId = event.customerId ? ((await this.tenants.tenantIdByCustomer(customerKey(gw, event.customerId))) ?? 0) : 0;
+    const record: PaymentEventDoc = {
+      _id: key,
+      gateway: gw,
+      eventId: event.eventId,
+      type: event.type,
+      customerId: event.customerId,
+      tenantId,
+      status: event.status ?? '',
+      eventAt: event.at,
+      receivedAt: new Date(this.now()),
+      outcome: 'processing',
+      repeats: 0,
+      source,
+    };
+    if (!(await this.payments.claimEvent(record))) {
+      const first = await this.payments.countRepeat(key);
+      const tenant = first?.tenantId ? await this.tenants.findTenant(first.tenantId) : null;
+      return { outcome: 'duplicate', tenantId: first?.tenantId ?? 0, paymentStatus: tenant?.paymentStatus ?? '' };
+    }
+    try {
+      const res = await this.decide(gw, event, tenantId);
+      await this.payments.finishEvent(key, { outcome: res.outcome });
+      return res;
+    } catch (err) {
+      // The gateway retries a failed delivery; the retry must not be taken for a repeat.
+      await this.payments.releaseEvent(key).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async decide(gw: PaymentGateway, event: GatewayEvent, tenantId: number): Promise<ApplyResult> {
+    const tenant = tenantId ? await this.tenants.findTenant(tenantId) : null;
+    if (!tenant) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
+    const result = (outcome: Outcome, paymentStatus = tenant.paymentStatus): ApplyResult => ({ outcome, tenantId, paymentStatus });
+    if (!event.status) return result('ignored_type');
+    // A gateway the tenant has left may still send events; they are recorded but change nothing.
+    if (tenant.paymentGateway !== gw) return result('other_gateway');
+    const status = event.status;
+    return this.serialized(tenantId, async () => {
+      const before = (await this.tenants.findTenant(tenantId))?.paymentStatus ?? '';
+      if (!(await this.payments.setStatusIfNotNewer(tenantId, status, event.at))) return result('older', before);
+      if (before !== status) {
+        await this.payments.recordChange({
+          tenantId,
+          field: 'paymentStatus',
+          from: before,
+          to: status,
+          cause: `${gw} event ${event.eventId} (${event.type})`,
+          at: new Date(this.now()),
+        });
+      }
+      return result('applied', status);
+    });
+  }
+
+  /** Runs `fn` after every earlier change of the same tenant in this process. */
+  private serialized<T>(tenantId: number, fn: () => Promise<T>): Promise<T> {
+    const previous = this.tenantQueues.get(tenantId) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.tenantQueues.set(tenantId, tail);
+    void tail.then(() => {
+      if (this.tenantQueues.get(tenantId) === tail) this.tenantQueues.delete(tenantId);
+    });
+    return run;
+  }
+}

@@ -1,0 +1,40 @@
+import { Arg, Int, Query, Resolver } from 'type-graphql';
+import type { PaymentsRepository } from '../db/payments.repository';
+import { PaymentChange, PaymentWebhookRecord } from './payments.type';
+
+const iso = (d: Date) => new Date(d).toISOString();
+const bounded = (limit: number) => Math.max(1, Math.min(limit, 200));
+
+/** Operators' view of payment webhooks (super-admin only: these root fields are not tenant-scoped). */
+@Resolver()
+export class PaymentsResolver {
+  constructor(private readonly payments: PaymentsRepository) {}
+
+  @Query(() => [PaymentWebhookRecord], { description: 'The latest proven payment webhooks, newest first (at most 200).' })
+  async paymentWebhooks(
+    @Arg('tenantId', () => Int, { nullable: true }) tenantId: number | null,
+    @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
+  ): Promise<PaymentWebhookRecord[]> {
+    return (await this.payments.listEvents(tenantId ?? 0, bounded(limit))).map((e) => ({
+      gateway: e.gateway,
+      eventId: e.eventId,
+      type: e.type,
+      customerId: e.customerId,
+      tenantId: e.tenantId || null,
+      status: e.status,
+      outcome: e.outcome,
+      repeats: e.repeats ?? 0,
+      source: e.source ?? 'webhook',
+      eventAt: iso(e.eventAt),
+      receivedAt: iso(e.receivedAt),
+    }));
+  }
+
+  @Query(() => [PaymentChange], { description: "A tenant's payment status changes with their causes, newest first." })
+  async paymentChanges(
+    @Arg('tenantId', () => Int) tenantId: number,
+    @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
+  ): Promise<PaymentChange[]> {
+    return (await this.payments.listChanges(tenantId, bounded(limit))).map((c) => ({ ...c, at: iso(c.at) }));
+  }
+}
