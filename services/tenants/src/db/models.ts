@@ -1,4 +1,8 @@
 import { Schema, type Connection } from 'mongoose';
+import { paymentChangeSchema, paymentEventSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
+
+export type { PaymentChangeDoc, PaymentEventDoc };
+
 
 export interface GatewayAccountDoc {
   customerId: string;
@@ -117,43 +121,6 @@ export interface IdentityClaimDoc {
 export interface CustomerClaimDoc {
   _id: string;
   tenantId: number;
-}
-
-/**
- * `_id`: `<gateway>:<eventId>`. A gateway's event is applied once (its insert is the claim), and
- * every proven delivery is recorded here: operators read them (GraphQL `paymentWebhooks`).
- */
-export interface PaymentEventDoc {
-  _id: string;
-  gateway: string;
-  eventId: string;
-  type: string;
-  customerId: string;
-  /** 0: no tenant has the customer. */
-  tenantId: number;
-  /** The status the event means; '' when it means none. */
-  status: string;
-  /** The event's own time. */
-  eventAt: Date;
-  receivedAt: Date;
-  /** applied, older (a newer status stands), unknown_customer, ignored_type, other_gateway, processing. */
-  outcome: string;
-  /** Deliveries of the same event after the first (answered 200, nothing applied). */
-  repeats: number;
-  /** webhook or reconciliation. */
-  source: string;
-}
-
-/** Every change of a tenant's payment status or of its status by payments, with its cause. */
-export interface PaymentChangeDoc {
-  _id: string;
-  tenantId: number;
-  field: 'paymentStatus' | 'status';
-  from: string;
-  to: string;
-  /** e.g. `gateway_b event evt_1`, `reconciliation`, `overdue for 5 days`. */
-  cause: string;
-  at: Date;
 }
 
 /** `_id`: `<tenantId>:<limit key or "all">:<n>`, n = 1..limit. One per counted channel. */
@@ -304,33 +271,6 @@ function apiSchema() {
 }
 
 const claimSchema = <T>(fields: Record<string, unknown>) => new Schema<T>({ _id: String, ...fields }, opts);
-
-function paymentEventSchema() {
-  const schema = claimSchema<PaymentEventDoc>({
-    gateway: String,
-    eventId: String,
-    type: String,
-    customerId: String,
-    tenantId: Number,
-    status: String,
-    eventAt: Date,
-    receivedAt: Date,
-    outcome: String,
-    repeats: { type: Number, default: 0 },
-    source: { type: String, default: 'webhook' },
-  });
-  // Operators page the latest deliveries, of everyone or of one tenant.
-  schema.index({ receivedAt: -1, _id: 1 });
-  schema.index({ tenantId: 1, receivedAt: -1 });
-  return schema;
-}
-
-function paymentChangeSchema() {
-  const schema = claimSchema<PaymentChangeDoc>({ tenantId: Number, field: String, from: String, to: String, cause: String, at: Date });
-  schema.index({ tenantId: 1, at: -1 });
-  return schema;
-}
-
 
 export function registerModels(conn: Connection) {
   const plan = new Schema<PlanDoc>(

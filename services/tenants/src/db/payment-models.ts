@@ -1,0 +1,69 @@
+// The payment webhooks' records and the changes payments make (see payments.repository.ts).
+import { Schema } from 'mongoose';
+
+const claimSchema = <T>(fields: Record<string, unknown>) => new Schema<T>({ _id: String, ...fields }, { versionKey: false, timestamps: false });
+
+/**
+ * `_id`: `<gateway>:<eventId>`. A gateway's event is applied once (its insert is the claim), and
+ * every proven delivery is recorded here: operators read them (GraphQL `paymentWebhooks`).
+ */
+export interface PaymentEventDoc {
+  _id: string;
+  gateway: string;
+  eventId: string;
+  type: string;
+  customerId: string;
+  /** 0: no tenant has the customer. */
+  tenantId: number;
+  /** The status the event means; '' when it means none. */
+  status: string;
+  /** The event's own time. */
+  eventAt: Date;
+  receivedAt: Date;
+  /** applied, older (a newer status stands), unknown_customer, ignored_type, other_gateway, processing. */
+  outcome: string;
+  /** Deliveries of the same event after the first (answered 200, nothing applied). */
+  repeats: number;
+  /** webhook or reconciliation. */
+  source: string;
+}
+
+/** Every change of a tenant's payment status or of its status by payments, with its cause. */
+export interface PaymentChangeDoc {
+  _id: string;
+  tenantId: number;
+  field: 'paymentStatus' | 'status';
+  from: string;
+  to: string;
+  /** e.g. `gateway_b event evt_1`, `reconciliation`, `overdue for 5 days`. */
+  cause: string;
+  at: Date;
+}
+
+export function paymentEventSchema() {
+  const schema = claimSchema<PaymentEventDoc>({
+    gateway: String,
+    eventId: String,
+    type: String,
+    customerId: String,
+    tenantId: Number,
+    status: String,
+    eventAt: Date,
+    receivedAt: Date,
+    outcome: String,
+    repeats: { type: Number, default: 0 },
+    source: { type: String, default: 'webhook' },
+  });
+  // Operators page the latest deliveries, of everyone or of one tenant.
+  schema.index({ receivedAt: -1, _id: 1 });
+  schema.index({ tenantId: 1, receivedAt: -1 });
+  return schema;
+}
+
+export function paymentChangeSchema() {
+  const schema = claimSchema<PaymentChangeDoc>({ tenantId: Number, field: String, from: String, to: String, cause: String, at: Date });
+  schema.index({ tenantId: 1, at: -1 });
+  return schema;
+}
+
+
