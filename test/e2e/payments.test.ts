@@ -9,7 +9,7 @@ import {
 } from '@convo/test-support';
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { call, type Reply } from '../support/http';
+import { call, eventually, type Reply } from '../support/http';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -54,6 +54,8 @@ describe('payment gateways as the real ones, end to end', () => {
     const env = {
       ...Object.fromEntries(Object.entries(SECRETS).map(([gw, s]) => [`PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`, s])),
       ...fakes.env,
+      PAYMENT_RECONCILE_POLL_MS: '200',
+      PAYMENT_RECONCILE_RATE_PER_SECOND: '50',
     };
     mesh = await startMesh({ freePorts: true, env });
     admin = mesh.superAdminToken;
@@ -221,5 +223,40 @@ describe('payment gateways as the real ones, end to end', () => {
         expect.objectContaining({ eventId: JSON.parse(nobody.body).id, tenantId: null, outcome: 'unknown_customer' }),
       ]),
     );
+  });
+
+  it.each([
+    ['gateway_a', 'asaas', 'OVERDUE', 'overdue'],
+    ['gateway_b', 'stripe', 'uncollectible', 'overdue'],
+    ['gateway_c', 'mercadoPago', 'refunded', 'refunded'],
+    ['gateway_d', 'efi', 'canceled', 'canceled'],
+  ] as const)('%s: a webhook the gateway lost is repaired by the reconciler process on request', async (gw, fake, gatewayStatus, repaired) => {
+    const t = await tenantOn(gw);
+    ok(await post(REAL_NAME[gw], event(gw, t.customerId, 'paid', Date.now() - 60_000)));
+    expect(await statusOf(t.id)).toBe('paid');
+    // The gateway changes the payment and never posts.
+    fakes.setPayment(fake, { id: String(Math.floor(Math.random() * 1e9)), customerId: t.customerId, status: gatewayStatus });
+    const { reconcilePayments } = await graphql('mutation($t: Int) { reconcilePayments(tenantId: $t) { id status } }', { t: t.id });
+    expect(reconcilePayments.status).toBe('requested');
+    const run = await eventually('the reconciliation run', async () => {
+      const { paymentReconciliation: r } = await graphql('query($id: String!) { paymentReconciliation(id: $id) { status checked repaired failed } }', { id: reconcilePayments.id });
+      return r.status === 'done' && r;
+    });
+    expect(run).toEqual({ status: 'done', checked: 1, repaired: 1, failed: 0 });
+    expect(await statusOf(t.id)).toBe(repaired);
+    expect((await changesOf(t.id))[0]).toMatchObject({ from: 'paid', to: repaired, cause: expect.stringContaining('reconciliation') });
+  });
+
+  it('takes the real names on update: one pair at a time, none clears', async () => {
+    const t = await tenantOn('gateway_a');
+    const identity = (ok(await as('/tenantApiShowTenant', { id: t.id })) as { identity: string }).identity;
+    const bad = await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'stripe', asaasCustomerId: 'cus_x', asaasToken: 'tok' });
+    expect(bad.status).toBe(400);
+    const moved = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'gerencianet', gerencianetCustomerId: 'efi-custom-1', gerencianetToken: 'efi-tok-000000000' }));
+    expect(moved).toMatchObject({ paymentGateway: 'gateway_d', gateway_a: 'disabled', gateway_dCustomerId: 'efi-custom-1', paymentStatus: 'pending' });
+    const cleared = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'none' }));
+    expect(cleared).toMatchObject({ paymentGateway: null, paymentStatus: null });
+    const back = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'asaas', asaas: 'enabled' }));
+    expect(back).toMatchObject({ paymentGateway: 'gateway_a', gateway_a: 'enabled', gateway_aCustomerId: t.customerId });
   });
 });

@@ -33,6 +33,8 @@ export interface TenantsConfig {
   paymentWebhookSecrets: WebhookSecrets;
   /** PAYMENT_API_URL_GATEWAY_<X>, PAYMENT_API_TOKEN_GATEWAY_C, PAYMENT_CLIENT_ID/SECRET_GATEWAY_D, PAYMENT_API_TIMEOUT_MS. */
   paymentApis: GatewayApiConfig;
+  /** PAYMENT_RECONCILE_RATE_PER_SECOND, PAYMENT_RECONCILE_INTERVAL_MS, PAYMENT_RECONCILE_POLL_MS (the reconciler process). */
+  reconcile: { ratePerSecond: number; intervalMs: number; pollMs: number };
   revocationFeed: RevocationFeedOptions;
   /** `WEBHOOK_ALLOWED_PRIVATE`: private webhook targets the operator allows (as the relay does). */
   webhookAllowedPrivate: AllowList;
@@ -52,6 +54,11 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
       efiClientId: env.str('PAYMENT_CLIENT_ID_GATEWAY_D', ''),
       efiClientSecret: env.str('PAYMENT_CLIENT_SECRET_GATEWAY_D', ''),
       timeoutMs: env.int('PAYMENT_API_TIMEOUT_MS', 10_000),
+    },
+    reconcile: {
+      ratePerSecond: Number(env.str('PAYMENT_RECONCILE_RATE_PER_SECOND', '5')) || 5,
+      intervalMs: env.int('PAYMENT_RECONCILE_INTERVAL_MS', 86_400_000),
+      pollMs: env.int('PAYMENT_RECONCILE_POLL_MS', 2_000),
     },
     revocationFeed: DEFAULT_FEED_OPTIONS,
     webhookAllowedPrivate: parseAllowList(env.str('WEBHOOK_ALLOWED_PRIVATE', '')),

@@ -4,13 +4,14 @@ import '@convo/kit/dist/observability/register'; // first: tracing instruments w
 import { createClient } from '@convo/kit';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { observeWebhookOutbox } from '../queue-metrics';
-import { runWorkerProcess } from '../worker-process';
+import { runWorkerProcess } from '@convo/kit/dist/worker-process';
 import { readRelayConfig } from './config';
 import { Relay } from './relay';
 import { Targets } from './targets';
 
 const config = readRelayConfig();
 runWorkerProcess({
+  database: 'convo_messaging',
   name: 'messaging-relay',
   logLevel: config.logLevel,
   healthPort: config.healthPort,

@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { paymentChangeSchema, paymentEventSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
+import { paymentChangeSchema, paymentEventSchema, reconciliationRunSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
 
 export type { PaymentChangeDoc, PaymentEventDoc };
 
@@ -182,6 +182,8 @@ function tenantSchema() {
   );
   // Listing filters on status (equality) and pages by id.
   tenant.index({ status: 1, _id: 1 });
+  // Reconciliation reads the tenants that have a payment gateway, by id.
+  tenant.index({ paymentGateway: 1, _id: 1 });
   return tenant;
 }
 
@@ -291,6 +293,7 @@ export function registerModels(conn: Connection) {
     CustomerClaim: conn.model<CustomerClaimDoc>('CustomerClaim', claimSchema({ tenantId: Number }), 'payment_customers'),
     PaymentEvent: conn.model<PaymentEventDoc>('PaymentEvent', paymentEventSchema(), 'payment_events'),
     PaymentChange: conn.model<PaymentChangeDoc>('PaymentChange', paymentChangeSchema(), 'payment_changes'),
+    ReconciliationRun: conn.model('ReconciliationRun', reconciliationRunSchema(), 'payment_reconciliations'),
     SlotClaim: conn.model<SlotClaimDoc>('SlotClaim', claimSchema({ tenantId: Number, channelId: Number }), 'channel_slots'),
     LinkClaim: conn.model<LinkClaimDoc>(
       'LinkClaim',

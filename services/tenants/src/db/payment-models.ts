@@ -67,3 +67,36 @@ export function paymentChangeSchema() {
 }
 
 
+
+/** A reconciliation run: `_id` `period:<n>` for the periodic one (one per period, whatever the replicas), a uuid for an operator's. */
+export interface ReconciliationRunDoc {
+  _id: string;
+  /** 0: every tenant with a gateway. */
+  tenantId: number;
+  trigger: 'period' | 'operator';
+  status: 'requested' | 'running' | 'done';
+  requestedAt: Date;
+  startedAt?: Date;
+  finishedAt?: Date;
+  runner?: string;
+  checked: number;
+  repaired: number;
+  failed: number;
+}
+
+export function reconciliationRunSchema() {
+  const schema = claimSchema<ReconciliationRunDoc>({
+    tenantId: Number,
+    trigger: String,
+    status: String,
+    requestedAt: Date,
+    startedAt: Date,
+    finishedAt: Date,
+    runner: String,
+    checked: { type: Number, default: 0 },
+    repaired: { type: Number, default: 0 },
+    failed: { type: Number, default: 0 },
+  });
+  schema.index({ status: 1, requestedAt: 1 });
+  return schema;
+}

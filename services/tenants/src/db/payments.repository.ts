@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Models, PaymentChangeDoc, PaymentEventDoc } from './models';
+import type { ReconciliationRunDoc } from './payment-models';
+
+export type ReconciliationRun = ReconciliationRunDoc;
 import { claim } from './tenants.repository';
 
 /** The record of proven payment webhooks and the log of the status changes payments cause. */
@@ -53,5 +56,32 @@ export class PaymentsRepository {
 
   listChanges(tenantId: number, limit: number) {
     return this.models.PaymentChange.find({ tenantId }).sort({ at: -1 }).limit(limit).lean<PaymentChangeDoc[]>().exec();
+  }
+
+  // ---- reconciliation runs: requested by an operator or by the period, taken by one reconciler
+
+  /** Inserts a run; false when it exists (the period's run already made by another replica). */
+  requestRun(run: ReconciliationRunDoc): Promise<boolean> {
+    return claim(() => this.models.ReconciliationRun.create(run));
+  }
+
+  findRun(id: string) {
+    return this.models.ReconciliationRun.findById(id).lean<ReconciliationRunDoc>().exec();
+  }
+
+  /** The oldest requested runs (an index on status, requestedAt). */
+  requestedRuns(limit: number) {
+    return this.models.ReconciliationRun.find({ status: 'requested' }).sort({ requestedAt: 1 }).limit(limit).lean<ReconciliationRunDoc[]>().exec();
+  }
+
+  /** Takes a run for one reconciler: a claim document, since FerretDB's conditional updates are not atomic. */
+  async takeRun(id: string, runner: string): Promise<boolean> {
+    if (!(await claim(() => this.models.SeedClaim.create({ _id: `reconciliation-run:${id}`, createdAt: new Date() })))) return false;
+    await this.models.ReconciliationRun.updateOne({ _id: id }, { $set: { status: 'running', runner, startedAt: new Date() } }).exec();
+    return true;
+  }
+
+  async finishRun(id: string, counts: { checked: number; repaired: number; failed: number }): Promise<void> {
+    await this.models.ReconciliationRun.updateOne({ _id: id }, { $set: { status: 'done', finishedAt: new Date(), ...counts } }).exec();
   }
 }

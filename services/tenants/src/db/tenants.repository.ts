@@ -79,6 +79,12 @@ export class TenantsRepository {
     return this.models.Tenant.countDocuments(this.tenantQuery(filter)).exec();
   }
 
+  /** Tenants with a payment gateway (or the one given), by id: what reconciliation reads. */
+  tenantsWithGateway(tenantId = 0): AsyncIterable<TenantDoc> {
+    const filter = tenantId ? { _id: tenantId } : { paymentGateway: { $in: ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] } };
+    return this.models.Tenant.find(filter).sort({ _id: 1 }).lean<TenantDoc>().cursor();
+  }
+
   async insertTenant(tenant: TenantDoc): Promise<void> {
     await this.models.Tenant.create(tenant);
   }

@@ -1,8 +1,21 @@
-import { Arg, Int, Query, Resolver } from 'type-graphql';
+import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { ReconciliationRun } from '../db/payments.repository';
+import { newRun, operatorRunId } from '../reconciler/worker';
 import type { PaymentsRepository } from '../db/payments.repository';
-import { PaymentChange, PaymentWebhookRecord } from './payments.type';
+import { PaymentChange, PaymentReconciliation, PaymentWebhookRecord } from './payments.type';
 
 const iso = (d: Date) => new Date(d).toISOString();
+const toRun = (r: ReconciliationRun): PaymentReconciliation => ({
+  id: r._id,
+  tenantId: r.tenantId || null,
+  trigger: r.trigger,
+  status: r.status,
+  checked: r.checked ?? 0,
+  repaired: r.repaired ?? 0,
+  failed: r.failed ?? 0,
+  requestedAt: iso(r.requestedAt),
+  finishedAt: r.finishedAt ? iso(r.finishedAt) : null,
+});
 const bounded = (limit: number) => Math.max(1, Math.min(limit, 200));
 
 /** Operators' view of payment webhooks (super-admin only: these root fields are not tenant-scoped). */
@@ -36,5 +49,20 @@ export class PaymentsResolver {
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<PaymentChange[]> {
     return (await this.payments.listChanges(tenantId, bounded(limit))).map((c) => ({ ...c, at: iso(c.at) }));
+  }
+
+  @Mutation(() => PaymentReconciliation, {
+    description: "Asks the reconciler to read every tenant's (or one tenant's) latest payment from its gateway now; follow it with paymentReconciliation(id).",
+  })
+  async reconcilePayments(@Arg('tenantId', () => Int, { nullable: true }) tenantId: number | null): Promise<PaymentReconciliation> {
+    const run = newRun(operatorRunId(), tenantId ?? 0, 'operator', Date.now());
+    await this.payments.requestRun(run);
+    return toRun(run);
+  }
+
+  @Query(() => PaymentReconciliation, { nullable: true })
+  async paymentReconciliation(@Arg('id') id: string): Promise<PaymentReconciliation | null> {
+    const run = await this.payments.findRun(id.slice(0, 64));
+    return run ? toRun(run) : null;
   }
 }

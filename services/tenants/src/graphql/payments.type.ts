@@ -25,3 +25,16 @@ export class PaymentChange {
   @Field() cause!: string;
   @Field(() => DateTime) at!: string;
 }
+
+@ObjectType({ description: 'A reconciliation run: every tenant (or one) read from its gateway by the reconciler process.' })
+export class PaymentReconciliation {
+  @Field() id!: string;
+  @Field(() => Int, { nullable: true, description: 'null: every tenant with a gateway' }) tenantId!: number | null;
+  @Field({ description: 'period (the daily run) or operator' }) trigger!: string;
+  @Field({ description: 'requested, running or done' }) status!: string;
+  @Field(() => Int) checked!: number;
+  @Field(() => Int, { description: 'Tenants whose status the reading changed (a lost webhook)' }) repaired!: number;
+  @Field(() => Int, { description: "Tenants whose gateway could not be read" }) failed!: number;
+  @Field(() => DateTime) requestedAt!: string;
+  @Field(() => DateTime, { nullable: true }) finishedAt!: string | null;
+}
