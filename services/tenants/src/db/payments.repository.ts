@@ -30,15 +30,19 @@ export class PaymentsRepository {
   }
 
   /**
-   * Sets the payment status unless the stored one came from a newer event. Atomic on MongoDB;
-   * FerretDB applies it as read-then-write, so the service also runs one change per tenant at a time.
+   * Sets the payment status of a tenant still on `gateway` unless its stored status came from a
+   * newer event; answers the tenant as it was before, or null when nothing was written. Atomic on
+   * MongoDB; FerretDB applies it as read-then-write, so the service also runs one change per
+   * tenant at a time.
    */
-  async setStatusIfNotNewer(tenantId: number, status: string, at: Date): Promise<boolean> {
-    const res = await this.models.Tenant.updateOne(
-      { _id: tenantId, $or: [{ paymentStatusAt: null }, { paymentStatusAt: { $lte: at } }] },
+  setStatusIfNotNewer(tenantId: number, gateway: string, status: string, at: Date) {
+    return this.models.Tenant.findOneAndUpdate(
+      { _id: tenantId, paymentGateway: gateway, $or: [{ paymentStatusAt: null }, { paymentStatusAt: { $lte: at } }] },
       { $set: { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date() } },
-    ).exec();
-    return res.matchedCount > 0;
+      { returnDocument: 'before' },
+    )
+      .lean<{ paymentStatus: string }>()
+      .exec();
   }
 
   async recordChange(change: Omit<PaymentChangeDoc, '_id'>): Promise<void> {

@@ -130,21 +130,28 @@ export class PaymentsService {
   }
 
   private async decide(gw: PaymentGateway, event: GatewayEvent, tenantId: number): Promise<ApplyResult> {
-    const tenant = tenantId ? await this.tenants.findTenant(tenantId) : null;
-    if (!tenant) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
-    const result = (outcome: Outcome, paymentStatus = tenant.paymentStatus): ApplyResult => ({ outcome, tenantId, paymentStatus });
-    if (!event.status) return result('ignored_type');
-    // A gateway the tenant has left may still send events; they are recorded but change nothing.
-    if (tenant.paymentGateway !== gw) return result('other_gateway');
+    if (!tenantId) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
     const status = event.status;
+    const result = async (outcome: Outcome, paymentStatus?: string): Promise<ApplyResult> => ({
+      outcome,
+      tenantId,
+      paymentStatus: paymentStatus ?? (await this.tenants.findTenant(tenantId))?.paymentStatus ?? '',
+    });
+    if (!status) return result('ignored_type');
     return this.serialized(tenantId, async () => {
-      const before = (await this.tenants.findTenant(tenantId))?.paymentStatus ?? '';
-      if (!(await this.payments.setStatusIfNotNewer(tenantId, status, event.at))) return result('older', before);
-      if (before !== status) {
+      // One write on the usual path; why nothing was written is read only when it was not.
+      const before = await this.payments.setStatusIfNotNewer(tenantId, gw, status, event.at);
+      if (!before) {
+        const tenant = await this.tenants.findTenant(tenantId);
+        if (!tenant) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
+        // A gateway the tenant has left may still send events; they are recorded but change nothing.
+        return result(tenant.paymentGateway !== gw ? 'other_gateway' : 'older', tenant.paymentStatus);
+      }
+      if (before.paymentStatus !== status) {
         await this.payments.recordChange({
           tenantId,
           field: 'paymentStatus',
-          from: before,
+          from: before.paymentStatus,
           to: status,
           cause: `${gw} event ${event.eventId} (${event.type})`,
           at: new Date(this.now()),
