@@ -118,7 +118,9 @@ async function main() {
             ? efiDelivery('forged', new URLSearchParams(d.body).get('notification')!)
             : gw === 'gateway_a'
               ? { ...d, headers: { ...d.headers, 'asaas-access-token': 'forged-token' } }
-              : { ...d, body: `${d.body} ` };
+              : gw === 'gateway_c'
+                ? { ...d, query: d.query.replace('data.id=', 'data.id=9') }
+                : { ...d, body: `${d.body} ` };
         plan.push({ gw, d: forged, kind: 'forged' });
         continue;
       }
@@ -171,7 +173,7 @@ async function main() {
     const keys = [...new Set(proven.map((p) => p.eventKey))];
     const records = await conn.collection('payment_events').find({ _id: { $in: keys as never[] } }).toArray();
     const repeatsSent = plan.filter((p) => p.kind === 'repeat').length;
-    const repeatsRecorded = records.reduce((n, r) => n + Number(r.repeats ?? 0), 0);
+    const repeatsRecorded = await conn.collection('payment_event_repeats').countDocuments({ eventKey: { $in: keys } });
     const outcomes: Record<string, number> = {};
     for (const r of records) outcomes[String(r.outcome)] = (outcomes[String(r.outcome)] ?? 0) + 1;
     const changes = await conn.collection('payment_changes').countDocuments({ tenantId: { $in: tenants.map((t) => t.id) } });

@@ -193,7 +193,8 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
     await expect(deliver('gateway_a', d)).resolves.toMatchObject({ applied: true, paymentStatus: 'overdue' });
     await expect(deliver('gateway_a', d)).resolves.toMatchObject({ applied: false, duplicate: true, paymentStatus: 'overdue' });
     const record = await h.svc.db.collection('payment_events').findOne({ _id: 'gateway_a:evt-once' as never });
-    expect(record).toMatchObject({ tenantId: t.id, outcome: 'applied', repeats: 1, type: 'PAYMENT_OVERDUE', status: 'overdue' });
+    expect(record).toMatchObject({ tenantId: t.id, outcome: 'applied', type: 'PAYMENT_OVERDUE', status: 'overdue' });
+    expect(await h.count('payment_event_repeats', { eventKey: 'gateway_a:evt-once' })).toBe(1);
   });
 
   it('applies one of many concurrent deliveries of one event', async () => {
@@ -203,6 +204,10 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
     expect(results.filter((r) => r.applied)).toHaveLength(1);
     expect(results.filter((r) => r.duplicate)).toHaveLength(7);
     expect(await h.count('payment_changes', { tenantId: t.id })).toBe(1);
+    // Repeats racing the first delivery never write its outcome back.
+    const key = `gateway_b:${JSON.parse(d.body).id}`;
+    expect(await h.svc.db.collection('payment_events').findOne({ _id: key as never })).toMatchObject({ outcome: 'applied' });
+    expect(await h.count('payment_event_repeats', { eventKey: key })).toBe(7);
   });
 
   it('lets the newer event stand when two arrive in reverse order', async () => {

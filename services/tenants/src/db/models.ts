@@ -1,5 +1,5 @@
 import { Schema, type Connection } from 'mongoose';
-import { paymentChangeSchema, paymentEventSchema, reconciliationRunSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
+import { paymentChangeSchema, paymentEventSchema, paymentRepeatSchema, reconciliationRunSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
 
 export type { PaymentChangeDoc, PaymentEventDoc };
 
@@ -293,6 +293,7 @@ export function registerModels(conn: Connection) {
     CustomerClaim: conn.model<CustomerClaimDoc>('CustomerClaim', claimSchema({ tenantId: Number }), 'payment_customers'),
     PaymentEvent: conn.model<PaymentEventDoc>('PaymentEvent', paymentEventSchema(), 'payment_events'),
     PaymentChange: conn.model<PaymentChangeDoc>('PaymentChange', paymentChangeSchema(), 'payment_changes'),
+    PaymentRepeat: conn.model('PaymentRepeat', paymentRepeatSchema(), 'payment_event_repeats'),
     ReconciliationRun: conn.model('ReconciliationRun', reconciliationRunSchema(), 'payment_reconciliations'),
     SlotClaim: conn.model<SlotClaimDoc>('SlotClaim', claimSchema({ tenantId: Number, channelId: Number }), 'channel_slots'),
     LinkClaim: conn.model<LinkClaimDoc>(

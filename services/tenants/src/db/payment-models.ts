@@ -22,7 +22,7 @@ export interface PaymentEventDoc {
   receivedAt: Date;
   /** applied, older (a newer status stands), unknown_customer, ignored_type, other_gateway, processing. */
   outcome: string;
-  /** Deliveries of the same event after the first (answered 200, nothing applied). */
+  /** Unused since repeats are documents of their own (payment_event_repeats); kept 0. */
   repeats: number;
   /** webhook or reconciliation. */
   source: string;
@@ -98,5 +98,22 @@ export function reconciliationRunSchema() {
     failed: { type: Number, default: 0 },
   });
   schema.index({ status: 1, requestedAt: 1 });
+  return schema;
+}
+
+/**
+ * One later delivery of an already received event. A document of its own, not a counter on the
+ * event's record: FerretDB applies an update as read-then-write of the whole document, so an
+ * increment racing the record's outcome could write the outcome back.
+ */
+export interface PaymentRepeatDoc {
+  _id: string;
+  eventKey: string;
+  receivedAt: Date;
+}
+
+export function paymentRepeatSchema() {
+  const schema = claimSchema<PaymentRepeatDoc>({ eventKey: String, receivedAt: Date });
+  schema.index({ eventKey: 1 });
   return schema;
 }

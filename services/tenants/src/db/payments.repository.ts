@@ -18,11 +18,20 @@ export class PaymentsRepository {
     await this.models.PaymentEvent.updateOne({ _id: key }, { $set: set }).exec();
   }
 
-  /** A repeat is counted on the first delivery's record and returns it. */
-  countRepeat(key: string) {
-    return this.models.PaymentEvent.findOneAndUpdate({ _id: key }, { $inc: { repeats: 1 } }, { returnDocument: 'after' })
-      .lean<PaymentEventDoc>()
-      .exec();
+  /** A repeat is recorded beside the first delivery's record, which it answers. */
+  async countRepeat(key: string) {
+    await this.models.PaymentRepeat.create({ _id: randomUUID(), eventKey: key, receivedAt: new Date() });
+    return this.models.PaymentEvent.findById(key).lean<PaymentEventDoc>().exec();
+  }
+
+  /** How many repeats each of these events had. */
+  async repeatCounts(keys: string[]): Promise<Map<string, number>> {
+    if (!keys.length) return new Map();
+    const rows = await this.models.PaymentRepeat.aggregate<{ _id: string; n: number }>([
+      { $match: { eventKey: { $in: keys } } },
+      { $group: { _id: '$eventKey', n: { $sum: 1 } } },
+    ]).exec();
+    return new Map(rows.map((r) => [r._id, r.n]));
   }
 
   async releaseEvent(key: string): Promise<void> {

@@ -28,7 +28,9 @@ export class PaymentsResolver {
     @Arg('tenantId', () => Int, { nullable: true }) tenantId: number | null,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<PaymentWebhookRecord[]> {
-    return (await this.payments.listEvents(tenantId ?? 0, bounded(limit))).map((e) => ({
+    const events = await this.payments.listEvents(tenantId ?? 0, bounded(limit));
+    const repeats = await this.payments.repeatCounts(events.map((e) => e._id));
+    return events.map((e) => ({
       gateway: e.gateway,
       eventId: e.eventId,
       type: e.type,
@@ -36,7 +38,7 @@ export class PaymentsResolver {
       tenantId: e.tenantId || null,
       status: e.status,
       outcome: e.outcome,
-      repeats: e.repeats ?? 0,
+      repeats: repeats.get(e._id) ?? 0,
       source: e.source ?? 'webhook',
       eventAt: iso(e.eventAt),
       receivedAt: iso(e.receivedAt),
