@@ -56,6 +56,7 @@ describe('payment gateways as the real ones, end to end', () => {
       ...fakes.env,
       PAYMENT_RECONCILE_POLL_MS: '200',
       PAYMENT_RECONCILE_RATE_PER_SECOND: '50',
+      PAYMENT_SUSPEND_AFTER_DAYS: '3',
     };
     mesh = await startMesh({ freePorts: true, env });
     admin = mesh.superAdminToken;
@@ -258,5 +259,25 @@ describe('payment gateways as the real ones, end to end', () => {
     expect(cleared).toMatchObject({ paymentGateway: null, paymentStatus: null });
     const back = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'asaas', asaas: 'enabled' }));
     expect(back).toMatchObject({ paymentGateway: 'gateway_a', gateway_a: 'enabled', gateway_aCustomerId: t.customerId });
+  });
+
+  it('PAYMENT_SUSPEND_AFTER_DAYS: overdue that long sets the tenant inactive, a paid event active again, each change with its cause', async () => {
+    const t = await tenantOn('gateway_b');
+    const day = 86_400_000;
+    // Overdue for two days: not yet.
+    ok(await post('stripe', event('gateway_b', t.customerId, 'overdue', Date.now() - 2 * day)));
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(ok(await as('/tenantApiShowTenant', { id: t.id })).status).toBe('active');
+    // A later overdue event does not restart the clock; an older one (four days) is older than the stored status.
+    expect(ok(await post('stripe', event('gateway_b', t.customerId, 'overdue', Date.now() - 4 * day)))).toMatchObject({ outcome: 'older' });
+    const t2 = await tenantOn('gateway_b');
+    ok(await post('stripe', event('gateway_b', t2.customerId, 'overdue', Date.now() - 4 * day)));
+    await eventually('the suspension', async () => ok(await as('/tenantApiShowTenant', { id: t2.id })).status === 'inactive');
+    expect(ok(await as('/tenantApiShowTenant', { id: t.id })).status).toBe('active');
+    ok(await post('stripe', event('gateway_b', t2.customerId, 'paid')));
+    expect(ok(await as('/tenantApiShowTenant', { id: t2.id }))).toMatchObject({ status: 'active', paymentStatus: 'paid' });
+    const { paymentChanges } = await graphql('query($t: Int!) { paymentChanges(tenantId: $t) { field from to cause } }', { t: t2.id });
+    expect(paymentChanges.map((c: { field: string; to: string }) => `${c.field}:${c.to}`)).toEqual(['status:active', 'paymentStatus:paid', 'status:inactive', 'paymentStatus:overdue']);
+    expect(paymentChanges[2].cause).toMatch(/overdue since .*more than 3 days/);
   });
 });

@@ -34,7 +34,7 @@ export interface TenantsConfig {
   /** PAYMENT_API_URL_GATEWAY_<X>, PAYMENT_API_TOKEN_GATEWAY_C, PAYMENT_CLIENT_ID/SECRET_GATEWAY_D, PAYMENT_API_TIMEOUT_MS. */
   paymentApis: GatewayApiConfig;
   /** PAYMENT_RECONCILE_RATE_PER_SECOND, PAYMENT_RECONCILE_INTERVAL_MS, PAYMENT_RECONCILE_POLL_MS (the reconciler process). */
-  reconcile: { ratePerSecond: number; intervalMs: number; pollMs: number };
+  reconcile: { ratePerSecond: number; intervalMs: number; pollMs: number; suspendAfterDays: number };
   revocationFeed: RevocationFeedOptions;
   /** `WEBHOOK_ALLOWED_PRIVATE`: private webhook targets the operator allows (as the relay does). */
   webhookAllowedPrivate: AllowList;
@@ -59,6 +59,8 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
       ratePerSecond: Number(env.str('PAYMENT_RECONCILE_RATE_PER_SECOND', '5')) || 5,
       intervalMs: env.int('PAYMENT_RECONCILE_INTERVAL_MS', 86_400_000),
       pollMs: env.int('PAYMENT_RECONCILE_POLL_MS', 2_000),
+      // Unset: never suspend.
+      suspendAfterDays: Number(env.str('PAYMENT_SUSPEND_AFTER_DAYS', '0')) || 0,
     },
     revocationFeed: DEFAULT_FEED_OPTIONS,
     webhookAllowedPrivate: parseAllowList(env.str('WEBHOOK_ALLOWED_PRIVATE', '')),

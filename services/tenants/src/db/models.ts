@@ -29,6 +29,10 @@ export interface TenantDoc {
   paymentStatus: string;
   /** The own time of the event that set paymentStatus: an older event never overwrites it. */
   paymentStatusAt?: Date | null;
+  /** Since when (the event's time) the payment status is overdue; null otherwise. */
+  paymentOverdueSince?: Date | null;
+  /** Set inactive by PAYMENT_SUSPEND_AFTER_DAYS: a paid event sets it active again. */
+  suspendedByPayment?: boolean;
   supportChatEnabled: boolean;
   menuVisibility: string[];
   allowedChannels: string[];
@@ -168,6 +172,8 @@ function tenantSchema() {
       gatewayCredentials: { type: Schema.Types.Mixed, default: {} },
       paymentStatus: { type: String, default: '' },
       paymentStatusAt: { type: Date, default: null },
+      paymentOverdueSince: { type: Date, default: null },
+      suspendedByPayment: { type: Boolean, default: false },
       supportChatEnabled: { type: Boolean, default: false },
       menuVisibility: { type: [String], default: [] },
       allowedChannels: { type: [String], default: [] },
@@ -184,6 +190,8 @@ function tenantSchema() {
   tenant.index({ status: 1, _id: 1 });
   // Reconciliation reads the tenants that have a payment gateway, by id.
   tenant.index({ paymentGateway: 1, _id: 1 });
+  // Suspension looks for active tenants overdue since before a day.
+  tenant.index({ paymentStatus: 1, status: 1, paymentOverdueSince: 1 });
   return tenant;
 }
 

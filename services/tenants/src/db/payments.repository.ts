@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Models, PaymentChangeDoc, PaymentEventDoc } from './models';
+import type { Models, PaymentChangeDoc, PaymentEventDoc, TenantDoc } from './models';
 import type { ReconciliationRunDoc } from './payment-models';
 
 export type ReconciliationRun = ReconciliationRunDoc;
@@ -50,8 +50,30 @@ export class PaymentsRepository {
       { $set: { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date() } },
       { returnDocument: 'before' },
     )
-      .lean<{ paymentStatus: string }>()
+      .lean<TenantDoc>()
       .exec();
+  }
+
+  /** What an applied status brings along: the overdue clock, and reactivation on paid. */
+  async setPaymentSide(tenantId: number, set: Record<string, unknown>): Promise<void> {
+    await this.models.Tenant.updateOne({ _id: tenantId }, { $set: set }).exec();
+  }
+
+  /** Active tenants overdue since before `cutoff`: suspension's candidates. */
+  overdueSince(cutoff: Date, limit: number) {
+    return this.models.Tenant.find({ paymentStatus: 'overdue', status: 'active', paymentOverdueSince: { $lte: cutoff } })
+      .limit(limit)
+      .lean<TenantDoc[]>()
+      .exec();
+  }
+
+  /** Sets a still active, still overdue tenant inactive; false when it changed meanwhile. */
+  async suspend(tenantId: number): Promise<boolean> {
+    const res = await this.models.Tenant.updateOne(
+      { _id: tenantId, status: 'active', paymentStatus: 'overdue' },
+      { $set: { status: 'inactive', suspendedByPayment: true, updatedAt: new Date() } },
+    ).exec();
+    return res.modifiedCount > 0;
   }
 
   async recordChange(change: Omit<PaymentChangeDoc, '_id'>): Promise<void> {

@@ -9,6 +9,7 @@ import { createRepositories, readTenantsConfig } from '../spec';
 import { GatewayApis } from '../domain/payments/gateway-apis';
 import { PaymentsService } from '../domain/payments/payments.service';
 import { Reconciler } from '../domain/payments/reconciler';
+import { Suspensions } from '../domain/payments/suspension';
 import { ReconcilerLoop } from './worker';
 
 const env = new EnvReader(process.env);
@@ -28,7 +29,8 @@ runWorkerProcess({
     const apis = new GatewayApis(config.paymentApis);
     const service = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, apis);
     const reconciler = new Reconciler(repos.tenants, repos.payments, service, apis, config.reconcile, log);
-    const loop = new ReconcilerLoop(repos.payments, reconciler, {
+    const suspensions = new Suspensions(repos.payments, repos.apis, config.reconcile.suspendAfterDays, log);
+    const loop = new ReconcilerLoop(repos.payments, reconciler, suspensions, {
       intervalMs: config.reconcile.intervalMs,
       pollMs: config.reconcile.pollMs,
       runnerId: env.str('RECONCILER_ID', '') || `${hostname()}-${process.pid}`,

@@ -3,6 +3,7 @@ import type { Worker } from '@convo/kit/dist/worker-process';
 import { randomUUID } from 'node:crypto';
 import type { PaymentsRepository } from '../db/payments.repository';
 import type { Reconciler } from '../domain/payments/reconciler';
+import type { Suspensions } from '../domain/payments/suspension';
 
 export interface ReconcilerLoopOptions {
   /** PAYMENT_RECONCILE_INTERVAL_MS: one run of every tenant per period (default a day); 0: only on request. */
@@ -25,6 +26,7 @@ export class ReconcilerLoop implements Worker {
   constructor(
     private readonly payments: PaymentsRepository,
     private readonly reconciler: Reconciler,
+    private readonly suspensions: Suspensions,
     private readonly options: ReconcilerLoopOptions,
     private readonly log: Logger,
     private readonly now: () => number = Date.now,
@@ -43,6 +45,7 @@ export class ReconcilerLoop implements Worker {
   }
 
   private async tick(): Promise<void> {
+    await this.suspensions.run();
     if (this.options.intervalMs > 0) {
       const period = Math.floor(this.now() / this.options.intervalMs);
       await this.payments.requestRun(newRun(`period:${period}`, 0, 'period', this.now()));

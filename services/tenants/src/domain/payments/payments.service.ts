@@ -1,5 +1,5 @@
 import { DomainError, notFound, unauthenticated, type proto } from '@convo/kit';
-import type { PaymentEventDoc } from '../../db/models';
+import type { PaymentEventDoc, TenantDoc } from '../../db/models';
 import type { PaymentsRepository } from '../../db/payments.repository';
 import type { TenantsRepository } from '../../db/tenants.repository';
 import { canonicalGateway, type PaymentGateway } from '../catalog';
@@ -147,18 +147,30 @@ export class PaymentsService {
         // A gateway the tenant has left may still send events; they are recorded but change nothing.
         return result(tenant.paymentGateway !== gw ? 'other_gateway' : 'older', tenant.paymentStatus);
       }
+      const cause = `${gw} event ${event.eventId} (${event.type})`;
       if (before.paymentStatus !== status) {
-        await this.payments.recordChange({
-          tenantId,
-          field: 'paymentStatus',
-          from: before.paymentStatus,
-          to: status,
-          cause: `${gw} event ${event.eventId} (${event.type})`,
-          at: new Date(this.now()),
-        });
+        await this.payments.recordChange({ tenantId, field: 'paymentStatus', from: before.paymentStatus, to: status, cause, at: new Date(this.now()) });
       }
+      await this.afterStatus(before, status, event.at, cause);
       return result('applied', status);
     });
+  }
+
+  /**
+   * The overdue clock of PAYMENT_SUSPEND_AFTER_DAYS (from the event's own time), and a tenant it
+   * suspended set active again by a paid event.
+   */
+  private async afterStatus(before: TenantDoc, status: string, at: Date, cause: string): Promise<void> {
+    const set: Record<string, unknown> = {};
+    if (status === 'overdue' && before.paymentStatus !== 'overdue') set.paymentOverdueSince = at;
+    if (status !== 'overdue' && before.paymentOverdueSince) set.paymentOverdueSince = null;
+    const reactivate = status === 'paid' && before.suspendedByPayment && before.status === 'inactive';
+    if (reactivate) Object.assign(set, { status: 'active', suspendedByPayment: false });
+    if (!Object.keys(set).length) return;
+    await this.payments.setPaymentSide(before._id, set);
+    if (reactivate) {
+      await this.payments.recordChange({ tenantId: before._id, field: 'status', from: 'inactive', to: 'active', cause: `paid: ${cause}`, at: new Date(this.now()) });
+    }
   }
 
   /** Runs `fn` after every earlier change of the same tenant in this process. */
