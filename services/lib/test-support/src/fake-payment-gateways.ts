@@ -31,6 +31,8 @@ export interface FakePaymentGateways {
   setEfiNotification(token: string, history: Array<{ id: number; status: string; previous?: string; customId: string; createdAt: string; chargeId?: number }>): void;
   /** Access tokens Efí's /v1/authorize has issued so far. */
   efiTokensIssued(): number;
+  /** Efí refuses every token issued so far (as when they are revoked before they expire). */
+  revokeEfiTokens(): void;
   close(): Promise<void>;
 }
 
@@ -45,6 +47,7 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
   const mercadoPagoToken = `APP_USR-${randomUUID()}`;
   const efiClient = { id: `Client_Id_${randomUUID()}`, secret: `Client_Secret_${randomUUID()}` };
   const efiTokens = new Set<string>();
+  let issued = 0;
 
   const asaas = await startFakeProvider((req) => {
     if (req.method !== 'GET' || pathOf(req) !== '/v3/payments' || !req.headers.access_token) return json(401, { errors: [{ code: 'invalid_access_token' }] });
@@ -92,6 +95,7 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
       if (req.headers.authorization !== basic || req.body?.grant_type !== 'client_credentials') return json(401, { error: 'invalid_client' });
       const token = `efi-${randomUUID()}`;
       efiTokens.add(token);
+      issued++;
       return json(200, { access_token: token, refresh_token: `r-${token}`, expires_in: 600, expire_at: String(Date.now() + 600_000), token_type: 'Bearer' });
     }
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
@@ -141,7 +145,8 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
         })),
       );
     },
-    efiTokensIssued: () => efiTokens.size,
+    efiTokensIssued: () => issued,
+    revokeEfiTokens: () => efiTokens.clear(),
     close: async () => {
       await Promise.all([asaas.close(), stripe.close(), mercadoPago.close(), efi.close()]);
     },
