@@ -231,6 +231,11 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
       paymentGateway: 'gateway_b',
       gatewayPairs: [{ gateway: 'gateway_b', customerId: `cus-${randomUUID()}`, token: 'sk_test_x' }],
     });
+    // Mercado Pago: a signed notice of another topic, or of a payment the platform cannot read.
+    const order = mercadoPagoDelivery(SECRETS.gateway_c, '4242');
+    await expect(deliver('gateway_c', { ...order, query: order.query.replace('type=payment', 'type=merchant_order') })).resolves.toMatchObject({ outcome: 'ignored_type' });
+    await expect(deliver('gateway_c', mercadoPagoDelivery(SECRETS.gateway_c, '999000999'))).resolves.toMatchObject({ outcome: 'ignored_type' });
+    expect(await h.count('payment_events', { gateway: 'gateway_c', type: { $in: ['merchant_order', 'payment.not_found'] } })).toBe(2);
     const left = asaasDelivery(SECRETS.gateway_a, { id: `evt_${randomUUID()}`, event: 'PAYMENT_RECEIVED', customer: t.customerId });
     await expect(deliver('gateway_a', left)).resolves.toMatchObject({ applied: false, outcome: 'other_gateway' });
     expect(await paymentStatus(t.id)).toBe('pending');

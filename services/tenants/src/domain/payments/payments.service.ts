@@ -50,14 +50,12 @@ export class PaymentsService {
     const gw = canonicalGateway(req.gateway);
     if (!gw) throw notFound('payment gateway', `No payment gateway "${req.gateway}"`);
     const event = await this.prove(gw, { rawBody: req.rawBody, headers: req.headers, query: req.query });
-    // A proven delivery that names nothing to apply (a Mercado Pago notice of another topic).
-    if (!event) return { applied: false, duplicate: false, paymentStatus: '', outcome: 'ignored_type' };
     const res = await this.apply(gw, event, 'webhook');
     return { applied: res.outcome === 'applied', duplicate: res.outcome === 'duplicate', paymentStatus: res.paymentStatus, outcome: res.outcome };
   }
 
   /** The event a delivery proves, or 401; 503 when the gateway's setting is missing. */
-  private async prove(gw: PaymentGateway, d: Delivery): Promise<GatewayEvent | undefined> {
+  private async prove(gw: PaymentGateway, d: Delivery): Promise<GatewayEvent> {
     const secret = this.secrets[gw];
     // Unavailable (503), not 401: the gateway retries, so no event is lost while the operator sets it.
     if (!secret) throw notConfigured(gw, `PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`);
@@ -71,10 +69,12 @@ export class PaymentsService {
         if (!this.apis.configured(gw)) throw notConfigured(gw, 'PAYMENT_API_TOKEN_GATEWAY_C');
         const notice = mercadoPagoNotice(secret, d, now.getTime());
         if (!notice) throw unproven();
-        if (notice.topic && notice.topic !== 'payment') return undefined;
+        // A signed notice of another topic, or of a payment the platform's account cannot read,
+        // changes nothing; it is recorded all the same.
+        const nothing = (type: string): GatewayEvent => ({ eventId: `${type}:${notice.dataId}:${notice.requestId}`, type, customerId: '', at: now });
+        if (notice.topic && notice.topic !== 'payment') return nothing(notice.topic);
         const payment = await this.apis.mercadoPagoPayment(notice.dataId);
-        // A signed notice of a payment the platform's account cannot read changes nothing.
-        if (!payment) return undefined;
+        if (!payment) return nothing('payment.not_found');
         const ev = mercadoPagoPaymentEvent(payment, now);
         // The payer finds the tenant; the external reference when no tenant has the payer.
         if (ev.externalReference && !(await this.tenants.tenantIdByCustomer(customerKey(gw, ev.customerId)))) {
@@ -130,14 +130,14 @@ export class PaymentsService {
   }
 
   private async decide(gw: PaymentGateway, event: GatewayEvent, tenantId: number): Promise<ApplyResult> {
-    if (!tenantId) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
     const status = event.status;
+    if (!status) return { outcome: 'ignored_type', tenantId, paymentStatus: '' };
+    if (!tenantId) return { outcome: 'unknown_customer', tenantId: 0, paymentStatus: '' };
     const result = async (outcome: Outcome, paymentStatus?: string): Promise<ApplyResult> => ({
       outcome,
       tenantId,
       paymentStatus: paymentStatus ?? (await this.tenants.findTenant(tenantId))?.paymentStatus ?? '',
     });
-    if (!status) return result('ignored_type');
     return this.serialized(tenantId, async () => {
       // One write on the usual path; why nothing was written is read only when it was not.
       const before = await this.payments.setStatusIfNotNewer(tenantId, gw, status, event.at);
