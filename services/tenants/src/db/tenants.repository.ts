@@ -79,10 +79,19 @@ export class TenantsRepository {
     return this.models.Tenant.countDocuments(this.tenantQuery(filter)).exec();
   }
 
-  /** Tenants with a payment gateway (or the one given), by id: what reconciliation reads. */
-  tenantsWithGateway(tenantId = 0): AsyncIterable<TenantDoc> {
-    const filter = tenantId ? { _id: tenantId } : { paymentGateway: { $in: ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] } };
-    return this.models.Tenant.find(filter).sort({ _id: 1 }).lean<TenantDoc>().cursor();
+  /**
+   * Tenants with a payment gateway (or the one given), gateway by gateway and by id: what
+   * reconciliation reads. One equality per gateway, so the index (paymentGateway, _id) serves it.
+   */
+  async *tenantsWithGateway(tenantId = 0): AsyncIterable<TenantDoc> {
+    if (tenantId) {
+      const t = await this.findTenant(tenantId);
+      if (t) yield t;
+      return;
+    }
+    for (const paymentGateway of ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d']) {
+      yield* this.models.Tenant.find({ paymentGateway }).sort({ _id: 1 }).lean<TenantDoc>().cursor();
+    }
   }
 
   async insertTenant(tenant: TenantDoc): Promise<void> {
