@@ -121,6 +121,8 @@ describe('operator console in Chromium', () => {
     await page.click('[data-testid=login-token] button');
     await page.waitForSelector(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);
     expect(await page.textContent('[data-testid=tenants]')).toContain('1 / 5');
+    // The payment webhooks operators look at (their content: e2e/payments.test.ts, through GraphQL).
+    await page.waitForSelector('[data-testid=payment-webhooks] thead');
     await page.click(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);
     await page.waitForSelector('[data-testid=channels] tbody tr');
     await shot('4-super-admin');

@@ -61,9 +61,9 @@ describe('metrics of every process', () => {
 
   afterEach(() => expect(crashes).toEqual([]));
 
-  it('scrapes all eight processes, each with event-loop lag, GC and process series', () => {
+  it('scrapes all nine processes, each with event-loop lag, GC and process series', () => {
     expect([...scraped.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tickets'],
+      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tenants-reconciler', 'tickets'],
     );
     for (const [name, text] of scraped) {
       expect({ name, lag: samples(text, 'nodejs_eventloop_lag_seconds').length }).toEqual({ name, lag: 1 });

@@ -58,10 +58,10 @@ describe('the mesh, end to end', () => {
 
   it('runs every service as its own process and reports ready', async () => {
     expect([...mesh.processes.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tickets'],
+      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tenants-reconciler', 'tickets'],
     );
     const pids = new Set([...mesh.processes.values()].map((p) => p.pid));
-    expect(pids.size).toBe(8);
+    expect(pids.size).toBe(9);
     const ready = await call(`${mesh.gatewayUrl}/readyz`);
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'ready' });

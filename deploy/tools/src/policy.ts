@@ -33,13 +33,16 @@ type EnvVar = { name: string; value?: string; valueFrom?: { secretKeyRef?: { nam
  */
 const SERVICE_KEYS = ['MONGODB_URI', 'SUBGRAPH_TOKEN', 'MESH_SECRET'];
 const WORKER_KEYS = ['MONGODB_URI', 'MESH_SECRET'];
+/** The platform's own credentials for reading payments (Mercado Pago's token, Efí's OAuth2 client). */
+const PAYMENT_API_KEYS = ['PAYMENT_API_TOKEN_GATEWAY_C', 'PAYMENT_CLIENT_ID_GATEWAY_D', 'PAYMENT_CLIENT_SECRET_GATEWAY_D'];
 export const SECRET_KEYS: Record<string, string[]> = {
   gateway: ['SUPER_ADMIN_TOKEN', 'SUBGRAPH_TOKEN', 'MEDIA_URL_SECRET', 'SESSION_SECRET', 'META_APP_SECRET', 'META_VERIFY_TOKEN', 'MESH_SECRET'],
   tickets: SERVICE_KEYS,
   messaging: [...SERVICE_KEYS, 'MEDIA_URL_SECRET'],
   'channel-engines': SERVICE_KEYS,
   'social-config': SERVICE_KEYS,
-  tenants: [...SERVICE_KEYS, ...['A', 'B', 'C', 'D'].map((g) => `PAYMENT_WEBHOOK_SECRET_GATEWAY_${g}`)],
+  tenants: [...SERVICE_KEYS, ...['A', 'B', 'C', 'D'].map((g) => `PAYMENT_WEBHOOK_SECRET_GATEWAY_${g}`), ...PAYMENT_API_KEYS],
+  'tenants-reconciler': [...WORKER_KEYS, ...PAYMENT_API_KEYS],
   'messaging-relay': WORKER_KEYS,
   'messaging-dispatcher': WORKER_KEYS,
 };

@@ -101,6 +101,7 @@ async function tenantsView() {
   );
   const { nodes, totalCount } = data.tenantConnection;
   const over = (used: number, max: number) => h('span', used > max ? { class: 'bad' } : {}, `${used} / ${max}`);
+  const payments = h('section', {}, h('h2', {}, 'Payment webhooks'));
   show(
     h(
       'section',
@@ -111,6 +112,47 @@ async function tenantsView() {
         nodes.map((t) => [link(`#/tenant/${t.id}`, `${t.id} · ${t.name}`), t.status, t.plan?.name ?? '–', over(t.usage.users, t.usage.maxUsers), over(t.usage.connections, t.usage.maxConnections)]),
         'tenants',
       ),
+    ),
+    payments,
+  );
+  await paymentWebhooks(payments);
+}
+
+interface PaymentWebhookRow {
+  gateway: string;
+  eventId: string;
+  type: string;
+  customerId: string;
+  tenantId: number | null;
+  status: string;
+  outcome: string;
+  repeats: number;
+  source: string;
+  receivedAt: string;
+}
+
+/** The platform's latest proven payment webhooks and what each did (super-admin only). */
+async function paymentWebhooks(where: HTMLElement) {
+  const { paymentWebhooks: rows } = await gql<{ paymentWebhooks: PaymentWebhookRow[] }>(
+    '{ paymentWebhooks(limit: 50) { gateway eventId type customerId tenantId status outcome repeats source receivedAt } }',
+  );
+  where.replaceChildren(
+    h('h2', {}, `Payment webhooks (latest ${rows.length})`),
+    table(
+      ['Received', 'Gateway', 'Event', 'Type', 'Customer', 'Tenant', 'Status', 'Outcome', 'Repeats', 'Source'],
+      rows.map((r) => [
+        r.receivedAt.replace('T', ' ').slice(0, 19),
+        r.gateway,
+        r.eventId,
+        r.type,
+        r.customerId,
+        r.tenantId ? link(`#/tenant/${r.tenantId}`, String(r.tenantId)) : '–',
+        r.status || '–',
+        h('span', r.outcome === 'applied' ? {} : { class: 'bad' }, r.outcome),
+        r.repeats,
+        r.source,
+      ]),
+      'payment-webhooks',
     ),
   );
 }

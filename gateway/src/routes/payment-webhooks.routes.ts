@@ -29,8 +29,9 @@ export async function paymentWebhookRoutes(app: FastifyInstance, { clients }: { 
         gateway: req.params.gateway,
         rawBody: Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0),
         headers: headerMap(req),
+        query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '',
       });
-      return { success: true, data: { received: true, applied: res.applied, duplicate: res.duplicate } };
+      return { success: true, data: { received: true, applied: res.applied, duplicate: res.duplicate, outcome: res.outcome } };
     },
   );
 }

@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { apiRecord, channelRecord, hybridRecord, tenantRecord, userRecord } from '../presenters';
 import { security } from './principal';
+import { canonicalGatewayNames } from '../schemas/payment-aliases';
 import {
   CreateApiBody,
   CreateSessionBody,
@@ -81,7 +82,10 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
     };
   });
 
-  r.post('/tenantApiStoreTenant', { schema: { body: StoreTenantBody, tags, security } }, async (req) => {
+  // Real gateway names (asaas, stripe, …) become the seed's before the body is validated.
+  const preValidation = async (req: { body: unknown }) => canonicalGatewayNames(req.body);
+
+  r.post('/tenantApiStoreTenant', { schema: { body: StoreTenantBody, tags, security }, preValidation }, async (req) => {
     const b = req.body as StoreTenantBody;
     const gw = b.paymentGateway ?? '';
     const res = await clients.tenants.StoreTenant({
@@ -109,7 +113,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
     data: tenantRecord(await clients.tenants.ShowTenant({ id: req.body.id })),
   }));
 
-  r.post('/tenantApiUpdateTenant', { schema: { body: UpdateTenantBody, tags, security } }, async (req) => ({
+  r.post('/tenantApiUpdateTenant', { schema: { body: UpdateTenantBody, tags, security }, preValidation }, async (req) => ({
     success: true,
     data: tenantRecord(await clients.tenants.UpdateTenant(updateRequest(req.body as UpdateTenantBody))),
   }));

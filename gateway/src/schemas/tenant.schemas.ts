@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { Count, Id, NonEmpty, StringEnum } from './common';
+import { GATEWAY_ALIASES, gatewayAliasFields } from './payment-aliases';
 
 export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
 export const SESSION_TYPES = [
@@ -38,9 +39,10 @@ export const StoreTenantBody = Type.Object({
   profile: StringEnum(['admin', 'user']),
   planId: Type.Optional(Id('Plan whose limits override maxUsers and maxConnections')),
   identity: Type.Optional(Type.String({ maxLength: 32, description: 'Tax id (CPF/CNPJ); one tenant per identity; the key of tenantApiUpdateTenant' })),
-  paymentGateway: Type.Optional(StringEnum(PAYMENT_GATEWAYS)),
+  paymentGateway: Type.Optional(StringEnum(PAYMENT_GATEWAYS, { description: `Or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}` })),
   gateway_a: Type.Optional(StringEnum(['enabled'], { description: 'Legacy gateway_a mode flag; sent with gateway_a' })),
   ...gatewayPairs,
+  ...gatewayAliasFields(['enabled']),
 }, rule('storeTenant', strayPairs));
 export type StoreTenantBody = Static<typeof StoreTenantBody> & Record<string, unknown>;
 
@@ -64,9 +66,10 @@ export const UpdateTenantBody = Type.Object({
   status: Type.Optional(StringEnum(['active', 'inactive'])),
   maxUsers: Type.Optional(Count()),
   maxConnections: Type.Optional(Count({ description: '0 = unlimited; a plan’s limit wins' })),
-  paymentGateway: Type.Optional(StringEnum([...PAYMENT_GATEWAYS, 'none'], { description: 'none clears the gateway' })),
+  paymentGateway: Type.Optional(StringEnum([...PAYMENT_GATEWAYS, 'none'], { description: `none clears the gateway; or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}` })),
   gateway_a: Type.Optional(StringEnum(['enabled', 'disabled'], { description: 'Legacy gateway_a mode' })),
   ...gatewayPairs,
+  ...gatewayAliasFields(['enabled', 'disabled']),
   supportChatEnabled: Type.Optional(StringEnum(['enabled', 'disabled'])),
   menuVisibility: namesList('Groups, MassDispatch, Kanban, Tasks, Api, ChatBot, Reports, Campaigns, PrivateChat, Teams, AllowedChannels'),
   allowedChannels: namesList('Channel types of the seed; empty = every type'),

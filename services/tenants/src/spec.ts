@@ -10,8 +10,9 @@ import { PAYMENT_GATEWAYS } from './domain/catalog';
 import { ChannelsService } from './domain/channels.service';
 import { IntegrationsService } from './domain/integrations.service';
 import { TargetUrls } from './domain/target-urls';
-import type { WebhookSecrets } from './domain/payment-webhooks';
-import { PaymentsService } from './domain/payments.service';
+import { PaymentsRepository } from './db/payments.repository';
+import { DEFAULT_API_URLS, GatewayApis, type GatewayApiConfig } from './domain/payments/gateway-apis';
+import { PaymentsService, type WebhookSecrets } from './domain/payments/payments.service';
 import { PlansService } from './domain/plans.service';
 import { DEFAULT_FEED_OPTIONS, RevocationFeed, type RevocationFeedOptions } from './domain/revocations';
 import { TenantsService } from './domain/tenants.service';
@@ -22,6 +23,7 @@ import { tenantReference } from './graphql/tenant.reference';
 import { ChannelAdminResolver } from './graphql/channel-admin.resolver';
 import { TenantDashboardResolver } from './graphql/tenant-dashboard.resolver';
 import { TenantResolver } from './graphql/tenant.resolver';
+import { PaymentsResolver } from './graphql/payments.resolver';
 import { Tenant } from './graphql/tenant.type';
 
 export interface TenantsConfig {
@@ -29,6 +31,10 @@ export interface TenantsConfig {
   seedDevPlans: boolean;
   /** `PAYMENT_WEBHOOK_SECRET_GATEWAY_A` … `_D`; a gateway without one answers 503. */
   paymentWebhookSecrets: WebhookSecrets;
+  /** PAYMENT_API_URL_GATEWAY_<X>, PAYMENT_API_TOKEN_GATEWAY_C, PAYMENT_CLIENT_ID/SECRET_GATEWAY_D, PAYMENT_API_TIMEOUT_MS. */
+  paymentApis: GatewayApiConfig;
+  /** PAYMENT_RECONCILE_RATE_PER_SECOND, PAYMENT_RECONCILE_INTERVAL_MS, PAYMENT_RECONCILE_POLL_MS (the reconciler process). */
+  reconcile: { ratePerSecond: number; intervalMs: number; pollMs: number; suspendAfterDays: number };
   revocationFeed: RevocationFeedOptions;
   /** `WEBHOOK_ALLOWED_PRIVATE`: private webhook targets the operator allows (as the relay does). */
   webhookAllowedPrivate: AllowList;
@@ -40,13 +46,29 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
     paymentWebhookSecrets: Object.fromEntries(
       PAYMENT_GATEWAYS.map((gw) => [gw, env.str(`PAYMENT_WEBHOOK_SECRET_${gw.toUpperCase()}`, '')]),
     ),
+    paymentApis: {
+      urls: Object.fromEntries(
+        PAYMENT_GATEWAYS.map((gw) => [gw, env.str(`PAYMENT_API_URL_${gw.toUpperCase()}`, DEFAULT_API_URLS[gw])]),
+      ) as GatewayApiConfig['urls'],
+      mercadoPagoToken: env.str('PAYMENT_API_TOKEN_GATEWAY_C', ''),
+      efiClientId: env.str('PAYMENT_CLIENT_ID_GATEWAY_D', ''),
+      efiClientSecret: env.str('PAYMENT_CLIENT_SECRET_GATEWAY_D', ''),
+      timeoutMs: env.int('PAYMENT_API_TIMEOUT_MS', 10_000),
+    },
+    reconcile: {
+      ratePerSecond: Number(env.str('PAYMENT_RECONCILE_RATE_PER_SECOND', '5')) || 5,
+      intervalMs: env.int('PAYMENT_RECONCILE_INTERVAL_MS', 86_400_000),
+      pollMs: env.int('PAYMENT_RECONCILE_POLL_MS', 2_000),
+      // Unset: never suspend.
+      suspendAfterDays: Number(env.str('PAYMENT_SUSPEND_AFTER_DAYS', '0')) || 0,
+    },
     revocationFeed: DEFAULT_FEED_OPTIONS,
     webhookAllowedPrivate: parseAllowList(env.str('WEBHOOK_ALLOWED_PRIVATE', '')),
   };
 }
 
 export const subgraphTypes: SubgraphTypes = {
-  resolvers: [TenantResolver, TenantDashboardResolver, ChannelAdminResolver],
+  resolvers: [TenantResolver, TenantDashboardResolver, ChannelAdminResolver, PaymentsResolver],
   orphanedTypes: [Channel, Tenant],
 };
 
@@ -57,6 +79,7 @@ export function createRepositories(db: Connection) {
     tenants: new TenantsRepository(db, models),
     channels: new ChannelsRepository(models),
     apis: new ApisRepository(models),
+    payments: new PaymentsRepository(models),
   };
 }
 
@@ -83,10 +106,12 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations, targets);
     const tenants = new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId));
     const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis, targets);
+    const payments = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, new GatewayApis(config.paymentApis));
     const resolvers = new Map<unknown, unknown>([
       [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
       [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations, channels)],
       [ChannelAdminResolver, new ChannelAdminResolver(repos.channels, channels)],
+      [PaymentsResolver, new PaymentsResolver(repos.payments)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
@@ -97,7 +122,7 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
       tenants,
       channels,
       integrations,
-      payments: new PaymentsService(repos.tenants, config.paymentWebhookSecrets),
+      payments,
       revocations,
     });
     return { handlers, schema, close: async () => revocations.stop() };

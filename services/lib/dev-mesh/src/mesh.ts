@@ -285,17 +285,22 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     await database.stop();
   };
 
-  // The workers of messaging, each its own process on the messaging database (no gRPC port): the
-  // webhook relay and the message dispatcher.
+  // The workers, each its own process on its service's database (no gRPC port): messaging's
+  // webhook relay and message dispatcher, tenants' payment reconciler.
   const messagingDist = join(dirname(require.resolve('@convo/messaging/package.json')), 'dist');
+  const workerMains = {
+    relay: join(messagingDist, 'relay', 'main.js'),
+    dispatcher: join(messagingDist, 'dispatcher', 'main.js'),
+    reconciler: join(dirname(require.resolve('@convo/tenants/package.json')), 'dist', 'reconciler', 'main.js'),
+  };
   /** How long the gateway and a worker may take to be ready; the services get 60 s. */
   const startDeadlineMs = opts.startTogether ? 60_000 : 30_000;
-  const startWorker = async (worker: 'relay' | 'dispatcher', name: string, env: Record<string, string> = {}) => {
+  const startWorker = async (worker: keyof typeof workerMains, name: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
     // A stable id: a worker restarted under the same name takes its own leases back at once.
     const id = { [`${worker.toUpperCase()}_ID`]: name };
     starters.set(name, () => startWorker(worker, name, env));
-    const child = launch(name, join(messagingDist, worker, 'main.js'), { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...id, ...env });
+    const child = launch(name, workerMains[worker], { [`${worker.toUpperCase()}_HEALTH_PORT`]: String(healthPort), ...id, ...env });
     endpoints.set(name, { http: `http://127.0.0.1:${healthPort}` });
     await waitUntil(
       name,
@@ -307,6 +312,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   };
   const startRelay = (name = 'messaging-relay') => startWorker('relay', name);
   const startDispatcher = (name = 'messaging-dispatcher', env?: Record<string, string>) => startWorker('dispatcher', name, env);
+  const startReconciler = (name = 'tenants-reconciler') => startWorker('reconciler', name);
 
   try {
     const startPart = async (p: Part) => {
@@ -331,13 +337,13 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       );
     };
     if (opts.startTogether) {
-      await Promise.all([startGateway(), ...parts.map(startPart), startRelay(), startDispatcher()]);
+      await Promise.all([startGateway(), ...parts.map(startPart), startRelay(), startDispatcher(), startReconciler()]);
     } else {
       // The services first, then the gateway and the workers: on two cores, eight Node processes
       // loading at once each take several times longer (a gateway under an e2e suite's load then
       // missed its 30 s).
       await Promise.all(parts.map(startPart));
-      await Promise.all([startGateway(), startRelay(), startDispatcher()]);
+      await Promise.all([startGateway(), startRelay(), startDispatcher(), startReconciler()]);
     }
     const kill = async (name: string) => {
       const child = processes.get(name);

@@ -5,6 +5,7 @@
 //   @convo/kit/mongo                   connectDatabase, isDuplicateKey, nextSequence
 //   @convo/kit/database-hooks          onDatabaseConnected (tooling preloaded into a process)
 //   @convo/kit/service                 runService, startService, ServiceSpec
+//   @convo/kit/worker-process          runWorkerProcess (the relay, dispatcher and reconciler)
 //   @convo/kit/group-commit            groupCommit, perItemErrors
 //   @convo/kit/grpc/health             checkHealth alone (the mesh supervisor, image checks)
 //   @convo/kit/graphql/subgraph        buildSubgraph, SubgraphTypes

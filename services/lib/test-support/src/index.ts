@@ -2,6 +2,7 @@
 // loopback, and the reading of gRPC errors. Used by tests only (a devDependency).
 export * from './service';
 export * from './fake-provider';
+export * from './fake-payment-gateways';
 export * from './grpc-errors';
 export * from './loopback';
 export * from './tcp-proxy';

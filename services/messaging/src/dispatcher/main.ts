@@ -7,13 +7,14 @@ import { signedMediaLink } from '../domain/media.service';
 import { PartitionLeases } from '../leases/partitions';
 import { Targets } from '../relay/targets';
 import { observeDeliveryQueue } from '../queue-metrics';
-import { runWorkerProcess } from '../worker-process';
+import { runWorkerProcess } from '@convo/kit/worker-process';
 import { readDispatcherConfig } from './config';
 import { Dispatcher } from './dispatcher';
 
 const config = readDispatcherConfig();
 const { messaging } = config;
 runWorkerProcess({
+  database: 'convo_messaging',
   name: 'messaging-dispatcher',
   logLevel: config.logLevel,
   healthPort: config.healthPort,

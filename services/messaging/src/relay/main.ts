@@ -4,13 +4,14 @@ import '@convo/kit/observability/register'; // first: tracing instruments what l
 import { createClient } from '@convo/kit';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { observeWebhookOutbox } from '../queue-metrics';
-import { runWorkerProcess } from '../worker-process';
+import { runWorkerProcess } from '@convo/kit/worker-process';
 import { readRelayConfig } from './config';
 import { Relay } from './relay';
 import { Targets } from './targets';
 
 const config = readRelayConfig();
 runWorkerProcess({
+  database: 'convo_messaging',
   name: 'messaging-relay',
   logLevel: config.logLevel,
   healthPort: config.healthPort,

@@ -1,4 +1,8 @@
 import { Schema, type Connection } from 'mongoose';
+import { paymentChangeSchema, paymentEventSchema, paymentRepeatSchema, reconciliationRunSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
+
+export type { PaymentChangeDoc, PaymentEventDoc };
+
 
 export interface GatewayAccountDoc {
   customerId: string;
@@ -23,6 +27,12 @@ export interface TenantDoc {
   /** Per gateway; kept when the tenant switches gateways, so switching back needs no new pair. */
   gatewayCredentials: Record<string, GatewayAccountDoc>;
   paymentStatus: string;
+  /** The own time of the event that set paymentStatus: an older event never overwrites it. */
+  paymentStatusAt?: Date | null;
+  /** Since when (the event's time) the payment status is overdue; null otherwise. */
+  paymentOverdueSince?: Date | null;
+  /** Set inactive by PAYMENT_SUSPEND_AFTER_DAYS: a paid event sets it active again. */
+  suspendedByPayment?: boolean;
   supportChatEnabled: boolean;
   menuVisibility: string[];
   allowedChannels: string[];
@@ -117,14 +127,6 @@ export interface CustomerClaimDoc {
   tenantId: number;
 }
 
-/** `_id`: `<gateway>:<eventId>`. A gateway's event is applied once. */
-export interface PaymentEventDoc {
-  _id: string;
-  tenantId: number;
-  status: string;
-  receivedAt: Date;
-}
-
 /** `_id`: `<tenantId>:<limit key or "all">:<n>`, n = 1..limit. One per counted channel. */
 export interface SlotClaimDoc {
   _id: string;
@@ -169,6 +171,9 @@ function tenantSchema() {
       gatewayAEnabled: { type: Boolean, default: false },
       gatewayCredentials: { type: Schema.Types.Mixed, default: {} },
       paymentStatus: { type: String, default: '' },
+      paymentStatusAt: { type: Date, default: null },
+      paymentOverdueSince: { type: Date, default: null },
+      suspendedByPayment: { type: Boolean, default: false },
       supportChatEnabled: { type: Boolean, default: false },
       menuVisibility: { type: [String], default: [] },
       allowedChannels: { type: [String], default: [] },
@@ -183,6 +188,10 @@ function tenantSchema() {
   );
   // Listing filters on status (equality) and pages by id.
   tenant.index({ status: 1, _id: 1 });
+  // Reconciliation reads the tenants that have a payment gateway, by id.
+  tenant.index({ paymentGateway: 1, _id: 1 });
+  // Suspension looks for active tenants overdue since before a day.
+  tenant.index({ paymentStatus: 1, status: 1, paymentOverdueSince: 1 });
   return tenant;
 }
 
@@ -290,11 +299,10 @@ export function registerModels(conn: Connection) {
     Api: conn.model<ApiIntegrationDoc>('ApiIntegration', apiSchema(), 'api_integrations'),
     IdentityClaim: conn.model<IdentityClaimDoc>('IdentityClaim', claimSchema({ tenantId: Number }), 'tenant_identities'),
     CustomerClaim: conn.model<CustomerClaimDoc>('CustomerClaim', claimSchema({ tenantId: Number }), 'payment_customers'),
-    PaymentEvent: conn.model<PaymentEventDoc>(
-      'PaymentEvent',
-      claimSchema({ tenantId: Number, status: String, receivedAt: Date }),
-      'payment_events',
-    ),
+    PaymentEvent: conn.model<PaymentEventDoc>('PaymentEvent', paymentEventSchema(), 'payment_events'),
+    PaymentChange: conn.model<PaymentChangeDoc>('PaymentChange', paymentChangeSchema(), 'payment_changes'),
+    PaymentRepeat: conn.model('PaymentRepeat', paymentRepeatSchema(), 'payment_event_repeats'),
+    ReconciliationRun: conn.model('ReconciliationRun', reconciliationRunSchema(), 'payment_reconciliations'),
     SlotClaim: conn.model<SlotClaimDoc>('SlotClaim', claimSchema({ tenantId: Number, channelId: Number }), 'channel_slots'),
     LinkClaim: conn.model<LinkClaimDoc>(
       'LinkClaim',

@@ -79,6 +79,21 @@ export class TenantsRepository {
     return this.models.Tenant.countDocuments(this.tenantQuery(filter)).exec();
   }
 
+  /**
+   * Tenants with a payment gateway (or the one given), gateway by gateway and by id: what
+   * reconciliation reads. One equality per gateway, so the index (paymentGateway, _id) serves it.
+   */
+  async *tenantsWithGateway(tenantId = 0): AsyncIterable<TenantDoc> {
+    if (tenantId) {
+      const t = await this.findTenant(tenantId);
+      if (t) yield t;
+      return;
+    }
+    for (const paymentGateway of ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d']) {
+      yield* this.models.Tenant.find({ paymentGateway }).sort({ _id: 1 }).lean<TenantDoc>().cursor();
+    }
+  }
+
   async insertTenant(tenant: TenantDoc): Promise<void> {
     await this.models.Tenant.create(tenant);
   }
@@ -90,10 +105,6 @@ export class TenantsRepository {
   /** Sets the given fields and answers the stored tenant. */
   updateTenant(id: number, set: Record<string, unknown>) {
     return this.models.Tenant.findByIdAndUpdate(id, { $set: set }, { returnDocument: 'after' }).lean<TenantDoc>().exec();
-  }
-
-  async setPaymentStatus(id: number, paymentStatus: string): Promise<void> {
-    await this.models.Tenant.updateOne({ _id: id }, { $set: { paymentStatus, updatedAt: new Date() } }).exec();
   }
 
   // ---- identity claims
@@ -125,13 +136,6 @@ export class TenantsRepository {
     await this.models.CustomerClaim.deleteOne({ _id: key, tenantId }).exec();
   }
 
-  claimPaymentEvent(key: string, tenantId: number, status: string): Promise<boolean> {
-    return claim(() => this.models.PaymentEvent.create({ _id: key, tenantId, status, receivedAt: new Date() }));
-  }
-
-  async releasePaymentEvent(key: string): Promise<void> {
-    await this.models.PaymentEvent.deleteOne({ _id: key }).exec();
-  }
 
   // ---- users
 

@@ -44,6 +44,8 @@ function planPlainFields(req: UpdateRequest, issues: Issues, set: Record<string,
   if (req.status !== undefined) {
     issues.check(isOneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
     set.status = req.status;
+    // An operator's choice: a paid event no longer reactivates a tenant suspended for payment.
+    set.suspendedByPayment = false;
   }
   for (const field of ['maxUsers', 'maxConnections'] as const) {
     const value = req[field];
@@ -132,6 +134,8 @@ function planPayment(tenant: TenantDoc, req: UpdateRequest, issues: Issues, chan
   if (switching) {
     changes.set.paymentGateway = target;
     changes.set.paymentStatus = target ? 'pending' : '';
+    // The new gateway's events are not ordered against the old one's.
+    changes.set.paymentStatusAt = null;
   }
 }
 

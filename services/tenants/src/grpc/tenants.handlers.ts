@@ -2,7 +2,7 @@ import { callerOf, forbidden, type AsyncHandlers, type proto, type ServiceRegist
 import type * as grpc from '@grpc/grpc-js';
 import type { ChannelsService } from '../domain/channels.service';
 import type { IntegrationsService } from '../domain/integrations.service';
-import type { PaymentsService } from '../domain/payments.service';
+import type { PaymentsService } from '../domain/payments/payments.service';
 import type { RevocationFeed } from '../domain/revocations';
 import type { TenantsService } from '../domain/tenants.service';
 import { channelFor } from './channel-secrets';

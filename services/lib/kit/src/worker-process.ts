@@ -1,9 +1,11 @@
-import { closeAllClients, collectProcessMetrics, flushTraces, createLogger, METRICS_CONTENT_TYPE, metricsText, type Logger } from '@convo/kit';
-import { connectDatabase } from '@convo/kit/mongo';
+import { closeAllClients } from './grpc/client';
+import { createLogger, type Logger } from './logger';
+import { connectDatabase } from './mongo';
+import { collectProcessMetrics, flushTraces, METRICS_CONTENT_TYPE, metricsText } from './observability';
 import type { Connection } from 'mongoose';
 import { createServer, type Server } from 'node:http';
 
-/** A background worker of messaging (the webhook relay, the dispatcher) once it runs. */
+/** A background worker (messaging's webhook relay and dispatcher, tenants' payment reconciler) once it runs. */
 export interface Worker {
   /** The loop goes round. */
   readonly healthy: boolean;
@@ -13,6 +15,8 @@ export interface Worker {
 
 export interface WorkerProcessOptions {
   name: string;
+  /** The database of the service the worker belongs to (convo_messaging, convo_tenants). */
+  database: string;
   logLevel: string;
   healthPort: number;
   mongodbUri: string;
@@ -20,12 +24,12 @@ export interface WorkerProcessOptions {
   shutdownGraceMs: number;
   /** What the log line that announces the worker carries (its id). */
   describe: Record<string, unknown>;
-  /** Builds and starts the worker on messaging's database. */
+  /** Builds and starts the worker on its service's database. */
   start(db: Connection, log: Logger): Promise<Worker>;
 }
 
 /**
- * The process around a worker: a process of its own (any number of replicas) on the messaging
+ * The process around a worker: a process of its own (any number of replicas) on its service's
  * database, serving no gRPC. /healthz (the process is alive: the loop goes round, or the database
  * is still awaited) and /readyz (database connected, loop running) answer on its health port for
  * probes and the mesh. A database that is slow to come up is waited for (retried with capped
@@ -68,7 +72,7 @@ export function runWorkerProcess(opts: WorkerProcessOptions): void {
     process.once('SIGTERM', (s) => void stop(s));
     process.once('SIGINT', (s) => void stop(s));
 
-    db = await connectDatabase(opts.mongodbUri, 'convo_messaging', { log, signal: starting.signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
+    db = await connectDatabase(opts.mongodbUri, opts.database, { log, signal: starting.signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
     connected = true;
     db.on('disconnected', () => (connected = false));
     db.on('reconnected', () => (connected = true));

@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import type { Models, PaymentChangeDoc, PaymentEventDoc, TenantDoc } from './models';
+import type { ReconciliationRunDoc } from './payment-models';
+
+export type ReconciliationRun = ReconciliationRunDoc;
+import { claim } from './tenants.repository';
+
+/** The record of proven payment webhooks and the log of the status changes payments cause. */
+export class PaymentsRepository {
+  constructor(private readonly models: Models) {}
+
+  /** Inserts the event's record; false when the event was already received (a repeat). */
+  claimEvent(doc: PaymentEventDoc): Promise<boolean> {
+    return claim(() => this.models.PaymentEvent.create(doc));
+  }
+
+  async finishEvent(key: string, set: Partial<PaymentEventDoc>): Promise<void> {
+    await this.models.PaymentEvent.updateOne({ _id: key }, { $set: set }).exec();
+  }
+
+  /** A repeat is recorded beside the first delivery's record, which it answers. */
+  async countRepeat(key: string) {
+    await this.models.PaymentRepeat.create({ _id: randomUUID(), eventKey: key, receivedAt: new Date() });
+    return this.models.PaymentEvent.findById(key).lean<PaymentEventDoc>().exec();
+  }
+
+  /** How many repeats each of these events had. */
+  async repeatCounts(keys: string[]): Promise<Map<string, number>> {
+    if (!keys.length) return new Map();
+    const rows = await this.models.PaymentRepeat.aggregate<{ _id: string; n: number }>([
+      { $match: { eventKey: { $in: keys } } },
+      { $group: { _id: '$eventKey', n: { $sum: 1 } } },
+    ]).exec();
+    return new Map(rows.map((r) => [r._id, r.n]));
+  }
+
+  async releaseEvent(key: string): Promise<void> {
+    await this.models.PaymentEvent.deleteOne({ _id: key }).exec();
+  }
+
+  /**
+   * Sets the payment status of a tenant still on `gateway` unless its stored status came from a
+   * newer event; answers the tenant as it was before, or null when nothing was written. Atomic on
+   * MongoDB; FerretDB applies it as read-then-write, so the service also runs one change per
+   * tenant at a time.
+   */
+  setStatusIfNotNewer(tenantId: number, gateway: string, status: string, at: Date) {
+    return this.models.Tenant.findOneAndUpdate(
+      { _id: tenantId, paymentGateway: gateway, $or: [{ paymentStatusAt: null }, { paymentStatusAt: { $lte: at } }] },
+      { $set: { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date() } },
+      { returnDocument: 'before' },
+    )
+      .lean<TenantDoc>()
+      .exec();
+  }
+
+  /** What an applied status brings along: the overdue clock, and reactivation on paid. */
+  async setPaymentSide(tenantId: number, set: Record<string, unknown>): Promise<void> {
+    await this.models.Tenant.updateOne({ _id: tenantId }, { $set: set }).exec();
+  }
+
+  /** Active tenants overdue since before `cutoff`: suspension's candidates. */
+  overdueSince(cutoff: Date, limit: number) {
+    return this.models.Tenant.find({ paymentStatus: 'overdue', status: 'active', paymentOverdueSince: { $lte: cutoff } })
+      .limit(limit)
+      .lean<TenantDoc[]>()
+      .exec();
+  }
+
+  /** Sets a still active, still overdue tenant inactive; false when it changed meanwhile. */
+  async suspend(tenantId: number): Promise<boolean> {
+    const res = await this.models.Tenant.updateOne(
+      { _id: tenantId, status: 'active', paymentStatus: 'overdue' },
+      { $set: { status: 'inactive', suspendedByPayment: true, updatedAt: new Date() } },
+    ).exec();
+    return res.modifiedCount > 0;
+  }
+
+  async recordChange(change: Omit<PaymentChangeDoc, '_id'>): Promise<void> {
+    await this.models.PaymentChange.create({ _id: randomUUID(), ...change });
+  }
+
+  /** The latest records, newest first; `tenantId` 0 for every tenant. */
+  listEvents(tenantId: number, limit: number) {
+    return this.models.PaymentEvent.find(tenantId ? { tenantId } : {})
+      .sort({ receivedAt: -1, _id: 1 })
+      .limit(limit)
+      .lean<PaymentEventDoc[]>()
+      .exec();
+  }
+
+  listChanges(tenantId: number, limit: number) {
+    return this.models.PaymentChange.find({ tenantId }).sort({ at: -1 }).limit(limit).lean<PaymentChangeDoc[]>().exec();
+  }
+
+  // ---- reconciliation runs: requested by an operator or by the period, taken by one reconciler
+
+  /** Inserts a run; false when it exists (the period's run already made by another replica). */
+  requestRun(run: ReconciliationRunDoc): Promise<boolean> {
+    return claim(() => this.models.ReconciliationRun.create(run));
+  }
+
+  findRun(id: string) {
+    return this.models.ReconciliationRun.findById(id).lean<ReconciliationRunDoc>().exec();
+  }
+
+  /** The oldest requested runs (an index on status, requestedAt). */
+  requestedRuns(limit: number) {
+    return this.models.ReconciliationRun.find({ status: 'requested' }).sort({ requestedAt: 1 }).limit(limit).lean<ReconciliationRunDoc[]>().exec();
+  }
+
+  /** Takes a run for one reconciler: a claim document, since FerretDB's conditional updates are not atomic. */
+  async takeRun(id: string, runner: string): Promise<boolean> {
+    if (!(await claim(() => this.models.SeedClaim.create({ _id: `reconciliation-run:${id}`, createdAt: new Date() })))) return false;
+    await this.models.ReconciliationRun.updateOne({ _id: id }, { $set: { status: 'running', runner, startedAt: new Date() } }).exec();
+    return true;
+  }
+
+  async finishRun(id: string, counts: { checked: number; repaired: number; failed: number }): Promise<void> {
+    await this.models.ReconciliationRun.updateOne({ _id: id }, { $set: { status: 'done', finishedAt: new Date(), ...counts } }).exec();
+  }
+}
