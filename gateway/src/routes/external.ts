@@ -8,6 +8,7 @@ import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
 import { numberSendRoutes } from './number-sends.routes';
 import { socialConfigRoutes } from './social-config.routes';
+import { templateRoutes } from './templates.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
 
@@ -42,4 +43,5 @@ export async function externalApi(
   // Routes beyond the seed that public clients call (README, "Routes beyond the seed").
   await app.register(numberSendRoutes, areaDeps);
   await app.register(directoryRoutes, areaDeps);
+  await app.register(templateRoutes, areaDeps);
 }

@@ -49,6 +49,14 @@ export interface MessageDoc {
   providerTimestamp?: Date | null;
   /** The contact's reply was taken as the answer to the ticket's satisfaction survey. */
   evaluationAnswer?: boolean;
+  /**
+   * Outgoing on a waba channel with routeVia "auto": the end of the contact's 24-hour window as
+   * acceptance read it. The dispatcher sends through the linked channel only before it.
+   */
+  routeVia?: 'auto';
+  windowUntil?: Date;
+  /** Outgoing: the way it left ("official" or "linked" on waba, the kind elsewhere), set when sent. */
+  via?: string;
   /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
   traceparent?: string;
   createdAt: Date;
@@ -97,6 +105,9 @@ export function registerModels(conn: Connection) {
       providerTimestamp: { type: Date, default: null },
       evaluationAnswer: { type: Boolean, default: false },
       traceparent: { type: String, default: undefined },
+      routeVia: { type: String, default: undefined },
+      windowUntil: { type: Date, default: undefined },
+      via: { type: String, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },

@@ -36,6 +36,13 @@ const ignored = () => result('ignored');
 const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
+/** When the contact wrote, as the provider says (never in the future), ISO. */
+const inboundTime = (e: InboundEvent): string => {
+  const now = Date.now();
+  const at = Number(e.timestampMs);
+  return new Date(at > 0 ? Math.min(at, now) : now).toISOString();
+};
+
 /** A survey was sent on the ticket and not answered yet. */
 const awaitsAnswer = (t: Ticket) => !!t.evaluation?.sentAt && !t.evaluation.answer;
 
@@ -156,6 +163,9 @@ export class IngestService {
         number: e.from,
         email: e.email,
         name: e.contactName,
+        // The official channel's 24-hour window opens with the contact's message (when Meta got it,
+        // never later than now: a webhook redelivered hours late must not reopen a closed window).
+        inboundAt: channel.type === 'waba' ? inboundTime(e) : '',
       });
       return { ticket: ticket!, answersSurvey: rating && awaitsAnswer(ticket!) };
     } catch (err) {

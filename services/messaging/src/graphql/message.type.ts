@@ -14,6 +14,8 @@ export class Message {
   @Field(() => MessageStatusEnum) status!: MessageStatus;
   @Field() providerMessageId!: string;
   @Field() error!: string;
+  @Field({ description: 'Outgoing: the way it left: "official" or "linked" on a waba channel, the kind elsewhere; empty until sent' })
+  via!: string;
   @Field(() => DateTime) createdAt!: string;
 }
 

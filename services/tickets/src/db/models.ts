@@ -24,6 +24,8 @@ export interface ContactDoc {
   externalKey?: string;
   /** The tags of the contact's tickets (kept by AddTags and RemoveTag), for listContacts' tagId. */
   tagIds?: number[];
+  /** The contact's latest incoming message (OpenForContact's inbound_at): the waba 24-hour window. */
+  lastInboundAt?: Date;
   createdAt: Date;
   updatedAt?: Date;
 }
@@ -52,7 +54,8 @@ export interface TicketDoc {
   tenantId: number;
   channelId: number;
   contactId: number;
-  contact: { number: string; name: string; email: string };
+  /** `lastInboundAt` is the contact's, copied here so that a send reads it with the ticket. */
+  contact: { number: string; name: string; email: string; lastInboundAt?: Date };
   status: TicketStatus;
   userId?: number | null;
   queueId?: number | null;
@@ -155,6 +158,7 @@ export function registerModels(conn: Connection) {
       businessName: String,
       externalKey: String,
       tagIds: { type: [Number], default: undefined },
+      lastInboundAt: Date,
       createdAt: Date,
       updatedAt: Date,
     },
@@ -170,7 +174,7 @@ export function registerModels(conn: Connection) {
     tenantId: { type: Number, required: true },
     channelId: Number,
     contactId: Number,
-    contact: { number: String, name: String, email: String },
+    contact: { number: String, name: String, email: String, lastInboundAt: Date },
     status: String,
     userId: Number,
     queueId: Number,
