@@ -61,7 +61,7 @@ function graphRefusal(err: unknown, provider: string): DomainError | undefined {
   const transient = RATE_LIMIT_CODES.has(code ?? -1) || (answer!.transient === true && !known);
   const reason = [known, message ?? 'no reason given', error_data?.details].filter(Boolean).join(': ');
   return providerFailed(`${provider} refused the message (HTTP ${answer!.status}): ${reason}${codes ? ` (${codes})` : ''}`, [
-    { provider, status: answer!.status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient, retryAfter: transient ? answer!.retryAfter : undefined },
+    { provider, status: answer!.status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient: transient || undefined, retryAfter: transient ? answer!.retryAfter : undefined },
   ]);
 }
 
