@@ -31,7 +31,7 @@ const Parameter = Type.Object({
 const Component = Type.Object({
   type: Str(20, 'header, body or button'),
   sub_type: Opt(Str(30, 'Buttons: url, quick_reply, copy_code, ...')),
-  index: Opt(Type.Union([Type.Integer({ minimum: 0, maximum: 9 }), Type.String({ pattern: '^[0-9]$' })])),
+  index: Opt(Type.Union([Type.Integer({ minimum: 0, maximum: 9 }), Type.String({ maxLength: 1, pattern: '^[0-9]$' })])),
   parameters: Opt(Type.Array(Parameter, { maxItems: 100 })),
 });
 const Components = Type.Array(Component, { maxItems: 20, description: "The Cloud API's template components" });
@@ -57,7 +57,7 @@ export const TemplateSendBody = Type.Object(
     templateData: Opt(TemplateData),
     templateName: Opt(Type.String({ minLength: 1, maxLength: 512 })),
     templateLangCode: Opt(Type.String({ minLength: 1, maxLength: 20 })),
-    params: Opt(Type.Array(Type.Union([Type.String({ maxLength: 4096 }), Type.Number()]), { maxItems: 100, description: "The body's parameters in order ({{1}}, {{2}}…)" })),
+    params: Opt(Type.Array(Type.Union([Type.String({ maxLength: 4096 }), Type.Number({ minimum: -1e15, maximum: 1e15 })]), { maxItems: 100, description: "The body's parameters in order ({{1}}, {{2}}…)" })),
     components: Opt(Components),
   },
   rule('templateShape', (b) => {
