@@ -311,6 +311,19 @@ describe('the official channel: window, templates, coexistence', () => {
       expect(arrivals.map(textOf).filter((t) => mine.has(t))).toEqual(accepted.filter((m) => m.number === number).map((m) => m.body));
     }
 
+    // The linked engine reports the statuses of what it carried: they reach the waba channel's message.
+    const viaEngine = accepted.find((m) => m.expected === 'linked')!;
+    const engineId = records[accepted.indexOf(viaEngine)].providerMessageId;
+    const update = { event: 'messages.update', data: [{ key: { id: engineId, fromMe: true, remoteJid: `${viaEngine.number}@s.whatsapp.net` }, update: { status: 'DELIVERY_ACK' } }] };
+    const hook = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${engine.channelId}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer engine-token' },
+      body: JSON.stringify(update),
+    });
+    expect(hook.status).toBe(200);
+    expect((await hook.json()).data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['status_applied']);
+    expect(await message(viaEngine.messageId)).toMatchObject({ status: 'delivered', via: 'linked' });
+
     // GraphQL shows the way too.
     const gql = await call(`${mesh.gatewayUrl}/graphql`, {
       token: admin,

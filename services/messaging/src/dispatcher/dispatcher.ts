@@ -33,6 +33,12 @@ export interface DispatchPeers {
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
 
+/** The channel a message leaves through now, and how its record names that way (`via`). */
+interface Route {
+  through: proto.tenants.Channel__Output;
+  via: string;
+}
+
 /**
  * Delivers queued messages. The work is split by channel into partitions (PartitionLeases); this
  * dispatcher delivers only the channels of partitions it holds, so a channel is served by one
@@ -61,7 +67,7 @@ export class Dispatcher {
   /** Per channel: the earliest time its next send may start. */
   private readonly nextSlot = new Map<number, number>();
   /** Accepted by the provider but not yet recorded (the database failed): recorded before anything else. */
-  private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string; via: string }>();
+  private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string; route: Route }>();
   private lastTickAt = 0;
   private lastRoundAt = 0;
 
@@ -241,12 +247,12 @@ export class Dispatcher {
       return this.failed(message, classify(err));
     }
     if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
-    const { through, via } = await this.routeOf(message, channel);
+    const route = await this.routeOf(message, channel);
     let providerMessageId: string;
     try {
       ({ providerMessageId } = await this.peers.engines.Deliver(
         {
-          channel: channelTarget(through),
+          channel: channelTarget(route.through),
           to: message.to ?? '',
           content: {
             text: message.body,
@@ -263,14 +269,14 @@ export class Dispatcher {
         { deadlineMs: this.settings.providerDeadlineMs },
       ));
     } catch (err) {
-      return this.failed(message, classify(err), via);
+      return this.failed(message, classify(err), route.via);
     }
     try {
-      await this.recordSent(message, providerMessageId, via);
+      await this.recordSent(message, providerMessageId, route);
     } catch (err) {
       // Delivered, not recorded: kept here and recorded before this dispatcher sends anything else,
       // so the message is not sent again while this process lives.
-      this.unrecorded.set(message._id, { doc: message, providerMessageId, via });
+      this.unrecorded.set(message._id, { doc: message, providerMessageId, route });
       throw err;
     }
     return 'sent';
@@ -283,7 +289,7 @@ export class Dispatcher {
    * and interactive messages, out-of-window messages, and everything while the link is down take
    * the official API. Other kinds leave through their own channel.
    */
-  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<{ through: proto.tenants.Channel__Output; via: string }> {
+  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<Route> {
     if (channel.type !== 'waba') return { through: channel, via: channel.type };
     const divert =
       message.routeVia === 'auto' &&
@@ -298,15 +304,16 @@ export class Dispatcher {
     return { through: channel, via: 'official' };
   }
 
-  private async recordSent(message: MessageDoc, providerMessageId: string, via: string): Promise<void> {
+  private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {
     // A retried message clears its last error and due time; a first attempt has neither to clear.
     const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
-    await this.repo.applyStatus(message, 'sent', { providerMessageId, via, ...cleared }, { exclusive: true, event: await this.listened(message) });
+    const way = { via: route.via, ...(route.via === 'linked' && { viaChannelId: route.through.id }) };
+    await this.repo.applyStatus(message, 'sent', { providerMessageId, ...way, ...cleared }, { exclusive: true, event: await this.listened(message) });
   }
 
   private async flushUnrecorded(): Promise<void> {
-    for (const [id, { doc, providerMessageId, via }] of this.unrecorded) {
-      await this.recordSent(doc, providerMessageId, via);
+    for (const [id, { doc, providerMessageId, route }] of this.unrecorded) {
+      await this.recordSent(doc, providerMessageId, route);
       this.unrecorded.delete(id);
     }
   }

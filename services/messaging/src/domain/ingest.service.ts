@@ -216,7 +216,10 @@ export class IngestService {
     const fields = status === 'failed' ? { error: e.error || 'failed' } : {};
     if (!e.providerMessageId) return this.watermark(channel, e, status);
 
-    const doc = await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId);
+    // A message a waba channel sent through this (linked) channel has its statuses reported here.
+    const doc =
+      (await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId)) ??
+      (channel.type !== 'waba' ? await this.repo.findSentThroughLinked(channel.id, e.providerMessageId) : null);
     if (!doc) return result('status_unknown_message');
     const change = await this.repo.applyStatus(doc, status, fields);
     if (change === 'applied') return result('status_applied', doc._id, doc.ticketId);
