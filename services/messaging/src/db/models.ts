@@ -55,7 +55,7 @@ export interface MessageDoc {
    */
   routeVia?: 'auto';
   windowUntil?: Date;
-  /** Outgoing: the way it left ("official" or "linked" on waba, the kind elsewhere), set when sent. */
+  /** Outgoing on waba: the way it left ("official" or "linked"), set when sent; absent on other kinds. */
   via?: string;
   /** Outgoing through a linked channel: that channel, whose engine reports the message's statuses. */
   viaChannelId?: number;

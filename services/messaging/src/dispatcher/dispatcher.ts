@@ -287,10 +287,11 @@ export class Dispatcher {
    * waba channel in coexistence, a routeVia "auto" message still inside the contact's window (as
    * acceptance read it) leaves through the linked channel while that one is CONNECTED; templates
    * and interactive messages, out-of-window messages, and everything while the link is down take
-   * the official API. Other kinds leave through their own channel.
+   * the official API. Other kinds leave through their own channel (no `via` recorded).
    */
   private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<Route> {
-    if (channel.type !== 'waba') return { through: channel, via: channel.type };
+    // Other kinds have one way out: nothing to record (a field every message would carry).
+    if (channel.type !== 'waba') return { through: channel, via: '' };
     const divert =
       message.routeVia === 'auto' &&
       !message.interactiveType &&
@@ -307,7 +308,7 @@ export class Dispatcher {
   private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {
     // A retried message clears its last error and due time; a first attempt has neither to clear.
     const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
-    const way = { via: route.via, ...(route.via === 'linked' && { viaChannelId: route.through.id }) };
+    const way = { ...(route.via && { via: route.via }), ...(route.via === 'linked' && { viaChannelId: route.through.id }) };
     await this.repo.applyStatus(message, 'sent', { providerMessageId, ...way, ...cleared }, { exclusive: true, event: await this.listened(message) });
   }
 
