@@ -1,4 +1,6 @@
 import type { Mesh } from '@convo/dev-mesh';
+import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support';
+import { randomBytes } from 'node:crypto';
 import { startFakeGraph, type FakeGraph, type MetaTemplate } from '../support/fake-graph';
 import { call, eventually, settled, UNPACED, type Reply } from '../support/http';
 import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
@@ -40,6 +42,7 @@ const ORDER_UPDATE = template('order_update', {
 describe('the official channel: window, templates, coexistence', () => {
   let mesh: Mesh;
   let graph: FakeGraph;
+  let receiver: WebhookReceiver;
   const crashes: string[] = [];
   let admin: string;
   let tenantId: number;
@@ -80,7 +83,7 @@ describe('the official channel: window, templates, coexistence', () => {
   };
 
   beforeAll(async () => {
-    graph = await startFakeGraph();
+    [graph, receiver] = await Promise.all([startFakeGraph(), startWebhookReceiver()]);
     // 130 filler templates before the ones sent: the catalog comes in two pages of 100.
     graph.catalog = [
       ...Array.from({ length: 130 }, (_, i) => template(`filler_${i}`)),
@@ -92,7 +95,7 @@ describe('the official channel: window, templates, coexistence', () => {
       freePorts: true,
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { ...UNPACED, META_APP_SECRET, META_GRAPH_URL: graph.url, TEMPLATE_CACHE_MS: String(TEMPLATE_CACHE_MS), CHANNEL_CACHE_MS: String(CHANNEL_CACHE_MS) },
+      env: { ...UNPACED, META_APP_SECRET, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', META_GRAPH_URL: graph.url, TEMPLATE_CACHE_MS: String(TEMPLATE_CACHE_MS), CHANNEL_CACHE_MS: String(CHANNEL_CACHE_MS) },
     });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
@@ -101,13 +104,21 @@ describe('the official channel: window, templates, coexistence', () => {
     });
     expect(tenant.status).toBe(200);
     tenantId = tenant.body.data.tenant.id;
+    const userId = tenant.body.data.adminUser.id;
     engine = await session({ name: 'linked', type: 'engine_a', status: 'CONNECTED', engineUrl: `${graph.url}/engine`, engineToken: 'engine-token' });
     waba = await session({ name: 'official', type: 'waba', tokenAPI: PHONE_ID, wabaId: WABA_ID, bmToken: 'bm-token', hybridMode: 'coexistence', linkedChannelId: engine.channelId });
+    // Status callbacks of the waba channel's messages (urlMessageStatus of a second integration).
+    const callbacks = await call(`${mesh.gatewayUrl}/tenantCreateApi`, {
+      token: admin,
+      body: { name: 'status', sessionId: waba.channelId, userId, tenant: tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: `${receiver.url}/status` },
+    });
+    expect(callbacks.status).toBe(200);
   });
 
   afterAll(async () => {
     await mesh?.stop();
     await graph?.close();
+    await receiver?.close();
   });
 
   afterEach(() => expect(crashes).toEqual([]));
@@ -323,6 +334,13 @@ describe('the official channel: window, templates, coexistence', () => {
     expect(hook.status).toBe(200);
     expect((await hook.json()).data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['status_applied']);
     expect(await message(viaEngine.messageId)).toMatchObject({ status: 'delivered', via: 'linked' });
+
+    // The status callbacks say the way each message left.
+    const sentHook = (messageId: string) => receiver.received.find((h) => h.path === '/status' && h.body.msg.messageId === messageId && h.body.msg.status === 'sent');
+    for (const m of [viaEngine, accepted.find((a) => a.expected === 'official')!]) {
+      const hook = await eventually(`the sent callback of ${m.messageId}`, () => sentHook(m.messageId), 30_000);
+      expect(hook.body.msg).toMatchObject({ messageId: m.messageId, status: 'sent', via: m.expected });
+    }
 
     // GraphQL shows the way too.
     const gql = await call(`${mesh.gatewayUrl}/graphql`, {
