@@ -332,7 +332,7 @@ describe('the official channel: window, templates, coexistence', () => {
       body: JSON.stringify(update),
     });
     expect(hook.status).toBe(200);
-    expect((await hook.json()).data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['status_applied']);
+    expect(((await hook.json()) as { data: { results: Array<{ outcome: string }> } }).data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['status_applied']);
     expect(await message(viaEngine.messageId)).toMatchObject({ status: 'delivered', via: 'linked' });
 
     // The status callbacks say the way each message left.
