@@ -63,6 +63,19 @@ describe('OpenForContact', () => {
     expect(errCode(await rpcError(open(tenantId, number, { inboundAt: 'yesterday' })))).toBe('ERR_VALIDATION');
   });
 
+  it('records an incoming message on a pinned ticket (a survey answer), closed or not, without reopening it', async () => {
+    const tenantId = newTenantId();
+    const number = newNumber();
+    const { ticket } = await open(tenantId, number);
+    await close(tenantId, ticket!.id);
+    const at = '2026-11-21T08:00:00.000Z';
+    const answered = await open(tenantId, number, { pinTicketId: ticket!.id, inboundAt: at });
+    expect(answered).toMatchObject({ created: false, ticket: { id: ticket!.id, status: 'closed', contact: { lastInboundAt: at } } });
+    expect(await svc.db.collection('contacts').findOne({ tenantId, number })).toMatchObject({ lastInboundAt: new Date(at) });
+    // Without an incoming message, a closed pinned ticket is still refused.
+    expect(errCode(await rpcError(open(tenantId, number, { pinTicketId: ticket!.id })))).toBe('ERR_TICKET_CLOSED');
+  });
+
   it("answers the contact's open ticket created by CreateTicket on that channel", async () => {
     const tenantId = newTenantId();
     const number = newNumber();

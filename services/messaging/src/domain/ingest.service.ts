@@ -154,7 +154,13 @@ export class IngestService {
     const rating = RATING.test(e.body.trim());
     if (rating && e.from) {
       const latest = (await this.contactTickets(channel, e.from))[0];
-      if (latest && awaitsAnswer(latest)) return { ticket: latest, answersSurvey: true };
+      if (latest && awaitsAnswer(latest)) {
+        // The answer is a message of the contact: on waba it opens the 24-hour window too.
+        if (channel.type === 'waba') {
+          await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, number: e.from, email: '', name: '', pinTicketId: latest.id, inboundAt: inboundTime(e) });
+        }
+        return { ticket: latest, answersSurvey: true };
+      }
     }
     try {
       const { ticket } = await this.peers.tickets.OpenForContact({

@@ -107,6 +107,7 @@ export class TicketsService {
     const number = req.number ? contactKey(req.number) : '';
     const email = number ? '' : req.email.trim().toLowerCase();
     const { tenantId, channelId } = req;
+    const inboundAt = inboundTime(req.inboundAt);
 
     if (req.pinTicketId !== undefined) {
       const ticket = await this.repo.findTicket(tenantId, req.pinTicketId);
@@ -114,11 +115,18 @@ export class TicketsService {
       if (!ticket || ticket.channelId !== channelId || !sameContact) {
         throw notFound('ticket', `Ticket ${req.pinTicketId} is not a ticket of this contact on channel ${channelId}`);
       }
+      if (inboundAt) {
+        // An incoming message on a ticket the caller chose (a survey answer, even on a closed
+        // ticket): the contact's window moves, the ticket stays as it is.
+        const contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email);
+        await this.repo.recordContactInbound(contact, inboundAt);
+        const noted = ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt ? ticket : await this.repo.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } });
+        return { ticket: toTicket(noted ?? ticket), created: false };
+      }
       if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', `Ticket ${ticket._id} is closed`);
       return { ticket: toTicket(ticket), created: false };
     }
 
-    const inboundAt = inboundTime(req.inboundAt);
     let contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
     // An incoming message: the contact's window is on the contact (for its next tickets) and on the
     // ticket the message goes to (read by a send with the ticket, in the same lookup).
