@@ -73,6 +73,8 @@ export const messageRecord = (m: proto.messaging.Message__Output) => ({
   interactive: m.interactiveType ? { type: m.interactiveType, content: parseJson(m.interactiveJson) } : null,
   error: m.error || null,
   providerMessageId: m.providerMessageId || null,
+  // Outgoing on a waba channel: the way it left ("official" or "linked"); null elsewhere.
+  via: m.via || null,
   createdAt: m.createdAt,
   updatedAt: m.updatedAt,
 });

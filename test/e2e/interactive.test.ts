@@ -2,6 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { createServer, type Server } from 'node:http';
 import type { Recorded } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED, type Reply } from '../support/http';
+import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -56,6 +57,7 @@ interface Integration {
 }
 
 const WABA_PHONE_ID = '1029384756';
+const META_APP_SECRET = 'meta-app-secret-for-interactive';
 const PAGE_ID = '5550001112223';
 const CPF = '529.982.247-25';
 
@@ -87,8 +89,22 @@ describe('interactive messages, end to end', () => {
     return { res, req: sent().at(-1)! };
   }
 
+  /**
+   * A waba contact writes (a signed Meta webhook, timestamped now): its 24-hour window opens, and
+   * with it free-form messages (text, buttons, lists). Answers the ticket the message opened.
+   */
+  async function wabaWrites(number: string): Promise<number> {
+    const now = String(Math.floor(Date.now() / 1000));
+    const raw = JSON.stringify(wabaEnvelope(WABA_PHONE_ID, { contacts: [{ profile: { name: 'C' }, wa_id: number }], messages: [wabaText(number, `wamid.IN-${number}-${now}`, 'Hi', now)] }));
+    const res = await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET));
+    expect(res.status).toBe(200);
+    return res.body.data?.results?.[0]?.ticketId || (await post('waba', '/showallticket', { number })).body.data.tickets[0].id;
+  }
+
   /** createTicket, once its first message has been delivered (so that it is not taken for a later send's). */
   async function openTicket(kind: Kind, number: string, body = 'Hello') {
+    // A waba conversation starts with the contact (or a template): the contact writes first.
+    if (kind === 'waba') await post('waba', '/updateticketinfo', { ticketId: await wabaWrites(number), status: 'closed' });
     const created = await post(kind, '/createTicket', { number, body });
     expect(created.status).toBe(200);
     await settled(api[kind].root, api[kind].token, created.body.data.messageId);
@@ -116,7 +132,7 @@ describe('interactive messages, end to end', () => {
       freePorts: true,
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { META_GRAPH_URL: `${providers.url}/graph`, ...UNPACED },
+      env: { META_GRAPH_URL: `${providers.url}/graph`, META_APP_SECRET, ...UNPACED },
     });
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
@@ -383,11 +399,20 @@ describe('interactive messages, end to end', () => {
 
     it('opens a pending ticket for a number without one, and reuses it', async () => {
       const number = newNumber();
+      // The contact wrote (its window is open) and that conversation was closed.
+      await post('waba', '/updateticketinfo', { ticketId: await wabaWrites(number), status: 'closed' });
       const first = await sendOk('waba', '/sendButtonWABA', { number, message: 'Hi', button1: 'A', button2: 'B' });
       const again = await sendOk('waba', '/sendButtonWABA', { number, message: 'Hi', button1: 'A', button2: 'B' });
       expect(again.res.body.data.ticketId).toBe(first.res.body.data.ticketId);
       const shown = await post('waba', '/showTicketById', { ticketId: first.res.body.data.ticketId });
       expect(shown.body.data).toMatchObject({ status: 'pending', whatsappId: api.waba.channelId, contact: { number } });
+    });
+
+    it("refuses buttons and lists to a contact outside its 24-hour window: 409 ERR_OUTSIDE_WINDOW, no ticket, nothing sent", async () => {
+      const number = newNumber();
+      await sendFails('waba', '/sendButtonWABA', { number, message: 'Hi', button1: 'A', button2: 'B' }, 409, 'ERR_OUTSIDE_WINDOW');
+      await sendFails('waba', '/sendListWABA', { number, body: 'Pick', button_text: 'Open', sections: [{ title: 'S', rows: [{ id: '1', title: 'One' }] }] }, 409, 'ERR_OUTSIDE_WINDOW');
+      expect((await post('waba', '/showallticket', { number })).body.data.count).toBe(0);
     });
 
     it("pins the message to the contact's ticket, and refuses another contact's (404) or a closed one (409)", async () => {

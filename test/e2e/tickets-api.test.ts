@@ -460,7 +460,7 @@ describe('tickets API, end to end', () => {
       expect(res.body.data.messages[0]).toEqual({
         messageId: firstMessageId, ticketId, whatsappId: api.channelId, direction: 'out', body: 'Your order 1001 shipped',
         status: 'sent', mediaUrl: null, mimeType: null, fileName: null, subject: null, interactive: null, error: null,
-        providerMessageId: expect.any(String),
+        providerMessageId: expect.any(String), via: null,
         createdAt: expect.any(String), updatedAt: expect.any(String),
       });
     });

@@ -176,8 +176,12 @@ describe('webhooks, end to end', () => {
 
     it('stores a signed delivery once however often it comes, and the customer gets each message signed, with its ticket', async () => {
       const number = '5511900000002';
+      // The business writes first, so with a template (checked against the channel's catalog, read
+      // from the Graph API first), then the Cloud API takes the message.
+      const shipped = { name: 'order_shipped', language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Your order shipped' }] };
+      graph.failNext(200, { data: [shipped], paging: { cursors: { before: 'a', after: 'b' } } });
       graph.failNext(200, { messaging_product: 'whatsapp', contacts: [{ input: number, wa_id: number }], messages: [{ id: 'wamid.OUT-1' }] });
-      const created = await call(`${roots.waba.root}/createTicket`, { token: roots.waba.token, body: { number, body: 'Your order shipped' } });
+      const created = await call(`${roots.waba.root}/template`, { token: roots.waba.token, body: { number, templateName: 'order_shipped', templateLangCode: 'en_US' } });
       expect(created.status).toBe(200);
       const { ticketId, messageId } = created.body.data;
       // The provider's statuses name the id its answer gave: the dispatcher must have stored it.
@@ -214,7 +218,7 @@ describe('webhooks, end to end', () => {
       expect(hooks.map((h) => h.body.msg.body).sort()).toEqual(['Olá, where is it? ✈️', 'track-order']);
       for (const hook of hooks) {
         expect(signedWith(channels.waba.webhookSecret, hook)).toBe(true);
-        expect(hook.body).toMatchObject({ method: 'message', ticket: { id: ticketId, status: 'open', contact: { number } }, msg: { ticketId, from: number, contactName: 'Ana Souza', direction: 'in' } });
+        expect(hook.body).toMatchObject({ method: 'message', ticket: { id: ticketId, status: 'pending', contact: { number } }, msg: { ticketId, from: number, contactName: 'Ana Souza', direction: 'in' } });
       }
       expect(hooks.find((h) => h.body.msg.type === 'interactive')!.body.msg).toMatchObject({ body: 'track-order', replyTo: 'wamid.OUT-1', raw: { interactive: { button_reply: { id: 'track-order' } } } });
       expect(new Set(hooks.map((h) => h.id)).size).toBe(2);

@@ -14,7 +14,7 @@ export const wabaEnvelope = (phoneNumberId: string, value: { contacts?: unknown[
   ],
 });
 
-export const wabaText = (from: string, id: string, body: string) => ({ from, id, timestamp: '1718000000', type: 'text', text: { body } });
+export const wabaText = (from: string, id: string, body: string, timestamp = '1718000000') => ({ from, id, timestamp, type: 'text', text: { body } });
 
 export const wabaButtonReply = (from: string, id: string, choice: { id: string; title: string }, context: string) => ({
   from,

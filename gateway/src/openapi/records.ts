@@ -101,6 +101,7 @@ export const Message = record({
   interactive: { type: ['object', 'null'], properties: { type: str, content: {} }, description: 'Interactive sends: "<route>/<type>" and the content sent' },
   error: nullable('string'),
   providerMessageId: nullable('string'),
+  via: nullable('string'),
   createdAt: str,
   updatedAt: str,
 });

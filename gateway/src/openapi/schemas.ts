@@ -61,6 +61,20 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   TicketPage: envelopeOf(pageOf('tickets', ref('Ticket'))),
   SendResult: acceptedOr(SendAccepted, { message: 'Message accepted for delivery', ticketId: 42, messageId: '3f6c…' }),
   EvaluationResult: acceptedOr(record({ message: str, ticketId: int, messageId: str, evaluation: Ticket.properties.evaluation, ticket: ref('Ticket') }), undefined),
+  TemplateList: envelopeOf(
+    record({
+      templates: list(
+        record({
+          name: str,
+          language: str,
+          category: str,
+          status: str,
+          parameters: record({ header: int, body: int, buttons: list(record({ index: int, type: str, parameters: int })) }),
+        }),
+      ),
+    }),
+    { templates: [{ name: 'order_update', language: 'pt_BR', category: 'UTILITY', status: 'APPROVED', parameters: { header: 0, body: 2, buttons: [] } }] },
+  ),
   PresenceResult: envelopeOf(record({ ticketId: int, state: { enum: ['typing', 'paused'] }, applied: bool })),
   MessageResult: envelopeOf(ref('Message')),
   MessageHistory: envelopeOf(record({ ticketId: int, messages: list(ref('Message')), hasMore: bool })),
@@ -127,6 +141,7 @@ const SUCCESS_OF: Record<string, string> = {
   ticketPauseEnd: 'TicketResult',
   sendEvaluation: 'EvaluationResult',
   sendPresence: 'PresenceResult',
+  templates: 'TemplateList',
   showAllMessages: 'MessageHistory',
   searchMessages: 'MessageSearch',
   getMessageByMessageId: 'MessageResult',
@@ -186,7 +201,7 @@ const SUCCESS_OF: Record<string, string> = {
   webchatMessages: 'WebchatSent',
 };
 
-const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA', 'group', 'groupMediaUrl'];
+const SEND_OPS = ['sendMessageByTicket', 'sendToNumber', 'url', 'base64', 'voice', 'sendButtonWABA', 'sendListWABA', 'group', 'groupMediaUrl', 'template', 'templateBody', 'templateMarketingBody'];
 
 /** operationId → the success schema of its 200; every operation has one (a test checks it). */
 export function successOf(operationId: string): string | undefined {

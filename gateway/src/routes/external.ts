@@ -10,6 +10,7 @@ import { messageReadRoutes } from './message-reads.routes';
 import { messageRoutes } from './messages.routes';
 import { numberSendRoutes } from './number-sends.routes';
 import { socialConfigRoutes } from './social-config.routes';
+import { templateRoutes } from './templates.routes';
 import { ticketActionRoutes } from './ticket-actions.routes';
 import { ticketRoutes } from './tickets.routes';
 
@@ -46,4 +47,5 @@ export async function externalApi(
   await app.register(directoryRoutes, areaDeps);
   await app.register(crmRoutes, areaDeps);
   await app.register(channelContactRoutes, areaDeps);
+  await app.register(templateRoutes, areaDeps);
 }

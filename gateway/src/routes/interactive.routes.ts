@@ -25,7 +25,7 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
     async (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
 
-      const { ticketId, number, ...json } = body as { ticketId?: number; number?: string };
+      const { ticketId, number, routeVia, ...json } = body as { ticketId?: number; number?: string; routeVia?: string };
       const principal = principalOf(req);
       const res = await clients.messaging.SendInteractive({
         tenantId: principal.tenantId,
@@ -37,6 +37,7 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
         number: number?.replace(/\D/g, '') ?? '',
         channelId: def.route === 'waba' ? principal.sessionId : 0,
         body: def.text(body),
+        routeVia: routeVia ?? '',
       });
       return { success: true, data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
     },

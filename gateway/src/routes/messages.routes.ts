@@ -57,6 +57,7 @@ export async function messageRoutes(
         reopen: b.reopen ?? false,
         isClosed: b.isClosed ?? false,
         media,
+        routeVia: b.routeVia ?? '',
       });
       return sendAnswer(res);
     },

@@ -24,6 +24,7 @@ interface NumberSend {
   externalKey?: string;
   isClosed?: boolean;
   validateNumber?: boolean;
+  routeVia?: 'auto' | 'official';
 }
 
 /**
@@ -54,6 +55,7 @@ export async function numberSendRoutes(
       isClosed: b.isClosed ?? false,
       validateNumber: b.validateNumber ?? false,
       media,
+      routeVia: b.routeVia ?? '',
     });
     return sendAnswer(res);
   };

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { ContactNumber, NonEmpty, StringEnum } from './common';
 import { rule } from '../validation/rules';
-import { contentRules, isHttpUrl, SendMessageBody } from './message.schemas';
+import { contentRules, isHttpUrl, RouteVia, SendMessageBody } from './message.schemas';
 
 /**
  * Routes beyond the seed that public clients of this API call (docs/api/beyond-the-seed.md):
@@ -22,6 +22,7 @@ const NumberSendFields = {
   externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
   isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
   validateNumber: Type.Optional(Type.Boolean({ default: false, description: "Checks the number on the channel's network first" })),
+  routeVia: RouteVia,
 };
 
 // sendMessageByTicket's content fields, with their bounds, without the ticket's own.

@@ -41,6 +41,13 @@ export function contentRules(b: Record<string, any>, fileRequired = false): Fiel
   return issues;
 }
 
+/**
+ * Official (waba) channels in coexistence: "auto" lets a message inside the contact's 24-hour
+ * window leave through the linked channel while it is connected (decided at delivery); "official"
+ * (the default) keeps the Cloud API. Other channels ignore it.
+ */
+export const RouteVia = Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('official')], { description: 'waba coexistence: auto or official (default)' }));
+
 /** The same schema validates the JSON body and the multipart form fields (parsed from text). */
 export const SendMessageBody = Type.Object({
   ticketId: Id(),
@@ -53,6 +60,7 @@ export const SendMessageBody = Type.Object({
   mimeType: Type.Optional(Type.String({ maxLength: 128 })),
   fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' })),
   media: Type.Optional(Type.Unknown({ description: 'multipart/form-data file field' })),
+  routeVia: RouteVia,
 }, rule('messageContent', (b) => contentRules(b)));
 export type SendMessageBody = Static<typeof SendMessageBody>;
 

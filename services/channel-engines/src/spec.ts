@@ -5,6 +5,7 @@ import { DeliveriesRepository } from './db/deliveries.repository';
 import { EnginesService } from './domain/engines.service';
 import type { DriverSettings } from './drivers/driver';
 import { createDrivers } from './drivers';
+import { TemplateCatalogs } from './drivers/waba-templates';
 import { enginesHandlers } from './grpc/engines.handlers';
 import { deliveryReference } from './graphql/delivery.reference';
 import { DeliveryResolver } from './graphql/delivery.resolver';
@@ -19,6 +20,8 @@ export interface EnginesConfig {
   defaultEngineUrl: string;
   metaGraphUrl: string;
   smtpUrl: string;
+  /** TEMPLATE_CACHE_MS: a waba channel's template catalog is read from Meta at most this often. */
+  templateCacheMs: number;
 }
 
 export function readEnginesConfig(env: EnvReader): EnginesConfig {
@@ -29,6 +32,7 @@ export function readEnginesConfig(env: EnvReader): EnginesConfig {
   return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', ''),
     metaGraphUrl: env.str('META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
     smtpUrl: env.str('SMTP_URL', ''),
+    templateCacheMs: env.int('TEMPLATE_CACHE_MS', 60_000),
   };
 }
 
@@ -47,7 +51,7 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
     };
     const repo = new DeliveriesRepository(db, (err, dropped) => log.error({ err, dropped }, 'provider call records not written; kept for the next try'));
     await repo.init();
-    const engines = new EnginesService(createDrivers(settings, db), repo, log);
+    const engines = new EnginesService(createDrivers(settings, db), repo, log, new TemplateCatalogs(settings, config.templateCacheMs));
     const resolver = new DeliveryResolver(repo, engines);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,

@@ -40,6 +40,42 @@ describe('OpenForContact', () => {
     ]);
   });
 
+  it("keeps an incoming message's time (inbound_at) as the contact's last_inbound_at, on the contact and its tickets, the latest winning", async () => {
+    const tenantId = newTenantId();
+    const number = newNumber();
+    const never = await open(tenantId, number);
+    expect(never.ticket!.contact!.lastInboundAt).toBe('');
+    const at = '2026-11-20T10:00:00.000Z';
+    const wrote = await open(tenantId, number, { inboundAt: at });
+    expect(wrote.ticket!.contact!.lastInboundAt).toBe(at);
+    // An older message delivered late does not move it back.
+    const late = await open(tenantId, number, { inboundAt: '2026-11-19T10:00:00.000Z' });
+    expect(late.ticket!.contact!.lastInboundAt).toBe(at);
+    expect((await client.GetTicket({ tenantId, ticketId: wrote.ticket!.id })).contact!.lastInboundAt).toBe(at);
+    // The contact's next ticket (a send by number, a createTicket) starts with the contact's window.
+    await close(tenantId, wrote.ticket!.id);
+    const next = await open(tenantId, number);
+    expect(next.created).toBe(true);
+    expect(next.ticket!.contact!.lastInboundAt).toBe(at);
+    await close(tenantId, next.ticket!.id);
+    const created = await client.CreateTicket({ tenantId, channelId: 3, number });
+    expect(created.ticket!.contact!.lastInboundAt).toBe(at);
+    expect(errCode(await rpcError(open(tenantId, number, { inboundAt: 'yesterday' })))).toBe('ERR_VALIDATION');
+  });
+
+  it('records an incoming message on a pinned ticket (a survey answer), closed or not, without reopening it', async () => {
+    const tenantId = newTenantId();
+    const number = newNumber();
+    const { ticket } = await open(tenantId, number);
+    await close(tenantId, ticket!.id);
+    const at = '2026-11-21T08:00:00.000Z';
+    const answered = await open(tenantId, number, { pinTicketId: ticket!.id, inboundAt: at });
+    expect(answered).toMatchObject({ created: false, ticket: { id: ticket!.id, status: 'closed', contact: { lastInboundAt: at } } });
+    expect(await svc.db.collection('contacts').findOne({ tenantId, number })).toMatchObject({ lastInboundAt: new Date(at) });
+    // Without an incoming message, a closed pinned ticket is still refused.
+    expect(errCode(await rpcError(open(tenantId, number, { pinTicketId: ticket!.id })))).toBe('ERR_TICKET_CLOSED');
+  });
+
   it("answers the contact's open ticket created by CreateTicket on that channel", async () => {
     const tenantId = newTenantId();
     const number = newNumber();

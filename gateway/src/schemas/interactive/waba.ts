@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { Id } from '../common';
+import { RouteVia } from '../message.schemas';
 import { type InteractiveDef, Strict, Text, Opt, Number_, Sections, unique, listRules, lines, buttonsLine, rowTitles } from './shared';
 
 // ---- official channel (waba) ---------------------------------------------------------------
@@ -21,6 +22,7 @@ export const WABA: InteractiveDef[] = [
         button2: Text(20),
         button3: Opt(Text(20)),
         ticketId: Opt(Id("Pins the message to this open ticket of the contact on the integration's channel")),
+        routeVia: RouteVia,
       },
       // button4, button5…: kept by the schema so that the check below refuses them by name.
       { additionalProperties: false, patternProperties: { [EXTRA_BUTTON]: {} } },
@@ -44,6 +46,7 @@ export const WABA: InteractiveDef[] = [
       button_text: Text(20, 'Label of the button that opens the list'),
       sections: Sections,
       ticketId: Opt(Id("Pins the message to this open ticket of the contact on the integration's channel")),
+      routeVia: RouteVia,
     }),
     check: (b) => listRules(b.sections, 'sections'),
     text: (b) => lines(b.header, b.body, b.footer, `${b.button_text}:`, ...rowTitles(b.sections)),

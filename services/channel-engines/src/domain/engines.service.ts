@@ -2,6 +2,7 @@ import { Issues, providerFailed, validation, type Logger, type proto } from '@co
 import { randomUUID } from 'node:crypto';
 import type { DeliveriesRepository } from '../db/deliveries.repository';
 import type { Driver } from '../drivers/driver';
+import type { TemplateCatalogs } from '../drivers/waba-templates';
 import { WebchatDriver } from '../drivers/webchat.driver';
 import { isTransient, observeProviderCall } from './provider-metrics';
 import { parseMetaWebhook } from '../inbound/meta.parser';
@@ -13,6 +14,7 @@ export class EnginesService {
     drivers: Driver[],
     private readonly deliveries: DeliveriesRepository,
     private readonly log: Logger,
+    private readonly templates?: TemplateCatalogs,
   ) {
     this.drivers = new Map(drivers.map((d) => [d.kind, d]));
   }
@@ -80,6 +82,14 @@ export class EnginesService {
     }
     const events = driver.parseInbound(channel, jsonOf(req.body));
     return { events: events.map((e) => ({ ...e, channelId: channel.id, channelType: channel.type })) };
+  }
+
+  /** A waba channel's template catalog (Meta's message_templates, kept per channel). */
+  async listTemplates(req: proto.channelEngines.ListTemplatesRequest__Output): Promise<proto.channelEngines.ListTemplatesResponse> {
+    if (!req.channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
+    if (!this.templates) throw providerFailed('No template catalog');
+    const { templates, fetchedAt } = await this.templates.list(req.channel, req.refresh);
+    return { templates, fetchedAt: new Date(fetchedAt).toISOString() };
   }
 
   /** Web chat's queue belongs to its driver: the one kind whose messages wait for their reader. */

@@ -80,7 +80,9 @@ function interactive(content: Outbound['content']): WabaMessage {
   if (route !== 'waba') throw validation(`${content.interactiveType} cannot be sent through a waba channel`, [{ field: 'interactive_type', message: `is not a waba type` }]);
   if (type === 'button') return { type: 'interactive', interactive: replyButtons(json) };
   if (type === 'list') return { type: 'interactive', interactive: list(json) };
-  throw validation(`waba has no interactive type ${type}`, [{ field: 'interactive_type', message: 'must be waba/button or waba/list' }]);
+  // A template checked against the channel's catalog at acceptance: the Cloud API's own object.
+  if (type === 'template') return { type: 'template', template: json };
+  throw validation(`waba has no interactive type ${type}`, [{ field: 'interactive_type', message: 'must be waba/button, waba/list or waba/template' }]);
 }
 
 /**

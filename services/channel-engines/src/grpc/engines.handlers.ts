@@ -10,5 +10,6 @@ export function enginesHandlers(svc: EnginesService): AsyncHandlers<ServiceRegis
     ListDrivers: async () => ({ kinds: svc.kinds() }),
     CheckNumber: (req) => svc.checkNumber(req),
     SendPresence: (req) => svc.sendPresence(req),
+    ListTemplates: (req) => svc.listTemplates(req),
   };
 }

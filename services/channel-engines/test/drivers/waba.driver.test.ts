@@ -155,7 +155,10 @@ describe('WabaDriver: failures', () => {
     const err = await failure(send({ text: 'Hi' }));
 
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
-    expect(err.message).toBe('waba refused the message (HTTP 400): (#131047) Re-engagement message (code 131047, subcode 2494010)');
+    expect(err.message).toBe(
+      'waba refused the message (HTTP 400): outside the 24-hour window (re-engagement): only an approved template reaches this contact now: (#131047) Re-engagement message: ' +
+        'Message failed to send because more than 24 hours have passed since the customer last replied to this number. (code 131047, subcode 2494010)',
+    );
     expect(err.details).toEqual([
       {
         provider: 'waba',
@@ -168,6 +171,42 @@ describe('WabaDriver: failures', () => {
         details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
       },
     ]);
+  });
+
+  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'T' } } });
+
+  it.each([
+    [131047, 'outside the 24-hour window'],
+    [131026, 'cannot be delivered to this number'],
+    [132000, 'wrong number of parameters'],
+    [132001, 'does not exist in this language'],
+    [132005, 'too long'],
+    [132007, 'format policy'],
+    [132012, 'does not have the format'],
+  ])('reads Graph code %i as a refusal a retry cannot cure, said plainly (%s)', async (code, plainly) => {
+    graph.answer(() => graphError(400, code, `(#${code}) Meta's words`));
+    const err = await failure(send({ text: 'Hi' }));
+    expect(err.message).toContain(plainly);
+    expect(err.message).toContain(`(code ${code})`);
+    expect((err.details![0] as { transient?: boolean }).transient).toBeUndefined();
+  });
+
+  it.each([4, 80007, 130429, 131048, 131056])('reads Graph rate-limit code %i as transient (retried with backoff), even answered with HTTP 400', async (code) => {
+    graph.answer(() => graphError(400, code, `(#${code}) Rate limit hit`));
+    const err = await failure(send({ text: 'Hi' }));
+    expect((err.details![0] as { transient?: boolean }).transient).toBe(true);
+  });
+
+  it('keeps Retry-After of a rate limit answered 429', async () => {
+    graph.answer(() => ({ ...graphError(429, 130429, '(#130429) Rate limit hit'), headers: { 'retry-after': '7' } }));
+    const err = await failure(send({ text: 'Hi' }));
+    expect(err.details![0]).toMatchObject({ transient: true, retryAfter: '7', code: 130429 });
+  });
+
+  it('sends a template as the Cloud API template object', async () => {
+    const template = { name: 'order_update', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Bia' }] }] };
+    await expect(interactive('waba/template', template)).resolves.toEqual({ providerMessageId: 'wamid.template' });
+    expect(graph.requests.map((r) => r.body)).toEqual([{ ...envelope, type: 'template', template }]);
   });
 
   it('keeps the raw reason of a refusal that is not a Graph envelope', async () => {

@@ -89,7 +89,7 @@ describe('Meta kinds over gRPC', () => {
       body: {
         success: false,
         error: 'ERR_PROVIDER_FAILED',
-        message: 'waba refused the message (HTTP 400): (#131047) Re-engagement message (code 131047, subcode 2494010)',
+        message: 'waba refused the message (HTTP 400): outside the 24-hour window (re-engagement): only an approved template reaches this contact now: (#131047) Re-engagement message (code 131047, subcode 2494010)',
         details: [{ provider: 'waba', status: 400, message: '(#131047) Re-engagement message', code: 131047, error_subcode: 2494010, fbtrace_id: 'AbC' }],
       },
     });

@@ -70,6 +70,11 @@ export class MessagesRepository {
     return this.models.Message.findOne({ channelId, providerMessageId, direction: 'out' }).lean<MessageDoc>().exec();
   }
 
+  /** Our message that left through this linked channel (coexistence), which reports its statuses. */
+  findSentThroughLinked(viaChannelId: number, providerMessageId: string) {
+    return this.models.Message.findOne({ viaChannelId, providerMessageId }).lean<MessageDoc>().exec();
+  }
+
   /** Sent messages of the tickets up to `before`, newest first, that a watermark can still move. */
   listOutgoingBefore(tenantId: number, ticketIds: number[], before: Date, limit: number) {
     return this.models.Message.find({ tenantId, ticketId: { $in: ticketIds }, createdAt: { $lte: before }, direction: 'out', status: { $in: ['sent', 'delivered'] } })

@@ -49,6 +49,16 @@ export interface MessageDoc {
   providerTimestamp?: Date | null;
   /** The contact's reply was taken as the answer to the ticket's satisfaction survey. */
   evaluationAnswer?: boolean;
+  /**
+   * Outgoing on a waba channel with routeVia "auto": the end of the contact's 24-hour window as
+   * acceptance read it. The dispatcher sends through the linked channel only before it.
+   */
+  routeVia?: 'auto';
+  windowUntil?: Date;
+  /** Outgoing on waba: the way it left ("official" or "linked"), set when sent; absent on other kinds. */
+  via?: string;
+  /** Outgoing through a linked channel: that channel, whose engine reports the message's statuses. */
+  viaChannelId?: number;
   /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
   traceparent?: string;
   createdAt: Date;
@@ -97,6 +107,10 @@ export function registerModels(conn: Connection) {
       providerTimestamp: { type: Date, default: null },
       evaluationAnswer: { type: Boolean, default: false },
       traceparent: { type: String, default: undefined },
+      routeVia: { type: String, default: undefined },
+      windowUntil: { type: Date, default: undefined },
+      via: { type: String, default: undefined },
+      viaChannelId: { type: Number, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },
@@ -108,6 +122,8 @@ export function registerModels(conn: Connection) {
   message.index({ tenantId: 1, ticketId: 1, direction: 1, createdAt: 1 });
   // A provider's status names our sent message by its provider id.
   message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
+  // ... also when the message left through a linked channel (coexistence): that channel reports it.
+  message.index({ viaChannelId: 1, providerMessageId: 1 });
   // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
   message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
   // The queue's oldest message (convo_delivery_queue_oldest_age_seconds, which autoscaling reads).

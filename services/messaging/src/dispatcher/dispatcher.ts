@@ -33,6 +33,12 @@ export interface DispatchPeers {
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
 
+/** The channel a message leaves through now, and how its record names that way (`via`). */
+interface Route {
+  through: proto.tenants.Channel__Output;
+  via: string;
+}
+
 /**
  * Delivers queued messages. The work is split by channel into partitions (PartitionLeases); this
  * dispatcher delivers only the channels of partitions it holds, so a channel is served by one
@@ -61,7 +67,7 @@ export class Dispatcher {
   /** Per channel: the earliest time its next send may start. */
   private readonly nextSlot = new Map<number, number>();
   /** Accepted by the provider but not yet recorded (the database failed): recorded before anything else. */
-  private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string }>();
+  private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string; route: Route }>();
   private lastTickAt = 0;
   private lastRoundAt = 0;
 
@@ -241,11 +247,12 @@ export class Dispatcher {
       return this.failed(message, classify(err));
     }
     if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
+    const route = await this.routeOf(message, channel);
     let providerMessageId: string;
     try {
       ({ providerMessageId } = await this.peers.engines.Deliver(
         {
-          channel: channelTarget(channel),
+          channel: channelTarget(route.through),
           to: message.to ?? '',
           content: {
             text: message.body,
@@ -262,33 +269,57 @@ export class Dispatcher {
         { deadlineMs: this.settings.providerDeadlineMs },
       ));
     } catch (err) {
-      return this.failed(message, classify(err));
+      return this.failed(message, classify(err), route.via);
     }
     try {
-      await this.recordSent(message, providerMessageId);
+      await this.recordSent(message, providerMessageId, route);
     } catch (err) {
       // Delivered, not recorded: kept here and recorded before this dispatcher sends anything else,
       // so the message is not sent again while this process lives.
-      this.unrecorded.set(message._id, { doc: message, providerMessageId });
+      this.unrecorded.set(message._id, { doc: message, providerMessageId, route });
       throw err;
     }
     return 'sent';
   }
 
-  private async recordSent(message: MessageDoc, providerMessageId: string): Promise<void> {
+  /**
+   * The way a message leaves, decided now (the link may have gone down since acceptance): on a
+   * waba channel in coexistence, a routeVia "auto" message still inside the contact's window (as
+   * acceptance read it) leaves through the linked channel while that one is CONNECTED; templates
+   * and interactive messages, out-of-window messages, and everything while the link is down take
+   * the official API. Other kinds leave through their own channel (no `via` recorded).
+   */
+  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<Route> {
+    // Other kinds have one way out: nothing to record (a field every message would carry).
+    if (channel.type !== 'waba') return { through: channel, via: '' };
+    const divert =
+      message.routeVia === 'auto' &&
+      !message.interactiveType &&
+      channel.hybridMode === 'coexistence' &&
+      !!channel.linkedChannelId &&
+      (message.windowUntil?.getTime() ?? 0) > Date.now();
+    if (divert) {
+      const linked = await this.peers.targets.channel(message.tenantId, channel.linkedChannelId!).catch(() => null);
+      if (linked?.status === 'CONNECTED') return { through: linked, via: 'linked' };
+    }
+    return { through: channel, via: 'official' };
+  }
+
+  private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {
     // A retried message clears its last error and due time; a first attempt has neither to clear.
     const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
-    await this.repo.applyStatus(message, 'sent', { providerMessageId, ...cleared }, { exclusive: true, event: await this.listened(message) });
+    const way = { ...(route.via && { via: route.via }), ...(route.via === 'linked' && { viaChannelId: route.through.id }) };
+    await this.repo.applyStatus(message, 'sent', { providerMessageId, ...way, ...cleared }, { exclusive: true, event: await this.listened(message) });
   }
 
   private async flushUnrecorded(): Promise<void> {
-    for (const [id, { doc, providerMessageId }] of this.unrecorded) {
-      await this.recordSent(doc, providerMessageId);
+    for (const [id, { doc, providerMessageId, route }] of this.unrecorded) {
+      await this.recordSent(doc, providerMessageId, route);
       this.unrecorded.delete(id);
     }
   }
 
-  private async failed(message: MessageDoc, failure: Failure): Promise<AttemptOutcome> {
+  private async failed(message: MessageDoc, failure: Failure, via?: string): Promise<AttemptOutcome> {
     const now = Date.now();
     const attempts = (message.attempts ?? 0) + 1;
     if (failure.transient && now - message.createdAt.getTime() < this.settings.retryWindowMs) {
@@ -298,7 +329,7 @@ export class Dispatcher {
       this.log.info({ messageId: message._id, attempts, retryInMs: delay, reason: failure.reason }, 'delivery will be retried');
       return 'retry';
     }
-    await this.repo.applyStatus(message, 'failed', { error: failure.reason, attempts, nextAttemptAt: null }, { exclusive: true, event: await this.listened(message) });
+    await this.repo.applyStatus(message, 'failed', { error: failure.reason, attempts, nextAttemptAt: null, ...(via && { via }) }, { exclusive: true, event: await this.listened(message) });
     this.log.warn({ messageId: message._id, ticketId: message.ticketId, reason: failure.reason }, 'message failed');
     return 'failed';
   }

@@ -36,6 +36,13 @@ const ignored = () => result('ignored');
 const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
+/** When the contact wrote, as the provider says (never in the future), ISO. */
+const inboundTime = (e: InboundEvent): string => {
+  const now = Date.now();
+  const at = Number(e.timestampMs);
+  return new Date(at > 0 ? Math.min(at, now) : now).toISOString();
+};
+
 /** A survey was sent on the ticket and not answered yet. */
 const awaitsAnswer = (t: Ticket) => !!t.evaluation?.sentAt && !t.evaluation.answer;
 
@@ -147,7 +154,13 @@ export class IngestService {
     const rating = RATING.test(e.body.trim());
     if (rating && e.from) {
       const latest = (await this.contactTickets(channel, e.from))[0];
-      if (latest && awaitsAnswer(latest)) return { ticket: latest, answersSurvey: true };
+      if (latest && awaitsAnswer(latest)) {
+        // The answer is a message of the contact: on waba it opens the 24-hour window too.
+        if (channel.type === 'waba') {
+          await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, number: e.from, email: '', name: '', pinTicketId: latest.id, inboundAt: inboundTime(e) });
+        }
+        return { ticket: latest, answersSurvey: true };
+      }
     }
     try {
       const { ticket } = await this.peers.tickets.OpenForContact({
@@ -156,6 +169,9 @@ export class IngestService {
         number: e.from,
         email: e.email,
         name: e.contactName,
+        // The official channel's 24-hour window opens with the contact's message (when Meta got it,
+        // never later than now: a webhook redelivered hours late must not reopen a closed window).
+        inboundAt: channel.type === 'waba' ? inboundTime(e) : '',
       });
       return { ticket: ticket!, answersSurvey: rating && awaitsAnswer(ticket!) };
     } catch (err) {
@@ -206,7 +222,10 @@ export class IngestService {
     const fields = status === 'failed' ? { error: e.error || 'failed' } : {};
     if (!e.providerMessageId) return this.watermark(channel, e, status);
 
-    const doc = await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId);
+    // A message a waba channel sent through this (linked) channel has its statuses reported here.
+    const doc =
+      (await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId)) ??
+      (channel.type !== 'waba' ? await this.repo.findSentThroughLinked(channel.id, e.providerMessageId) : null);
     if (!doc) return result('status_unknown_message');
     const change = await this.repo.applyStatus(doc, status, fields);
     if (change === 'applied') return result('status_applied', doc._id, doc.ticketId);

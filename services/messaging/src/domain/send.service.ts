@@ -4,6 +4,10 @@ import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
 import { checkInteractive, isNumberRoute, requireRouteChannel } from './interactive';
 import type { MediaService, ResolvedMedia } from './media.service';
+import { checkParameters, findTemplate, renderBody, requireApproved, type TemplateMessage } from './templates';
+
+/** Meta's customer service window: free-form messages reach a waba contact this long after it wrote. */
+export const WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
@@ -32,6 +36,8 @@ interface Outgoing {
   voice?: boolean;
   /** "<route>/<type>" and the route's validated JSON. */
   interactive?: { type: string; json: string };
+  /** routeVia "auto": the linked channel may carry it (coexistence), decided at delivery. */
+  routeAuto?: boolean;
 }
 
 export interface Peers {
@@ -64,6 +70,7 @@ export class SendService {
    * discarded if the message is not accepted, so a refused send opens nothing.
    */
   async sendByTicket(req: proto.messaging.SendByTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+    checkRouteVia(req.routeVia);
     const hasMedia = !!(req.media?.url || req.media?.data.length);
     if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
     const byNumber = !req.ticketId;
@@ -96,7 +103,7 @@ export class SendService {
       }
       const channel = await this.target(tenantId, ticket, { reopen: req.reopen });
       if (hasMedia && !media) media = await this.resolveMedia(tenantId, req.media!);
-      const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice };
+      const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice, routeAuto: routeAuto(req.routeVia) };
       await this.enqueue(ticket, channel, out, { reopen: req.reopen, close: req.isClosed }, deadline);
       return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
     } catch (err) {
@@ -205,21 +212,108 @@ export class SendService {
    */
   async sendInteractive(req: proto.messaging.SendInteractiveRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
     checkInteractive(req);
+    checkRouteVia(req.routeVia);
     const { tenantId } = req;
     let ticket: proto.tickets.Ticket__Output;
+    let opened: proto.tickets.Ticket__Output | undefined;
     if (isNumberRoute(req.route)) {
       // The channel is checked before a contact or ticket is opened on it: a mismatch writes nothing.
       requireRouteChannel(req.route, await this.channel(tenantId, req.channelId), 'apiId');
-      const opened = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
-      if (!opened.ticket) throw notFound('ticket');
-      ticket = opened.ticket;
+      const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
+      if (!found.ticket) throw notFound('ticket');
+      ticket = found.ticket;
+      if (found.created) opened = ticket;
     } else {
       ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId! });
     }
-    const channel = await this.target(tenantId, ticket, { route: req.route });
     const messageId = newMessageId();
-    await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive: { type: `${req.route}/${req.type}`, json: req.json } }, {}, deadline);
+    try {
+      const channel = await this.target(tenantId, ticket, { route: req.route });
+      const interactive = { type: `${req.route}/${req.type}`, json: req.json };
+      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routeAuto(req.routeVia) }, {}, deadline);
+    } catch (err) {
+      if (opened) await this.discard(tenantId, opened.id);
+      throw err;
+    }
     return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
+  }
+
+  /** A ticket a refused send opened goes again: a refused send opens nothing. */
+  private async discard(tenantId: number, ticketId: number): Promise<void> {
+    await this.peers.tickets.DiscardTicket({ tenantId, ticketId }).catch((undo: unknown) => {
+      this.log.error({ err: undo, ticketId }, 'ticket opened for a refused send not discarded');
+    });
+  }
+
+  /**
+   * A template of a waba channel: checked against the channel's catalog (it exists, is APPROVED,
+   * and each component gets the parameters it takes) before anything is opened, then queued on the
+   * contact's current ticket (found or opened, or the pinned one) like a send by number, with the
+   * same externalKey idempotency. The only message allowed outside the contact's 24-hour window.
+   */
+  async sendTemplate(req: proto.messaging.SendTemplateRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+    const { tenantId, channelId } = req;
+    new Issues()
+      .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number')
+      .check(!!req.name, 'template.name', 'is required')
+      .check(!!req.language, 'template.language.code', 'is required')
+      .throwIfAny('Invalid template send');
+    let given: unknown = [];
+    try {
+      given = req.componentsJson ? JSON.parse(req.componentsJson) : [];
+    } catch {
+      // refused below
+    }
+    if (!Array.isArray(given)) throw validation('Invalid template send', [{ field: 'components', message: 'must be a list' }]);
+    const channel = await this.channel(tenantId, channelId);
+    if (channel.type !== 'waba') {
+      throw validation(`Templates go through official (waba) channels; channel ${channel.id} is ${channel.type}`, [
+        { field: 'apiId', message: `the integration's channel is ${channel.type}, not waba` },
+      ], 'ERR_CHANNEL_MISMATCH');
+    }
+    const template = requireApproved(await this.template(channel, req.name, req.language), req.name, req.language);
+    const components = checkParameters(template, given as object[]);
+    const message: TemplateMessage = { name: template.name, language: { code: template.language }, ...(components.length && { components }) };
+
+    const messageId = newMessageId();
+    const keyId = req.externalKey ? `${tenantId}:${req.externalKey}` : '';
+    if (keyId) {
+      const held = await this.claim(tenantId, keyId, 0, messageId, deadline);
+      if (held !== true) return { idempotent: true, skipped: true, ticketId: held.ticketId };
+    }
+    let opened: proto.tickets.Ticket__Output | undefined;
+    try {
+      const found = await this.peers.tickets.OpenForContact({ tenantId, channelId, number: req.number, pinTicketId: req.ticketId });
+      if (!found.ticket) throw notFound('ticket');
+      if (found.created) opened = found.ticket;
+      const ticket = found.ticket;
+      await this.target(tenantId, ticket, { template: true });
+      const out = { messageId, body: renderBody(template, components), externalKey: req.externalKey, interactive: { type: 'waba/template', json: JSON.stringify(message) } };
+      await this.enqueue(ticket, channel, out, { close: req.isClosed }, deadline);
+      return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
+    } catch (err) {
+      if (opened) await this.discard(tenantId, opened.id);
+      if (keyId) await this.repo.releaseKey(keyId, messageId);
+      throw err;
+    }
+  }
+
+  /** GET {root}/templates: the waba channel's catalog, read again from Meta when TEMPLATE_CACHE_MS old. */
+  async listTemplates(req: proto.messaging.ListTemplatesRequest__Output): Promise<proto.messaging.ListTemplatesResponse> {
+    const channel = await this.channel(req.tenantId, req.channelId);
+    const { templates } = await this.peers.engines.ListTemplates({ channel: channelTarget(channel), refresh: true });
+    return { templates };
+  }
+
+  /**
+   * The catalog's template of that name and language: the kept copy first; a name it lacks or has
+   * unapproved makes the catalog be read again (at most every TEMPLATE_CACHE_MS, channel-engines).
+   */
+  private async template(channel: proto.tenants.Channel__Output, name: string, language: string) {
+    const target = channelTarget(channel);
+    const kept = findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: false })).templates, name, language);
+    if (kept?.status === 'APPROVED') return kept;
+    return findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: true })).templates, name, language);
   }
 
   /**
@@ -229,7 +323,7 @@ export class SendService {
   private async target(
     tenantId: number,
     ticket: proto.tickets.Ticket__Output,
-    opts: { reopen?: boolean; route?: string },
+    opts: { reopen?: boolean; route?: string; template?: boolean },
   ): Promise<proto.tenants.Channel__Output> {
     if (ticket.status === 'closed' && !opts.reopen) {
       throw conflict(
@@ -240,6 +334,13 @@ export class SendService {
     const channel = await this.channel(tenantId, ticket.channelId);
     if (opts.route) requireRouteChannel(opts.route, channel, 'ticketId');
     if (!ticket.contact?.number && !ticket.contact?.email) throw notFound('contact', 'The ticket has no contact to write to');
+    if (channel.type === 'waba' && !opts.template && !inWindow(ticket)) {
+      const since = ticket.contact.lastInboundAt ? `last wrote at ${ticket.contact.lastInboundAt}` : 'has never written';
+      throw conflict(
+        'ERR_OUTSIDE_WINDOW',
+        `The contact ${since}: outside the 24-hour window the official channel takes only an approved template (POST {root}/template)`,
+      );
+    }
     return channel;
   }
 
@@ -342,6 +443,8 @@ export class SendService {
         ...(subject && { subject }),
         ...(out.voice && { voice: true }),
         ...(traceparent && { traceparent }),
+        // Coexistence: the linked channel may carry it while the window acceptance read is open.
+        ...(out.routeAuto && channel.type === 'waba' && { routeVia: 'auto' as const, windowUntil: windowEnd(ticket) }),
         createdAt: now,
         updatedAt: now,
       });
@@ -389,6 +492,24 @@ export class SendService {
     return skip({ ticketId });
   }
 }
+
+/** routeVia: "auto", "official", or absent (official). */
+function checkRouteVia(routeVia: string): void {
+  if (routeVia && routeVia !== 'auto' && routeVia !== 'official') {
+    throw validation('Invalid routeVia', [{ field: 'routeVia', message: 'must be auto or official' }]);
+  }
+}
+
+const routeAuto = (routeVia: string) => routeVia === 'auto';
+
+/** The end of the ticket's contact's 24-hour window (the epoch when it never wrote). */
+function windowEnd(ticket: proto.tickets.Ticket__Output): Date {
+  const at = ticket.contact?.lastInboundAt ? Date.parse(ticket.contact.lastInboundAt) : NaN;
+  return new Date(Number.isNaN(at) ? 0 : at + WINDOW_MS);
+}
+
+/** The contact wrote within the last 24 hours. */
+const inWindow = (ticket: proto.tickets.Ticket__Output) => windowEnd(ticket).getTime() > Date.now();
 
 /** Time a send needs after its last check to store the message and answer. */
 const COMMIT_MARGIN_MS = 250;
@@ -438,6 +559,7 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     interactiveType: m.interactiveType ?? '',
     interactiveJson: m.interactiveJson ?? '',
     subject: m.subject ?? '',
+    via: m.via ?? '',
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

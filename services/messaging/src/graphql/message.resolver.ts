@@ -9,6 +9,7 @@ export const toGraphMessage = (m: MessageDoc): Message => ({
   id: m._id,
   providerMessageId: m.providerMessageId ?? '',
   error: m.error ?? '',
+  via: m.via ?? '',
   createdAt: m.createdAt.toISOString(),
 });
 

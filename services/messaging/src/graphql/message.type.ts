@@ -14,6 +14,8 @@ export class Message {
   @Field(() => MessageStatusEnum) status!: MessageStatus;
   @Field() providerMessageId!: string;
   @Field() error!: string;
+  @Field({ description: 'Outgoing on a waba channel: the way it left, "official" (Cloud API) or "linked" (coexistence); empty until sent and on other kinds' })
+  via!: string;
   @Field(() => DateTime) createdAt!: string;
 }
 

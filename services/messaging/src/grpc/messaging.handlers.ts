@@ -13,6 +13,8 @@ export function messagingHandlers(svc: SendService, read: ReadService, ingest: I
     // Also on SendByTicketStream, the gateway's (the kit serves it with this handler: grpc/call-stream.ts).
     SendByTicket: (req, call) => svc.sendByTicket(req, call.getDeadline()),
     SendPresence: (req, call) => svc.sendPresence(req, call.getDeadline()),
+    SendTemplate: (req, call) => svc.sendTemplate(req, call.getDeadline()),
+    ListTemplates: (req) => svc.listTemplates(req),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),
     GetMedia: (req) => svc.getMedia(req.mediaId),
     ListTicketMessages: (req) => read.listTicketMessages(req),

@@ -71,6 +71,7 @@ export function statusPayload(m: MessageDoc, at: Date) {
       status: m.status,
       providerMessageId: orNull(m.providerMessageId),
       error: orNull(m.error),
+      via: orNull(m.via),
       at: at.toISOString(),
     },
     ticket: { id: m.ticketId },

@@ -221,3 +221,34 @@ describe('IngestEvents: engine connection', () => {
     expect(events[0]).toMatchObject({ target: 'integrations', urlField: 'urlServiceStatus' });
   });
 });
+
+describe("IngestEvents: the waba contact's 24-hour window", () => {
+  const at = (ms: number) => ({ timestampMs: ms });
+
+  it("records the message's time (never later than now) as the contact's last_inbound_at on its ticket; engine channels record none", async () => {
+    const from = newNumber();
+    const written = Date.now() - 60_000;
+    const [stored] = await ingest({ ...wabaText(from, 'Hi'), ...at(written) });
+    const ticket = await tickets.GetTicket({ tenantId, ticketId: stored.ticketId });
+    expect(ticket.contact!.lastInboundAt).toBe(new Date(written).toISOString());
+    // A clock ahead of ours is capped at now.
+    const [ahead] = await ingest({ ...wabaText(from, 'Again'), ...at(Date.now() + 3_600_000) });
+    expect(Date.parse((await tickets.GetTicket({ tenantId, ticketId: ahead.ticketId })).contact!.lastInboundAt)).toBeLessThanOrEqual(Date.now());
+
+    const [onEngine] = await ingest(engineText(engineChannel.id, newNumber(), 'Hi'));
+    expect((await tickets.GetTicket({ tenantId, ticketId: onEngine.ticketId })).contact!.lastInboundAt).toBe('');
+  });
+
+  it('records a survey answer too (it is a message of the contact), on the closed surveyed ticket', async () => {
+    const from = newNumber();
+    const { ticket } = await tickets.CreateTicket({ tenantId, channelId: waba.id, number: from });
+    const begun = await tickets.BeginEvaluation({ tenantId, ticketId: ticket!.id, externalKey: '', force: false });
+    await tickets.CompleteEvaluation({ tenantId, ticketId: ticket!.id, claimId: begun.claimId, messageId: randomUUID() });
+    await tickets.UpdateTicket({ tenantId, ticketId: ticket!.id, status: 'closed' });
+    const written = Date.now() - 1_000;
+    const [answer] = await ingest({ ...wabaText(from, '5'), ...at(written) });
+    expect(answer).toMatchObject({ outcome: 'stored', ticketId: ticket!.id });
+    const after = await tickets.GetTicket({ tenantId, ticketId: ticket!.id });
+    expect(after).toMatchObject({ status: 'closed', evaluation: { answer: '5' }, contact: { lastInboundAt: new Date(written).toISOString() } });
+  });
+});

@@ -134,9 +134,34 @@ describe('SendInteractive to a ticket', () => {
   });
 });
 
+/**
+ * The contact writes on the waba channel (as ingestion records an incoming message: OpenForContact
+ * with its time), which opens its 24-hour window; its ticket is then closed, so a send opens a new one.
+ */
+async function wrote(number: string, at = new Date()): Promise<void> {
+  const { ticket } = await tickets.OpenForContact({ tenantId, channelId: waba, number, inboundAt: at.toISOString() });
+  await tickets.UpdateTicket({ tenantId, ticketId: ticket!.id, status: 'closed' });
+}
+
 describe('SendInteractive to a number (waba routes)', () => {
+  it("refuses a contact outside its 24-hour window (ERR_OUTSIDE_WINDOW), opening no ticket and sending nothing", async () => {
+    const never = newNumber();
+    expect(errCode(await rpcError(wabaButtons(never)))).toBe('ERR_OUTSIDE_WINDOW');
+    const stale = newNumber();
+    await wrote(stale, new Date(Date.now() - 24 * 3600_000 - 60_000));
+    const err = await rpcError(wabaButtons(stale));
+    expect(err.code).toBe(grpc.status.ABORTED);
+    expect(errCode(err)).toBe('ERR_OUTSIDE_WINDOW');
+    for (const number of [never, stale]) {
+      const { tickets: found } = await tickets.FindContactTickets({ tenantId, number, all: true });
+      expect(found.filter((t) => t.status !== 'closed')).toEqual([]);
+    }
+    expect(provider.requests).toEqual([]);
+  });
+
   it("opens a pending ticket on the integration's channel, then reuses it", async () => {
     const number = newNumber();
+    await wrote(number);
     const first = await wabaButtons(number);
     const second = await wabaButtons(number);
     await services.settled(tenantId, second.messageId);
@@ -150,9 +175,10 @@ describe('SendInteractive to a number (waba routes)', () => {
   });
 
   it('sends on the pinned ticket of the contact', async () => {
-    const ticket = await newTicket(waba);
-    const res = await wabaButtons(ticket.contact!.number, { ticketId: ticket.id });
-    expect(res.ticketId).toBe(ticket.id);
+    const number = newNumber();
+    const { ticket } = await tickets.OpenForContact({ tenantId, channelId: waba, number, inboundAt: new Date().toISOString() });
+    const res = await wabaButtons(number, { ticketId: ticket!.id });
+    expect(res.ticketId).toBe(ticket!.id);
     await services.settled(tenantId, res.messageId);
     expect(provider.requests).toHaveLength(1);
   });

@@ -30,6 +30,8 @@ export interface ContactDoc {
   walletIds?: number[];
   /** Custom fields (getContactExtraInfo; set by createContact / updateContact's extraInfo). */
   extraInfo?: Array<{ name: string; value: string }>;
+  /** The contact's latest incoming message (OpenForContact's inbound_at): the waba 24-hour window. */
+  lastInboundAt?: Date;
   createdAt: Date;
   updatedAt?: Date;
 }
@@ -58,7 +60,8 @@ export interface TicketDoc {
   tenantId: number;
   channelId: number;
   contactId: number;
-  contact: { number: string; name: string; email: string };
+  /** `lastInboundAt` is the contact's, copied here so that a send reads it with the ticket. */
+  contact: { number: string; name: string; email: string; lastInboundAt?: Date };
   status: TicketStatus;
   userId?: number | null;
   queueId?: number | null;
@@ -167,6 +170,7 @@ export function registerModels(conn: Connection) {
       kanbanId: Number,
       walletIds: { type: [Number], default: undefined },
       extraInfo: { type: [new Schema({ name: String, value: String }, { _id: false })], default: undefined },
+      lastInboundAt: Date,
       createdAt: Date,
       updatedAt: Date,
     },
@@ -184,7 +188,7 @@ export function registerModels(conn: Connection) {
     tenantId: { type: Number, required: true },
     channelId: Number,
     contactId: Number,
-    contact: { number: String, name: String, email: String },
+    contact: { number: String, name: String, email: String, lastInboundAt: Date },
     status: String,
     userId: Number,
     queueId: Number,

@@ -208,6 +208,13 @@ export class TicketsRepository {
     }
   }
 
+  /** The contact wrote at `at`: kept as its lastInboundAt unless a later message is there already. */
+  async recordContactInbound(contact: ContactDoc, at: Date): Promise<ContactDoc> {
+    if (contact.lastInboundAt && contact.lastInboundAt >= at) return contact;
+    await this.models.Contact.updateOne({ _id: contact._id, tenantId: contact.tenantId }, { $max: { lastInboundAt: at } }).exec();
+    return { ...contact, lastInboundAt: at };
+  }
+
   /** A contact of a channel by its number (the unique index's equality fields). */
   findContactByNumber(tenantId: number, channelId: number, number: string) {
     return this.models.Contact.findOne({ tenantId, channelId, number, email: '' }).lean<ContactDoc>().exec();

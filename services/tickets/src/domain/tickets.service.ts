@@ -115,6 +115,7 @@ export class TicketsService {
     const number = req.number ? contactKey(req.number) : '';
     const email = number ? '' : req.email.trim().toLowerCase();
     const { tenantId, channelId } = req;
+    const inboundAt = inboundTime(req.inboundAt);
 
     if (req.pinTicketId !== undefined) {
       const ticket = await this.repo.findTicket(tenantId, req.pinTicketId);
@@ -122,18 +123,33 @@ export class TicketsService {
       if (!ticket || ticket.channelId !== channelId || !sameContact) {
         throw notFound('ticket', `Ticket ${req.pinTicketId} is not a ticket of this contact on channel ${channelId}`);
       }
+      if (inboundAt) {
+        // An incoming message on a ticket the caller chose (a survey answer, even on a closed
+        // ticket): the contact's window moves, the ticket stays as it is.
+        const contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email);
+        await this.repo.recordContactInbound(contact, inboundAt);
+        const noted = ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt ? ticket : await this.repo.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } });
+        return { ticket: toTicket(noted ?? ticket), created: false };
+      }
       if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', `Ticket ${ticket._id} is closed`);
       return { ticket: toTicket(ticket), created: false };
     }
 
-    const contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
+    let contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
+    // An incoming message: the contact's window is on the contact (for its next tickets) and on the
+    // ticket the message goes to (read by a send with the ticket, in the same lookup).
+    if (inboundAt) contact = await this.repo.recordContactInbound(contact, inboundAt);
+    const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> => {
+      if (!inboundAt || (ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt)) return ticket;
+      return (await this.repo.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } })) ?? ticket;
+    };
     // A second round covers a ticket that closed while this call waited for it.
     for (let round = 0; round < 2; round++) {
       // The last ticket is read before the current one: a ticket another caller opens between the
       // two reads is then either seen as current, or claimed under the same last id (and awaited).
       const last = await this.repo.lastTicketIdOfContact(tenantId, contact._id);
       const current = await this.repo.findCurrentTicketOfContact(tenantId, contact._id);
-      if (current) return { ticket: toTicket(current), created: false };
+      if (current) return { ticket: toTicket(await withInbound(current)), created: false };
 
       const claimId = `${tenantId}:${contact._id}:${last ?? 0}`;
       const id = await this.repo.nextId('ticket');
@@ -152,7 +168,7 @@ export class TicketsService {
       }
       const claim = await this.repo.findOpenClaim(claimId);
       const opened = claim && (await this.awaitTicket(tenantId, claim.ticketId));
-      if (opened && opened.status !== 'closed') return { ticket: toTicket(opened), created: false };
+      if (opened && opened.status !== 'closed') return { ticket: toTicket(await withInbound(opened)), created: false };
     }
     throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', "The contact's ticket is being opened; retry");
   }
@@ -373,7 +389,7 @@ function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status:
     tenantId,
     channelId: contact.channelId,
     contactId: contact._id,
-    contact: { number: contact.number, name: contact.name, email: contact.email },
+    contact: { number: contact.number, name: contact.name, email: contact.email, ...(contact.lastInboundAt && { lastInboundAt: contact.lastInboundAt }) },
     status,
     userId: null,
     queueId: null,
@@ -390,6 +406,14 @@ function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status:
     updatedAt: now,
     closedAt: null,
   };
+}
+
+/** OpenForContact's inbound_at: an ISO time, or none; anything else is refused. */
+function inboundTime(raw: string): Date | undefined {
+  if (!raw) return undefined;
+  const at = new Date(raw);
+  if (Number.isNaN(at.getTime())) throw validation('Invalid contact', [{ field: 'inbound_at', message: 'must be an ISO time' }]);
+  return at;
 }
 
 /**
@@ -414,7 +438,7 @@ export function toTicket(t: TicketDoc): proto.tickets.Ticket {
     tenantId: t.tenantId,
     channelId: t.channelId,
     status: t.status,
-    contact: { id: t.contactId, number: t.contact.number, name: t.contact.name, email: t.contact.email },
+    contact: { id: t.contactId, number: t.contact.number, name: t.contact.name, email: t.contact.email, lastInboundAt: iso(t.contact.lastInboundAt) },
     userId: opt(t.userId),
     queueId: opt(t.queueId),
     chatFlowId: opt(t.chatFlowId),

@@ -1,0 +1,141 @@
+import { providerFailed, validation, type proto } from '@convo/kit';
+import type { DriverSettings } from './driver';
+import { graphGet, segment } from './meta-graph';
+
+type Template = proto.channelEngines.Template;
+type Channel = proto.channelEngines.ChannelTarget__Output;
+
+/** Templates asked for per page (Meta's `limit`), and pages read at most: 5,000 templates. */
+const PAGE_SIZE = 100;
+const MAX_PAGES = 50;
+/** Channels whose catalog is kept at once; the least recently read goes first. */
+const MAX_CHANNELS = 5_000;
+
+/** One component of a template as `GET /{waba-id}/message_templates` answers it. */
+interface MetaComponent {
+  type?: string;
+  format?: string;
+  text?: string;
+  buttons?: Array<{ type?: string; url?: string; text?: string }>;
+}
+
+interface MetaTemplate {
+  name?: string;
+  language?: string;
+  status?: string;
+  category?: string;
+  components?: MetaComponent[];
+}
+
+interface Catalog {
+  templates: Template[];
+  fetchedAt: number;
+  /** The account and token it was read with: another pair reads it again. */
+  key: string;
+}
+
+/**
+ * The message templates of waba channels, read from Meta's `GET /{waba-id}/message_templates`
+ * (every page, following `paging.cursors.after` while `paging.next` says there is more) and kept
+ * per channel. A read asks Meta again only when `refresh` is set and the copy is at least
+ * `cacheMs` old (a send naming a template the copy lacks or has unapproved), so a burst of sends
+ * of an unknown name costs Meta one call per `cacheMs`. Concurrent reads of one channel share one call.
+ */
+export class TemplateCatalogs {
+  private readonly catalogs = new Map<number, Catalog>();
+  private readonly loading = new Map<number, Promise<Catalog>>();
+
+  constructor(
+    private readonly settings: DriverSettings,
+    private readonly cacheMs: number,
+  ) {}
+
+  async list(channel: Channel, refresh: boolean): Promise<Catalog> {
+    if (channel.type !== 'waba') {
+      throw validation(`Templates belong to official (waba) channels; channel ${channel.id} is ${channel.type}`, [
+        { field: 'channel', message: `is ${channel.type}, not waba` },
+      ], 'ERR_CHANNEL_MISMATCH');
+    }
+    if (!channel.wabaId) throw providerFailed(`waba channel ${channel.id} has no wabaId (the WhatsApp Business Account id)`);
+    if (!channel.bmToken) throw providerFailed(`waba channel ${channel.id} has no bmToken (the business token)`);
+    const key = `${channel.wabaId}|${channel.bmToken}`;
+    const kept = this.catalogs.get(channel.id);
+    const fresh = kept && kept.key === key && (!refresh || Date.now() - kept.fetchedAt < this.cacheMs);
+    if (fresh) {
+      // Most recently read last: the map's first entry is the one to drop.
+      this.catalogs.delete(channel.id);
+      this.catalogs.set(channel.id, kept);
+      return kept;
+    }
+    let load = this.loading.get(channel.id);
+    if (!load) {
+      load = this.fetch(channel, key).finally(() => this.loading.delete(channel.id));
+      this.loading.set(channel.id, load);
+    }
+    const catalog = await load;
+    this.catalogs.delete(channel.id);
+    this.catalogs.set(channel.id, catalog);
+    while (this.catalogs.size > MAX_CHANNELS) this.catalogs.delete(this.catalogs.keys().next().value!);
+    return catalog;
+  }
+
+  private async fetch(channel: Channel, key: string): Promise<Catalog> {
+    const templates: Template[] = [];
+    let after = '';
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const query = new URLSearchParams({ fields: 'name,language,status,category,components', limit: String(PAGE_SIZE) });
+      if (after) query.set('after', after);
+      const body = (await graphGet(this.settings, 'waba', `${segment(channel.wabaId)}/message_templates?${query}`, channel.bmToken)) as {
+        data?: unknown;
+        paging?: { next?: unknown; cursors?: { after?: unknown } };
+      } | null;
+      if (!Array.isArray(body?.data)) throw providerFailed('waba: message_templates answered without a data list');
+      for (const t of body.data as MetaTemplate[]) {
+        const template = templateOf(t);
+        if (template) templates.push(template);
+      }
+      const next = body.paging?.cursors?.after;
+      if (!body.paging?.next || typeof next !== 'string' || !next || next === after) break;
+      after = next;
+    }
+    return { templates, fetchedAt: Date.now(), key };
+  }
+}
+
+/** `{{1}}`, `{{2}}`… or named `{{order_id}}`: each distinct placeholder is one parameter. */
+export function placeholders(text: string | undefined): number {
+  return new Set(text?.match(/\{\{\s*[\w.]+\s*\}\}/g)?.map((p) => p.replace(/\s/g, '')) ?? []).size;
+}
+
+/** A catalog entry with the parameters each component takes; null for an entry without a name. */
+export function templateOf(t: MetaTemplate): Template | null {
+  if (typeof t?.name !== 'string' || !t.name || typeof t.language !== 'string') return null;
+  const components: proto.channelEngines.TemplateComponent[] = [];
+  let bodyText = '';
+  for (const c of Array.isArray(t.components) ? t.components : []) {
+    const type = String(c?.type ?? '').toUpperCase();
+    if (type === 'HEADER') {
+      const format = String(c.format ?? 'TEXT').toUpperCase();
+      // A media or location header takes its media (or place) as its one parameter.
+      components.push({ type: 'header', index: 0, format, parameters: format === 'TEXT' ? placeholders(c.text) : 1 });
+    } else if (type === 'BODY') {
+      bodyText = typeof c.text === 'string' ? c.text : '';
+      components.push({ type: 'body', index: 0, format: '', parameters: placeholders(c.text) });
+    } else if (type === 'BUTTONS' && Array.isArray(c.buttons)) {
+      c.buttons.forEach((b, index) => {
+        const format = String(b?.type ?? '').toUpperCase();
+        // A dynamic URL takes its suffix, a copy-code button its code; the others take none.
+        const parameters = format === 'URL' ? placeholders(b.url) : format === 'COPY_CODE' ? 1 : 0;
+        components.push({ type: 'button', index, format, parameters });
+      });
+    }
+  }
+  return {
+    name: t.name,
+    language: t.language,
+    category: typeof t.category === 'string' ? t.category : '',
+    status: typeof t.status === 'string' ? t.status : '',
+    components,
+    bodyText,
+  };
+}
