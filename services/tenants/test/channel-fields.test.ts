@@ -1,5 +1,5 @@
 import { SUPER_ADMIN_TOKEN } from '@convo/test-support';
-import { engineSession, startHarness, type Harness } from '../src/test-harness';
+import { engineSession, startHarness, type Harness } from './support/harness';
 
 // Which channel fields a caller may set, decided here (the service that owns channels) from the
 // caller the gateway names in x-convo-caller, on the real subgraph.

@@ -288,7 +288,7 @@ describe('ListUsers', () => {
 
     const first = await client.ListUsers({ tenantId: tenant.id, page: 1 });
     expect(first).toMatchObject({ count: 22, hasMore: true, page: 1, pageSize: 20 });
-    expect(first.users[0]).toEqual({ id: 900_000 + tenant.id * 100, tenantId: tenant.id, name: 'Agent 00', email: `agent-0-${tenant.id}@acme.example`, profile: 'user' });
+    expect(first.users[0]).toEqual({ id: 900_000 + tenant.id * 100, tenantId: tenant.id, name: 'Agent 00', email: `agent-0-${tenant.id}@acme.example`, profile: 'user', credentialsVersion: '' });
     expect((await client.ListUsers({ tenantId: tenant.id, page: 2 })).users.map((u) => u.name)).toEqual(['Agent 20', 'Alice']);
     expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'ALICE' })).users.map((u) => u.profile)).toEqual(['admin']);
     expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'agent-1' })).count).toBe(11);

@@ -1,5 +1,5 @@
 import { startFakeProvider, type FakeProvider } from '@convo/test-support';
-import { channelOf, failure, settingsWith } from '../../src/testing/driver-fixtures';
+import { channelOf, failure, settingsWith } from '../support/driver-fixtures';
 import { TemplateCatalogs, templateOf } from '../../src/drivers/waba-templates';
 
 // The catalog of a waba channel read from a loopback Graph API: Meta's paging, the cache per

@@ -8,7 +8,7 @@ import Fastify from 'fastify';
 import { GraphQLError, Kind, parse, valueFromASTUntyped, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { DomainError, unauthenticated } from '../errors';
+import { DomainError, forbidden, unauthenticated } from '../errors';
 import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
@@ -74,7 +74,9 @@ const REQUEST_ERROR_CODES: readonly string[] = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL
  * may name collections, hosts or internal state.
  */
 export function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const unwrapped = unwrapResolverError(error);
+  // A domain error thrown by a resolver, or carried by a GraphQLError a plugin raised for one.
+  const original = unwrapped instanceof GraphQLError && unwrapped.originalError instanceof DomainError ? unwrapped.originalError : unwrapped;
   const http = original instanceof DomainError ? domainToHttp(original) : isServiceError(original) ? grpcToHttp(original) : undefined;
   if (http) {
     const { error: code, message, details } = http.body;
@@ -104,9 +106,8 @@ export function tenantScopePlugin(): ApolloServerPlugin<SubgraphContext> {
             if (sel.kind !== Kind.FIELD) continue;
             const arg = sel.arguments?.find((a) => a.name.value === 'tenantId');
             if (arg && Number(valueFromASTUntyped(arg.value, request.variables ?? {})) !== caller.tenantId) {
-              throw new GraphQLError(`${sel.name.value}: this session reaches tenant ${caller.tenantId} only`, {
-                extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } },
-              });
+              const message = `${sel.name.value}: this session reaches tenant ${caller.tenantId} only`;
+              throw new GraphQLError(message, { originalError: forbidden(message), extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } } });
             }
           }
         },
