@@ -29,7 +29,7 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
       mesh.superAdminToken,
       `query($t: Int!) {
         tenant(id: $t) { maxUsers channels { id name status webhookUrl webhookEnabled updatedAt } integrations { apiId channelId userId } }
-        tags(tenantId: $t) { id name } queues(tenantId: $t) { id name }
+        tags(tenantId: $t) { id name } queues(tenantId: $t) { id name } kanbans(tenantId: $t) { id name } reasons(tenantId: $t) { id name }
         tickets(tenantId: $t) { totalCount nodes { id status userId queueId tagIds updatedAt } }
         webhookDeliveries(tenantId: $t) { id status attempts }
       }`,
@@ -47,6 +47,8 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     for (const [t, key] of [[a, 'a'], [b, 'b']] as const) {
       const tag = (await data(admin, `mutation { createTag(tenantId: ${t.id}, name: "vip") { id } }`)).createTag.id;
       const queue = (await data(admin, `mutation { createQueue(tenantId: ${t.id}, name: "Sales") { id } }`)).createQueue.id;
+      const kanban = (await data(admin, `mutation { saveKanban(tenantId: ${t.id}, name: "Leads") { id } }`)).saveKanban.id;
+      const reason = (await data(admin, `mutation { saveReason(tenantId: ${t.id}, name: "Solved") { id } }`)).saveReason.id;
       const opened = await call(`${t.root}/createTicket`, { token: t.integrationToken, body: { number: `5511966${String(t.id).padStart(6, '0')}`, body: 'hello' } });
       expect(opened.status).toBe(200);
       await settled(t.root, t.integrationToken, opened.body.data.messageId);
@@ -65,6 +67,8 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
         apiId: t.root.split('/').pop()!,
         message: opened.body.data.messageId,
         delivery,
+        kanban,
+        reason,
       };
     }
   }, 120_000);

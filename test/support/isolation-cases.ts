@@ -37,6 +37,8 @@ export interface Ids {
   apiId: string;
   message: string;
   delivery: string;
+  kanban: number;
+  reason: number;
 }
 
 /**
@@ -154,6 +156,29 @@ export const CASES: Record<string, Record<string, (a: Ids, b: Ids) => Case>> = {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.delivery }, select: '{ id }', expect: FORBIDDEN }),
     id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.delivery }, select: '{ id }', expect: notFound('ERR_WEBHOOK_DELIVERY_NOT_FOUND', 'ERR_DELIVERY_NOT_FOUND', 'ERR_NOT_FOUND') }),
   },
+  kanbans: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
+  reasons: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
+  saveKanban: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
+    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.kanban, name: 'mine' }, select: '{ id }', expect: notFound('ERR_KANBAN_NOT_FOUND') }),
+  },
+  saveReason: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
+    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.reason, name: 'mine' }, select: '{ id }', expect: notFound('ERR_REASON_NOT_FOUND') }),
+  },
+  deleteKanban: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.kanban }, select: '{ id }', expect: FORBIDDEN }),
+    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.kanban }, select: '{ id }', expect: notFound('ERR_KANBAN_NOT_FOUND') }),
+  },
+  deleteReason: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.reason }, select: '{ id }', expect: FORBIDDEN }),
+    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.reason }, select: '{ id }', expect: notFound('ERR_REASON_NOT_FOUND') }),
+  },
+  // Payments are the platform's: a tenant session is refused whatever it names.
+  paymentWebhooks: { tenantId: (a) => ({ op: 'query', args: { tenantId: a.tenant }, select: '{ eventId }', expect: FORBIDDEN }) },
+  paymentChanges: { tenantId: (a) => ({ op: 'query', args: { tenantId: a.tenant }, select: '{ to }', expect: FORBIDDEN }) },
+  reconcilePayments: { tenantId: (a) => ({ op: 'mutation', args: { tenantId: a.tenant }, select: '{ id }', expect: FORBIDDEN }) },
+  paymentReconciliation: { id: () => ({ op: 'query', args: { id: 'operator-run' }, select: '{ id }', expect: FORBIDDEN }) },
 };
 
 /** An enum value: written bare in a GraphQL literal. */

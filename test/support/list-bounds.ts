@@ -20,6 +20,8 @@ export const LIST_BOUNDS: Record<string, ListBound> = {
   'Query.tenantConnection.first': { max: 100, sizes: true, probe: (n) => `{ tenantConnection(first: ${n}) { totalCount } }` },
   'Query.deliveries.limit': { max: 500, sizes: true, probe: (n) => `{ deliveries(channelId: 1, limit: ${n}) { id } }` },
   'Query.webhookDeliveries.limit': { max: 200, sizes: true, probe: (n, { t }) => `{ webhookDeliveries(tenantId: ${t}, limit: ${n}) { id } }` },
+  'Query.paymentWebhooks.limit': { max: 200, sizes: true, probe: (n) => `{ paymentWebhooks(limit: ${n}) { eventId } }` },
+  'Query.paymentChanges.limit': { max: 200, sizes: true, probe: (n, { t }) => `{ paymentChanges(tenantId: ${t}, limit: ${n}) { to } }` },
   'Query.tickets.first': { max: 100, sizes: true, probe: (n, { t }) => `{ tickets(tenantId: ${t}, first: ${n}) { totalCount } }` },
   'Ticket.messagePage.first': { max: 100, sizes: true, probe: (n, { t, ticket }) => `{ ticket(tenantId: ${t}, id: ${ticket}) { messagePage(first: ${n}) { totalCount } } }` },
   'Mutation.addTicketTags.tagIds': {

@@ -123,6 +123,12 @@ export const TENANT_SCOPED_FIELDS: Record<string, string | null> = {
   deliveryHealth: 'tenantId',
   replayWebhookDelivery: 'tenantId',
   channelProfile: 'tenantId',
+  kanbans: 'tenantId',
+  reasons: 'tenantId',
+  saveKanban: 'tenantId',
+  saveReason: 'tenantId',
+  deleteKanban: 'tenantId',
+  deleteReason: 'tenantId',
   // Catalogues without tenant data.
   plans: null,
   driverKinds: null,

@@ -117,8 +117,9 @@ export function registerOutboxModels(conn: Connection): OutboxModels {
     opts,
   );
   // The relay's scan (pending and due), the inspection query (webhookDeliveries: newest first,
-  // by status and/or channel), and pruning.
+  // by tenant alone, or by status and/or channel), and pruning.
   event.index({ status: 1, nextAttemptAt: 1 });
+  event.index({ tenantId: 1, createdAt: -1, _id: -1 });
   event.index({ tenantId: 1, status: 1, createdAt: -1, _id: -1 });
   event.index({ tenantId: 1, channelId: 1, createdAt: -1, _id: -1 });
   event.index({ tenantId: 1, channelId: 1, status: 1, createdAt: -1, _id: -1 });

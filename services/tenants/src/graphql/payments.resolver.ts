@@ -1,3 +1,4 @@
+import { checkPageSize } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { ReconciliationRun } from '../db/payments.repository';
 import { newRun, operatorRunId } from '../reconciler/worker';
@@ -16,7 +17,12 @@ const toRun = (r: ReconciliationRun): PaymentReconciliation => ({
   requestedAt: iso(r.requestedAt),
   finishedAt: r.finishedAt ? iso(r.finishedAt) : null,
 });
-const bounded = (limit: number) => Math.max(1, Math.min(limit, 200));
+/** The most records one page of webhooks or changes answers; 0 is refused, never "no limit". */
+const MAX_RECORDS = 200;
+const bounded = (limit: number) => {
+  checkPageSize(limit, MAX_RECORDS, 'limit');
+  return limit;
+};
 
 /** Operators' view of payment webhooks (super-admin only: these root fields are not tenant-scoped). */
 @Resolver()
