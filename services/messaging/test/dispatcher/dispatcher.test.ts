@@ -146,7 +146,7 @@ function withQueue(failFirst: string, backoffMs: number) {
       events.push(`${doc._id}:${status}`);
       return 'applied';
     },
-    reschedule: async (id: string, attempts: number, nextAttemptAt: Date, error: string) => {
+    reschedule: async ({ _id: id }: MessageDoc, attempts: number, nextAttemptAt: Date, error: string) => {
       store.set(id, { ...store.get(id)!, attempts, nextAttemptAt, error });
       events.push(`${id}:retry`);
     },
