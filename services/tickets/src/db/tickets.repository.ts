@@ -127,7 +127,12 @@ export class TicketsRepository {
     const batch: TicketRowDoc[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      await this.models.TicketRow.collection.insertMany(batch.splice(0) as never[], { ordered: false });
+      await this.models.TicketRow.collection.insertMany(batch.splice(0) as never[], { ordered: false }).catch((err: unknown) => {
+        // A row another replica wrote meanwhile (it serves while this one starts, and a ticket it
+        // had just inserted made the counts differ) is the same row: only other errors count.
+        const errors = (err as { writeErrors?: Array<{ code?: number }> }).writeErrors;
+        if (!isDuplicateKey(err) || (errors && errors.some((e) => e.code !== 11000))) throw err;
+      });
     };
     for await (const t of this.models.Ticket.find({}).lean<TicketDoc>().cursor()) {
       const row = rowOf(t);
