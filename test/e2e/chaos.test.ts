@@ -273,13 +273,19 @@ describe('chaos: two replicas of everything, killed at random', () => {
       const stored = await call(`${mesh.gatewayUrl}${api.path}/getMessageByMessageId?messageId=in:${inboundChannel}:${id}`, { token: api.token });
       if (stored.status !== 200) inboundProblems.push(`${id}: not stored (${stored.status})`);
     }
+    // What happened to the mesh between a duplicate's two receipts (seconds from the first).
+    const around = (first: number, again: number) =>
+      kills
+        .filter((k) => k.at <= again && k.readyAt >= first - 10_000)
+        .map((k) => `${k.kind} ${k.name} ${((k.at - first) / 1000).toFixed(1)}..${((k.readyAt - first) / 1000).toFixed(1)} s`)
+        .join('; ') || 'nothing';
     const statusCounts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
 
     console.log(
       [
         `chaos: ${SENDS} sends over ${TICKETS} tickets (${accepted.size} accepted) and ${INBOUND} inbound events (twice each) in ${((sendsDoneAt - started) / 1000).toFixed(0)} s`,
         `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills.filter((k) => k.kind === 'kill').map((k) => k.name).join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
-        `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? 'NO KILL'}`).join(', ')})`,
+        `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? `no kill; around it: ${around(d.first, d.again)}`}`).join(', ')})`,
         `  longest wait at the provider after the last kill: ${(longestWait / 1000).toFixed(1)} s`,
         `  answers by status: ${JSON.stringify(statusCounts)} (0: a connection broken by a kill)`,
       ].join('\n'),
