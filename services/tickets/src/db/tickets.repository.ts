@@ -111,7 +111,8 @@ export class TicketsRepository {
   }
 
   private async writeLayout(): Promise<void> {
-    await this.tenantCounts.replaceOne({ _id: LAYOUT_ID }, { layout: LAYOUT }, { upsert: true });
+    // Two replicas starting at once on an empty database both write it.
+    await upsertOnce(() => this.tenantCounts.replaceOne({ _id: LAYOUT_ID }, { layout: LAYOUT }, { upsert: true }));
   }
 
   /**
