@@ -5,6 +5,8 @@ export interface Recorded {
   url: string;
   headers: IncomingMessage['headers'];
   body: any;
+  /** When its body arrived (Date.now()). */
+  at?: number;
 }
 
 export interface FakeEngine {
@@ -33,7 +35,7 @@ export async function startFakeEngine(opts: { keepAliveMs?: number } = {}): Prom
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null });
+      requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null, at: Date.now() });
       const next = queued.shift() ?? { status: 200, body: { key: { id: `ENGINE-${++n}`, fromMe: true }, status: 'PENDING' } };
       const answer = () => res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
       if (delayMs) setTimeout(answer, delayMs);

@@ -2,6 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { ServiceClient } from '@convo/kit';
 import { errCode, rpcError, startFakeProvider, type FakeProvider, type ProviderReply, type ProviderRequest } from '@convo/test-support';
 import type { Connection } from 'mongoose';
+import { SEND_KEY_WINDOW_MS } from '../src/domain/send.service';
 import { startMessagingWithPeers, type MessagingWithPeers } from './support/peers';
 
 // The real tickets, tenants, channel-engines and messaging services on one FerretDB (each has its
@@ -151,6 +152,28 @@ describe('SendByTicket', () => {
     await services.settled(tenantId, first.messageId);
     expect(engine.requests).toHaveLength(1);
     expect(await messagesOf(ticket.id)).toHaveLength(1);
+  });
+
+  it('sends the same externalKey again as a new message once its 120 s window has passed', async () => {
+    const ticket = await newTicket();
+    const first = await send(ticket.id, { externalKey: 'window-1' });
+    await services.settled(tenantId, first.messageId);
+    // The claim made `ms` ago: what the code compares with its clock (Date.now) when the key comes again.
+    const claimedAgo = (ms: number) =>
+      messagingDb.collection('send_keys').updateOne({ _id: `${tenantId}:window-1` as never }, { $set: { createdAt: new Date(Date.now() - ms) } });
+
+    await claimedAgo(SEND_KEY_WINDOW_MS - 5_000);
+    expect(await send(ticket.id, { externalKey: 'window-1', body: 'Too soon' })).toMatchObject({ skipped: true, idempotent: true });
+
+    await claimedAgo(SEND_KEY_WINDOW_MS + 1_000);
+    const after = await send(ticket.id, { externalKey: 'window-1', body: 'After the window' });
+    expect(after).toMatchObject({ skipped: false, idempotent: false, status: 'queued' });
+    expect(after.messageId).not.toBe(first.messageId);
+    await expect(services.settled(tenantId, after.messageId)).resolves.toMatchObject({ status: 'sent', body: 'After the window' });
+    expect(engine.requests.map((r) => r.body.content?.text)).toEqual(['Hello!', 'After the window']);
+    // The key is the new send's now: its own window starts again.
+    expect(await send(ticket.id, { externalKey: 'window-1' })).toMatchObject({ skipped: true, idempotent: true });
+    expect(await messagesOf(ticket.id)).toHaveLength(2);
   });
 
   it('delivers exactly once for 50 concurrent sends with one externalKey', async () => {

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 interface Part {
+  /** The process: the service's name for its first replica, `<service>-<n>` for the n-th. */
   name: string;
   main: string;
   grpcPort: number;
@@ -54,7 +55,29 @@ export interface MeshOptions {
    * process takes longer to come up, so each gets the services' 60 s.
    */
   startTogether?: boolean;
+  /**
+   * Replicas per deployment (a service, `gateway`, `messaging-relay`, `messaging-dispatcher`; `*`
+   * for every one), over MESH_REPLICAS_<NAME> (`MESH_REPLICAS_MESSAGING=2`) and MESH_REPLICAS.
+   */
+  replicas?: Record<string, number>;
 }
+
+/** Deployments whose replicas the mesh can start, in start order. */
+export const DEPLOYMENTS = [...['tickets', 'messaging', 'channel-engines', 'social-config', 'tenants'], 'gateway', 'messaging-relay', 'messaging-dispatcher', 'tenants-reconciler'];
+
+const MAX_REPLICAS = 8;
+
+/** How many replicas of `deployment` to start: the option, MESH_REPLICAS_<NAME>, MESH_REPLICAS, else 1. */
+export function replicaCount(deployment: string, replicas: Record<string, number> = {}, env: NodeJS.ProcessEnv = process.env): number {
+  const key = `MESH_REPLICAS_${deployment.toUpperCase().replace(/-/g, '_')}`;
+  const raw = replicas[deployment] ?? env[key] ?? replicas['*'] ?? env.MESH_REPLICAS ?? 1;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_REPLICAS) throw new Error(`${key} / MESH_REPLICAS: ${String(raw)} is not a whole number of replicas from 1 to ${MAX_REPLICAS}`);
+  return n;
+}
+
+/** The process name of a deployment's replica `i` (from 0): the deployment's own name for the first. */
+export const replicaName = (deployment: string, i: number): string => (i === 0 ? deployment : `${deployment}-${i + 1}`);
 
 /** The token of the last start in `dataDir`, or a new one written there. */
 /** The installation's secrets that npm start keeps in `.data/` (each its own file, each its own random value). */
@@ -103,10 +126,15 @@ export async function resetMeshData(dataDir: string): Promise<void> {
 const restartDelayMs = (n: number) => Math.min(30_000, 500 * 2 ** Math.min(n - 1, 10));
 
 export interface Mesh {
+  /** The first gateway replica's URL. */
   gatewayUrl: string;
+  /** Every gateway replica's URL (one unless replicas were asked for). */
+  gatewayUrls: string[];
+  /** Each deployment's replicas, by process name (`messaging` → [`messaging`, `messaging-2`]). */
+  replicas: Record<string, string[]>;
   graphqlUrl: string;
   superAdminToken: string;
-  /** Each service's gRPC address (`127.0.0.1:<port>`), by service name. */
+  /** Each service replica's gRPC address (`127.0.0.1:<port>`), by process name. */
   grpcAddresses: Record<string, string>;
   database: Database;
   processes: Map<string, ChildProcess>;
@@ -126,6 +154,8 @@ export interface Mesh {
   kill(name: string): Promise<void>;
   /** Starts a killed process again, as it was started, and waits until it is ready. */
   restart(name: string): Promise<void>;
+  /** Stops a process as Kubernetes does in a rolling update (SIGTERM, SIGKILL after 15 s) and waits until it is gone. */
+  terminate(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -178,18 +208,30 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     // The first start may build FerretDB (minutes): its progress is shown.
     log: (line) => onLine('dev-db', line),
   });
+  const count = (deployment: string) => replicaCount(deployment, opts.replicas);
+  const replicas: Record<string, string[]> = Object.fromEntries(
+    DEPLOYMENTS.map((d) => [d, Array.from({ length: count(d) }, (_, i) => replicaName(d, i))]),
+  );
   const parts: Part[] = [];
   for (const s of SERVICES) {
-    parts.push({
-      name: s.name,
-      main: join(dirname(require.resolve(`${s.pkg}/package.json`)), 'dist', 'main.js'),
-      grpcPort: opts.freePorts ? await freePort() : s.grpc,
-      graphqlPort: opts.freePorts ? await freePort() : s.graphql,
-      addrEnv: `${s.env}_GRPC_ADDR`,
-      urlEnv: `${s.env}_GRAPHQL_URL`,
-    });
+    // Replicas past the first listen 100 ports further each (50052, 50152, …) unless ports are picked free.
+    for (let i = 0; i < replicas[s.name].length; i++) {
+      parts.push({
+        name: replicaName(s.name, i),
+        main: join(dirname(require.resolve(`${s.pkg}/package.json`)), 'dist', 'main.js'),
+        grpcPort: opts.freePorts ? await freePort() : s.grpc + 100 * i,
+        graphqlPort: opts.freePorts ? await freePort() : s.graphql + 100 * i,
+        addrEnv: `${s.env}_GRPC_ADDR`,
+        urlEnv: `${s.env}_GRAPHQL_URL`,
+      });
+    }
   }
   const gatewayPort = opts.gatewayPort ?? (opts.freePorts ? await freePort() : Number(process.env.PORT ?? 8080));
+  const gatewayPorts = [gatewayPort];
+  for (let i = 1; i < replicas.gateway.length; i++) gatewayPorts.push(opts.freePorts ? await freePort() : gatewayPort + i);
+  // A service's address is the list of its replicas' (the kit's clients round-robin over them, as
+  // over a headless Service); its GraphQL subgraph is its first replica's (one URL per subgraph).
+  const addressOf = (env: string) => parts.filter((p) => p.addrEnv === env).map((p) => `127.0.0.1:${p.grpcPort}`).join(',');
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
     // The installation's mesh secret (docs/security.md "Inside the mesh"): every process's gRPC calls carry
@@ -203,8 +245,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     SESSION_SECRET: secretFor('SESSION_SECRET', opts.dataDir),
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
-    ...Object.fromEntries(parts.flatMap((p) => [
-      [p.addrEnv, `127.0.0.1:${p.grpcPort}`],
+    ...Object.fromEntries(parts.filter((p) => !/-\d+$/.test(p.name)).flatMap((p) => [
+      [p.addrEnv, addressOf(p.addrEnv)],
       [p.urlEnv, `http://127.0.0.1:${p.graphqlPort}/graphql`],
     ])),
     ...opts.env,
@@ -213,7 +255,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const processes = new Map<string, ChildProcess>();
   const endpoints: Mesh['endpoints'] = new Map();
   for (const p of parts) endpoints.set(p.name, { http: `http://127.0.0.1:${p.graphqlPort}`, grpc: `127.0.0.1:${p.grpcPort}` });
-  endpoints.set('gateway', { http: `http://127.0.0.1:${gatewayPort}` });
+  replicas.gateway.forEach((name, i) => endpoints.set(name, { http: `http://127.0.0.1:${gatewayPorts[i]}` }));
   /** How each process was started and how to tell it is ready, for restart(). */
   const starters = new Map<string, () => Promise<unknown>>();
   let stopping = false;
@@ -325,26 +367,43 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
         () => child.exitCode === null,
       );
     };
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const startGateway = async () => {
-      starters.set('gateway', startGateway);
-      const gateway = launch('gateway', join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPort) });
+    const gatewayUrls = gatewayPorts.map((port) => `http://127.0.0.1:${port}`);
+    const gatewayUrl = gatewayUrls[0];
+    const startGateway = async (i: number) => {
+      const name = replicas.gateway[i];
+      starters.set(name, () => startGateway(i));
+      const gateway = launch(name, join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPorts[i]) });
       await waitUntil(
-        'gateway',
+        name,
         startDeadlineMs,
-        async () => (await fetch(`${gatewayUrl}/readyz`).catch(() => undefined))?.status === 200,
+        async () => (await fetch(`${gatewayUrls[i]}/readyz`).catch(() => undefined))?.status === 200,
         () => gateway.exitCode === null,
       );
     };
+    const frontAndWorkers = () => [
+      ...replicas.gateway.map((_, i) => startGateway(i)),
+      ...replicas['messaging-relay'].map((name) => startRelay(name)),
+      ...replicas['messaging-dispatcher'].map((name) => startDispatcher(name)),
+      ...replicas['tenants-reconciler'].map((name) => startReconciler(name)),
+    ];
     if (opts.startTogether) {
-      await Promise.all([startGateway(), ...parts.map(startPart), startRelay(), startDispatcher(), startReconciler()]);
+      await Promise.all([...frontAndWorkers(), ...parts.map(startPart)]);
     } else {
       // The services first, then the gateway and the workers: on two cores, eight Node processes
       // loading at once each take several times longer (a gateway under an e2e suite's load then
       // missed its 30 s).
       await Promise.all(parts.map(startPart));
-      await Promise.all([startGateway(), startRelay(), startDispatcher(), startReconciler()]);
+      await Promise.all(frontAndWorkers());
     }
+    const terminate = async (name: string) => {
+      const child = processes.get(name);
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    };
     const kill = async (name: string) => {
       const child = processes.get(name);
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
@@ -358,7 +417,24 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       await start();
     };
     const grpcAddresses = Object.fromEntries([...endpoints].flatMap(([name, e]) => (e.grpc ? [[name, e.grpc]] : [])));
-    return { gatewayUrl, graphqlUrl: `${gatewayUrl}/graphql`, superAdminToken, grpcAddresses, database, processes, endpoints, env: common, startRelay, startDispatcher, kill, restart, stop };
+    return {
+      gatewayUrl,
+      gatewayUrls,
+      replicas,
+      graphqlUrl: `${gatewayUrl}/graphql`,
+      superAdminToken,
+      grpcAddresses,
+      database,
+      processes,
+      endpoints,
+      env: common,
+      startRelay,
+      startDispatcher,
+      kill,
+      restart,
+      terminate,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -401,6 +477,9 @@ if (require.main === module && process.argv[2] === 'reset') {
           `  OpenAPI / Swagger: ${m.gatewayUrl}/docs`,
           `  Metrics:           ${m.gatewayUrl}/metrics (and /metrics on every process's HTTP port)`,
           `  Super-admin token: ${m.superAdminToken}`,
+          ...Object.entries(m.replicas)
+            .filter(([, names]) => names.length > 1)
+            .map(([d, names]) => `  ${d}: ${names.length} replicas (${names.map((n) => m.endpoints.get(n)?.grpc ?? m.endpoints.get(n)?.http).join(', ')})`),
           'Ctrl-C stops everything.',
           '',
         ].join('\n'),

@@ -104,16 +104,19 @@ interface CounterDoc {
 
 /**
  * Installation-wide integer ids. `$inc` with upsert is atomic on MongoDB, so two replicas never
- * hand out the same id. FerretDB (the dev and test database, SQLite backend) applies updates as
- * read-then-write: concurrent increments lose updates and return one value twice. There, the
- * increments of this process are run one at a time per key (one process per service in dev).
+ * hand out the same id. FerretDB (the dev and test database) applies updates as read-then-write:
+ * concurrent increments lose updates and return one value twice, within a process and across
+ * replicas. There an id is taken by inserting `<key>#<id>` into `counter_claims` (a unique `_id`:
+ * the one write FerretDB applies atomically), the next free one after the counter's value, which
+ * is then moved up to it (a hint: a stale one costs a refused insert per id taken since); this
+ * process's increments of a key run one at a time.
  */
 export async function nextSequence(conn: Connection, key: string): Promise<number> {
   let state = sequenceState.get(conn);
-  if (!state) sequenceState.set(conn, (state = { ferretDb: isFerretDb(conn), tails: new Map() }));
+  if (!state) sequenceState.set(conn, (state = { ferretDb: isFerretDb(conn), tails: new Map(), last: new Map() }));
   if (!(await state.ferretDb)) return incrementCounter(conn, key);
   const { tails } = state;
-  const increment = () => incrementCounter(conn, key);
+  const increment = () => claimNext(conn, key, state!.last);
   const turn = (tails.get(key) ?? Promise.resolve(0)).then(increment, increment);
   tails.set(key, turn);
   try {
@@ -123,7 +126,7 @@ export async function nextSequence(conn: Connection, key: string): Promise<numbe
   }
 }
 
-const sequenceState = new WeakMap<Connection, { ferretDb: Promise<boolean>; tails: Map<string, Promise<number>> }>();
+const sequenceState = new WeakMap<Connection, { ferretDb: Promise<boolean>; tails: Map<string, Promise<number>>; last: Map<string, number> }>();
 
 const isFerretDb = async (conn: Connection): Promise<boolean> => {
   try {
@@ -140,6 +143,33 @@ async function incrementCounter(conn: Connection, key: string): Promise<number> 
     .findOneAndUpdate({ _id: key }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' });
   if (!doc) throw new Error(`counter ${key} did not return a value`);
   return doc.seq;
+}
+
+/** Ids one claim round tries before reading the counter again. */
+const CLAIM_PROBES = 1_000;
+
+/** FerretDB: the next id of `key` no other caller (in any process) holds, claimed by a unique insert. */
+async function claimNext(conn: Connection, key: string, last: Map<string, number>): Promise<number> {
+  const counters = conn.collection<CounterDoc>('counters');
+  const claims = conn.collection<{ _id: string }>('counter_claims');
+  for (;;) {
+    const stored = (await counters.findOne({ _id: key }))?.seq ?? 0;
+    let next = Math.max(stored, last.get(key) ?? 0) + 1;
+    for (let probe = 0; probe < CLAIM_PROBES; probe++, next++) {
+      try {
+        await claims.insertOne({ _id: `${key}#${next}` });
+      } catch (err) {
+        if (isDuplicateKey(err)) continue;
+        throw err;
+      }
+      last.set(key, next);
+      await counters.updateOne({ _id: key }, { $max: { seq: next } }, { upsert: true }).catch((err: unknown) => {
+        // Two first upserts at once: the other one created the counter; it is only a hint.
+        if (!isDuplicateKey(err)) throw err;
+      });
+      return next;
+    }
+  }
 }
 
 export const isDuplicateKey = (err: unknown): boolean =>

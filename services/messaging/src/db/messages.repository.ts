@@ -162,7 +162,9 @@ export class MessagesRepository {
         }, now),
       );
     }
-    const filter = opts.exclusive ? { _id: doc._id } : { _id: doc._id, status: { $in: from } };
+    // With its tenant and ticket (the shard key deploy/mongodb/shard-keys.json declares): one shard answers.
+    const own = { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId };
+    const filter = opts.exclusive ? own : { ...own, status: { $in: from } };
     const res = await this.models.Message.updateOne(filter, { $set: { ...fields, status, updatedAt: now } }).exec();
     return res.matchedCount ? 'applied' : 'regression';
   }
@@ -197,8 +199,11 @@ export class MessagesRepository {
   }
 
   /** A transient failure: the next attempt of the queued message, by `_id` (the dispatcher holds it). */
-  async reschedule(id: string, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
-    await this.models.Message.updateOne({ _id: id }, { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } }).exec();
+  async reschedule(doc: Pick<MessageDoc, '_id' | 'tenantId' | 'ticketId'>, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
+    await this.models.Message.updateOne(
+      { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId },
+      { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } },
+    ).exec();
   }
 
   /** Claims a key atomically (unique `_id`): true when this caller holds it now. */

@@ -324,7 +324,7 @@ export class Dispatcher {
     const attempts = (message.attempts ?? 0) + 1;
     if (failure.transient && now - message.createdAt.getTime() < this.settings.retryWindowMs) {
       const delay = failure.retryAfterMs ?? backoffMs(attempts, this.settings.backoffBaseMs, this.settings.backoffMaxMs);
-      await this.repo.reschedule(message._id, attempts, new Date(now + delay), failure.reason);
+      await this.repo.reschedule(message, attempts, new Date(now + delay), failure.reason);
       this.waitingUntil.set(message.ticketId, now + delay);
       this.log.info({ messageId: message._id, attempts, retryInMs: delay, reason: failure.reason }, 'delivery will be retried');
       return 'retry';

@@ -1,4 +1,4 @@
-import type { Logger } from '@convo/kit';
+import { grpc, type Logger } from '@convo/kit';
 import type { MessagesRepository } from '../../src/db/messages.repository';
 import type { MessageDoc } from '../../src/db/models';
 import { Dispatcher, type DispatchPeers } from '../../src/dispatcher/dispatcher';
@@ -123,5 +123,116 @@ describe('the dispatcher', () => {
     await second;
     await settle();
     expect(t.delivered).toEqual(['m1']);
+  });
+});
+
+/**
+ * The dispatcher against an in-memory queue that keeps what it is told (statuses, retry times), and
+ * a provider whose first answer to one message is a transient failure: the retry path end to end,
+ * with the rounds driven by the test.
+ */
+function withQueue(failFirst: string, backoffMs: number) {
+  const store = new Map<string, MessageDoc>();
+  const events: string[] = [];
+  const queuedNow = () => [...store.values()].filter((m) => m.status === 'queued');
+  const repo = {
+    queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)),
+    queuedOfTicket: async (ticketId: number) =>
+      queuedNow()
+        .filter((m) => m.ticketId === ticketId)
+        .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
+    applyStatus: async (doc: MessageDoc, status: MessageDoc['status'], fields: Partial<MessageDoc>) => {
+      store.set(doc._id, { ...store.get(doc._id)!, ...fields, status });
+      events.push(`${doc._id}:${status}`);
+      return 'applied';
+    },
+    reschedule: async ({ _id: id }: MessageDoc, attempts: number, nextAttemptAt: Date, error: string) => {
+      store.set(id, { ...store.get(id)!, attempts, nextAttemptAt, error });
+      events.push(`${id}:retry`);
+    },
+  } as unknown as MessagesRepository;
+  const leases = {
+    partitionOf: () => 0,
+    holds: () => true,
+    mayStart: () => true,
+    heldPartitions: [0],
+    maintain: async () => undefined,
+    releaseAll: async () => undefined,
+  } as unknown as PartitionLeases;
+  let failed = false;
+  const peers = {
+    engines: {
+      Deliver: async (req: { reference: string }) => {
+        events.push(`deliver ${req.reference}`);
+        if (req.reference === failFirst && !failed) {
+          failed = true;
+          // What channel-engines answers when the provider answered 503: a transient provider failure.
+          throw Object.assign(new Error('14 UNAVAILABLE: provider answered 503'), { code: grpc.status.UNAVAILABLE, details: 'provider answered 503', metadata: new grpc.Metadata() });
+        }
+        return { providerMessageId: `P-${req.reference}` };
+      },
+    },
+    targets: {
+      channel: async () => ({ id: 1, tenantId: 1, type: 'engine_a', sendIntervalMs: 0 }),
+      channelIntegrations: async () => [],
+    },
+    mediaLink: () => '',
+  } as unknown as DispatchPeers;
+  const settings = {
+    pollMs: 100,
+    roundMs: 60_000,
+    batchSize: 500,
+    concurrency: 64,
+    retryWindowMs: 600_000,
+    backoffBaseMs: backoffMs,
+    backoffMaxMs: backoffMs,
+    intervalMs: {},
+    attemptMs: 1_000,
+    providerDeadlineMs: 1_000,
+  };
+  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+  /** A dispatcher on this queue (a second one is what a restarted dispatcher process would be). */
+  const dispatcher = () => {
+    const d = new Dispatcher(repo, leases, peers, settings, quiet);
+    (d as unknown as { running: boolean }).running = true;
+    return d;
+  };
+  const add = (m: MessageDoc) => store.set(m._id, m);
+  return { store, events, dispatcher, add };
+}
+
+describe('a message waiting for a retry', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it("holds back the later messages of its ticket until it is sent, then they go one after another", async () => {
+    // A wait long enough for rounds to run meanwhile (the backoff's jitter held near its ceiling).
+    jest.spyOn(Math, 'random').mockReturnValue(0.99);
+    const q = withQueue('a', 1_000);
+    // Accepted just now (a message older than the retry window fails instead of waiting).
+    const now = Date.now();
+    q.add(queued('a', 7, now));
+    q.add(queued('b', 7, now + 1));
+    q.add(queued('c', 7, now + 2));
+    const first = q.dispatcher();
+    await first.tick();
+    await settle();
+    expect(q.events).toEqual(['deliver a', 'a:retry']);
+    const due = q.store.get('a')!.nextAttemptAt!.getTime();
+    expect(due).toBeGreaterThan(Date.now());
+
+    // Rounds while it waits, here and on a dispatcher that starts meanwhile (after a kill: it knows
+    // nothing of the wait but what the queue says), send nothing of the ticket.
+    await first.tick();
+    const restarted = q.dispatcher();
+    await restarted.tick();
+    await settle();
+    expect(q.events).toEqual(['deliver a', 'a:retry']);
+    expect(q.store.get('b')!.status).toBe('queued');
+
+    // Once due, the retry goes first and each later message only after the one before it was sent.
+    while (Date.now() <= due) await new Promise((resolve) => setTimeout(resolve, due - Date.now() + 5));
+    await restarted.tick();
+    for (let i = 0; i < 20 && q.store.get('c')!.status === 'queued'; i++) await settle();
+    expect(q.events).toEqual(['deliver a', 'a:retry', 'deliver a', 'a:sent', 'deliver b', 'b:sent', 'deliver c', 'c:sent']);
   });
 });

@@ -69,7 +69,9 @@ export class TicketsRepository {
    * The listing counters of a tenant change one move at a time: FerretDB applies `$inc` as read,
    * add, write back, so two concurrent moves could lose one. MongoDB's `$inc` is atomic, so there
    * any number of tickets processes may write; on the embedded database this relies on the one
-   * tickets process of the mesh (as the per-ticket queue above does).
+   * tickets process of the mesh (as the per-ticket queue above does). With more replicas there
+   * (MESH_REPLICAS), a tenant's listing counts may lose a move made at the same moment by another
+   * replica (dev and tests only; no write fails: see upsertOnce).
    */
   private readonly perTenantCounts = new KeyedQueue();
 
@@ -111,7 +113,8 @@ export class TicketsRepository {
   }
 
   private async writeLayout(): Promise<void> {
-    await this.tenantCounts.replaceOne({ _id: LAYOUT_ID }, { layout: LAYOUT }, { upsert: true });
+    // Two replicas starting at once on an empty database both write it.
+    await upsertOnce(() => this.tenantCounts.replaceOne({ _id: LAYOUT_ID }, { layout: LAYOUT }, { upsert: true }));
   }
 
   /**
@@ -127,7 +130,12 @@ export class TicketsRepository {
     const batch: TicketRowDoc[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      await this.models.TicketRow.collection.insertMany(batch.splice(0) as never[], { ordered: false });
+      await this.models.TicketRow.collection.insertMany(batch.splice(0) as never[], { ordered: false }).catch((err: unknown) => {
+        // A row another replica wrote meanwhile (it serves while this one starts, and a ticket it
+        // had just inserted made the counts differ) is the same row: only other errors count.
+        const errors = (err as { writeErrors?: Array<{ code?: number }> }).writeErrors;
+        if (!isDuplicateKey(err) || (errors && errors.some((e) => e.code !== 11000))) throw err;
+      });
     };
     for await (const t of this.models.Ticket.find({}).lean<TicketDoc>().cursor()) {
       const row = rowOf(t);
@@ -173,13 +181,15 @@ export class TicketsRepository {
     await this.perTenantCounts.run(tenantId, async () => {
       await Promise.all([
         ...moves.slots.map((s) =>
-          this.slotCounts.updateOne(
-            { _id: s.id },
-            { $inc: s.inc, $setOnInsert: { tenantId: s.tenantId, era: eraOf(s.slot), slot: s.slot } },
-            { upsert: true },
+          upsertOnce(() =>
+            this.slotCounts.updateOne(
+              { _id: s.id },
+              { $inc: s.inc, $setOnInsert: { tenantId: s.tenantId, era: eraOf(s.slot), slot: s.slot } },
+              { upsert: true },
+            ),
           ),
         ),
-        ...moves.tenants.map((t) => this.tenantCounts.updateOne({ _id: t.tenantId }, { $inc: t.inc }, { upsert: true })),
+        ...moves.tenants.map((t) => upsertOnce(() => this.tenantCounts.updateOne({ _id: t.tenantId }, { $inc: t.inc }, { upsert: true }))),
       ]);
     });
   }
@@ -675,4 +685,18 @@ function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
     filter.$or = or;
   }
   return filter;
+}
+
+/**
+ * An upsert raced by another process's upsert of the same `_id` (two tickets replicas creating a
+ * tenant's first counter at once) fails with a duplicate key on FerretDB, where MongoDB retries it
+ * itself: the document exists now, so once more is an update.
+ */
+async function upsertOnce<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+    return write();
+  }
 }

@@ -84,6 +84,26 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
 };
 
+/** The service config that spreads a channel's calls over every address its target resolves to. */
+const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+const IPV4_PORT = /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/;
+
+/**
+ * The channel target and options for a peer's address. One `host:port` is one backend (pick_first,
+ * as before). Several, comma-separated (`127.0.0.1:50052,127.0.0.1:50152`: replicas on one
+ * machine), or a `dns:` target (`dns:///messaging-headless:50052`: a headless Service's pod
+ * addresses), are the replicas of one service: grpc-js round_robin keeps a connection to each and
+ * spreads the calls over those that are up (a stream goes to one of them for its whole life).
+ */
+export function grpcTarget(address: string): { target: string; options: grpc.ChannelOptions } {
+  if (address.startsWith('dns:')) return { target: address, options: { 'grpc.service_config': ROUND_ROBIN } };
+  if (!address.includes(',')) return { target: address, options: {} };
+  const list = address.split(',').map((a) => a.trim()).filter(Boolean);
+  const bad = list.find((a) => !IPV4_PORT.test(a));
+  if (bad !== undefined) throw new Error(`gRPC address list "${address}": "${bad}" is not an IPv4 address and port (use a dns: target for host names)`);
+  return { target: `ipv4:${list.join(',')}`, options: { 'grpc.service_config': ROUND_ROBIN } };
+}
+
 const { READY, IDLE, CONNECTING, TRANSIENT_FAILURE } = grpc.connectivityState;
 
 /**
@@ -139,7 +159,8 @@ export function createClient<N extends ServiceName>(
     // Under mutual TLS the certificate is the credential; otherwise the shared-secret one (credentials.ts).
     const trust = meshTrust();
     const interceptors = trust.tls ? [grpcClientMetrics] : [grpcClientMetrics, meshClientInterceptor(caller, trust.secret)];
-    raw = new Client(address, channelCredentials(trust.tls), { ...CHANNEL_OPTIONS, interceptors });
+    const { target, options } = grpcTarget(address);
+    raw = new Client(target, channelCredentials(trust.tls), { ...CHANNEL_OPTIONS, ...options, interceptors });
     clients.set(key, raw);
   }
   const client = raw;

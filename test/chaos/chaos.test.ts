@@ -1,0 +1,309 @@
+import type { Mesh } from '@convo/dev-mesh';
+import { startWebhookReceiver, type WebhookReceiver } from '@convo/test-support';
+import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
+import { call, eventually, UNPACED } from '../support/http';
+import { newIntegration, roundRobin, sharedRateLimits, type TestIntegration } from '../support/replicas';
+
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+
+/**
+ * Two replicas of every process under sends, inbound webhooks and kills: every few seconds one
+ * random replica of one random process is SIGKILLed and started again, and once every deployment
+ * is restarted replica by replica (a rolling update). Sizes: CHAOS_SENDS (sends, 1,000 here; the
+ * full run is 3,000), CHAOS_TICKETS (a tenth of them), CHAOS_DURATION_MS (the sends are spread
+ * over 90 s, so that kills and the rolling update meet them), CHAOS_KILL_EVERY_MS (3,000 between
+ * one replica back and the next kill).
+ */
+const SENDS = Number(process.env.CHAOS_SENDS) || 1_000;
+const TICKETS = Number(process.env.CHAOS_TICKETS) || Math.max(1, Math.round(SENDS / 10));
+const INBOUND = Math.max(1, Math.round(SENDS / 10));
+const KILL_EVERY_MS = Number(process.env.CHAOS_KILL_EVERY_MS) || 3_000;
+const DURATION_MS = Number(process.env.CHAOS_DURATION_MS) || 90_000;
+const PER_TICKET = Math.ceil(SENDS / TICKETS);
+/** Every tenth send goes to both gateways at the same moment, with one externalKey. */
+const TWICE_EVERY = 10;
+const CONCURRENCY = 16;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)];
+
+interface Answer {
+  status: number;
+  body: any;
+}
+
+/** A POST that answers a status whatever happens: 0 for a connection that broke or timed out. */
+async function post(url: string, body: unknown, token?: string): Promise<Answer> {
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  } catch {
+    return { status: 0, body: null };
+  }
+}
+
+interface Kill {
+  name: string;
+  at: number;
+  readyAt: number;
+  kind: 'kill' | 'rolling';
+}
+
+describe('chaos: two replicas of everything, killed at random', () => {
+  let mesh: Mesh;
+  let engine: FakeEngine;
+  let receiver: WebhookReceiver;
+  let api: TestIntegration;
+  const crashes: string[] = [];
+  /** The last lines of each process, shown when one does not come back. */
+  const logs = new Map<string, string[]>();
+  const errorLines = () =>
+    [...logs].flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`)).join('\n');
+  const restart = (name: string) =>
+    mesh.restart(name).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${(logs.get(name) ?? []).join('\n')}`);
+    });
+
+  beforeAll(async () => {
+    [engine, receiver] = await Promise.all([startFakeEngine(), startWebhookReceiver()]);
+    mesh = await startMesh({
+      freePorts: true,
+      replicas: { '*': 2 },
+      onLine: (part, line) => {
+        const kept = logs.get(part) ?? [];
+        kept.push(line);
+        logs.set(part, kept.slice(-60));
+      },
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+      env: {
+        ...UNPACED,
+        ...sharedRateLimits(),
+        RATE_LIMIT_PER_TOKEN: '0',
+        RATE_LIMIT_PER_TENANT: '0',
+        WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
+        RELAY_POLL_MS: '100',
+        PROVIDER_TIMEOUT_MS: '3000',
+        WEBHOOK_TIMEOUT_MS: '3000',
+        DELIVERY_BACKOFF_BASE_MS: '200',
+        DELIVERY_BACKOFF_MAX_MS: '1000',
+        WEBHOOK_BACKOFF_BASE_MS: '200',
+        WEBHOOK_BACKOFF_MAX_MS: '1000',
+        LOG_LEVEL: 'warn',
+      },
+    });
+    api = await newIntegration(mesh, engine.url, 'Chaos');
+    const hooks = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+      token: mesh.superAdminToken,
+      body: { tenant: api.tenantId, name: 'inbound', type: 'engine_a', engineUrl: engine.url, engineToken: 'inbound-secret', webhookEnabled: true, webhookUrl: `${receiver.url}/in`, webhookIncoming: true },
+    });
+    expect(hooks.status).toBe(200);
+    inboundChannel = hooks.body.data.whatsapp.id;
+  }, 300_000);
+
+  afterAll(async () => {
+    await mesh?.stop();
+    await Promise.all([engine?.close(), receiver?.close()]);
+  });
+
+  let inboundChannel = 0;
+
+  it(`keeps ${SENDS} sends over ${TICKETS} tickets and ${INBOUND} inbound events whole, once each and in order`, async () => {
+    const gateways = mesh.gatewayUrls;
+    const nextGateway = roundRobin(gateways);
+    const answers: Array<{ status: number; at: number; what: string }> = [];
+    const note = (status: number, what: string) => answers.push({ status, at: Date.now(), what });
+
+    // ---- the tickets, before anything is killed ------------------------------------------
+    const tickets: Array<{ id: number; number: string }> = [];
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async (_, w) => {
+        for (let t = w; t < TICKETS; t += CONCURRENCY) {
+          const number = `55219${String(70_000_000 + t)}`;
+          const res = await post(`${nextGateway()}${api.path}/createTicket`, { number, body: `open ${t}` }, api.token);
+          if (res.status !== 200) throw new Error(`createTicket ${t}: ${res.status} ${JSON.stringify(res.body)}\n${errorLines()}`);
+          tickets[t] = { id: res.body.data.ticketId, number };
+        }
+      }),
+    );
+
+    // ---- the chaos --------------------------------------------------------------------------
+    const kills: Kill[] = [];
+    const processes = Object.values(mesh.replicas).flat();
+    let sending = true;
+    let issued = 0;
+    const started = Date.now();
+    let rolled = false;
+    const chaos = (async () => {
+      while (sending) {
+        await sleep(KILL_EVERY_MS);
+        if (!sending) break;
+        if (!rolled && Date.now() - started >= DURATION_MS / 3) {
+          rolled = true;
+          // A rolling update: every deployment at once, each replica by replica (stopped as
+          // Kubernetes stops a pod, then its successor started and ready before the next goes).
+          await Promise.all(
+            Object.values(mesh.replicas).map(async (names) => {
+              for (const name of names) {
+                const at = Date.now();
+                await mesh.terminate(name);
+                await restart(name);
+                kills.push({ name, at, readyAt: Date.now(), kind: 'rolling' });
+              }
+            }),
+          );
+          continue;
+        }
+        const name = pick(processes);
+        const at = Date.now();
+        await mesh.kill(name);
+        await restart(name);
+        kills.push({ name, at, readyAt: Date.now(), kind: 'kill' });
+      }
+    })();
+
+    // ---- the sends: per ticket one after another (acceptance order), retried with their key ----
+    const accepted = new Map<string, { ticket: number; seq: number; at: number }>();
+    const send = async (ticket: number, seq: number) => {
+      const key = `chaos-${ticket}-${seq}`;
+      const body = { ticketId: tickets[ticket].id, body: key, externalKey: key };
+      for (let attempt = 0; attempt < 60; attempt++) {
+        // Every tenth: the same key to both gateways at the same moment.
+        const targets = seq % TWICE_EVERY === 0 && attempt === 0 ? gateways : [nextGateway()];
+        const results = await Promise.all(targets.map((g) => post(`${g}${api.path}/sendMessageByTicket`, body, api.token)));
+        for (const r of results) note(r.status, `send ${key}`);
+        if (results.some((r) => r.status === 200)) {
+          accepted.set(key, { ticket, seq, at: Date.now() });
+          return;
+        }
+        const refused = results.find((r) => r.status >= 400 && r.status < 500 && r.body?.error !== 'ERR_SEND_IN_PROGRESS');
+        if (refused) throw new Error(`send ${key} refused: ${refused.status} ${JSON.stringify(refused.body)}`);
+        await sleep(200 + attempt * 50);
+      }
+      throw new Error(`send ${key} never accepted`);
+    };
+    const inbound = async (n: number) => {
+      const id = `CHAOS-IN-${n}`;
+      const event = {
+        event: 'messages.upsert',
+        data: { type: 'notify', messages: [{ key: { remoteJid: `55219${String(80_000_000 + n)}@s.whatsapp.net`, fromMe: false, id }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: `in ${n}` } }] },
+      };
+      // The provider delivers the event to both gateways, each until it is answered 200.
+      await Promise.all(
+        gateways.map(async (g) => {
+          for (let attempt = 0; attempt < 60; attempt++) {
+            const res = await fetch(`${g}/webhooks/engine/${inboundChannel}`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer inbound-secret' },
+              body: JSON.stringify(event),
+              signal: AbortSignal.timeout(20_000),
+            }).then((r) => r.arrayBuffer().then(() => r.status), () => 0);
+            note(res, `inbound ${id}`);
+            if (res === 200) return;
+            await sleep(200 + attempt * 50);
+          }
+          throw new Error(`inbound ${id} never stored through ${g}`);
+        }),
+      );
+    };
+    const work: Array<() => Promise<void>> = [];
+    for (let t = 0; t < TICKETS; t++) {
+      work.push(async () => {
+        for (let seq = 1; seq <= PER_TICKET && (t * PER_TICKET + seq) <= SENDS; seq++) {
+          // Paced: the n-th send starts no sooner than n/SENDS of the way through DURATION_MS.
+          const slot = started + (issued++ / SENDS) * DURATION_MS;
+          if (slot > Date.now()) await sleep(slot - Date.now());
+          await send(t, seq);
+        }
+      });
+    }
+    for (let n = 0; n < INBOUND; n++) work.splice(Math.floor(((n + 1) * work.length) / (INBOUND + 1)), 0, () => inbound(n));
+    try {
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let job = work.shift(); job; job = work.shift()) await job();
+        }),
+      );
+    } finally {
+      sending = false;
+      await chaos;
+    }
+    const sendsDoneAt = Date.now();
+    const lastKill = Math.max(...kills.map((k) => k.readyAt), started);
+
+    // ---- afterwards ---------------------------------------------------------------------------
+    const bodies = () => engine.requests.map((r) => ({ text: r.body?.content?.text as string, messageId: r.body?.options?.messageId as string, at: r.at ?? 0 }));
+    await eventually('every accepted send at the provider', () => [...accepted.keys()].every((k) => bodies().some((b) => b.text === k)), 120_000);
+    const inboundIds = Array.from({ length: INBOUND }, (_, n) => `CHAOS-IN-${n}`);
+    const hooksOf = (id: string) => receiver.received.filter((h) => h.body?.method === 'message' && h.body?.msg?.providerMessageId === id);
+    await eventually('a customer webhook for every inbound event', () => inboundIds.every((id) => hooksOf(id).some((h) => h.answered === 200)), 120_000);
+
+    const received = bodies().filter((b) => b.text?.startsWith('chaos-'));
+    const firstAt = new Map<string, number>();
+    const duplicates: Array<{ key: string; first: number; again: number; explainedBy?: string }> = [];
+    for (const b of received) {
+      const first = firstAt.get(b.text);
+      if (first === undefined) firstAt.set(b.text, b.at);
+      else {
+        // Explained: a dispatcher or channel-engines replica killed while the first attempt was in flight.
+        const by = kills.find((k) => k.kind === 'kill' && /dispatcher|channel-engines/.test(k.name) && k.at <= b.at && first <= k.at + 5_000);
+        duplicates.push({ key: b.text, first, again: b.at, explainedBy: by?.name });
+      }
+    }
+    // Per ticket, the provider got the messages in acceptance order (a duplicate repeats one in place).
+    const disorders: string[] = [];
+    for (let t = 0; t < TICKETS; t++) {
+      const seqs = received.filter((b) => b.text.startsWith(`chaos-${t}-`)).map((b) => Number(b.text.split('-')[2]));
+      const firsts = seqs.filter((s, i) => seqs.indexOf(s) === i);
+      if (firsts.some((s, i) => i > 0 && s < firsts[i - 1])) disorders.push(`ticket ${t}: ${seqs.join(',')}`);
+    }
+    // The longest a message waited at the provider after the last kill (or after its acceptance, if later).
+    const waits = [...accepted].map(([key, a]) => (firstAt.get(key) ?? Infinity) - Math.max(lastKill, a.at));
+    const longestWait = Math.max(0, ...waits);
+    // Inbound: one message and one customer webhook each (a redelivery only with the same webhook id).
+    const inboundProblems: string[] = [];
+    for (const id of inboundIds) {
+      const ids = new Set(hooksOf(id).map((h) => h.id));
+      if (ids.size !== 1) inboundProblems.push(`${id}: ${ids.size} webhook ids`);
+      const stored = await call(`${mesh.gatewayUrl}${api.path}/getMessageByMessageId?messageId=in:${inboundChannel}:${id}`, { token: api.token });
+      if (stored.status !== 200) inboundProblems.push(`${id}: not stored (${stored.status})`);
+    }
+    // What happened to the mesh between a duplicate's two receipts (seconds from the first).
+    const around = (first: number, again: number) =>
+      kills
+        .filter((k) => k.at <= again && k.readyAt >= first - 10_000)
+        .map((k) => `${k.kind} ${k.name} ${((k.at - first) / 1000).toFixed(1)}..${((k.readyAt - first) / 1000).toFixed(1)} s`)
+        .join('; ') || 'nothing';
+    const statusCounts = answers.reduce<Record<number, number>>((c, a) => ({ ...c, [a.status]: (c[a.status] ?? 0) + 1 }), {});
+
+    console.log(
+      [
+        `chaos: ${SENDS} sends over ${TICKETS} tickets (${accepted.size} accepted) and ${INBOUND} inbound events (twice each) in ${((sendsDoneAt - started) / 1000).toFixed(0)} s`,
+        `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills.filter((k) => k.kind === 'kill').map((k) => k.name).join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
+        `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? `no kill; around it: ${around(d.first, d.again)}`}`).join(', ')})`,
+        `  longest wait at the provider after the last kill: ${(longestWait / 1000).toFixed(1)} s`,
+        `  answers by status: ${JSON.stringify(statusCounts)} (0: a connection broken by a kill)`,
+      ].join('\n'),
+    );
+
+    expect(accepted.size).toBe(SENDS);
+    expect(crashes.filter((c) => !kills.some((k) => c.startsWith(`${k.name}:`)))).toEqual([]);
+    expect(kills.filter((k) => k.kind === 'rolling')).toHaveLength(processes.length);
+    expect(duplicates.filter((d) => !d.explainedBy)).toEqual([]);
+    expect(disorders).toEqual([]);
+    // One message per externalKey, whichever gateways got it: a key's deliveries all carry one message id.
+    const messagesPerKey = new Map<string, Set<string>>();
+    for (const b of received) messagesPerKey.set(b.text, (messagesPerKey.get(b.text) ?? new Set()).add(b.messageId));
+    expect([...messagesPerKey].filter(([, ids]) => ids.size !== 1).map(([key]) => key)).toEqual([]);
+    expect(messagesPerKey.size).toBe(accepted.size);
+    expect(inboundProblems).toEqual([]);
+    expect(longestWait).toBeLessThanOrEqual(30_000);
+    // No 5xx but 503 (a replica or a service unavailable); 0 is a connection a kill broke.
+    expect(Object.keys(statusCounts).map(Number).filter((s) => s >= 500 && s !== 503)).toEqual([]);
+  }, 1_800_000);
+});

@@ -1,0 +1,99 @@
+import type { Mesh } from '@convo/dev-mesh';
+import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
+import { call, eventually, UNPACED } from '../support/http';
+import { newIntegration, roundRobin, sharedRateLimits, type TestIntegration } from '../support/replicas';
+
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+
+const LIMIT = 600;
+/** Longer than the requests take on a loaded machine, so that they all fall in one window. */
+const WINDOW_MS = 30_000;
+
+/**
+ * Two replicas of every process (MESH_REPLICAS=2 as an option): the services reached over their
+ * address lists (round_robin), the gateways sharing their rate limits in Redis.
+ */
+describe('two replicas of every process', () => {
+  let mesh: Mesh;
+  let engine: FakeEngine;
+  let api: TestIntegration;
+  const crashes: string[] = [];
+
+  beforeAll(async () => {
+    engine = await startFakeEngine();
+    const env = { ...UNPACED, ...sharedRateLimits(), RATE_LIMIT_PER_TOKEN: String(LIMIT), RATE_LIMIT_PER_TENANT: '1000000', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) };
+    mesh = await startMesh({ freePorts: true, replicas: { '*': 2 }, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    api = await newIntegration(mesh, engine.url);
+  }, 300_000);
+
+  afterAll(async () => {
+    await mesh?.stop();
+    await engine?.close();
+  });
+
+  afterEach(() => expect(crashes).toEqual([]));
+
+  it('starts each replica on its own ports and gives every process the address list of each service', () => {
+    expect(mesh.replicas.messaging).toEqual(['messaging', 'messaging-2']);
+    expect(mesh.gatewayUrls).toHaveLength(2);
+    const ports = [...mesh.endpoints.values()].flatMap((e) => [e.http, e.grpc ?? []].flat());
+    expect(new Set(ports).size).toBe(ports.length);
+    expect(mesh.env.MESSAGING_GRPC_ADDR).toBe(`${mesh.grpcAddresses.messaging},${mesh.grpcAddresses['messaging-2']}`);
+    for (const name of Object.values(mesh.replicas).flat()) expect(mesh.processes.get(name)?.exitCode).toBeNull();
+  });
+
+  it('delivers sends made through either gateway, each once', async () => {
+    const gateway = roundRobin(mesh.gatewayUrls);
+    const created = await call(`${gateway()}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004000', body: 'first' } });
+    expect(created.status).toBe(200);
+    const ids = [created.body.data.messageId as string];
+    for (let i = 0; i < 10; i++) {
+      const sent = await call(`${gateway()}${api.path}/sendMessageByTicket`, { token: api.token, body: { ticketId: created.body.data.ticketId, body: `m${i}` } });
+      expect(sent.status).toBe(200);
+      ids.push(sent.body.data.messageId);
+    }
+    await eventually('every message at the engine', () => ids.every((id) => engine.requests.some((r) => r.body?.options?.messageId === id)), 60_000);
+    const seen = engine.requests.map((r) => r.body?.options?.messageId).filter((id) => ids.includes(id));
+    // Once each, in acceptance order (the ticket's messages go out one after another).
+    expect(seen).toEqual(ids);
+  });
+
+  it("holds one token's rate limit across both gateways: 2,000 requests in 10 s, the sum allowed within 10 % of the limit", async () => {
+    const created = await call(`${mesh.gatewayUrl}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004001', body: 'hi' } });
+    expect(created.status).toBe(200);
+    // The window starts with the first request counted: createTicket above was one.
+    const { ticketId } = created.body.data;
+    const gateway = roundRobin(mesh.gatewayUrls);
+    const started = Date.now();
+    const answers = await Promise.all(
+      Array.from({ length: 2_000 }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 5));
+        const url = gateway();
+        const res = await fetch(`${url}${api.path}/showTicketById`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ ticketId }),
+          signal: AbortSignal.timeout(60_000),
+        });
+        await res.arrayBuffer();
+        return { url, status: res.status };
+      }),
+    );
+    const elapsed = Date.now() - started;
+    // Allowed: every request the limiter let through, whatever it then answered (on this loaded
+    // machine a few time out at the gateway: 504, counted and printed).
+    const allowed = answers.filter((a) => a.status !== 429);
+    const byGateway = mesh.gatewayUrls.map((u) => allowed.filter((a) => a.url === u).length);
+    const timedOut = answers.filter((a) => a.status === 504 || a.status === 503).length;
+    console.log(
+      `rate limit ${LIMIT} per token across 2 gateways: ${allowed.length} allowed (${byGateway.join(' + ')}; ${timedOut} of them 503/504), ` +
+        `${answers.length - allowed.length} refused, in ${elapsed} ms`,
+    );
+    expect(answers.filter((a) => ![200, 429, 503, 504].includes(a.status))).toEqual([]);
+    // All in one window, or the sum could be two windows' worth.
+    expect(elapsed).toBeLessThan(WINDOW_MS);
+    // The sum, with createTicket's request, within 10 % of the limit; both gateways allowed some.
+    expect(Math.abs(allowed.length + 1 - LIMIT)).toBeLessThanOrEqual(LIMIT * 0.1);
+    expect(Math.min(...byGateway)).toBeGreaterThan(0);
+  });
+});
