@@ -1,7 +1,7 @@
 import { createClient, type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
 import { type ServiceSpec } from '@convo/kit/service';
-import { TicketsRepository } from './db/tickets.repository';
+import { TicketsDatabase } from './db/repositories';
 import { CatalogService } from './domain/catalog.service';
 import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
@@ -20,7 +20,7 @@ export const subgraphTypes: SubgraphTypes = {
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService, tickets: TicketsService) {
+export async function buildTicketsSubgraph(repo: TicketsDatabase, catalog: CatalogService, tickets: TicketsService) {
   const resolvers = new Map<unknown, unknown>([
     [TicketResolver, new TicketResolver(repo)],
     [CatalogResolver, new CatalogResolver(catalog)],
@@ -52,7 +52,7 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
   ports: { grpc: 50051, graphql: 4001 },
   config: readTicketsConfig,
   async create({ db, config }) {
-    const repo = new TicketsRepository(db);
+    const repo = new TicketsDatabase(db);
     await repo.init();
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);

@@ -1,6 +1,6 @@
 import { checkPageSize, offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { TicketsRepository } from '../db/tickets.repository';
+import type { TicketsDatabase } from '../db/repositories';
 import type { TicketsService } from '../domain/tickets.service';
 import { TicketConnection, TicketCounts } from './dashboard.type';
 import { toGraphTicket } from './ticket.resolver';
@@ -15,7 +15,7 @@ const MAX_PAGE = 100;
 @Resolver()
 export class DashboardResolver {
   constructor(
-    private readonly repo: TicketsRepository,
+    private readonly repo: TicketsDatabase,
     private readonly service: TicketsService,
   ) {}
 
@@ -43,7 +43,7 @@ export class DashboardResolver {
       tagId: tagId ?? undefined,
       userId: userId ?? undefined,
     };
-    const { tickets: docs, count: totalCount } = await this.repo.pageTickets(query, offset, first);
+    const { tickets: docs, count: totalCount } = await this.repo.listing.pageTickets(query, offset, first);
     const next = offset + docs.length;
     return {
       nodes: docs.map(toGraphTicket),
@@ -55,7 +55,7 @@ export class DashboardResolver {
   @Query(() => TicketCounts, { description: "A tenant's tickets counted by status, queue and channel." })
   async ticketCounts(@Arg('tenantId', () => Int) tenantId: number): Promise<TicketCounts> {
     const [byStatus, byQueue, byChannel] = await Promise.all(
-      (['status', 'queueId', 'channelId'] as const).map((field) => this.repo.countTicketsBy(tenantId, field)),
+      (['status', 'queueId', 'channelId'] as const).map((field) => this.repo.listing.countTicketsBy(tenantId, field)),
     );
     const text = (groups: Array<{ key: string | number | null; count: number }>) =>
       groups.map((g) => ({ key: g.key === null ? null : String(g.key), count: g.count }));
@@ -119,7 +119,7 @@ export class DashboardResolver {
   }
 
   private async reread(tenantId: number, ticketId: number): Promise<Ticket> {
-    const doc = await this.repo.findTicket(tenantId, ticketId);
+    const doc = await this.repo.tickets.findTicket(tenantId, ticketId);
     if (!doc) throw validation('Ticket vanished', []);
     return toGraphTicket(doc);
   }
