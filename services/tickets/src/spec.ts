@@ -6,6 +6,7 @@ import { CatalogService } from './domain/catalog.service';
 import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
+import { PausesService } from './domain/pauses.service';
 import { TicketsService } from './domain/tickets.service';
 import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
@@ -61,6 +62,7 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
     const handlers = ticketsHandlers({
       tickets,
       notes: new NotesService(repo, users),
+      pauses: new PausesService(repo),
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog, users),
       catalog,

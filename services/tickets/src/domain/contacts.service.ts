@@ -3,7 +3,7 @@ import type { ContactDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
-import { iso } from './tickets.service';
+import { iso } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** listContacts answers pages of this many contacts, as listTickets does. */

@@ -2,7 +2,7 @@ import { conflict, notFound, validation, type proto } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
 import type { EvaluationClaimDoc, TicketDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
-import { toTicket } from './tickets.service';
+import { toTicket } from './ticket-view';
 
 /** sendEvaluation's externalKey deduplicates for this long (the seed leaves it open; see docs/api/external.md). */
 export const EVALUATION_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,9 +1,10 @@
 import { conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketsDatabase } from '../db/repositories';
-import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
+import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
+import { toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
@@ -16,14 +17,9 @@ export const DEFAULT_STATUS: TicketStatus = 'open';
 export const TICKETS_PAGE_SIZE = 20;
 /** showallticket answers at most this many tickets of a contact, newest first. */
 export const CONTACT_TICKETS_LIMIT = 200;
-/** The pause log answers pages of this many pauses, as listTickets does. */
-export const PAUSES_PAGE_SIZE = 20;
-const MAX_PAUSE_REASON = 500;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
 const STALE_OPEN_CLAIM_MS = 60_000;
 const MAX_CONTACT_NAME = 200;
-/** Open or pending: what a pause may start on. */
-const NOT_CLOSED = { status: { $ne: 'closed' as const } };
 
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
@@ -302,78 +298,6 @@ export class TicketsService {
     return toTicket(updated);
   }
 
-  /**
-   * A pause marks that the agent stopped working the ticket for a while (a break, waiting on a
-   * third party); it leaves `status` as it is and does not stop messages.
-   */
-  async startPause(tenantId: number, ticketId: number, rawReason: string) {
-    const pauseReason = rawReason.trim();
-    if (!pauseReason || pauseReason.length > MAX_PAUSE_REASON) {
-      throw validation('Invalid pause', [{ field: 'pauseReason', message: `is required, at most ${MAX_PAUSE_REASON} characters` }]);
-    }
-    const now = new Date();
-    const updated = await this.repo.tickets.updateTicketWhere(
-      tenantId,
-      ticketId,
-      { ...NOT_CLOSED, paused: { $ne: true } },
-      { $set: { paused: true, pauseReason, pausedAt: now, updatedAt: now } },
-    );
-    if (updated) {
-      const entry: PauseDoc = { _id: await this.repo.nextId('pause'), tenantId, ticketId, pauseReason, startedAt: now, endedAt: null, endedBy: '' };
-      try {
-        await this.repo.notes.insertPause(entry);
-      } catch (err) {
-        // Not logged, not paused: the pause this call set is taken back.
-        await this.repo.tickets.updateTicketWhere(tenantId, ticketId, { paused: true, pausedAt: now }, { $set: { paused: false, pauseReason: null, pausedAt: null } });
-        throw err;
-      }
-      return toTicket(updated);
-    }
-    const ticket = await this.requireTicket(tenantId, ticketId);
-    if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', 'A closed ticket cannot be paused');
-    throw conflict('ERR_TICKET_ALREADY_PAUSED', `Ticket is already paused since ${iso(ticket.pausedAt)}`);
-  }
-
-  async endPause(tenantId: number, ticketId: number) {
-    const updated = await this.repo.tickets.updateTicketWhere(
-      tenantId,
-      ticketId,
-      { paused: true },
-      { $set: { paused: false, pauseReason: null, pausedAt: null, updatedAt: new Date() } },
-    );
-    if (updated) {
-      await this.repo.notes.endPauses(tenantId, ticketId, 'end', updated.updatedAt);
-      return toTicket(updated);
-    }
-    await this.requireTicket(tenantId, ticketId);
-    throw conflict('ERR_TICKET_NOT_PAUSED', 'Ticket is not paused');
-  }
-
-  /** The pause log of one ticket of the tenant, oldest first. */
-  async listPauses(req: proto.tickets.ListPausesRequest__Output): Promise<proto.tickets.PausePage> {
-    const page = Math.max(1, req.page || 1);
-    const [ticket, pauses, count] = await Promise.all([
-      this.repo.tickets.findTicket(req.tenantId, req.ticketId),
-      this.repo.notes.listPauses(req.tenantId, req.ticketId, (page - 1) * PAUSES_PAGE_SIZE, PAUSES_PAGE_SIZE),
-      this.repo.notes.countPauses(req.tenantId, req.ticketId),
-    ]);
-    if (!ticket) throw notFound('ticket');
-    return {
-      pauses: pauses.map((p) => ({
-        id: p._id,
-        ticketId: p.ticketId,
-        pauseReason: p.pauseReason,
-        startedAt: iso(p.startedAt),
-        endedAt: iso(p.endedAt),
-        endedBy: p.endedBy ?? '',
-      })),
-      count,
-      hasMore: page * PAUSES_PAGE_SIZE < count,
-      page,
-      pageSize: PAUSES_PAGE_SIZE,
-    };
-  }
-
   private async requireTicket(tenantId: number, ticketId: number): Promise<TicketDoc> {
     const ticket = await this.repo.tickets.findTicket(tenantId, ticketId);
     if (!ticket) throw notFound('ticket');
@@ -429,40 +353,3 @@ function contactKey(raw: string): string {
   return key;
 }
 
-export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
-const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
-
-export function toTicket(t: TicketDoc): proto.tickets.Ticket {
-  return {
-    id: t._id,
-    tenantId: t.tenantId,
-    channelId: t.channelId,
-    status: t.status,
-    contact: { id: t.contactId, number: t.contact.number, name: t.contact.name, email: t.contact.email, lastInboundAt: iso(t.contact.lastInboundAt) },
-    userId: opt(t.userId),
-    queueId: opt(t.queueId),
-    chatFlowId: opt(t.chatFlowId),
-    kanbanId: opt(t.kanbanId),
-    reasonId: opt(t.reasonId),
-    value: opt(t.value),
-    externalKey: t.externalKey,
-    botBuilderStatus: t.botBuilderStatus,
-    llmAssistantStatus: t.llmAssistantStatus,
-    workflowStatus: t.workflowStatus,
-    tagIds: t.tagIds,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
-    closedAt: iso(t.closedAt),
-    paused: t.paused ?? false,
-    pauseReason: t.pauseReason ?? '',
-    pausedAt: iso(t.pausedAt),
-    evaluation: t.evaluation?.sentAt
-      ? {
-          sentAt: iso(t.evaluation.sentAt),
-          messageId: t.evaluation.messageId,
-          answer: t.evaluation.answer ?? '',
-          answeredAt: iso(t.evaluation.answeredAt),
-        }
-      : null,
-  };
-}

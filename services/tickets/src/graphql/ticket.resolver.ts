@@ -1,7 +1,7 @@
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TicketDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
-import { toTicket } from '../domain/tickets.service';
+import { toTicket } from '../domain/ticket-view';
 import { TicketNote } from './dashboard.type';
 import { Ticket } from './ticket.type';
 
