@@ -8,10 +8,13 @@ import { checkHealth, closeHealthClients } from '@convo/kit/grpc/health';
 import { resetDatabase, startDatabase, type Database } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { KEPT_SECRETS, keptSecret, type KeptSecret } from './kept-secrets';
+import { freePort } from './ports';
+
+export { freePort } from './ports';
 
 interface Part {
   name: string;
@@ -54,31 +57,6 @@ export interface MeshOptions {
    * process takes longer to come up, so each gets the services' 60 s.
    */
   startTogether?: boolean;
-}
-
-/** The token of the last start in `dataDir`, or a new one written there. */
-/** The installation's secrets that npm start keeps in `.data/` (each its own file, each its own random value). */
-const KEPT_SECRETS = {
-  SUPER_ADMIN_TOKEN: 'super-admin-token',
-  SESSION_SECRET: 'session-secret',
-  SUBGRAPH_TOKEN: 'subgraph-token',
-  MESH_SECRET: 'mesh-secret',
-} as const;
-type KeptSecret = keyof typeof KEPT_SECRETS;
-
-/** A secret kept in `dataDir` across starts, generated on the first. */
-function keptSecret(dataDir: string, name: KeptSecret): string {
-  const file = join(dataDir, KEPT_SECRETS[name]);
-  try {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (kept) return kept;
-  } catch {
-    // first start
-  }
-  const secret = randomBytes(name === 'SUPER_ADMIN_TOKEN' ? 24 : 32).toString('base64url');
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
 }
 
 /** The env's value, else the one kept in `dataDir`, else (a test's mesh) a fresh random one. */
@@ -127,33 +105,6 @@ export interface Mesh {
   /** Starts a killed process again, as it was started, and waits until it is ready. */
   restart(name: string): Promise<void>;
   stop(): Promise<void>;
-}
-
-// Ports handed out by this process, so that two processes of one mesh never get the same one.
-const issuedPorts = new Set<number>();
-
-/**
- * A port to give a child process, free when probed. It is drawn below the kernel's ephemeral range
- * (32768–60999 on Linux): a port the kernel picked for `listen(0)` and that was closed again may be
- * taken by any outgoing connection (to the database, between services) before the child binds it,
- * which failed starts with EADDRINUSE on a busy machine. Ports below that range are never given to
- * outgoing connections.
- */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (issuedPorts.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) {
-      issuedPorts.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port between 20000 and 32000');
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
