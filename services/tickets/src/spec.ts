@@ -21,16 +21,16 @@ export const subgraphTypes: SubgraphTypes = {
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsDatabase, catalog: CatalogService, tickets: TicketsService) {
+export async function buildTicketsSubgraph(tickets: TicketsService, notes: NotesService, catalog: CatalogService) {
   const resolvers = new Map<unknown, unknown>([
-    [TicketResolver, new TicketResolver(repo)],
+    [TicketResolver, new TicketResolver(tickets, notes)],
     [CatalogResolver, new CatalogResolver(catalog)],
-    [DashboardResolver, new DashboardResolver(repo, tickets)],
+    [DashboardResolver, new DashboardResolver(tickets)],
   ]);
   return buildSubgraph({
     ...subgraphTypes,
     container: { get: (cls) => resolvers.get(cls) },
-    references: { Ticket: ticketReference(repo) },
+    references: { Ticket: ticketReference(tickets) },
   });
 }
 
@@ -58,10 +58,11 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
     const tickets = new TicketsService(repo, catalog, users);
-    const { schema } = await buildTicketsSubgraph(repo, catalog, tickets);
+    const notes = new NotesService(repo, users);
+    const { schema } = await buildTicketsSubgraph(tickets, notes, catalog);
     const handlers = ticketsHandlers({
       tickets,
-      notes: new NotesService(repo, users),
+      notes,
       pauses: new PausesService(repo),
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog, users),

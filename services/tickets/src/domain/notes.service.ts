@@ -85,6 +85,11 @@ export class NotesService {
     return { notes: notes.map(toNote), count, hasMore: page * NOTES_PAGE_SIZE < count, page, pageSize: NOTES_PAGE_SIZE };
   }
 
+  /** A ticket's first notes, oldest first, at most `limit` (GraphQL's Ticket.notes): the tenant's only. */
+  firstNotes(tenantId: number, ticketId: number, limit = 100): Promise<NoteDoc[]> {
+    return this.repo.notes.listNotes(tenantId, ticketId, 0, Math.min(Math.max(1, limit), 100));
+  }
+
   /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */
   private async awaitNote(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
     const deadline = Date.now() + waitMs;

@@ -1,5 +1,6 @@
-import { conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
+import { checkPageSize, conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
+import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
 import type { TicketsDatabase } from '../db/repositories';
 import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
@@ -15,6 +16,9 @@ const KEY_WAIT_MS = 2_000;
 export const DEFAULT_STATUS: TicketStatus = 'open';
 /** listTickets answers pages of this many tickets (the seed fixes only pageNumber). */
 export const TICKETS_PAGE_SIZE = 20;
+/** The dashboard's pages (GraphQL `first`) hold at most this many tickets. */
+export const DASHBOARD_MAX_PAGE = 100;
+const MAX_SEARCH = 200;
 /** showallticket answers at most this many tickets of a contact, newest first. */
 export const CONTACT_TICKETS_LIMIT = 200;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
@@ -240,6 +244,34 @@ export class TicketsService {
     };
     const { tickets, count } = await this.repo.listing.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
     return { tickets: tickets.map(toTicket), count, hasMore: page * TICKETS_PAGE_SIZE < count, page, pageSize: TICKETS_PAGE_SIZE };
+  }
+
+  /**
+   * The dashboard's page of a tenant's tickets (GraphQL): `first` at most DASHBOARD_MAX_PAGE, the
+   * search at most 200 characters, the tenant's tickets only.
+   */
+  async pageTickets(query: TicketQuery, offset: number, first: number): Promise<{ tickets: TicketDoc[]; count: number }> {
+    checkPageSize(first, DASHBOARD_MAX_PAGE);
+    if (query.search && query.search.length > MAX_SEARCH) throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
+    return this.repo.listing.pageTickets(query, offset, first);
+  }
+
+  /** A tenant's tickets counted by status, queue or channel. */
+  countTicketsBy(tenantId: number, field: TicketGrouping) {
+    return this.repo.listing.countTicketsBy(tenantId, field);
+  }
+
+  /** The tenant's ticket as stored, or null when the tenant has no such ticket. */
+  findTicket(tenantId: number, id: number): Promise<TicketDoc | null> {
+    return this.repo.tickets.findTicket(tenantId, id);
+  }
+
+  /**
+   * A ticket another subgraph names by id (a federated reference): the referring entity, already
+   * read within its tenant, is what scopes it.
+   */
+  findReferencedTicket(id: number): Promise<TicketDoc | null> {
+    return this.repo.tickets.findTicketById(id);
   }
 
   /** showticket (`all` false) and showallticket (`all` true). */
