@@ -3,15 +3,12 @@ import { closeAllClients, closeHealthClients, createLogger, flushTraces } from '
 import { buildGateway } from './app';
 import { readGatewayConfig } from './config';
 
-/** Shutdown is bounded: whatever still holds the process after this long is cut off. */
-const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
-
 async function main() {
   const config = readGatewayConfig();
   const { app, auth } = await buildGateway(config);
   await app.listen({ port: config.port, host: config.host });
   const stop = async () => {
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
+    setTimeout(() => process.exit(0), config.shutdownGraceMs).unref();
     auth.close();
     await app.close();
     closeAllClients();
