@@ -11,18 +11,21 @@ export interface RunningProcess {
 export interface ProcessOptions {
   /** Names the process in its logs. */
   name: string;
+  /** The level of the runner's own log lines (the logger's default otherwise). */
+  logLevel?: string;
   /** Starts the process; `signal` aborts when SIGTERM/SIGINT comes during start-up. */
   start(signal: AbortSignal): Promise<RunningProcess>;
 }
 
 /**
- * The one way a process of the platform runs (services through runService, the gateway directly):
+ * The one way a process of the platform runs (services through runService, workers through
+ * runWorkerProcess, the gateway directly):
  * SIGTERM or SIGINT stops it once (exit 0, or 1 when stopping fails); a signal during start-up
  * aborts the start-up, and a start-up that fails otherwise is logged as fatal (exit 1). Loads
  * neither mongoose nor gRPC, so the gateway can use it.
  */
 export function runProcess(opts: ProcessOptions): void {
-  const log = createLogger(opts.name);
+  const log = createLogger(opts.name, opts.logLevel);
   const starting = new AbortController();
   let running: RunningProcess | undefined;
   const stop = (p: RunningProcess) => {
