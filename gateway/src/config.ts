@@ -28,6 +28,8 @@ export interface GatewayConfig {
   rateLimits: RateLimitConfig;
   /** GraphQL dashboard API and console: sessions, limits, introspection (docs/api/graphql.md). */
   dashboard: DashboardConfig;
+  /** Shutdown is bounded: whatever still holds the process after this long is cut off (SHUTDOWN_GRACE_MS). */
+  shutdownGraceMs: number;
 }
 
 export interface DashboardConfig {
@@ -53,6 +55,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const config: GatewayConfig = {
     port: r.int('PORT', 8080),
     host: r.str('HOST', '0.0.0.0'),
+    shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000),
     superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
     subgraphToken: r.secret('SUBGRAPH_TOKEN'),
     peers: {

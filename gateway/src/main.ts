@@ -1,29 +1,25 @@
 import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
-import { closeAllClients, closeHealthClients, createLogger, flushTraces } from '@convo/kit';
+import { closeAllClients, closeHealthClients, flushTraces, runProcess } from '@convo/kit';
 import { buildGateway } from './app';
 import { readGatewayConfig } from './config';
 
-/** Shutdown is bounded: whatever still holds the process after this long is cut off. */
-const SHUTDOWN_GRACE_MS = Number(process.env.SHUTDOWN_GRACE_MS ?? 10_000);
-
-async function main() {
-  const config = readGatewayConfig();
-  const { app, auth } = await buildGateway(config);
-  await app.listen({ port: config.port, host: config.host });
-  const stop = async () => {
-    setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS).unref();
-    auth.close();
-    await app.close();
-    closeAllClients();
-    closeHealthClients();
-    await flushTraces();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
-main().catch((err: unknown) => {
-  createLogger('gateway').fatal({ err }, 'failed to start');
-  process.exit(1);
+// The kit's process runner, as every service runs: signals stop it once, a failed start exits 1.
+runProcess({
+  name: 'gateway',
+  async start() {
+    const config = readGatewayConfig();
+    const { app, auth } = await buildGateway(config);
+    await app.listen({ port: config.port, host: config.host });
+    return {
+      // Shutdown is bounded: whatever still holds the process after this long is cut off.
+      graceMs: config.shutdownGraceMs,
+      async stop() {
+        auth.close();
+        await app.close();
+        closeAllClients();
+        closeHealthClients();
+        await flushTraces();
+      },
+    };
+  },
 });

@@ -338,6 +338,15 @@ describe('channel checks', () => {
     expect((await failure(configure(instagram, 'getStarted', 'get'))).body.details).toEqual([{ field: 'feature', message: expect.any(String) }]);
     expect((await failure(configure(instagram, 'iceBreakers', 'list'))).body.details).toEqual([{ field: 'action', message: expect.any(String) }]);
     expect((await failure(configure(instagram, 'iceBreakers', 'get', {}, 0))).status).toBe(400);
+    // Every field's problem at once, not the first one only.
+    expect((await failure(configure(0, 'nope', 'get', {}, 0))).body).toMatchObject({
+      error: 'ERR_VALIDATION',
+      details: [
+        { field: 'tenantId', message: 'is required' },
+        { field: 'channelId', message: 'is required' },
+        { field: 'feature', message: expect.any(String) },
+      ],
+    });
     expect((await failure(configure(messenger, 'personas', 'delete', { personaId: '../me' }))).body.details).toEqual([
       { field: 'personaId', message: expect.any(String) },
     ]);

@@ -1,11 +1,12 @@
 import { createClient, type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
 import { type ServiceSpec } from '@convo/kit/service';
-import { TicketsRepository } from './db/tickets.repository';
+import { TicketsDatabase } from './db/repositories';
 import { CatalogService } from './domain/catalog.service';
 import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
+import { PausesService } from './domain/pauses.service';
 import { TicketsService } from './domain/tickets.service';
 import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
@@ -20,16 +21,16 @@ export const subgraphTypes: SubgraphTypes = {
   orphanedTypes: [ChannelRef],
 };
 
-export async function buildTicketsSubgraph(repo: TicketsRepository, catalog: CatalogService, tickets: TicketsService) {
+export async function buildTicketsSubgraph(tickets: TicketsService, notes: NotesService, catalog: CatalogService) {
   const resolvers = new Map<unknown, unknown>([
-    [TicketResolver, new TicketResolver(repo)],
+    [TicketResolver, new TicketResolver(tickets, notes)],
     [CatalogResolver, new CatalogResolver(catalog)],
-    [DashboardResolver, new DashboardResolver(repo, tickets)],
+    [DashboardResolver, new DashboardResolver(tickets)],
   ]);
   return buildSubgraph({
     ...subgraphTypes,
     container: { get: (cls) => resolvers.get(cls) },
-    references: { Ticket: ticketReference(repo) },
+    references: { Ticket: ticketReference(tickets) },
   });
 }
 
@@ -52,15 +53,17 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
   ports: { grpc: 50051, graphql: 4001 },
   config: readTicketsConfig,
   async create({ db, config }) {
-    const repo = new TicketsRepository(db);
+    const repo = new TicketsDatabase(db);
     await repo.init();
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
     const tickets = new TicketsService(repo, catalog, users);
-    const { schema } = await buildTicketsSubgraph(repo, catalog, tickets);
+    const notes = new NotesService(repo, users);
+    const { schema } = await buildTicketsSubgraph(tickets, notes, catalog);
     const handlers = ticketsHandlers({
       tickets,
-      notes: new NotesService(repo, users),
+      notes,
+      pauses: new PausesService(repo),
       evaluations: new EvaluationService(repo),
       contacts: new ContactsService(repo, catalog, users),
       catalog,

@@ -1,4 +1,5 @@
-import { isDuplicateKey } from '@convo/kit/mongo';
+import { DomainError } from '@convo/kit';
+import { insertOnce } from '@convo/kit/claims';
 import { Schema, type Connection } from 'mongoose';
 
 /** One message queued for a web chat visitor's widget. */
@@ -83,15 +84,14 @@ export class WebchatRepository {
     for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
       const seq = (await this.lastSeq(input.channelId, input.visitorId)) + 1;
       const doc: WebchatEntryDoc = { ...input, _id: webchatEntryId(input.channelId, input.visitorId, seq), seq, createdAt: new Date() };
-      try {
-        await this.Entry.insertMany([doc], { lean: true });
-        return doc;
-      } catch (err) {
-        // Another writer took this position first: it is now visible, so the next read moves past it.
-        if (!isDuplicateKey(err)) throw err;
-      }
+      if (await insertOnce(() => this.Entry.insertMany([doc], { lean: true }))) return doc;
+      // Another writer took this position first: it is now visible, so the next read moves past it.
     }
-    throw new Error(`web chat queue of visitor ${input.visitorId} on channel ${input.channelId} is too busy`);
+    throw new DomainError(
+      'unavailable',
+      'ERR_WEBCHAT_BUSY',
+      `The web chat queue of visitor ${input.visitorId} on channel ${input.channelId} is too busy; retry the send`,
+    );
   }
 
   /** The visitor's messages after position `afterSeq`, oldest first. */

@@ -100,9 +100,8 @@ export class EnginesService {
   }
 
   async deliver(req: proto.channelEngines.DeliverRequest__Output) {
-    const channel = req.channel;
-    if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
-    if (!req.to) throw validation('recipient is required', [{ field: 'to', message: 'is required' }]);
+    new Issues().check(!!req.channel, 'channel', 'is required').check(!!req.to, 'to', 'is required').throwIfAny('Invalid delivery');
+    const channel = req.channel!;
     const driver = this.drivers.get(channel.type);
     if (!driver) throw providerFailed(`No driver for channel kind ${channel.type}`);
     const started = Date.now();

@@ -1,6 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { grpcToHttp } from '@convo/kit';
-import { rpcError, startServiceForTest, type TestService } from '@convo/test-support';
+import { errFields, rpcError, startServiceForTest, type TestService } from '@convo/test-support';
 import { channelOf, deliveryRecords } from '../support/driver-fixtures';
 import { channelEnginesService } from '../../src/spec';
 
@@ -18,6 +18,12 @@ describe('web chat over gRPC', () => {
     svc.client.Deliver({ channel: channelOf('webchat', { id: channelId, tenantId: 4 }), to: visitor, content: { text, ...more }, reference: `ref-${text}` });
   const pull = (channelId: number, visitorId: string, after = '', limit = 0) => svc.client.PullWebchat({ channelId, visitorId, after, limit });
   const texts = (res: { messages: { text: string }[] }) => res.messages.map((m) => m.text);
+
+  it('refuses a delivery without channel and recipient, naming both at once', async () => {
+    const err = await rpcError(svc.client.Deliver({ to: '', content: { text: 'x' }, reference: 'r' }));
+    expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect(errFields(err)).toEqual(['channel', 'to']);
+  });
 
   it('lists the web chat, marketplace and webmail drivers', async () => {
     const { kinds } = await svc.client.ListDrivers({});

@@ -5,13 +5,20 @@
 // By path, not through the kit's index: the supervisor's own loading comes before anything starts,
 // and the index brings the tracing SDK, prom-client and more that it never uses.
 import { checkHealth, closeHealthClients } from '@convo/kit/grpc/health';
-import { resetDatabase, startDatabase, type Database } from '@convo/dev-db';
+import { resetDatabase, startDatabase } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { KEPT_SECRETS, keptSecret, type KeptSecret } from './kept-secrets';
+import { freePort } from './ports';
+import { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
+import type { Mesh, MeshOptions } from './types';
+
+export { freePort } from './ports';
+export { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
+export type { Mesh, MeshOptions } from './types';
 
 interface Part {
   /** The process: the service's name for its first replica, `<service>-<n>` for the n-th. */
@@ -30,79 +37,6 @@ const SERVICES = [
   { name: 'social-config', pkg: '@convo/social-config', grpc: 50054, graphql: 4004, env: 'SOCIAL_CONFIG' },
   { name: 'tenants', pkg: '@convo/tenants', grpc: 50055, graphql: 4005, env: 'TENANTS' },
 ];
-
-export interface MeshOptions {
-  /** Pick free ports (tests) instead of the documented defaults. */
-  freePorts?: boolean;
-  gatewayPort?: number;
-  superAdminToken?: string;
-  /** Extra environment for every process (e.g. ENGINE_URL). */
-  env?: Record<string, string>;
-  onLine?: (part: string, line: string) => void;
-  /** Called when a process exits while the mesh is meant to be up. */
-  onCrash?: (part: string, code: number | null) => void;
-  /**
-   * Keeps the database (`<dataDir>/db`) and the generated super-admin token
-   * (`<dataDir>/super-admin-token`) across stops and starts; without it both are thrown away.
-   */
-  dataDir?: string;
-  /** Restarts a process that exits unexpectedly, with backoff (after onCrash reports it). */
-  restartOnCrash?: boolean;
-  /**
-   * Starts the gateway and the workers with the services rather than after them (npm start). The
-   * eight processes load their code at once and the gateway, the longest to load, no longer waits
-   * for the services' turn: the cores stay busy to the end (`npm run bench:start`, docs/benchmarks.md). Each
-   * process takes longer to come up, so each gets the services' 60 s.
-   */
-  startTogether?: boolean;
-  /**
-   * Replicas per deployment (a service, `gateway`, `messaging-relay`, `messaging-dispatcher`; `*`
-   * for every one), over MESH_REPLICAS_<NAME> (`MESH_REPLICAS_MESSAGING=2`) and MESH_REPLICAS.
-   */
-  replicas?: Record<string, number>;
-}
-
-/** Deployments whose replicas the mesh can start, in start order. */
-export const DEPLOYMENTS = [...['tickets', 'messaging', 'channel-engines', 'social-config', 'tenants'], 'gateway', 'messaging-relay', 'messaging-dispatcher', 'tenants-reconciler'];
-
-const MAX_REPLICAS = 8;
-
-/** How many replicas of `deployment` to start: the option, MESH_REPLICAS_<NAME>, MESH_REPLICAS, else 1. */
-export function replicaCount(deployment: string, replicas: Record<string, number> = {}, env: NodeJS.ProcessEnv = process.env): number {
-  const key = `MESH_REPLICAS_${deployment.toUpperCase().replace(/-/g, '_')}`;
-  const raw = replicas[deployment] ?? env[key] ?? replicas['*'] ?? env.MESH_REPLICAS ?? 1;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_REPLICAS) throw new Error(`${key} / MESH_REPLICAS: ${String(raw)} is not a whole number of replicas from 1 to ${MAX_REPLICAS}`);
-  return n;
-}
-
-/** The process name of a deployment's replica `i` (from 0): the deployment's own name for the first. */
-export const replicaName = (deployment: string, i: number): string => (i === 0 ? deployment : `${deployment}-${i + 1}`);
-
-/** The token of the last start in `dataDir`, or a new one written there. */
-/** The installation's secrets that npm start keeps in `.data/` (each its own file, each its own random value). */
-const KEPT_SECRETS = {
-  SUPER_ADMIN_TOKEN: 'super-admin-token',
-  SESSION_SECRET: 'session-secret',
-  SUBGRAPH_TOKEN: 'subgraph-token',
-  MESH_SECRET: 'mesh-secret',
-} as const;
-type KeptSecret = keyof typeof KEPT_SECRETS;
-
-/** A secret kept in `dataDir` across starts, generated on the first. */
-function keptSecret(dataDir: string, name: KeptSecret): string {
-  const file = join(dataDir, KEPT_SECRETS[name]);
-  try {
-    const kept = readFileSync(file, 'utf8').trim();
-    if (kept) return kept;
-  } catch {
-    // first start
-  }
-  const secret = randomBytes(name === 'SUPER_ADMIN_TOKEN' ? 24 : 32).toString('base64url');
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
 
 /** The env's value, else the one kept in `dataDir`, else (a test's mesh) a fresh random one. */
 const secretFor = (name: KeptSecret, dataDir: string | undefined): string =>
@@ -124,67 +58,6 @@ export async function resetMeshData(dataDir: string): Promise<void> {
 
 /** Delay before restart number `n` of a process: 0.5 s doubling, at most 30 s. */
 const restartDelayMs = (n: number) => Math.min(30_000, 500 * 2 ** Math.min(n - 1, 10));
-
-export interface Mesh {
-  /** The first gateway replica's URL. */
-  gatewayUrl: string;
-  /** Every gateway replica's URL (one unless replicas were asked for). */
-  gatewayUrls: string[];
-  /** Each deployment's replicas, by process name (`messaging` → [`messaging`, `messaging-2`]). */
-  replicas: Record<string, string[]>;
-  graphqlUrl: string;
-  superAdminToken: string;
-  /** Each service replica's gRPC address (`127.0.0.1:<port>`), by process name. */
-  grpcAddresses: Record<string, string>;
-  database: Database;
-  processes: Map<string, ChildProcess>;
-  /**
-   * Where each process listens, by process name: `http` is its HTTP port's base URL (the gateway's
-   * REST port, a service's GraphQL port, a worker's health port; each serves /metrics there),
-   * `grpc` a service's gRPC address.
-   */
-  endpoints: Map<string, { http: string; grpc?: string }>;
-  /** The environment every process of the mesh was given (addresses, tokens, MESH_SECRET): for another replica. */
-  env: Record<string, string>;
-  /** Starts a webhook relay (another replica, or one killed before) and waits until it is ready. */
-  startRelay(name?: string): Promise<ChildProcess>;
-  /** Starts a message dispatcher (another replica, or one killed before) and waits until it is ready. */
-  startDispatcher(name?: string, env?: Record<string, string>): Promise<ChildProcess>;
-  /** SIGKILLs a process of the mesh (a service, the gateway, a worker) and waits until it is gone. */
-  kill(name: string): Promise<void>;
-  /** Starts a killed process again, as it was started, and waits until it is ready. */
-  restart(name: string): Promise<void>;
-  /** Stops a process as Kubernetes does in a rolling update (SIGTERM, SIGKILL after 15 s) and waits until it is gone. */
-  terminate(name: string): Promise<void>;
-  stop(): Promise<void>;
-}
-
-// Ports handed out by this process, so that two processes of one mesh never get the same one.
-const issuedPorts = new Set<number>();
-
-/**
- * A port to give a child process, free when probed. It is drawn below the kernel's ephemeral range
- * (32768–60999 on Linux): a port the kernel picked for `listen(0)` and that was closed again may be
- * taken by any outgoing connection (to the database, between services) before the child binds it,
- * which failed starts with EADDRINUSE on a busy machine. Ports below that range are never given to
- * outgoing connections.
- */
-export async function freePort(): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (issuedPorts.has(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once('error', () => resolve(false));
-      srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
-    });
-    if (free) {
-      issuedPorts.add(port);
-      return port;
-    }
-  }
-  throw new Error('no free port between 20000 and 32000');
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -208,7 +81,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     // The first start may build FerretDB (minutes): its progress is shown.
     log: (line) => onLine('dev-db', line),
   });
-  const count = (deployment: string) => replicaCount(deployment, opts.replicas);
+  const count = (deployment: string) => replicaCount(deployment, opts.replicas, process.env);
   const replicas: Record<string, string[]> = Object.fromEntries(
     DEPLOYMENTS.map((d) => [d, Array.from({ length: count(d) }, (_, i) => replicaName(d, i))]),
   );

@@ -16,6 +16,7 @@ export * from './cache';
 export * from './config';
 export * from './errors';
 export * from './logger';
+export * from './process-runner';
 export * from './media-links';
 export * from './media-types';
 export * from './secrets';

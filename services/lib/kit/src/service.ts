@@ -11,6 +11,7 @@ import { healthPort } from './grpc/tls';
 import { grpcHost, meshTrust, setMeshCaller } from './grpc/credentials';
 import { startSubgraphServer } from './graphql/subgraph';
 import { flushTraces } from './observability/tracing';
+import { runProcess } from './process-runner';
 
 export interface ServiceContext<C> {
   db: Connection;
@@ -150,35 +151,6 @@ export async function startService<N extends ServiceName, C>(
  * failing domain start-up exits 1.
  */
 export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): void {
-  const log = createLogger(spec.name);
-  const starting = new AbortController();
-  let running: RunningService<C> | undefined;
-  const stop = (svc: RunningService<C>) =>
-    svc.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  const onSignal = (signal: string) => {
-    log.info({ signal }, 'shutting down');
-    if (running) void stop(running);
-    else starting.abort(new Error(`${signal} during start-up`));
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
-  startService(spec, processEnv, { signal: starting.signal }).then(
-    (svc) => {
-      running = svc;
-      // The signal came while the domain was starting, after the database answered.
-      if (starting.signal.aborted) void stop(svc);
-    },
-    (err: unknown) => {
-      if (starting.signal.aborted) {
-        log.info('stopped before start-up completed');
-        process.exit(0);
-      }
-      log.fatal({ err }, 'failed to start');
-      process.exit(1);
-    },
-  );
+  runProcess({ name: spec.name, start: (signal) => startService(spec, processEnv, { signal }) });
 }
 

@@ -3,6 +3,7 @@ import { createLogger, type Logger } from './logger';
 import { connectDatabase } from './mongo';
 import { collectProcessMetrics, flushTraces, METRICS_CONTENT_TYPE, metricsText } from './observability';
 import type { Connection } from 'mongoose';
+import { runProcess } from './process-runner';
 import { createServer, type Server } from 'node:http';
 
 /** A background worker (messaging's webhook relay and dispatcher, tenants' payment reconciler) once it runs. */
@@ -37,54 +38,46 @@ export interface WorkerProcessOptions {
  * the grace time, then the process.
  */
 export function runWorkerProcess(opts: WorkerProcessOptions): void {
-  let stopping = false;
-  const main = async () => {
-    const log = createLogger(opts.name, opts.logLevel);
-    let worker: Worker | undefined;
-    let db: Connection | undefined;
-    let connected = false;
-    const health = await listenHealth(opts.healthPort, (path) => {
-      if (path === '/healthz') return worker ? worker.healthy : true;
-      if (path === '/readyz') return connected && !!worker?.healthy;
-      return undefined;
-    });
-    log.info({ ...opts.describe, healthPort: (health.address() as { port: number }).port }, 'starting');
-
-    const starting = new AbortController();
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      log.info({ signal }, 'shutting down');
-      starting.abort(new Error(`${signal} during start-up`));
+  runProcess({
+    name: opts.name,
+    logLevel: opts.logLevel,
+    async start(signal) {
+      const log = createLogger(opts.name, opts.logLevel);
+      let worker: Worker | undefined;
+      let connected = false;
+      const health = await listenHealth(opts.healthPort, (path) => {
+        if (path === '/healthz') return worker ? worker.healthy : true;
+        if (path === '/readyz') return connected && !!worker?.healthy;
+        return undefined;
+      });
+      log.info({ ...opts.describe, healthPort: (health.address() as { port: number }).port }, 'starting');
+      let db: Connection | undefined;
       try {
-        await worker?.stop(opts.shutdownGraceMs);
-        health.close();
-        closeAllClients();
-        await db?.close();
-        await flushTraces();
-        log.info('stopped');
-        process.exit(0);
+        db = await connectDatabase(opts.mongodbUri, opts.database, { log, signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
+        connected = true;
+        db.on('disconnected', () => (connected = false));
+        db.on('reconnected', () => (connected = true));
+        worker = await opts.start(db, log);
       } catch (err) {
-        log.error({ err }, 'shutdown failed');
-        process.exit(1);
+        health.close();
+        await db?.close().catch(() => undefined);
+        throw err;
       }
-    };
-    process.once('SIGTERM', (s) => void stop(s));
-    process.once('SIGINT', (s) => void stop(s));
-
-    db = await connectDatabase(opts.mongodbUri, opts.database, { log, signal: starting.signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
-    connected = true;
-    db.on('disconnected', () => (connected = false));
-    db.on('reconnected', () => (connected = true));
-    const started = await opts.start(db, log);
-    if (stopping) return void (await started.stop(0));
-    worker = started;
-    log.info(opts.describe, 'running');
-  };
-  main().catch((err: unknown) => {
-    if (stopping) return; // a start-up cut short by a signal: stop() exits
-    createLogger(opts.name).fatal({ err }, 'failed to start');
-    process.exit(1);
+      log.info(opts.describe, 'running');
+      const running = worker;
+      const conn = db;
+      return {
+        async stop() {
+          // A signal that came while the worker was starting: it stops at once.
+          await running.stop(signal.aborted ? 0 : opts.shutdownGraceMs);
+          health.close();
+          closeAllClients();
+          await conn.close();
+          await flushTraces();
+          log.info('stopped');
+        },
+      };
+    },
   });
 }
 

@@ -1,5 +1,5 @@
 import { groupCommit, perItemErrors } from '@convo/kit/group-commit';
-import { isDuplicateKey } from '@convo/kit/mongo';
+import { ClaimStore, insertOnce } from '@convo/kit/claims';
 import type { Connection } from 'mongoose';
 import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';
@@ -28,11 +28,15 @@ export class MessagesRepository {
    */
   private readonly inserts = groupCommit<MessageDoc, void>((docs) => this.insertAll(docs));
 
+  /** sendMessageByTicket's externalKeys (SendKeyDoc). */
+  private readonly sendKeys: ClaimStore<SendKeyDoc>;
+
   constructor(
     conn: Connection,
     readonly outbox = new OutboxRepository(conn),
   ) {
     this.models = registerModels(conn);
+    this.sendKeys = new ClaimStore(this.models.SendKey);
   }
 
   async init(): Promise<void> {
@@ -55,14 +59,8 @@ export class MessagesRepository {
   }
 
   /** Inserts a message whose `_id` identifies it for good; false when it is stored already. */
-  async insertOnce(doc: MessageDoc): Promise<boolean> {
-    try {
-      await this.insert(doc);
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  insertOnce(doc: MessageDoc): Promise<boolean> {
+    return insertOnce(() => this.insert(doc));
   }
 
   /** Our sent message a provider status names (index: channelId, providerMessageId). */
@@ -207,18 +205,12 @@ export class MessagesRepository {
   }
 
   /** Claims a key atomically (unique `_id`): true when this caller holds it now. */
-  async claimKey(doc: SendKeyDoc): Promise<boolean> {
-    try {
-      await this.models.SendKey.create(doc);
-      return true;
-    } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
-    }
+  claimKey(doc: SendKeyDoc): Promise<boolean> {
+    return this.sendKeys.claim(doc);
   }
 
   findKey(id: string) {
-    return this.models.SendKey.findById(id).lean<SendKeyDoc>().exec();
+    return this.sendKeys.find(id);
   }
 
   /**
@@ -226,17 +218,14 @@ export class MessagesRepository {
    * conditional on that claim's message, so of concurrent callers one matches on MongoDB (FerretDB
    * checks the condition before its write, not atomically with it).
    */
-  async takeOverKey(doc: SendKeyDoc, held: SendKeyDoc): Promise<boolean> {
-    const res = await this.models.SendKey.updateOne(
-      { _id: doc._id, messageId: held.messageId },
-      { $set: { ticketId: doc.ticketId, messageId: doc.messageId, createdAt: doc.createdAt, acceptBy: doc.acceptBy } },
-    ).exec();
-    return res.modifiedCount > 0;
+  takeOverKey(doc: SendKeyDoc, held: SendKeyDoc): Promise<boolean> {
+    const { _id, ...holder } = doc;
+    return this.sendKeys.takeOver(_id, { messageId: held.messageId }, holder);
   }
 
   /** Frees a key when nothing was sent, so that a corrected retry is not skipped. */
   async releaseKey(id: string, messageId: string): Promise<void> {
-    await this.models.SendKey.deleteOne({ _id: id, messageId }).exec();
+    await this.sendKeys.release(id, { messageId });
   }
 
   /** A tenant's queued and failed messages per channel, with the oldest of each. */

@@ -1,6 +1,6 @@
 import { Issues, validation, type ServiceClient, type proto } from '@convo/kit';
 import type { MessageReadRepository } from '../db/message-read.repository';
-import { toMessage } from './send.service';
+import { toMessage } from './message-view';
 
 /** showAllMessages answers at most this many messages: the newest ones, in conversation order. */
 export const SHOW_ALL_LIMIT = 1_000;

@@ -1,24 +1,16 @@
-import { channelTarget, conflict, contactNumberDigits, currentTraceparent, DomainError, type grpc, Issues, type Logger, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, validation } from '@convo/kit';
 import type { MessagesRepository } from '../db/messages.repository';
-import type { MessageDoc } from '../db/models';
 import { newMessageId } from './message-id';
 import { checkInteractive, isNumberRoute, requireRouteChannel } from './interactive';
 import type { MediaService, ResolvedMedia } from './media.service';
-import { checkParameters, findTemplate, renderBody, requireApproved, type TemplateMessage } from './templates';
-
-/** Meta's customer service window: free-form messages reach a waba contact this long after it wrote. */
-export const WINDOW_MS = 24 * 60 * 60 * 1000;
+import { toMessage, replySubject } from './message-view';
+import { SendChannels, windowEnd } from './send-channels';
+import { checkGroupSend, checkNumberSend, checkRouteVia, deadlineMs, DEFAULT_ACCEPT_MS, requireTimeLeft, routeAuto, checkTemplateSend } from './send-checks';
+import { checkParameters, renderBody, requireApproved, type TemplateMessage } from './templates';
 
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
 
-/**
- * Channel kinds a send by number can address: their contacts are numbers (or, on social channels,
- * the platform's user id). Web chat, marketplace and e-mail conversations are reached by ticket only.
- */
-const NUMBER_KINDS = /^(whatsapp|engine_[a-h]|waba|social_a|social_b)$/;
-/** Channel kinds whose engine sends to WhatsApp groups (a group JID as the recipient). */
-const GROUP_KINDS = /^(whatsapp|engine_a|engine_b|engine_c)$/;
 /**
  * A group is a contact of its channel addressed by its JID (`<id>@g.us`), kept where an e-mail
  * contact keeps its address: every later send to its ticket goes to the group too.
@@ -47,8 +39,7 @@ export interface Peers {
 }
 
 export class SendService {
-  /** Channels change rarely and every send needs one: a few seconds of staleness saves a hop. */
-  private readonly channels: TtlCache<string, proto.tenants.Channel__Output>;
+  private readonly channels: SendChannels;
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -57,7 +48,7 @@ export class SendService {
     private readonly log: Logger,
     channelCacheMs = 5_000,
   ) {
-    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
+    this.channels = new SendChannels(peers, channelCacheMs);
   }
 
   /**
@@ -90,8 +81,8 @@ export class SendService {
       let ticket: proto.tickets.Ticket__Output;
       let media: ResolvedMedia | undefined;
       if (byNumber) {
-        if (toGroup) await this.groupChannel(tenantId, req.channelId);
-        else await this.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
+        if (toGroup) await this.channels.groupChannel(tenantId, req.channelId);
+        else await this.channels.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
         media = hasMedia ? await this.resolveMedia(tenantId, req.media!) : undefined;
         const contact = toGroup ? { number: '', email: groupJid(req.groupId) } : { number: req.number };
         const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, ...contact });
@@ -101,7 +92,7 @@ export class SendService {
       } else {
         ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
       }
-      const channel = await this.target(tenantId, ticket, { reopen: req.reopen });
+      const channel = await this.channels.target(tenantId, ticket, { reopen: req.reopen });
       if (hasMedia && !media) media = await this.resolveMedia(tenantId, req.media!);
       const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice, routeAuto: routeAuto(req.routeVia) };
       await this.enqueue(ticket, channel, out, { reopen: req.reopen, close: req.isClosed }, deadline);
@@ -130,7 +121,7 @@ export class SendService {
     const ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId });
     const to = ticket.contact?.number;
     if (!to) return { ticketId, state: req.state, applied: false };
-    const channel = await this.channel(tenantId, ticket.channelId);
+    const channel = await this.channels.get(tenantId, ticket.channelId);
     // The Cloud API shows typing in answer to the contact's latest message.
     const replyTo = channel.type === 'waba' && req.state === 'typing' ? await this.repo.lastInboundProviderId(tenantId, ticketId) : '';
     const at = deadlineMs(deadline);
@@ -155,21 +146,21 @@ export class SendService {
     const { tenantId } = t;
     if (!t.number) {
       // The e-mail variant names its channel: another tenant's is NOT_FOUND, as if absent.
-      const channel = await this.channel(tenantId, t.channelId);
+      const channel = await this.channels.get(tenantId, t.channelId);
       if (channel.type !== 'webmail') {
         throw validation('The e-mail variant needs a webmail channel', [
           { field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` },
         ], 'ERR_CHANNEL_NOT_WEBMAIL');
       }
     } else if (req.validateNumber) {
-      await this.requireOnNetwork(await this.channel(tenantId, t.channelId), t.number);
+      await this.channels.requireOnNetwork(await this.channels.get(tenantId, t.channelId), t.number);
     }
     const { ticket, created } = await this.peers.tickets.CreateTicket(t);
     if (!ticket) throw notFound('ticket');
     if (!created) return { ticket, created: false, messageId: '' };
     const messageId = newMessageId();
     try {
-      const channel = await this.target(tenantId, ticket, {});
+      const channel = await this.channels.target(tenantId, ticket, {});
       await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '' }, {}, deadline);
     } catch (err) {
       await this.peers.tickets.DiscardTicket({ tenantId, ticketId: ticket.id }).catch((undo: unknown) => {
@@ -192,7 +183,7 @@ export class SendService {
     const messageId = newMessageId();
     try {
       const ticket = begun.ticket ?? (await this.peers.tickets.GetTicket({ tenantId, ticketId }));
-      const channel = await this.target(tenantId, ticket, {});
+      const channel = await this.channels.target(tenantId, ticket, {});
       await this.enqueue(ticket, channel, { messageId, body: begun.body, externalKey: '' }, {}, deadline);
     } catch (err) {
       await this.peers.tickets.AbortEvaluation({ tenantId, ticketId, claimId: begun.claimId }).catch((undo: unknown) => {
@@ -218,7 +209,7 @@ export class SendService {
     let opened: proto.tickets.Ticket__Output | undefined;
     if (isNumberRoute(req.route)) {
       // The channel is checked before a contact or ticket is opened on it: a mismatch writes nothing.
-      requireRouteChannel(req.route, await this.channel(tenantId, req.channelId), 'apiId');
+      requireRouteChannel(req.route, await this.channels.get(tenantId, req.channelId), 'apiId');
       const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
       if (!found.ticket) throw notFound('ticket');
       ticket = found.ticket;
@@ -228,7 +219,7 @@ export class SendService {
     }
     const messageId = newMessageId();
     try {
-      const channel = await this.target(tenantId, ticket, { route: req.route });
+      const channel = await this.channels.target(tenantId, ticket, { route: req.route });
       const interactive = { type: `${req.route}/${req.type}`, json: req.json };
       await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routeAuto(req.routeVia) }, {}, deadline);
     } catch (err) {
@@ -253,25 +244,9 @@ export class SendService {
    */
   async sendTemplate(req: proto.messaging.SendTemplateRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
     const { tenantId, channelId } = req;
-    new Issues()
-      .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number')
-      .check(!!req.name, 'template.name', 'is required')
-      .check(!!req.language, 'template.language.code', 'is required')
-      .throwIfAny('Invalid template send');
-    let given: unknown = [];
-    try {
-      given = req.componentsJson ? JSON.parse(req.componentsJson) : [];
-    } catch {
-      // refused below
-    }
-    if (!Array.isArray(given)) throw validation('Invalid template send', [{ field: 'components', message: 'must be a list' }]);
-    const channel = await this.channel(tenantId, channelId);
-    if (channel.type !== 'waba') {
-      throw validation(`Templates go through official (waba) channels; channel ${channel.id} is ${channel.type}`, [
-        { field: 'apiId', message: `the integration's channel is ${channel.type}, not waba` },
-      ], 'ERR_CHANNEL_MISMATCH');
-    }
-    const template = requireApproved(await this.template(channel, req.name, req.language), req.name, req.language);
+    const given = checkTemplateSend(req);
+    const channel = await this.channels.wabaChannel(tenantId, channelId);
+    const template = requireApproved(await this.channels.template(channel, req.name, req.language), req.name, req.language);
     const components = checkParameters(template, given as object[]);
     const message: TemplateMessage = { name: template.name, language: { code: template.language }, ...(components.length && { components }) };
 
@@ -287,7 +262,7 @@ export class SendService {
       if (!found.ticket) throw notFound('ticket');
       if (found.created) opened = found.ticket;
       const ticket = found.ticket;
-      await this.target(tenantId, ticket, { template: true });
+      await this.channels.target(tenantId, ticket, { template: true });
       const out = { messageId, body: renderBody(template, components), externalKey: req.externalKey, interactive: { type: 'waba/template', json: JSON.stringify(message) } };
       await this.enqueue(ticket, channel, out, { close: req.isClosed }, deadline);
       return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
@@ -300,7 +275,7 @@ export class SendService {
 
   /** GET {root}/templates: the waba channel's catalog, read again from Meta when TEMPLATE_CACHE_MS old. */
   async listTemplates(req: proto.messaging.ListTemplatesRequest__Output): Promise<proto.messaging.ListTemplatesResponse> {
-    const channel = await this.channel(req.tenantId, req.channelId);
+    const channel = await this.channels.get(req.tenantId, req.channelId);
     const { templates } = await this.peers.engines.ListTemplates({ channel: channelTarget(channel), refresh: true });
     return { templates };
   }
@@ -309,81 +284,6 @@ export class SendService {
    * The catalog's template of that name and language: the kept copy first; a name it lacks or has
    * unapproved makes the catalog be read again (at most every TEMPLATE_CACHE_MS, channel-engines).
    */
-  private async template(channel: proto.tenants.Channel__Output, name: string, language: string) {
-    const target = channelTarget(channel);
-    const kept = findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: false })).templates, name, language);
-    if (kept?.status === 'APPROVED') return kept;
-    return findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: true })).templates, name, language);
-  }
-
-  /**
-   * The channel a send to this ticket goes through, once the ticket may take it: not closed (unless
-   * the caller reopens it), a channel of the route's kind for interactive sends, a contact to write to.
-   */
-  private async target(
-    tenantId: number,
-    ticket: proto.tickets.Ticket__Output,
-    opts: { reopen?: boolean; route?: string; template?: boolean },
-  ): Promise<proto.tenants.Channel__Output> {
-    if (ticket.status === 'closed' && !opts.reopen) {
-      throw conflict(
-        'ERR_TICKET_CLOSED',
-        opts.route ? `Ticket ${ticket.id} is closed; reopen it (updateticketinfo) before sending` : 'Ticket is closed; send with reopen: true to reopen it',
-      );
-    }
-    const channel = await this.channel(tenantId, ticket.channelId);
-    if (opts.route) requireRouteChannel(opts.route, channel, 'ticketId');
-    if (!ticket.contact?.number && !ticket.contact?.email) throw notFound('contact', 'The ticket has no contact to write to');
-    if (channel.type === 'waba' && !opts.template && !inWindow(ticket)) {
-      const since = ticket.contact.lastInboundAt ? `last wrote at ${ticket.contact.lastInboundAt}` : 'has never written';
-      throw conflict(
-        'ERR_OUTSIDE_WINDOW',
-        `The contact ${since}: outside the 24-hour window the official channel takes only an approved template (POST {root}/template)`,
-      );
-    }
-    return channel;
-  }
-
-  /** validateNumber: the channel's network is asked whether the number has an account there. */
-  private async requireOnNetwork(channel: proto.tenants.Channel__Output, number: string): Promise<void> {
-    const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
-    if (!exists) {
-      throw validation('The number has no account on the channel network', [
-        { field: 'number', message: `not on the ${channel.type} network` },
-      ], 'ERR_NUMBER_NOT_ON_NETWORK');
-    }
-  }
-
-  /**
-   * The integration's channel of a send by number, which must be a kind whose contacts are numbers
-   * (or platform user ids), checked before anything is opened on it.
-   */
-  private async numberChannel(tenantId: number, channelId: number, number: string, validateNumber: boolean) {
-    const channel = await this.channel(tenantId, channelId);
-    if (!NUMBER_KINDS.test(channel.type)) {
-      throw validation(
-        `Sends by number go through WhatsApp and social channels; channel ${channel.id} is ${channel.type} (use sendMessageByTicket)`,
-        [{ field: 'number', message: `the integration's channel is ${channel.type}, which is reached by ticket only` }],
-        'ERR_CHANNEL_MISMATCH',
-      );
-    }
-    if (validateNumber) await this.requireOnNetwork(channel, number);
-    return channel;
-  }
-
-  /** The integration's channel of a group send: an engine kind that has groups, else 400 ERR_CHANNEL_MISMATCH. */
-  private async groupChannel(tenantId: number, channelId: number) {
-    const channel = await this.channel(tenantId, channelId);
-    if (!GROUP_KINDS.test(channel.type)) {
-      throw validation(
-        `Groups are WhatsApp engine groups (whatsapp, engine_a, engine_b, engine_c); channel ${channel.id} is ${channel.type}`,
-        [{ field: 'groupId', message: `the integration's channel is ${channel.type}, which has no groups` }],
-        'ERR_CHANNEL_MISMATCH',
-      );
-    }
-    return channel;
-  }
-
   /** The request's file, stored; a voice note must be an audio. */
   private async resolveMedia(tenantId: number, media: proto.messaging.Media__Output): Promise<ResolvedMedia> {
     const resolved = await this.media.resolve(tenantId, media);
@@ -391,10 +291,6 @@ export class SendService {
       throw new DomainError('unsupported_media', 'ERR_UNSUPPORTED_MEDIA_TYPE', `A voice note must be an audio file, not ${resolved.mimeType}`);
     }
     return resolved;
-  }
-
-  private channel(tenantId: number, channelId: number) {
-    return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
   }
 
   /**
@@ -492,81 +388,3 @@ export class SendService {
     return skip({ ticketId });
   }
 }
-
-/** routeVia: "auto", "official", or absent (official). */
-function checkRouteVia(routeVia: string): void {
-  if (routeVia && routeVia !== 'auto' && routeVia !== 'official') {
-    throw validation('Invalid routeVia', [{ field: 'routeVia', message: 'must be auto or official' }]);
-  }
-}
-
-const routeAuto = (routeVia: string) => routeVia === 'auto';
-
-/** The end of the ticket's contact's 24-hour window (the epoch when it never wrote). */
-function windowEnd(ticket: proto.tickets.Ticket__Output): Date {
-  const at = ticket.contact?.lastInboundAt ? Date.parse(ticket.contact.lastInboundAt) : NaN;
-  return new Date(Number.isNaN(at) ? 0 : at + WINDOW_MS);
-}
-
-/** The contact wrote within the last 24 hours. */
-const inWindow = (ticket: proto.tickets.Ticket__Output) => windowEnd(ticket).getTime() > Date.now();
-
-/** Time a send needs after its last check to store the message and answer. */
-const COMMIT_MARGIN_MS = 250;
-/** How long a send without a deadline may take to commit, as far as its externalKey claim is concerned. */
-const DEFAULT_ACCEPT_MS = 60_000;
-
-const deadlineMs = (deadline?: grpc.Deadline): number | undefined =>
-  deadline === undefined || deadline === Infinity ? undefined : deadline instanceof Date ? deadline.getTime() : Number(deadline);
-
-function requireTimeLeft(deadline?: grpc.Deadline): void {
-  const at = deadlineMs(deadline);
-  if (at === undefined) return;
-  if (at - Date.now() < COMMIT_MARGIN_MS) {
-    throw new DomainError('unavailable', 'ERR_UNAVAILABLE', 'The send ran out of time before it was accepted; nothing was stored, retry it');
-  }
-}
-
-/** A send by number names the contact and the integration's channel. */
-function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
-  new Issues()
-    .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
-    .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
-    .throwIfAny('Invalid send by number');
-}
-
-function checkGroupSend(req: proto.messaging.SendByTicketRequest__Output): void {
-  new Issues()
-    .check(/^[0-9]{5,30}(-[0-9]{5,15})?$/.test(req.groupId), 'groupId', "is a WhatsApp group id: digits (older ids: '<digits>-<digits>')")
-    .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
-    .throwIfAny('Invalid send to a group');
-}
-
-export function toMessage(m: MessageDoc): proto.messaging.Message {
-  return {
-    messageId: m._id,
-    tenantId: m.tenantId,
-    ticketId: m.ticketId,
-    channelId: m.channelId,
-    direction: m.direction,
-    body: m.body,
-    status: m.status,
-    providerMessageId: m.providerMessageId ?? '',
-    error: m.error ?? '',
-    mediaUrl: m.mediaUrl ?? '',
-    mimeType: m.mimeType ?? '',
-    fileName: m.fileName ?? '',
-    interactiveType: m.interactiveType ?? '',
-    interactiveJson: m.interactiveJson ?? '',
-    subject: m.subject ?? '',
-    via: m.via ?? '',
-    createdAt: m.createdAt.toISOString(),
-    updatedAt: m.updatedAt.toISOString(),
-  };
-}
-
-/**
- * E-mail replies stay in the contact's thread: "Re: <their latest subject>". Without one (the
- * ticket was opened by us) the driver derives a subject from the text.
- */
-export const replySubject = (subject: string): string => (!subject || /^re:/i.test(subject) ? subject : `Re: ${subject}`);

@@ -1,4 +1,4 @@
-import { providerFailed, validation, type proto, type ServiceClient } from '@convo/kit';
+import { Issues, providerFailed, validation, type proto, type ServiceClient } from '@convo/kit';
 import { PERSONA_ID, type MenuItemDoc, type ProfileDoc, type ProfileFields, type ProfilesRepository } from '../db/profiles.repository';
 import type { GraphClient } from '../meta/graph.client';
 import { emptyProfile } from './profiles.service';
@@ -86,10 +86,13 @@ export class ConfigureService {
   async configure(req: proto.socialConfig.ConfigureRequest__Output): Promise<Data> {
     const { tenantId, channelId, feature, action } = req;
     // tenantId 0 would ask tenants for the channel in any tenant.
-    if (!(tenantId > 0) || !(channelId > 0)) throw validation('tenantId and channelId are required');
-    const actions = ACTIONS[feature];
-    if (!actions) throw validation('Unknown feature', [{ field: 'feature', message: `must be one of ${Object.keys(ACTIONS).join(', ')}` }]);
-    if (!actions.includes(action)) throw validation('Unknown action', [{ field: 'action', message: `must be one of ${actions.join(', ')}` }]);
+    const actions = Object.hasOwn(ACTIONS, feature) ? ACTIONS[feature] : undefined;
+    new Issues()
+      .check(tenantId > 0, 'tenantId', 'is required')
+      .check(channelId > 0, 'channelId', 'is required')
+      .check(!!actions, 'feature', `must be one of ${Object.keys(ACTIONS).join(', ')}`)
+      .check(!actions || actions.includes(action), 'action', `must be one of ${actions?.join(', ')}`)
+      .throwIfAny('Invalid configuration request');
     const body = parseBody(req.json);
     const kind = feature === 'personas' ? PERSONAS_KIND : PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES].kind;
     const channel = await this.tenants.GetChannel({ tenantId, channelId });

@@ -1,9 +1,15 @@
-import { claim } from './tenants.repository';
-import type { ChannelDoc, LinkClaimDoc, Models } from './models';
+import { ClaimStore } from '@convo/kit/claims';
+import type { ChannelDoc, LinkClaimDoc, Models, SlotClaimDoc } from './models';
 
 /** Channels, the slots that count them against limits, and the claims of hybrid links. */
 export class ChannelsRepository {
-  constructor(private readonly models: Models) {}
+  private readonly slots: ClaimStore<SlotClaimDoc>;
+  private readonly links: ClaimStore<LinkClaimDoc>;
+
+  constructor(private readonly models: Models) {
+    this.slots = new ClaimStore(models.SlotClaim);
+    this.links = new ClaimStore(models.LinkClaim);
+  }
 
   findChannel(tenantId: number, id: number) {
     return this.models.Channel.findOne({ _id: id, tenantId }).lean<ChannelDoc>().exec();
@@ -47,31 +53,30 @@ export class ChannelsRepository {
   // ---- connection slots
 
   claimSlot(id: string, tenantId: number, channelId: number): Promise<boolean> {
-    return claim(() => this.models.SlotClaim.create({ _id: id, tenantId, channelId }));
+    return this.slots.claim({ _id: id, tenantId, channelId });
   }
 
   async releaseSlot(id: string): Promise<void> {
-    await this.models.SlotClaim.deleteOne({ _id: id }).exec();
+    await this.slots.release(id);
   }
 
   // ---- hybrid link claims
 
   claimLink(doc: LinkClaimDoc): Promise<boolean> {
-    return claim(() => this.models.LinkClaim.create(doc));
+    return this.links.claim(doc);
   }
 
   findLinkClaim(id: string) {
-    return this.models.LinkClaim.findById(id).lean<LinkClaimDoc>().exec();
+    return this.links.find(id);
   }
 
   /** Points a claim this waba holds at another transport; false when the waba does not hold it. */
   async repointLinkClaim(id: string, wabaId: number, transportId: number): Promise<boolean> {
-    const res = await this.models.LinkClaim.updateOne({ _id: id, wabaId }, { $set: { transportId } }).exec();
-    return res.matchedCount === 1;
+    return this.links.takeOver(id, { wabaId }, { transportId });
   }
 
   /** Releases a claim only if it belongs to this waba's link. */
   async releaseLink(id: string, wabaId: number): Promise<void> {
-    await this.models.LinkClaim.deleteOne({ _id: id, wabaId }).exec();
+    await this.links.release(id, { wabaId });
   }
 }

@@ -1,17 +1,22 @@
+import { ClaimStore, insertOnce } from '@convo/kit/claims';
 import { randomUUID } from 'node:crypto';
-import type { Models, PaymentChangeDoc, PaymentEventDoc, TenantDoc } from './models';
+import type { Models, PaymentChangeDoc, PaymentEventDoc, SeedClaimDoc, TenantDoc } from './models';
 import type { ReconciliationRunDoc } from './payment-models';
 
 export type ReconciliationRun = ReconciliationRunDoc;
-import { claim } from './tenants.repository';
 
 /** The record of proven payment webhooks and the log of the status changes payments cause. */
 export class PaymentsRepository {
-  constructor(private readonly models: Models) {}
+  /** Runs taken by a reconciler, `reconciliation-run:<id>` beside the seed claims. */
+  private readonly runClaims: ClaimStore<SeedClaimDoc>;
+
+  constructor(private readonly models: Models) {
+    this.runClaims = new ClaimStore(models.SeedClaim);
+  }
 
   /** Inserts the event's record; false when the event was already received (a repeat). */
   claimEvent(doc: PaymentEventDoc): Promise<boolean> {
-    return claim(() => this.models.PaymentEvent.create(doc));
+    return insertOnce(() => this.models.PaymentEvent.create(doc));
   }
 
   async finishEvent(key: string, set: Partial<PaymentEventDoc>): Promise<void> {
@@ -97,7 +102,7 @@ export class PaymentsRepository {
 
   /** Inserts a run; false when it exists (the period's run already made by another replica). */
   requestRun(run: ReconciliationRunDoc): Promise<boolean> {
-    return claim(() => this.models.ReconciliationRun.create(run));
+    return insertOnce(() => this.models.ReconciliationRun.create(run));
   }
 
   findRun(id: string) {
@@ -111,7 +116,7 @@ export class PaymentsRepository {
 
   /** Takes a run for one reconciler: a claim document, since FerretDB's conditional updates are not atomic. */
   async takeRun(id: string, runner: string): Promise<boolean> {
-    if (!(await claim(() => this.models.SeedClaim.create({ _id: `reconciliation-run:${id}`, createdAt: new Date() })))) return false;
+    if (!(await this.runClaims.claim({ _id: `reconciliation-run:${id}`, createdAt: new Date() }))) return false;
     await this.models.ReconciliationRun.updateOne({ _id: id }, { $set: { status: 'running', runner, startedAt: new Date() } }).exec();
     return true;
   }

@@ -1,6 +1,7 @@
-import { isDuplicateKey, nextSequence } from '@convo/kit/mongo';
+import { ClaimStore } from '@convo/kit/claims';
+import { nextSequence } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
-import type { Models, PlanDoc, TenantDoc, UserDoc } from './models';
+import type { CustomerClaimDoc, IdentityClaimDoc, Models, PlanDoc, SeedClaimDoc, TenantDoc, UserDoc } from './models';
 
 export type SequenceKind = 'tenant' | 'user' | 'plan' | 'channel';
 
@@ -12,23 +13,20 @@ export interface TenantFilter {
   name?: string;
 }
 
-/** Inserts a claim document; false when another request already holds it. */
-export async function claim(insert: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await insert();
-    return true;
-  } catch (err) {
-    if (isDuplicateKey(err)) return false;
-    throw err;
-  }
-}
-
 /** Tenants, their users and plans, and the claims that keep identities and gateway customers unique. */
 export class TenantsRepository {
+  private readonly seeds: ClaimStore<SeedClaimDoc>;
+  private readonly identities: ClaimStore<IdentityClaimDoc>;
+  private readonly customers: ClaimStore<CustomerClaimDoc>;
+
   constructor(
     private readonly conn: Connection,
     private readonly models: Models,
-  ) {}
+  ) {
+    this.seeds = new ClaimStore(models.SeedClaim);
+    this.identities = new ClaimStore(models.IdentityClaim);
+    this.customers = new ClaimStore(models.CustomerClaim);
+  }
 
   nextId(kind: SequenceKind): Promise<number> {
     return nextSequence(this.conn, kind);
@@ -54,7 +52,7 @@ export class TenantsRepository {
   }
 
   claimSeed(name: string): Promise<boolean> {
-    return claim(() => this.models.SeedClaim.create({ _id: name, createdAt: new Date() }));
+    return this.seeds.claim({ _id: name, createdAt: new Date() });
   }
 
   // ---- tenants
@@ -110,30 +108,30 @@ export class TenantsRepository {
   // ---- identity claims
 
   claimIdentity(key: string, tenantId: number): Promise<boolean> {
-    return claim(() => this.models.IdentityClaim.create({ _id: key, tenantId }));
+    return this.identities.claim({ _id: key, tenantId });
   }
 
   async releaseIdentity(key: string): Promise<void> {
-    await this.models.IdentityClaim.deleteOne({ _id: key }).exec();
+    await this.identities.release(key);
   }
 
   async tenantIdByIdentity(key: string): Promise<number | undefined> {
-    return (await this.models.IdentityClaim.findById(key).lean().exec())?.tenantId;
+    return (await this.identities.find(key))?.tenantId;
   }
 
   // ---- payment gateway customers and events
 
   claimCustomer(key: string, tenantId: number): Promise<boolean> {
-    return claim(() => this.models.CustomerClaim.create({ _id: key, tenantId }));
+    return this.customers.claim({ _id: key, tenantId });
   }
 
   async tenantIdByCustomer(key: string): Promise<number | undefined> {
-    return (await this.models.CustomerClaim.findById(key).lean().exec())?.tenantId;
+    return (await this.customers.find(key))?.tenantId;
   }
 
   /** Releases a customer claim only if this tenant holds it. */
   async releaseCustomer(key: string, tenantId: number): Promise<void> {
-    await this.models.CustomerClaim.deleteOne({ _id: key, tenantId }).exec();
+    await this.customers.release(key, { tenantId });
   }
 
 

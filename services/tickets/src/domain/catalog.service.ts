@@ -1,7 +1,8 @@
 import { conflict, notFound, validation, type proto } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
 import type { CatalogDoc } from '../db/models';
-import type { CatalogKind, TicketsRepository } from '../db/tickets.repository';
+import type { CatalogKind } from '../db/catalog.repository';
+import type { TicketsDatabase } from '../db/repositories';
 
 const MAX_NAME = 100;
 /** listTags / listQueues answer pages of this many, as listTickets does. */
@@ -21,23 +22,23 @@ export const catalogItem = (c: CatalogDoc): proto.tickets.CatalogItem__Output =>
 
 /** Tags, queues, kanban columns and reasons: tenant entities tickets refer to by id. */
 export class CatalogService {
-  constructor(private readonly repo: TicketsRepository) {}
+  constructor(private readonly repo: TicketsDatabase) {}
 
   async create(kind: CatalogKind, tenantId: number, rawName: string) {
     if (!Number.isInteger(tenantId) || tenantId < 1) throw validation(`Invalid ${kind}`, [{ field: 'tenantId', message: 'must be a positive integer' }]);
-    return this.repo.findOrCreateCatalog(kind, tenantId, checkedName(kind, rawName));
+    return this.repo.catalog.findOrCreateCatalog(kind, tenantId, checkedName(kind, rawName));
   }
 
   list(kind: CatalogKind, tenantId: number) {
-    return this.repo.listCatalog(kind, tenantId);
+    return this.repo.catalog.listCatalog(kind, tenantId);
   }
 
   /** One page of the tenant's tags or queues by name; `search` is plain text in the name. */
   async page(kind: CatalogKind, req: proto.tickets.CatalogPageRequest__Output): Promise<proto.tickets.CatalogPage> {
     const page = Math.max(1, req.page || 1);
     const [items, count] = await Promise.all([
-      this.repo.pageCatalog(kind, req.tenantId, req.search, (page - 1) * CATALOG_PAGE_SIZE, CATALOG_PAGE_SIZE),
-      this.repo.countCatalog(kind, req.tenantId, req.search),
+      this.repo.catalog.pageCatalog(kind, req.tenantId, req.search, (page - 1) * CATALOG_PAGE_SIZE, CATALOG_PAGE_SIZE),
+      this.repo.catalog.countCatalog(kind, req.tenantId, req.search),
     ]);
     return {
       items: items.map(catalogItem),
@@ -62,13 +63,13 @@ export class CatalogService {
     if (!req.id) {
       const created = await this.create(kind, req.tenantId, req.name);
       if (position === undefined || created.position === position) return catalogItem(created);
-      return catalogItem((await this.repo.updateCatalog(kind, req.tenantId, created._id, { position }))!);
+      return catalogItem((await this.repo.catalog.updateCatalog(kind, req.tenantId, created._id, { position }))!);
     }
     const set: Partial<CatalogDoc> = { updatedAt: new Date() };
     if (req.name) set.name = checkedName(kind, req.name);
     if (position !== undefined) set.position = position;
     try {
-      const updated = await this.repo.updateCatalog(kind, req.tenantId, req.id, set);
+      const updated = await this.repo.catalog.updateCatalog(kind, req.tenantId, req.id, set);
       if (!updated) throw notFound(kind);
       return catalogItem(updated);
     } catch (err) {
@@ -82,26 +83,26 @@ export class CatalogService {
   /** Deletes a kanban column or reason; the tickets that carried it no longer do. */
   async delete(req: proto.tickets.DeleteCatalogItemRequest__Output): Promise<proto.tickets.DeleteCatalogItemResponse__Output> {
     if (req.kind !== 'kanban' && req.kind !== 'reason') throw validation('Invalid kind', [{ field: 'kind', message: 'must be kanban or reason' }]);
-    const done = await this.repo.deleteCatalog(req.kind, req.tenantId, req.id);
+    const done = await this.repo.catalog.deleteCatalog(req.kind, req.tenantId, req.id);
     if (!done) throw notFound(req.kind);
     return { id: req.id, ticketsCleared: done.ticketsCleared };
   }
 
   /** Throws ERR_KANBAN_NOT_FOUND / ERR_REASON_NOT_FOUND unless the id is the tenant's. */
   async requireOne(kind: 'kanban' | 'reason', tenantId: number, id: number): Promise<void> {
-    const [found] = await this.repo.findCatalogIds(kind, tenantId, [id]);
+    const [found] = await this.repo.catalog.findCatalogIds(kind, tenantId, [id]);
     if (!found) throw notFound(kind, `${kind === 'kanban' ? 'Kanban column' : 'Reason'} ${id} not found`);
   }
 
   /** Throws ERR_QUEUE_NOT_FOUND unless the queue is the tenant's. */
   async requireQueue(tenantId: number, queueId: number): Promise<void> {
-    const [found] = await this.repo.findCatalogIds('queue', tenantId, [queueId]);
+    const [found] = await this.repo.catalog.findCatalogIds('queue', tenantId, [queueId]);
     if (!found) throw notFound('queue', `Queue ${queueId} not found`);
   }
 
   /** Throws ERR_TAG_NOT_FOUND naming every id that is not one of the tenant's tags. */
   async requireTags(tenantId: number, tagIds: number[]): Promise<void> {
-    const found = new Set((await this.repo.findCatalogIds('tag', tenantId, tagIds)).map((t) => t._id));
+    const found = new Set((await this.repo.catalog.findCatalogIds('tag', tenantId, tagIds)).map((t) => t._id));
     const missing = tagIds.filter((id) => !found.has(id));
     if (missing.length) throw notFound('tag', `Tag${missing.length > 1 ? 's' : ''} ${missing.join(', ')} not found`);
   }

@@ -1,9 +1,9 @@
 import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
 import type { ContactDoc } from '../db/models';
-import type { TicketsRepository } from '../db/tickets.repository';
+import type { TicketsDatabase } from '../db/repositories';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
-import { iso } from './tickets.service';
+import { iso } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** listContacts answers pages of this many contacts, as listTickets does. */
@@ -35,13 +35,13 @@ type Input = proto.tickets.ContactInput__Output;
  */
 export class ContactsService {
   constructor(
-    private readonly repo: TicketsRepository,
+    private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
   ) {}
 
   async getContact(req: proto.tickets.GetContactRequest__Output): Promise<proto.tickets.ContactRecord> {
-    const contact = await this.repo.findContactByNumber(req.tenantId, requireChannel(req.channelId), normalizeNumber(req.number));
+    const contact = await this.repo.contacts.findContactByNumber(req.tenantId, requireChannel(req.channelId), normalizeNumber(req.number));
     if (!contact) throw notFound('contact', 'No contact with this number on the channel');
     return toContactRecord(contact);
   }
@@ -67,8 +67,8 @@ export class ContactsService {
       createdAt: now,
       updatedAt: now,
     };
-    if (await this.repo.insertContact(doc)) return { contact: toContactRecord(doc), created: true };
-    const existing = await this.repo.findContactByNumber(req.tenantId, channelId, number);
+    if (await this.repo.contacts.insertContact(doc)) return { contact: toContactRecord(doc), created: true };
+    const existing = await this.repo.contacts.findContactByNumber(req.tenantId, channelId, number);
     if (existing && set.externalKey && existing.externalKey === set.externalKey) return { contact: toContactRecord(existing), created: false };
     throw conflict('ERR_CONTACT_EXISTS', 'The channel has a contact with this number already; change it with updateContact');
   }
@@ -78,15 +78,15 @@ export class ContactsService {
     const channelId = requireChannel(req.channelId);
     const number = normalizeNumber(req.number);
     const set = fieldsOf(req);
-    const updated = await this.repo.updateContactByNumber(req.tenantId, channelId, number, { ...set, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactByNumber(req.tenantId, channelId, number, { ...set, updatedAt: new Date() });
     if (!updated) throw notFound('contact', 'No contact with this number on the channel');
-    if (set.name !== undefined) await this.repo.renameContactOnTickets(req.tenantId, updated._id, updated.name);
+    if (set.name !== undefined) await this.repo.tickets.renameContactOnTickets(req.tenantId, updated._id, updated.name);
     return toContactRecord(updated);
   }
 
   /** A contact of the tenant by id; another tenant's → 404 ERR_CONTACT_NOT_FOUND. */
   async getContactById(req: proto.tickets.ContactByIdRequest__Output): Promise<proto.tickets.ContactRecord> {
-    const contact = await this.repo.findContactById(req.tenantId, req.contactId);
+    const contact = await this.repo.contacts.findContactById(req.tenantId, req.contactId);
     if (!contact) throw notFound('contact');
     return toContactRecord(contact);
   }
@@ -94,7 +94,7 @@ export class ContactsService {
   /** The contact's kanban column (a column of the tenant: 404 ERR_KANBAN_NOT_FOUND otherwise); absent clears it. */
   async setKanban(req: proto.tickets.SetContactKanbanRequest__Output): Promise<proto.tickets.ContactRecord> {
     if (req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
-    const updated = await this.repo.updateContactById(req.tenantId, req.contactId, { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, req.contactId, { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
   }
@@ -109,7 +109,7 @@ export class ContactsService {
       throw validation('Invalid wallet', [{ field: 'walletIds', message: `at most ${MAX_WALLET} positive ids` }]);
     }
     await Promise.all(walletIds.map((userId) => this.users.requireUser(req.tenantId, userId)));
-    const updated = await this.repo.updateContactById(req.tenantId, req.contactId, { walletIds, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, req.contactId, { walletIds, updatedAt: new Date() });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
   }
@@ -119,8 +119,8 @@ export class ContactsService {
     if (req.tagId !== undefined) await this.catalog.requireTags(req.tenantId, [req.tagId]);
     const query = { tenantId: req.tenantId, search: req.search, tagId: req.tagId };
     const [contacts, count] = await Promise.all([
-      this.repo.listContacts(query, (page - 1) * CONTACTS_PAGE_SIZE, CONTACTS_PAGE_SIZE),
-      this.repo.countContacts(query),
+      this.repo.contacts.listContacts(query, (page - 1) * CONTACTS_PAGE_SIZE, CONTACTS_PAGE_SIZE),
+      this.repo.contacts.countContacts(query),
     ]);
     return { contacts: contacts.map(toContactRecord), count, hasMore: page * CONTACTS_PAGE_SIZE < count, page, pageSize: CONTACTS_PAGE_SIZE };
   }

@@ -1,6 +1,6 @@
 import { conflict, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { NoteDoc } from '../db/models';
-import type { TicketsRepository } from '../db/tickets.repository';
+import type { TicketsDatabase } from '../db/repositories';
 import type { TenantUsers } from './users';
 
 const MAX_NOTE = 10_000;
@@ -13,7 +13,7 @@ const KEY_WAIT_MS = 2_000;
 /** Internal notes on a ticket, for agents; never sent to the contact. */
 export class NotesService {
   constructor(
-    private readonly repo: TicketsRepository,
+    private readonly repo: TicketsDatabase,
     private readonly users: TenantUsers,
   ) {}
 
@@ -32,15 +32,15 @@ export class NotesService {
       .throwIfAny('Invalid note');
 
     const [ticket] = await Promise.all([
-      this.repo.findTicket(req.tenantId, req.ticketId),
+      this.repo.tickets.findTicket(req.tenantId, req.ticketId),
       req.userId !== undefined && this.users.requireUser(req.tenantId, req.userId),
     ]);
     if (!ticket) throw notFound('ticket');
 
     const id = await this.repo.nextId('note');
     const keyId = idFront ? `${req.tenantId}:${idFront}` : '';
-    if (keyId && !(await this.repo.claimNoteKey(keyId, id))) {
-      const key = await this.repo.findNoteKey(keyId);
+    if (keyId && !(await this.repo.claims.noteKeys.claim({ _id: keyId, noteId: id, createdAt: new Date() }))) {
+      const key = await this.repo.claims.noteKeys.find(keyId);
       const existing = key && (await this.awaitNote(req.tenantId, key.noteId));
       if (!existing) throw conflict('ERR_NOTE_CREATION_IN_PROGRESS', 'A note with this idFront is being created; retry');
       return toNote(existing);
@@ -55,10 +55,10 @@ export class NotesService {
       createdAt: new Date(),
     };
     try {
-      await this.repo.insertNote(doc);
+      await this.repo.notes.insertNote(doc);
     } catch (err) {
       // Nothing was stored: free the idFront so that a retry creates the note.
-      if (keyId) await this.repo.releaseNoteKey(keyId, id);
+      if (keyId) await this.repo.claims.noteKeys.release(keyId, { noteId: id });
       throw err;
     }
     return toNote(doc);
@@ -68,7 +68,7 @@ export class NotesService {
   async updateNote(req: proto.tickets.UpdateNoteRequest__Output): Promise<proto.tickets.Note> {
     const notes = req.notes.trim();
     if (!notes || notes.length > MAX_NOTE) throw validation('Invalid note', [{ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` }]);
-    const updated = await this.repo.updateNote(req.tenantId, req.noteId, notes);
+    const updated = await this.repo.notes.updateNote(req.tenantId, req.noteId, notes);
     if (!updated) throw notFound('note');
     return toNote(updated);
   }
@@ -77,19 +77,24 @@ export class NotesService {
   async listNotes(req: proto.tickets.ListNotesRequest__Output): Promise<proto.tickets.NotePage> {
     const page = Math.max(1, req.page || 1);
     const [ticket, notes, count] = await Promise.all([
-      this.repo.findTicket(req.tenantId, req.ticketId),
-      this.repo.listNotes(req.tenantId, req.ticketId, (page - 1) * NOTES_PAGE_SIZE, NOTES_PAGE_SIZE),
-      this.repo.countNotes(req.tenantId, req.ticketId),
+      this.repo.tickets.findTicket(req.tenantId, req.ticketId),
+      this.repo.notes.listNotes(req.tenantId, req.ticketId, (page - 1) * NOTES_PAGE_SIZE, NOTES_PAGE_SIZE),
+      this.repo.notes.countNotes(req.tenantId, req.ticketId),
     ]);
     if (!ticket) throw notFound('ticket');
     return { notes: notes.map(toNote), count, hasMore: page * NOTES_PAGE_SIZE < count, page, pageSize: NOTES_PAGE_SIZE };
+  }
+
+  /** A ticket's first notes, oldest first, at most `limit` (GraphQL's Ticket.notes): the tenant's only. */
+  firstNotes(tenantId: number, ticketId: number, limit = 100): Promise<NoteDoc[]> {
+    return this.repo.notes.listNotes(tenantId, ticketId, 0, Math.min(Math.max(1, limit), 100));
   }
 
   /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */
   private async awaitNote(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const note = await this.repo.findNote(tenantId, id);
+      const note = await this.repo.notes.findNote(tenantId, id);
       if (note || Date.now() >= deadline) return note;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

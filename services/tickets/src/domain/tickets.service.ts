@@ -1,9 +1,11 @@
-import { conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
+import { checkPageSize, conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
-import type { TicketsRepository } from '../db/tickets.repository';
-import { TICKET_STATUSES, type ContactDoc, type PauseDoc, type TicketDoc, type TicketStatus } from '../db/models';
+import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
+import type { TicketsDatabase } from '../db/repositories';
+import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
+import { toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
@@ -14,22 +16,20 @@ const KEY_WAIT_MS = 2_000;
 export const DEFAULT_STATUS: TicketStatus = 'open';
 /** listTickets answers pages of this many tickets (the seed fixes only pageNumber). */
 export const TICKETS_PAGE_SIZE = 20;
+/** The dashboard's pages (GraphQL `first`) hold at most this many tickets. */
+export const DASHBOARD_MAX_PAGE = 100;
+const MAX_SEARCH = 200;
 /** showallticket answers at most this many tickets of a contact, newest first. */
 export const CONTACT_TICKETS_LIMIT = 200;
-/** The pause log answers pages of this many pauses, as listTickets does. */
-export const PAUSES_PAGE_SIZE = 20;
-const MAX_PAUSE_REASON = 500;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
 const STALE_OPEN_CLAIM_MS = 60_000;
 const MAX_CONTACT_NAME = 200;
-/** Open or pending: what a pause may start on. */
-const NOT_CLOSED = { status: { $ne: 'closed' as const } };
 
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
 export class TicketsService {
   constructor(
-    private readonly repo: TicketsRepository,
+    private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
   ) {}
@@ -52,10 +52,10 @@ export class TicketsService {
 
     const id = await this.repo.nextId('ticket');
     const keyId = req.externalKey ? `${req.tenantId}:${req.externalKey}` : '';
-    if (keyId && !(await this.repo.claimKey(keyId, id))) {
-      const key = await this.repo.findKey(keyId);
+    if (keyId && !(await this.repo.claims.ticketKeys.claim({ _id: keyId, ticketId: id, createdAt: new Date() }))) {
+      const key = await this.repo.claims.ticketKeys.find(keyId);
       const stillFresh = key && key.createdAt.getTime() > Date.now() - CREATE_KEY_WINDOW_MS;
-      if (stillFresh || !(await this.repo.takeOverExpiredKey(keyId, new Date(Date.now() - CREATE_KEY_WINDOW_MS), id))) {
+      if (stillFresh || !(await this.repo.claims.ticketKeys.takeOver(keyId, { createdAt: { $lt: new Date(Date.now() - CREATE_KEY_WINDOW_MS) } }, { ticketId: id, createdAt: new Date() }))) {
         // A concurrent call may hold the key and not have inserted its ticket yet: wait for it.
         const existing = key && (await this.awaitTicket(req.tenantId, key.ticketId));
         if (!existing) throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', 'A ticket with this externalKey is being created');
@@ -64,7 +64,7 @@ export class TicketsService {
     }
 
     try {
-      const contact = await this.repo.findOrCreateContact(req.tenantId, req.channelId, number, email);
+      const contact = await this.repo.contacts.findOrCreateContact(req.tenantId, req.channelId, number, email);
       const ticket: TicketDoc = {
         ...newTicketDoc(id, req.tenantId, contact, (req.status || DEFAULT_STATUS) as TicketStatus),
         userId: req.userId ?? null,
@@ -75,10 +75,10 @@ export class TicketsService {
         value: req.value ?? null,
         externalKey: req.externalKey,
       };
-      await this.repo.insertTicket(ticket);
+      await this.repo.tickets.insertTicket(ticket);
       return { ticket: toTicket(ticket), created: true };
     } catch (err) {
-      if (keyId) await this.repo.releaseKey(keyId, id);
+      if (keyId) await this.repo.claims.ticketKeys.release(keyId, { ticketId: id });
       throw err;
     }
   }
@@ -89,13 +89,13 @@ export class TicketsService {
    * not duplicated, by the retry).
    */
   async discardTicket(req: proto.tickets.DiscardTicketRequest__Output): Promise<proto.tickets.DiscardTicketResponse> {
-    const ticket = await this.repo.findTicket(req.tenantId, req.ticketId);
+    const ticket = await this.repo.tickets.findTicket(req.tenantId, req.ticketId);
     if (!ticket) return { discarded: false };
-    await this.repo.deleteTicket(req.tenantId, req.ticketId);
-    if (ticket.externalKey) await this.repo.releaseKey(`${req.tenantId}:${ticket.externalKey}`, ticket._id);
+    await this.repo.tickets.deleteTicket(req.tenantId, req.ticketId);
+    if (ticket.externalKey) await this.repo.claims.ticketKeys.release(`${req.tenantId}:${ticket.externalKey}`, { ticketId: ticket._id });
     // A ticket OpenForContact opened (a send by number that was then refused) holds the claim on
     // the contact's next ticket: freed, or the contact's next open would wait for this one.
-    await this.repo.releaseOpenClaimsOf(ticket._id);
+    await this.repo.claims.opens.releaseAll({ ticketId: ticket._id });
     return { discarded: true };
   }
 
@@ -118,7 +118,7 @@ export class TicketsService {
     const inboundAt = inboundTime(req.inboundAt);
 
     if (req.pinTicketId !== undefined) {
-      const ticket = await this.repo.findTicket(tenantId, req.pinTicketId);
+      const ticket = await this.repo.tickets.findTicket(tenantId, req.pinTicketId);
       const sameContact = number ? ticket?.contact.number === number : ticket?.contact.email === email;
       if (!ticket || ticket.channelId !== channelId || !sameContact) {
         throw notFound('ticket', `Ticket ${req.pinTicketId} is not a ticket of this contact on channel ${channelId}`);
@@ -126,47 +126,47 @@ export class TicketsService {
       if (inboundAt) {
         // An incoming message on a ticket the caller chose (a survey answer, even on a closed
         // ticket): the contact's window moves, the ticket stays as it is.
-        const contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email);
-        await this.repo.recordContactInbound(contact, inboundAt);
-        const noted = ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt ? ticket : await this.repo.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } });
+        const contact = await this.repo.contacts.findOrCreateContact(tenantId, channelId, number, email);
+        await this.repo.contacts.recordContactInbound(contact, inboundAt);
+        const noted = ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt ? ticket : await this.repo.tickets.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } });
         return { ticket: toTicket(noted ?? ticket), created: false };
       }
       if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', `Ticket ${ticket._id} is closed`);
       return { ticket: toTicket(ticket), created: false };
     }
 
-    let contact = await this.repo.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
+    let contact = await this.repo.contacts.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
     // An incoming message: the contact's window is on the contact (for its next tickets) and on the
     // ticket the message goes to (read by a send with the ticket, in the same lookup).
-    if (inboundAt) contact = await this.repo.recordContactInbound(contact, inboundAt);
+    if (inboundAt) contact = await this.repo.contacts.recordContactInbound(contact, inboundAt);
     const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> => {
       if (!inboundAt || (ticket.contact.lastInboundAt && ticket.contact.lastInboundAt >= inboundAt)) return ticket;
-      return (await this.repo.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } })) ?? ticket;
+      return (await this.repo.tickets.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } })) ?? ticket;
     };
     // A second round covers a ticket that closed while this call waited for it.
     for (let round = 0; round < 2; round++) {
       // The last ticket is read before the current one: a ticket another caller opens between the
       // two reads is then either seen as current, or claimed under the same last id (and awaited).
-      const last = await this.repo.lastTicketIdOfContact(tenantId, contact._id);
-      const current = await this.repo.findCurrentTicketOfContact(tenantId, contact._id);
+      const last = await this.repo.tickets.lastTicketIdOfContact(tenantId, contact._id);
+      const current = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
       if (current) return { ticket: toTicket(await withInbound(current)), created: false };
 
       const claimId = `${tenantId}:${contact._id}:${last ?? 0}`;
       const id = await this.repo.nextId('ticket');
       const mine =
-        (await this.repo.claimOpen(claimId, id)) ||
-        (await this.repo.takeOverStaleOpenClaim(claimId, new Date(Date.now() - STALE_OPEN_CLAIM_MS), id));
+        (await this.repo.claims.opens.claim({ _id: claimId, ticketId: id, createdAt: new Date() })) ||
+        (await this.repo.claims.opens.takeOver(claimId, { createdAt: { $lt: new Date(Date.now() - STALE_OPEN_CLAIM_MS) } }, { ticketId: id, createdAt: new Date() }));
       if (mine) {
         const ticket = newTicketDoc(id, tenantId, contact, 'pending');
         try {
-          await this.repo.insertTicket(ticket);
+          await this.repo.tickets.insertTicket(ticket);
         } catch (err) {
-          await this.repo.releaseOpenClaim(claimId, id);
+          await this.repo.claims.opens.release(claimId, { ticketId: id });
           throw err;
         }
         return { ticket: toTicket(ticket), created: true };
       }
-      const claim = await this.repo.findOpenClaim(claimId);
+      const claim = await this.repo.claims.opens.find(claimId);
       const opened = claim && (await this.awaitTicket(tenantId, claim.ticketId));
       if (opened && opened.status !== 'closed') return { ticket: toTicket(await withInbound(opened)), created: false };
     }
@@ -177,14 +177,14 @@ export class TicketsService {
   private async awaitTicket(tenantId: number, id: number, waitMs = KEY_WAIT_MS) {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const ticket = await this.repo.findTicket(tenantId, id);
+      const ticket = await this.repo.tickets.findTicket(tenantId, id);
       if (ticket || Date.now() >= deadline) return ticket;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
 
   async getTicket(tenantId: number, id: number) {
-    const ticket = await this.repo.findTicket(tenantId, id);
+    const ticket = await this.repo.tickets.findTicket(tenantId, id);
     if (!ticket) throw notFound('ticket');
     return toTicket(ticket);
   }
@@ -223,10 +223,10 @@ export class TicketsService {
     if (req.botBuilderStatus !== undefined) set.botBuilderStatus = req.botBuilderStatus;
     if (req.llmAssistantStatus !== undefined) set.llmAssistantStatus = req.llmAssistantStatus;
     if (req.workflowStatus !== undefined) set.workflowStatus = req.workflowStatus;
-    const updated = await this.repo.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
+    const updated = await this.repo.tickets.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
     if (!updated) throw notFound('ticket');
     // Closing ended the ticket's pause: its log entry ends too.
-    if (req.status === 'closed') await this.repo.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!);
+    if (req.status === 'closed') await this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!);
     return toTicket(updated);
   }
 
@@ -242,22 +242,50 @@ export class TicketsService {
       queueIds: req.queueIds,
       channelIds: req.channelIds,
     };
-    const { tickets, count } = await this.repo.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
+    const { tickets, count } = await this.repo.listing.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
     return { tickets: tickets.map(toTicket), count, hasMore: page * TICKETS_PAGE_SIZE < count, page, pageSize: TICKETS_PAGE_SIZE };
+  }
+
+  /**
+   * The dashboard's page of a tenant's tickets (GraphQL): `first` at most DASHBOARD_MAX_PAGE, the
+   * search at most 200 characters, the tenant's tickets only.
+   */
+  async pageTickets(query: TicketQuery, offset: number, first: number): Promise<{ tickets: TicketDoc[]; count: number }> {
+    checkPageSize(first, DASHBOARD_MAX_PAGE);
+    if (query.search && query.search.length > MAX_SEARCH) throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
+    return this.repo.listing.pageTickets(query, offset, first);
+  }
+
+  /** A tenant's tickets counted by status, queue or channel. */
+  countTicketsBy(tenantId: number, field: TicketGrouping) {
+    return this.repo.listing.countTicketsBy(tenantId, field);
+  }
+
+  /** The tenant's ticket as stored, or null when the tenant has no such ticket. */
+  findTicket(tenantId: number, id: number): Promise<TicketDoc | null> {
+    return this.repo.tickets.findTicket(tenantId, id);
+  }
+
+  /**
+   * A ticket another subgraph names by id (a federated reference): the referring entity, already
+   * read within its tenant, is what scopes it.
+   */
+  findReferencedTicket(id: number): Promise<TicketDoc | null> {
+    return this.repo.tickets.findTicketById(id);
   }
 
   /** showticket (`all` false) and showallticket (`all` true). */
   async findContactTickets(req: proto.tickets.FindContactTicketsRequest__Output): Promise<proto.tickets.ContactTickets> {
     const number = normalizeNumber(req.number);
-    if (req.all) return { tickets: (await this.repo.listTicketsOfNumber(req.tenantId, number, CONTACT_TICKETS_LIMIT)).map(toTicket) };
-    const current = await this.repo.findCurrentTicketOfNumber(req.tenantId, number);
+    if (req.all) return { tickets: (await this.repo.tickets.listTicketsOfNumber(req.tenantId, number, CONTACT_TICKETS_LIMIT)).map(toTicket) };
+    const current = await this.repo.tickets.findCurrentTicketOfNumber(req.tenantId, number);
     if (!current) throw notFound('ticket', 'No open or pending ticket for this number');
     return { tickets: [toTicket(current)] };
   }
 
   async setQueue(tenantId: number, ticketId: number, queueId: number) {
     await this.catalog.requireQueue(tenantId, queueId);
-    const updated = await this.repo.updateTicket(tenantId, ticketId, { $set: { queueId, updatedAt: new Date() } });
+    const updated = await this.repo.tickets.updateTicket(tenantId, ticketId, { $set: { queueId, updatedAt: new Date() } });
     if (!updated) throw notFound('ticket');
     return toTicket(updated);
   }
@@ -267,13 +295,13 @@ export class TicketsService {
     const ids = [...new Set(tagIds)];
     if (!ids.length) throw validation('No tag to add', [{ field: 'tagIds', message: 'give tagId or a non-empty tagIds' }]);
     await this.catalog.requireTags(tenantId, ids);
-    const updated = await this.repo.updateTicket(tenantId, ticketId, {
+    const updated = await this.repo.tickets.updateTicket(tenantId, ticketId, {
       $addToSet: { tagIds: { $each: ids } },
       $set: { updatedAt: new Date() },
     });
     if (!updated) throw notFound('ticket');
     // The contact carries its tickets' tags (listContacts' tagId).
-    await this.repo.addContactTags(tenantId, updated.contactId, ids);
+    await this.repo.contacts.addContactTags(tenantId, updated.contactId, ids);
     return toTicket(updated);
   }
 
@@ -284,98 +312,26 @@ export class TicketsService {
   async setTags(tenantId: number, ticketId: number, tagIds: number[]) {
     const ids = [...new Set(tagIds)];
     if (ids.length) await this.catalog.requireTags(tenantId, ids);
-    const before = await this.repo.findTicket(tenantId, ticketId);
+    const before = await this.repo.tickets.findTicket(tenantId, ticketId);
     if (!before) throw notFound('ticket');
-    const updated = await this.repo.updateTicket(tenantId, ticketId, { $set: { tagIds: ids, updatedAt: new Date() } });
+    const updated = await this.repo.tickets.updateTicket(tenantId, ticketId, { $set: { tagIds: ids, updatedAt: new Date() } });
     if (!updated) throw notFound('ticket');
-    if (ids.length) await this.repo.addContactTags(tenantId, updated.contactId, ids);
-    for (const removed of before.tagIds.filter((id) => !ids.includes(id))) await this.repo.dropContactTagIfUnused(tenantId, updated.contactId, removed);
+    if (ids.length) await this.repo.contacts.addContactTags(tenantId, updated.contactId, ids);
+    for (const removed of before.tagIds.filter((id) => !ids.includes(id))) await this.repo.contacts.dropContactTagIfUnused(tenantId, updated.contactId, removed);
     return toTicket(updated);
   }
 
   /** Removing a tag the ticket does not have is a no-op; an unknown tag is 404. */
   async removeTag(tenantId: number, ticketId: number, tagId: number) {
     await this.catalog.requireTags(tenantId, [tagId]);
-    const updated = await this.repo.updateTicket(tenantId, ticketId, { $pull: { tagIds: tagId }, $set: { updatedAt: new Date() } });
+    const updated = await this.repo.tickets.updateTicket(tenantId, ticketId, { $pull: { tagIds: tagId }, $set: { updatedAt: new Date() } });
     if (!updated) throw notFound('ticket');
-    await this.repo.dropContactTagIfUnused(tenantId, updated.contactId, tagId);
+    await this.repo.contacts.dropContactTagIfUnused(tenantId, updated.contactId, tagId);
     return toTicket(updated);
   }
 
-  /**
-   * A pause marks that the agent stopped working the ticket for a while (a break, waiting on a
-   * third party); it leaves `status` as it is and does not stop messages.
-   */
-  async startPause(tenantId: number, ticketId: number, rawReason: string) {
-    const pauseReason = rawReason.trim();
-    if (!pauseReason || pauseReason.length > MAX_PAUSE_REASON) {
-      throw validation('Invalid pause', [{ field: 'pauseReason', message: `is required, at most ${MAX_PAUSE_REASON} characters` }]);
-    }
-    const now = new Date();
-    const updated = await this.repo.updateTicketWhere(
-      tenantId,
-      ticketId,
-      { ...NOT_CLOSED, paused: { $ne: true } },
-      { $set: { paused: true, pauseReason, pausedAt: now, updatedAt: now } },
-    );
-    if (updated) {
-      const entry: PauseDoc = { _id: await this.repo.nextId('pause'), tenantId, ticketId, pauseReason, startedAt: now, endedAt: null, endedBy: '' };
-      try {
-        await this.repo.insertPause(entry);
-      } catch (err) {
-        // Not logged, not paused: the pause this call set is taken back.
-        await this.repo.updateTicketWhere(tenantId, ticketId, { paused: true, pausedAt: now }, { $set: { paused: false, pauseReason: null, pausedAt: null } });
-        throw err;
-      }
-      return toTicket(updated);
-    }
-    const ticket = await this.requireTicket(tenantId, ticketId);
-    if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', 'A closed ticket cannot be paused');
-    throw conflict('ERR_TICKET_ALREADY_PAUSED', `Ticket is already paused since ${iso(ticket.pausedAt)}`);
-  }
-
-  async endPause(tenantId: number, ticketId: number) {
-    const updated = await this.repo.updateTicketWhere(
-      tenantId,
-      ticketId,
-      { paused: true },
-      { $set: { paused: false, pauseReason: null, pausedAt: null, updatedAt: new Date() } },
-    );
-    if (updated) {
-      await this.repo.endPauses(tenantId, ticketId, 'end', updated.updatedAt);
-      return toTicket(updated);
-    }
-    await this.requireTicket(tenantId, ticketId);
-    throw conflict('ERR_TICKET_NOT_PAUSED', 'Ticket is not paused');
-  }
-
-  /** The pause log of one ticket of the tenant, oldest first. */
-  async listPauses(req: proto.tickets.ListPausesRequest__Output): Promise<proto.tickets.PausePage> {
-    const page = Math.max(1, req.page || 1);
-    const [ticket, pauses, count] = await Promise.all([
-      this.repo.findTicket(req.tenantId, req.ticketId),
-      this.repo.listPauses(req.tenantId, req.ticketId, (page - 1) * PAUSES_PAGE_SIZE, PAUSES_PAGE_SIZE),
-      this.repo.countPauses(req.tenantId, req.ticketId),
-    ]);
-    if (!ticket) throw notFound('ticket');
-    return {
-      pauses: pauses.map((p) => ({
-        id: p._id,
-        ticketId: p.ticketId,
-        pauseReason: p.pauseReason,
-        startedAt: iso(p.startedAt),
-        endedAt: iso(p.endedAt),
-        endedBy: p.endedBy ?? '',
-      })),
-      count,
-      hasMore: page * PAUSES_PAGE_SIZE < count,
-      page,
-      pageSize: PAUSES_PAGE_SIZE,
-    };
-  }
-
   private async requireTicket(tenantId: number, ticketId: number): Promise<TicketDoc> {
-    const ticket = await this.repo.findTicket(tenantId, ticketId);
+    const ticket = await this.repo.tickets.findTicket(tenantId, ticketId);
     if (!ticket) throw notFound('ticket');
     return ticket;
   }
@@ -429,40 +385,3 @@ function contactKey(raw: string): string {
   return key;
 }
 
-export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
-const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
-
-export function toTicket(t: TicketDoc): proto.tickets.Ticket {
-  return {
-    id: t._id,
-    tenantId: t.tenantId,
-    channelId: t.channelId,
-    status: t.status,
-    contact: { id: t.contactId, number: t.contact.number, name: t.contact.name, email: t.contact.email, lastInboundAt: iso(t.contact.lastInboundAt) },
-    userId: opt(t.userId),
-    queueId: opt(t.queueId),
-    chatFlowId: opt(t.chatFlowId),
-    kanbanId: opt(t.kanbanId),
-    reasonId: opt(t.reasonId),
-    value: opt(t.value),
-    externalKey: t.externalKey,
-    botBuilderStatus: t.botBuilderStatus,
-    llmAssistantStatus: t.llmAssistantStatus,
-    workflowStatus: t.workflowStatus,
-    tagIds: t.tagIds,
-    createdAt: iso(t.createdAt),
-    updatedAt: iso(t.updatedAt),
-    closedAt: iso(t.closedAt),
-    paused: t.paused ?? false,
-    pauseReason: t.pauseReason ?? '',
-    pausedAt: iso(t.pausedAt),
-    evaluation: t.evaluation?.sentAt
-      ? {
-          sentAt: iso(t.evaluation.sentAt),
-          messageId: t.evaluation.messageId,
-          answer: t.evaluation.answer ?? '',
-          answeredAt: iso(t.evaluation.answeredAt),
-        }
-      : null,
-  };
-}

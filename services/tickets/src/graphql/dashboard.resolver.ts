@@ -1,23 +1,17 @@
-import { checkPageSize, offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
+import { offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { TicketsRepository } from '../db/tickets.repository';
-import type { TicketsService } from '../domain/tickets.service';
+import { DASHBOARD_MAX_PAGE, type TicketsService } from '../domain/tickets.service';
 import { TicketConnection, TicketCounts } from './dashboard.type';
 import { toGraphTicket } from './ticket.resolver';
 import { Ticket, TicketStatus } from './ticket.type';
 
-const MAX_PAGE = 100;
-
 /**
- * The dashboard's ticket list, counts and actions. Actions go through the same domain service as
- * the REST facade's gRPC calls, so the same rules apply (unknown queue or tag 404, …).
+ * The dashboard's ticket list, counts and actions, all through the same domain service as the REST
+ * facade's gRPC calls, so the same rules apply (tenant scope, bounds, unknown queue or tag 404, …).
  */
 @Resolver()
 export class DashboardResolver {
-  constructor(
-    private readonly repo: TicketsRepository,
-    private readonly service: TicketsService,
-  ) {}
+  constructor(private readonly service: TicketsService) {}
 
   @Query(() => TicketConnection, { description: "A tenant's tickets, newest activity first, filtered." })
   async tickets(
@@ -28,11 +22,9 @@ export class DashboardResolver {
     @Arg('tagId', () => Int, { nullable: true }) tagId: number | null,
     @Arg('userId', () => Int, { nullable: true }) userId: number | null,
     @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number or e-mail." }) search: string | null,
-    @Arg('first', () => Int, { defaultValue: 20, description: `At most ${MAX_PAGE}.` }) first: number,
+    @Arg('first', () => Int, { defaultValue: 20, description: `At most ${DASHBOARD_MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<TicketConnection> {
-    checkPageSize(first, MAX_PAGE);
-    if (search && search.length > 200) throw validation('Invalid search', [{ field: 'search', message: 'at most 200 characters' }]);
     const offset = readOffsetCursor(after);
     const query = {
       tenantId,
@@ -43,7 +35,7 @@ export class DashboardResolver {
       tagId: tagId ?? undefined,
       userId: userId ?? undefined,
     };
-    const { tickets: docs, count: totalCount } = await this.repo.pageTickets(query, offset, first);
+    const { tickets: docs, count: totalCount } = await this.service.pageTickets(query, offset, first);
     const next = offset + docs.length;
     return {
       nodes: docs.map(toGraphTicket),
@@ -55,7 +47,7 @@ export class DashboardResolver {
   @Query(() => TicketCounts, { description: "A tenant's tickets counted by status, queue and channel." })
   async ticketCounts(@Arg('tenantId', () => Int) tenantId: number): Promise<TicketCounts> {
     const [byStatus, byQueue, byChannel] = await Promise.all(
-      (['status', 'queueId', 'channelId'] as const).map((field) => this.repo.countTicketsBy(tenantId, field)),
+      (['status', 'queueId', 'channelId'] as const).map((field) => this.service.countTicketsBy(tenantId, field)),
     );
     const text = (groups: Array<{ key: string | number | null; count: number }>) =>
       groups.map((g) => ({ key: g.key === null ? null : String(g.key), count: g.count }));
@@ -119,7 +111,7 @@ export class DashboardResolver {
   }
 
   private async reread(tenantId: number, ticketId: number): Promise<Ticket> {
-    const doc = await this.repo.findTicket(tenantId, ticketId);
+    const doc = await this.service.findTicket(tenantId, ticketId);
     if (!doc) throw validation('Ticket vanished', []);
     return toGraphTicket(doc);
   }

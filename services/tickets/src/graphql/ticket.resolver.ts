@@ -1,7 +1,8 @@
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TicketDoc } from '../db/models';
-import type { TicketsRepository } from '../db/tickets.repository';
-import { toTicket } from '../domain/tickets.service';
+import type { NotesService } from '../domain/notes.service';
+import { toTicket } from '../domain/ticket-view';
+import type { TicketsService } from '../domain/tickets.service';
 import { TicketNote } from './dashboard.type';
 import { Ticket } from './ticket.type';
 
@@ -12,17 +13,20 @@ export const toGraphTicket = (doc: TicketDoc): Ticket => {
 
 @Resolver(() => Ticket)
 export class TicketResolver {
-  constructor(private readonly repo: TicketsRepository) {}
+  constructor(
+    private readonly tickets: TicketsService,
+    private readonly notesService: NotesService,
+  ) {}
 
   @Query(() => Ticket, { nullable: true })
   async ticket(@Arg('tenantId', () => Int) tenantId: number, @Arg('id', () => Int) id: number): Promise<Ticket | null> {
-    const doc = await this.repo.findTicket(tenantId, id);
+    const doc = await this.tickets.findTicket(tenantId, id);
     return doc ? toGraphTicket(doc) : null;
   }
 
   @FieldResolver(() => [TicketNote], { description: 'Internal notes, oldest first (first 100).' })
   async notes(@Root() ticket: Ticket): Promise<TicketNote[]> {
-    return (await this.repo.listNotes(ticket.tenantId, ticket.id, 0, 100)).map((n) => ({
+    return (await this.notesService.firstNotes(ticket.tenantId, ticket.id, 100)).map((n) => ({
       id: n._id,
       notes: n.notes,
       userId: n.userId ?? null,

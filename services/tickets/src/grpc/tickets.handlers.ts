@@ -3,17 +3,19 @@ import type { CatalogService } from '../domain/catalog.service';
 import type { ContactsService } from '../domain/contacts.service';
 import type { EvaluationService } from '../domain/evaluation.service';
 import type { NotesService } from '../domain/notes.service';
+import type { PausesService } from '../domain/pauses.service';
 import type { TicketsService } from '../domain/tickets.service';
 
 export interface TicketsDomain {
   tickets: TicketsService;
   notes: NotesService;
+  pauses: PausesService;
   evaluations: EvaluationService;
   contacts: ContactsService;
   catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({ tickets, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
     OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
@@ -27,8 +29,8 @@ export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog
     AddTags: (req) => tickets.addTags(req.tenantId, req.ticketId, req.tagIds),
     RemoveTag: (req) => tickets.removeTag(req.tenantId, req.ticketId, req.tagId),
     CreateNote: (req) => notes.createNote(req),
-    StartPause: (req) => tickets.startPause(req.tenantId, req.ticketId, req.pauseReason),
-    EndPause: (req) => tickets.endPause(req.tenantId, req.ticketId),
+    StartPause: (req) => pauses.startPause(req.tenantId, req.ticketId, req.pauseReason),
+    EndPause: (req) => pauses.endPause(req.tenantId, req.ticketId),
     BeginEvaluation: (req) => evaluations.begin(req),
     CompleteEvaluation: (req) => evaluations.complete(req),
     AbortEvaluation: (req) => evaluations.abort(req),
@@ -41,7 +43,7 @@ export function ticketsHandlers({ tickets, notes, evaluations, contacts, catalog
     ListQueues: (req) => catalog.page('queue', req),
     ListNotes: (req) => notes.listNotes(req),
     UpdateNote: (req) => notes.updateNote(req),
-    ListPauses: (req) => tickets.listPauses(req),
+    ListPauses: (req) => pauses.listPauses(req),
     ListKanbans: (req) => catalog.page('kanban', req),
     ListReasons: (req) => catalog.page('reason', req),
     SaveCatalogItem: (req) => catalog.save(req),

@@ -1,0 +1,31 @@
+import type { proto } from '@convo/kit';
+import type { MessageDoc } from '../db/models';
+
+export function toMessage(m: MessageDoc): proto.messaging.Message {
+  return {
+    messageId: m._id,
+    tenantId: m.tenantId,
+    ticketId: m.ticketId,
+    channelId: m.channelId,
+    direction: m.direction,
+    body: m.body,
+    status: m.status,
+    providerMessageId: m.providerMessageId ?? '',
+    error: m.error ?? '',
+    mediaUrl: m.mediaUrl ?? '',
+    mimeType: m.mimeType ?? '',
+    fileName: m.fileName ?? '',
+    interactiveType: m.interactiveType ?? '',
+    interactiveJson: m.interactiveJson ?? '',
+    subject: m.subject ?? '',
+    via: m.via ?? '',
+    createdAt: m.createdAt.toISOString(),
+    updatedAt: m.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * E-mail replies stay in the contact's thread: "Re: <their latest subject>". Without one (the
+ * ticket was opened by us) the driver derives a subject from the text.
+ */
+export const replySubject = (subject: string): string => (!subject || /^re:/i.test(subject) ? subject : `Re: ${subject}`);

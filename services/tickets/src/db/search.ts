@@ -1,0 +1,2 @@
+/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
