@@ -155,7 +155,8 @@ describe('fuzzed REST API', () => {
       if (name === 'apiId') return apiId;
       if (name === 'ticketId') return String(typeof p === 'number' ? p : ticketId);
       if (/whatsapp|channel/i.test(name)) return String(typeof p === 'number' ? p : victim.channel);
-      return encodeURIComponent(typeof p === 'string' && p ? p.slice(0, 100) : String(p));
+      // JSON for anything but a string: String() throws on an object without a prototype.
+      return encodeURIComponent(typeof p === 'string' ? p.slice(0, 100) : (JSON.stringify(p) ?? String(p)));
     });
     const qs = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}` : '';
     return `${mesh.gatewayUrl}${path}${qs}`;
