@@ -6,6 +6,10 @@ const lookups = () =>
 /** A bounded map whose entries expire: for lookups that may be a few seconds stale. */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; until: number }>();
+  /** Loads under way, so that the callers missing one key at the same moment share one load. */
+  private readonly loading = new Map<K, Promise<V>>();
+  /** Moves on each clear(): a load begun before it does not store what it read. */
+  private generation = 0;
 
   /** `name` labels the cache's hits and misses in convo_cache_lookups_total; unnamed caches are not counted. */
   constructor(
@@ -38,16 +42,45 @@ export class TtlCache<K, V> {
     this.entries.set(key, { value, until: Date.now() + this.ttlMs });
   }
 
-  /** Returns the cached value, or loads, caches and returns it. Failures are not cached. */
-  async getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
+  /**
+   * Returns the cached value, or loads, caches and returns it. Callers that miss the same key while
+   * it loads wait for that one load (an entry expiring under load is read once, not once per
+   * caller in flight). Failures are not cached: each waiting caller gets the failure, the next loads again.
+   */
+  getOrLoad(key: K, load: () => Promise<V>): Promise<V> {
     const hit = this.get(key);
-    if (hit !== undefined) return hit;
-    const value = await load();
-    this.set(key, value);
-    return value;
+    if (hit !== undefined) return Promise.resolve(hit);
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const generation = this.generation;
+    let started: Promise<V>;
+    try {
+      started = load();
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const loaded: Promise<V> = started.then(
+      (value) => {
+        if (generation === this.generation) this.set(key, value);
+        this.forget(key, loaded);
+        return value;
+      },
+      (err: unknown) => {
+        this.forget(key, loaded);
+        throw err;
+      },
+    );
+    this.loading.set(key, loaded);
+    return loaded;
+  }
+
+  private forget(key: K, load: Promise<V>): void {
+    if (this.loading.get(key) === load) this.loading.delete(key);
   }
 
   clear(): void {
     this.entries.clear();
+    this.loading.clear();
+    this.generation++;
   }
 }
