@@ -117,6 +117,8 @@ const REVOKED_MEMORY_MS = 10 * 60_000;
 export class Authenticator {
   private readonly cache: TtlCache<string, Principal>;
   private readonly revoked = new TtlCache<string, true>(REVOKED_MEMORY_MS, 100_000);
+  /** Resolutions under way: the requests that miss one token at the same moment share one call. */
+  private readonly resolving = new Map<string, Promise<Principal>>();
   private cacheTrusted = false;
   /** Bumped on every revocation and stream change: a resolution that straddles one is not cached. */
   private generation = 0;
@@ -143,11 +145,21 @@ export class Authenticator {
     const key = `${apiId}:${tokenSha256}`;
     const cached = this.cacheTrusted ? this.cache.get(key) : undefined;
     if (cached) return cached;
+    if (!this.cacheTrusted) return this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 });
+    const pending = this.resolving.get(key);
+    if (pending) return pending;
     const generation = this.generation;
-    const principal = await this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 });
-    // A revocation can be seen before the deletion it announces is visible to this read.
-    if (this.cacheTrusted && generation === this.generation && !this.revoked.get(principal.apiId)) this.cache.set(key, principal);
-    return principal;
+    const resolution = this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 }).then(
+      (principal) => {
+        // A revocation can be seen before the deletion it announces is visible to this read.
+        if (this.cacheTrusted && generation === this.generation && !this.revoked.get(principal.apiId)) this.cache.set(key, principal);
+        return principal;
+      },
+    ).finally(() => {
+      if (this.resolving.get(key) === resolution) this.resolving.delete(key);
+    });
+    this.resolving.set(key, resolution);
+    return resolution;
   }
 
   /** onRequest hook of the tenant API: only the super-admin token; an integration token is 403. */
@@ -172,6 +184,7 @@ export class Authenticator {
     for (const id of apiIds) this.revoked.set(id, true);
     this.generation++;
     this.cache.clear();
+    this.resolving.clear();
   }
 
   /** Opens the revocation stream; until it is live, every call is resolved afresh. */
@@ -189,6 +202,7 @@ export class Authenticator {
   private setTrusted(trusted: boolean): void {
     this.generation++;
     this.cache.clear();
+    this.resolving.clear();
     this.cacheTrusted = trusted;
   }
 

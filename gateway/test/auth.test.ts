@@ -61,6 +61,33 @@ describe('Authenticator with the revocation stream', () => {
     expect(t.tenants.ResolveApiToken).toHaveBeenCalledTimes(3);
   });
 
+  it('lets the requests that miss the same token at once share one resolution', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    let release!: () => void;
+    t.answerWith(() => new Promise((resolve) => (release = () => resolve(principal))));
+    const calls = Array.from({ length: 16 }, () => t.call());
+    release();
+    await Promise.all(calls);
+    expect(t.tenants.ResolveApiToken).toHaveBeenCalledTimes(1);
+  });
+
+  it('does not hand a resolution under way to a request that came after a revocation', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    let release!: () => void;
+    t.answerWith(() => new Promise((resolve) => (release = () => resolve(principal))));
+    const before = t.call();
+    t.latest().emit('data', { apiIds: ['api-1'] });
+    t.answerWith(async () => {
+      throw Object.assign(new Error('unknown token'), { code: grpc.status.UNAUTHENTICATED, metadata: new grpc.Metadata() });
+    });
+    const after = t.call();
+    release();
+    await before;
+    await expect(after).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+  });
+
   it('stops using the cache for a revoked integration at once', async () => {
     t.auth.watchRevocations(WATCH);
     t.latest().emit('data', { apiIds: [] });
