@@ -58,6 +58,21 @@ const diff = (after: Map<string, number>, before: Map<string, number>) =>
   new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
 const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const meshCommands = new Map<string, number>();
+
+/** gRPC calls the mesh's processes made, by caller and method (their own client counters). */
+async function grpcCalls(endpoints: Map<string, { http: string }>): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  for (const [name, { http }] of endpoints) {
+    const text = await (await fetch(`${http}/metrics`)).text().catch(() => '');
+    for (const m of text.matchAll(/^grpc_client_handled_total\{([^}]*)\} (\d+)/gm)) {
+      const method = /grpc_method="([^"]+)"/.exec(m[1])?.[1] ?? "?";
+      const key = `${name} → ${method}`;
+      counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
+    }
+  }
+  return counts;
+}
+const meshCalls = new Map<string, number>();
 let deliveredSum = 0;
 let floorCommands = 0;
 let floorSends = 0;
@@ -170,7 +185,7 @@ async function main() {
   // The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the
   // rest into 429s: the bench measures the path, so one token may use all of it here.
   const unlimited = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: 'warn', ...unlimited } });
+  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...unlimited } });
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {
@@ -214,6 +229,7 @@ async function main() {
       const db0 = cpuSnapshot(dbPids());
       const each0 = named.map(({ pid }) => cpuMs(pid));
       const cmd0 = await databaseCommands(mesh.database.metricsUrl);
+      const calls0 = await grpcCalls(mesh.endpoints);
       const t0 = Date.now();
       const m = await load(`${root}/sendMessageByTicket`, headers, bodies);
       const accepted = m.requests - m.failures;
@@ -228,6 +244,7 @@ async function main() {
       perProcess.set('database: PostgreSQL', (perProcess.get('database: PostgreSQL') ?? 0) + dbCpu - ferretCpu);
       deliveredTotal += delivered;
       for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
+      for (const [k, v] of diff(await grpcCalls(mesh.endpoints), calls0)) meshCalls.set(k, (meshCalls.get(k) ?? 0) + v);
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
       // The floor, right after, on the same database and provider.
@@ -247,23 +264,26 @@ async function main() {
     // The accepted answer's latency at half of the mesh's peak, sent at a steady rate (paced.ts),
     // with a provider that answers at once and with one that takes 4 s per call: sends do not wait
     // for providers. The floor at the same rate shows what this machine gives a one-process pipeline.
-    const half = Math.max(1, Math.round(median(meshRuns.map((m) => m.rps)) / 2));
-    const steady = { rate: half, durationS: PACED_S, connections: CONNECTIONS };
-    // Unmeasured first: the peak runs (the floor's 5,000-odd inserts a repetition above all) leave
-    // the database vacuum and analysis to do, which it did during the first measured seconds.
-    const pacedFrom = await engine.count();
-    const warm = await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, { ...steady, durationS: PACED_WARMUP_S });
-    let pacedAccepted = warm.requests - warm.failures;
-    for (const providerMs of [0, 4_000]) {
-      await engine.delay(providerMs);
-      const r = await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, steady);
-      pacedAccepted += r.requests - r.failures;
-      paced.push({ target: 'mesh', providerMs, rate: half, ...r });
+    // BENCH_PACED_SECONDS=0: the peak only (a quicker run, for profiles).
+    if (PACED_S > 0) {
+      const half = Math.max(1, Math.round(median(meshRuns.map((m) => m.rps)) / 2));
+      const steady = { rate: half, durationS: PACED_S, connections: CONNECTIONS };
+      // Unmeasured first: the peak runs (the floor's 5,000-odd inserts a repetition above all) leave
+      // the database vacuum and analysis to do, which it did during the first measured seconds.
+      const pacedFrom = await engine.count();
+      const warm = await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, { ...steady, durationS: PACED_WARMUP_S });
+      let pacedAccepted = warm.requests - warm.failures;
+      for (const providerMs of [0, 4_000]) {
+        await engine.delay(providerMs);
+        const r = await pacedLoad(`${root}/sendMessageByTicket`, headers, bodies, steady);
+        pacedAccepted += r.requests - r.failures;
+        paced.push({ target: 'mesh', providerMs, rate: half, ...r });
+      }
+      await engine.delay(0);
+      // The floor once the mesh has delivered what it accepted (the slow provider's last 4 s of it).
+      await untilDelivered(engine, pacedFrom + pacedAccepted, 120_000);
+      paced.push({ target: 'floor', providerMs: 0, rate: half, ...(await pacedLoad(`http://127.0.0.1:${floor.port}/send`, headers, bodies, steady)) });
     }
-    await engine.delay(0);
-    // The floor once the mesh has delivered what it accepted (the slow provider's last 4 s of it).
-    await untilDelivered(engine, pacedFrom + pacedAccepted, 120_000);
-    paced.push({ target: 'floor', providerMs: 0, rate: half, ...(await pacedLoad(`http://127.0.0.1:${floor.port}/send`, headers, bodies, steady)) });
     floor.child.kill('SIGTERM');
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
     deliveredSum = deliveredTotal;
@@ -287,6 +307,10 @@ async function main() {
   if (meshCommands.size) {
     const per = (n: number) => (n / Math.max(1, deliveredSum)).toFixed(2);
     console.log(`\nDatabase commands per delivered send: mesh ${per(total(meshCommands))} (${[...meshCommands].map(([k, v]) => `${k} ${per(v)}`).join(', ')}), floor ${(floorCommands / Math.max(1, floorSends)).toFixed(2)}`);
+  }
+  console.log('\ngRPC calls per delivered send, by caller and method (0.01 or more):');
+  for (const [key, n] of [...meshCalls].sort((a, b) => b[1] - a[1])) {
+    if (n / Math.max(1, deliveredSum) >= 0.01) console.log(`  ${key.padEnd(48)} ${(n / Math.max(1, deliveredSum)).toFixed(2)}`);
   }
   console.log('\nCPU ms per delivered send, by process:');
   for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
