@@ -97,7 +97,7 @@ export class ConfigureService {
     const kind = feature === 'personas' ? PERSONAS_KIND : PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES].kind;
     const channel = await this.tenants.GetChannel({ tenantId, channelId });
     if (channel.type !== kind) {
-      throw validation(`${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`, undefined, 'ERR_CHANNEL_MISMATCH');
+      throw validation(`${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`, [{ field: 'channelId', message: `must be a ${kind} channel` }], 'ERR_CHANNEL_MISMATCH');
     }
     if (feature === 'personas') return this.personas(action, channel, body);
     return this.profile(PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES], action, channel, body);
