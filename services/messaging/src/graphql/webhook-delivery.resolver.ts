@@ -1,7 +1,7 @@
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
 import { WebhookDeliveryStatusEnum } from './enums';
-import { type InspectionService, MAX_WEBHOOK_DELIVERIES } from '../domain/inspection.service';
+import type { InspectionService } from '../domain/inspection.service';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.type';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
