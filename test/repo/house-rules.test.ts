@@ -96,4 +96,22 @@ describe('the repository', () => {
     });
     expect(long).toEqual([]);
   });
+  it('has every validation error of the services name its field(s) in details', () => {
+    // `validation(message)`, `validation(message, undefined, …)` and `validation(message, [])`: an
+    // ERR_VALIDATION the caller cannot place (docs/decisions.md "Validation").
+    const fieldless = /\bvalidation\(\s*(?:'[^'\n]*'|`[^`\n]*`|"[^"\n]*")\s*(?:\)|,\s*(?:undefined|\[\s*\]))/g;
+    const sources = trackedFiles().filter((file) => /^(services\/[^/]+|gateway)\/src\/.*\.ts$/.test(file));
+    const found = sources.flatMap((file) => [...(readText(file) ?? '').matchAll(fieldless)].map((m) => `${file}: ${m[0]}`));
+    expect(found).toEqual([]);
+    expect('throw validation(`x ${y}`, undefined, \'ERR_X\')'.match(fieldless)).not.toBeNull();
+    expect("validation('x', [{ field: 'a', message: 'b' }])".match(fieldless)).toBeNull();
+  });
+
+  it('has no GraphQL resolver of a service reach a repository: they call the domain services', () => {
+    const resolvers = trackedFiles().filter((file) => /^services\/[^/]+\/src\/graphql\/.*\.ts$/.test(file));
+    expect(resolvers.length).toBeGreaterThan(10);
+    const fromDb = /from\s+['"](?:(?:\.\.\/)+db(?:\/[^'"]*)?|[^'"]*\.repository)['"]/g;
+    const found = resolvers.flatMap((file) => [...(readText(file) ?? '').matchAll(fromDb)].map((m) => `${file}: ${m[0]}`));
+    expect(found).toEqual([]);
+  });
 });

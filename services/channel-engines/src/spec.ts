@@ -52,11 +52,11 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
     const repo = new DeliveriesRepository(db, (err, dropped) => log.error({ err, dropped }, 'provider call records not written; kept for the next try'));
     await repo.init();
     const engines = new EnginesService(createDrivers(settings, db), repo, log, new TemplateCatalogs(settings, config.templateCacheMs));
-    const resolver = new DeliveryResolver(repo, engines);
+    const resolver = new DeliveryResolver(engines);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
       container: { get: () => resolver },
-      references: { Delivery: deliveryReference(repo) },
+      references: { Delivery: deliveryReference(engines) },
     });
     return { handlers: enginesHandlers(engines), schema, close: () => engines.close() };
   },

@@ -6,6 +6,7 @@ import { MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';
 import { IngestService } from './domain/ingest.service';
 import { MediaService } from './domain/media.service';
+import { InspectionService } from './domain/inspection.service';
 import { ReadService } from './domain/read.service';
 import { SendService } from './domain/send.service';
 import { messagingHandlers } from './grpc/messaging.handlers';
@@ -45,17 +46,18 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       log,
       config.channelCacheMs,
     );
+    const inspection = new InspectionService(repo);
     const resolvers = new Map<unknown, unknown>([
-      [MessageResolver, new MessageResolver(repo)],
-      [TicketMessagesResolver, new TicketMessagesResolver(repo)],
-      [WebhookDeliveryResolver, new WebhookDeliveryResolver(repo.outbox)],
-      [DeliveryHealthResolver, new DeliveryHealthResolver(repo)],
+      [MessageResolver, new MessageResolver(inspection)],
+      [TicketMessagesResolver, new TicketMessagesResolver(inspection)],
+      [WebhookDeliveryResolver, new WebhookDeliveryResolver(inspection)],
+      [DeliveryHealthResolver, new DeliveryHealthResolver(inspection)],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
       container: { get: (cls) => resolvers.get(cls) },
       references: {
-        Message: messageReference(repo),
+        Message: messageReference(inspection),
         Ticket: (ref) => ({ id: Number(ref.id), tenantId: Number(ref.tenantId) }),
       },
     });

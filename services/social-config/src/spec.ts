@@ -42,7 +42,7 @@ export const socialConfigService: ServiceSpec<'socialConfig', SocialConfigSettin
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
       container: { get: () => resolver },
-      references: { ChannelProfile: profileReference(repo) },
+      references: { ChannelProfile: profileReference(profiles) },
     });
     return { handlers: socialHandlers(profiles, configure), schema };
   },

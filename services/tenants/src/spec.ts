@@ -24,6 +24,7 @@ import { ChannelAdminResolver } from './graphql/channel-admin.resolver';
 import { TenantDashboardResolver } from './graphql/tenant-dashboard.resolver';
 import { TenantResolver } from './graphql/tenant.resolver';
 import { PaymentsResolver } from './graphql/payments.resolver';
+import { PaymentRecords } from './domain/payments/payment-records';
 import { Tenant } from './graphql/tenant.type';
 
 export interface TenantsConfig {
@@ -108,15 +109,15 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis, targets);
     const payments = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, new GatewayApis(config.paymentApis));
     const resolvers = new Map<unknown, unknown>([
-      [TenantResolver, new TenantResolver(repos.tenants, repos.channels, plans)],
-      [TenantDashboardResolver, new TenantDashboardResolver(repos.tenants, repos.channels, repos.apis, tenants, integrations, channels)],
-      [ChannelAdminResolver, new ChannelAdminResolver(repos.channels, channels)],
-      [PaymentsResolver, new PaymentsResolver(repos.payments)],
+      [TenantResolver, new TenantResolver(tenants, channels, plans)],
+      [TenantDashboardResolver, new TenantDashboardResolver(tenants, plans, integrations, channels)],
+      [ChannelAdminResolver, new ChannelAdminResolver(channels)],
+      [PaymentsResolver, new PaymentsResolver(new PaymentRecords(repos.payments))],
     ]);
     const { schema } = await buildSubgraph({
       ...subgraphTypes,
       container: { get: (cls) => resolvers.get(cls) },
-      references: { Tenant: tenantReference(repos.tenants), Channel: channelReference(repos.channels) },
+      references: { Tenant: tenantReference(tenants), Channel: channelReference(channels) },
     });
     const handlers = tenantsHandlers({
       tenants,

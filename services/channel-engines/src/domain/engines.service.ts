@@ -1,6 +1,11 @@
-import { Issues, providerFailed, validation, type Logger, type proto } from '@convo/kit';
+import { checkPageSize, Issues, providerFailed, validation, type Logger, type proto } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
-import type { DeliveriesRepository } from '../db/deliveries.repository';
+import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
+
+export type { DeliveryDoc };
+
+/** The most provider calls one listing returns. */
+export const MAX_DELIVERIES = 500;
 import type { Driver } from '../drivers/driver';
 import type { TemplateCatalogs } from '../drivers/waba-templates';
 import { WebchatDriver } from '../drivers/webchat.driver';
@@ -23,6 +28,17 @@ export class EnginesService {
   async close(): Promise<void> {
     await Promise.all([...this.drivers.values()].map((d) => d.close?.()));
     await this.deliveries.flush();
+  }
+
+  /** The latest provider calls of a channel, newest first (at most MAX_DELIVERIES). */
+  async listDeliveries(channelId: number, limit: number): Promise<DeliveryDoc[]> {
+    checkPageSize(limit, MAX_DELIVERIES, 'limit');
+    return this.deliveries.listByChannel(channelId, limit);
+  }
+
+  /** One recorded provider call by its id (another subgraph names it). */
+  findDelivery(id: string): Promise<DeliveryDoc | null> {
+    return this.deliveries.findById(id);
   }
 
   kinds(): string[] {

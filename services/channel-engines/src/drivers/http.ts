@@ -80,8 +80,8 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
   return { status, body: parsed };
 }
 
-/** The guarded lookup's refusal, however undici wrapped it. */
-function linkLocalCause(err: unknown): LinkLocalRefused | undefined {
+/** The guarded lookup's refusal, however undici (or the Meta Graph client) wrapped it. */
+export function linkLocalCause(err: unknown): LinkLocalRefused | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof LinkLocalRefused) return e;
   }
@@ -90,7 +90,7 @@ function linkLocalCause(err: unknown): LinkLocalRefused | undefined {
 
 const firstHeader = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
 
-function reasonOf(body: unknown): string {
+export function reasonOf(body: unknown): string {
   if (typeof body === 'string') return body.slice(0, 300) || 'no reason given';
   const b = body as { message?: unknown; error?: unknown } | null;
   const msg = b?.message ?? (typeof b?.error === 'object' && b.error !== null ? (b.error as { message?: unknown }).message : b?.error);

@@ -1,80 +1,105 @@
-import { DomainError, providerFailed } from '@convo/kit';
+import { providerFailed } from '@convo/kit';
+import { type GraphPage, MetaGraphClient, MetaGraphError } from '@convo/kit/meta-graph';
 import type { DriverSettings } from './driver';
-import { requestJson } from './http';
+import { linkLocalCause, reasonOf } from './http';
+import { literalAddressProblem, providerAgent, refusedAddress } from './provider-address';
 
-/** Meta's Graph error envelope: `{ error: { message, type, code, error_subcode, fbtrace_id, ... } }`. */
-interface GraphError {
-  message?: string;
-  type?: string;
-  code?: number;
-  error_subcode?: number;
-  error_user_title?: string;
-  error_user_msg?: string;
-  fbtrace_id?: string;
-  error_data?: { details?: string };
+/** One kit client per settings (one META_GRAPH_URL and timeout), on the guarded provider pool. */
+const clients = new WeakMap<DriverSettings, MetaGraphClient>();
+function clientOf(settings: DriverSettings): MetaGraphClient {
+  let client = clients.get(settings);
+  if (!client) {
+    client = new MetaGraphClient({ baseUrl: settings.metaGraphUrl, timeoutMs: settings.timeoutMs, dispatcher: providerAgent });
+    clients.set(settings, client);
+  }
+  return client;
 }
 
 /**
- * POST {META_GRAPH_URL}/{path} with a bearer token (the WhatsApp business token or the page token).
- * A Graph refusal keeps Meta's own reason and adds what support needs to trace it: code,
- * error_subcode (131047 is the closed 24-hour window) and fbtrace_id.
+ * POST {META_GRAPH_URL}/{path} with a bearer token (the WhatsApp business token or the page token),
+ * through the kit's Meta Graph client. A Graph refusal keeps Meta's own reason and adds what support
+ * needs to trace it: code, error_subcode (131047 is the closed 24-hour window) and fbtrace_id.
  */
 export async function graphPost(settings: DriverSettings, provider: string, path: string, token: string, body: unknown): Promise<unknown> {
+  const client = clientOf(settings);
+  guard(client, provider, path);
   try {
-    const res = await requestJson(`${settings.metaGraphUrl}/${path}`, {
-      body,
-      headers: { authorization: `Bearer ${token}` },
-      timeoutMs: settings.timeoutMs,
-      provider,
-    });
-    return res.body;
+    return await client.post(path, token, body);
   } catch (err) {
-    throw graphRefusal(err, provider) ?? err;
+    throw asDomainError(err, provider);
   }
 }
 
 /** GET {META_GRAPH_URL}/{path} (with its query) with a bearer token; a refusal read as graphPost reads it. */
 export async function graphGet(settings: DriverSettings, provider: string, path: string, token: string): Promise<unknown> {
+  const client = clientOf(settings);
+  guard(client, provider, path);
   try {
-    const res = await requestJson(`${settings.metaGraphUrl}/${path}`, {
-      method: 'GET',
-      headers: { authorization: `Bearer ${token}` },
-      timeoutMs: settings.timeoutMs,
-      provider,
-    });
-    return res.body;
+    return await client.get(path, token);
   } catch (err) {
-    throw graphRefusal(err, provider) ?? err;
+    throw asDomainError(err, provider);
   }
 }
 
-/** requestJson reports a refusal with the parsed answer in details[0].body; Graph's envelope is read from there. */
-function graphRefusal(err: unknown, provider: string): DomainError | undefined {
-  if (!(err instanceof DomainError)) return undefined;
-  const answer = err.details?.[0] as { status?: number; body?: { error?: unknown }; transient?: boolean; retryAfter?: string } | undefined;
-  const e = answer?.body?.error;
-  if (!e || typeof e !== 'object') return undefined;
-  const { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, error_data } = e as GraphError;
+/** The pages of an edge by Meta's `after` cursor (the kit's paging), refusals read as graphGet reads them. */
+export async function* graphPages(
+  settings: DriverSettings,
+  provider: string,
+  path: string,
+  token: string,
+  opts: { maxPages: number; query?: Record<string, string> },
+): AsyncGenerator<GraphPage | null> {
+  const client = clientOf(settings);
+  guard(client, provider, path);
+  try {
+    yield* client.pages(path, token, opts);
+  } catch (err) {
+    throw asDomainError(err, provider);
+  }
+}
+
+/** Trusted is not any address: never a link-local one (provider-address.ts), literal or resolved. */
+function guard(client: MetaGraphClient, provider: string, path: string): void {
+  const literal = literalAddressProblem(client.url(path));
+  if (literal) throw refusedAddress(provider, literal);
+}
+
+/**
+ * The kit's MetaGraphError as this service's provider failure: details[0].transient marks what the
+ * dispatcher retries (no answer, throttling and downtime codes, 5xx, 429 with its Retry-After),
+ * except a refusal that KNOWN_REFUSALS says no retry cures.
+ */
+function asDomainError(err: unknown, provider: string): unknown {
+  if (!(err instanceof MetaGraphError)) return err;
+  if (err.kind !== 'refused') {
+    const refused = linkLocalCause(err.cause);
+    if (refused) return refusedAddress(provider, refused.message);
+    return providerFailed(`${provider} is unreachable: ${err.reason}`, [{ provider, transient: true }]);
+  }
+  const status = err.status!;
+  const e = err.envelope;
+  if (!e) {
+    // No Graph envelope (a proxy's or load balancer's answer): the provider's reason as it came.
+    const what = err.method === 'GET' ? 'request' : 'message';
+    const transient = status >= 500 || status === 429;
+    return providerFailed(`${provider} refused the ${what} (HTTP ${status}): ${reasonOf(err.body)}`, [
+      { provider, status, body: err.body, ...(transient && { transient }), ...(transient && err.retryAfter && { retryAfter: err.retryAfter }) },
+    ]);
+  }
+  const { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, error_data } = e;
   const codes = [code !== undefined && `code ${code}`, error_subcode !== undefined && `subcode ${error_subcode}`].filter(Boolean).join(', ');
   const known = code === undefined ? undefined : KNOWN_REFUSALS[code];
-  // Meta answers its rate limits with HTTP 400 as often as 429: the code says they pass.
-  const transient = RATE_LIMIT_CODES.has(code ?? -1) || (answer!.transient === true && !known);
+  // Meta answers its rate limits with HTTP 400 as often as 429: the kit reads the code.
+  const transient = err.rateLimited || (err.retryable && !known);
   const reason = [known, message ?? 'no reason given', error_data?.details].filter(Boolean).join(': ');
-  return providerFailed(`${provider} refused the message (HTTP ${answer!.status}): ${reason}${codes ? ` (${codes})` : ''}`, [
-    { provider, status: answer!.status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient: transient || undefined, retryAfter: transient ? answer!.retryAfter : undefined },
+  return providerFailed(`${provider} refused the message (HTTP ${status}): ${reason}${codes ? ` (${codes})` : ''}`, [
+    { provider, status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient: transient || undefined, retryAfter: transient ? err.retryAfter : undefined },
   ]);
 }
 
 /**
- * The Cloud API's rate limits (WhatsApp error codes): 4 too many calls by the app, 80007 the
- * WhatsApp Business Account's limit, 130429 the number's throughput, 131048 the spam limit,
- * 131056 too many messages to one contact in a short time. A later attempt may pass: retried with backoff.
- */
-const RATE_LIMIT_CODES = new Set([4, 80007, 130429, 131048, 131056]);
-
-/**
  * Refusals a retry cannot cure, said plainly before Meta's own words: the message fails at once.
- * (WhatsApp error codes of the Cloud API.)
+ * (WhatsApp error codes of the Cloud API.) Throttling codes are the kit's (`@convo/kit/meta-graph`).
  */
 const KNOWN_REFUSALS: Record<number, string> = {
   131047: 'outside the 24-hour window (re-engagement): only an approved template reaches this contact now',

@@ -1,6 +1,6 @@
 import { providerFailed, validation, type proto } from '@convo/kit';
 import type { DriverSettings } from './driver';
-import { graphGet, segment } from './meta-graph';
+import { graphPages, segment } from './meta-graph';
 
 type Template = proto.channelEngines.Template;
 type Channel = proto.channelEngines.ChannelTarget__Output;
@@ -81,22 +81,16 @@ export class TemplateCatalogs {
 
   private async fetch(channel: Channel, key: string): Promise<Catalog> {
     const templates: Template[] = [];
-    let after = '';
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const query = new URLSearchParams({ fields: 'name,language,status,category,components', limit: String(PAGE_SIZE) });
-      if (after) query.set('after', after);
-      const body = (await graphGet(this.settings, 'waba', `${segment(channel.wabaId)}/message_templates?${query}`, channel.bmToken)) as {
-        data?: unknown;
-        paging?: { next?: unknown; cursors?: { after?: unknown } };
-      } | null;
+    const pages = graphPages(this.settings, 'waba', `${segment(channel.wabaId)}/message_templates`, channel.bmToken, {
+      maxPages: MAX_PAGES,
+      query: { fields: 'name,language,status,category,components', limit: String(PAGE_SIZE) },
+    });
+    for await (const body of pages) {
       if (!Array.isArray(body?.data)) throw providerFailed('waba: message_templates answered without a data list');
       for (const t of body.data as MetaTemplate[]) {
         const template = templateOf(t);
         if (template) templates.push(template);
       }
-      const next = body.paging?.cursors?.after;
-      if (!body.paging?.next || typeof next !== 'string' || !next || next === after) break;
-      after = next;
     }
     return { templates, fetchedAt: Date.now(), key };
   }

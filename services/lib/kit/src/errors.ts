@@ -35,8 +35,12 @@ export const validation = (message: string, details?: FieldIssue[], code = 'ERR_
   new DomainError('validation', code, message, details);
 
 /**
- * How every service checks a request's fields (one way, CONVENTIONS "Errors"): collect every
- * problem, so the caller fixes them in one round, then throw them as one validation error.
+ * How every service checks a request's fields (CONVENTIONS "Errors"): collect every problem, so the
+ * caller fixes them in one round, then throw them as one validation error. The rule (docs/development.md
+ * "Validation"): a request's own fields, checked together, go through Issues; a single check that
+ * ends the request at once (one field, or a rule that needs what was read after the fields: the
+ * channel's kind, the template catalog) throws `validation(message, [{ field, message }])` itself.
+ * Either way every validation error names its field(s) in `details`.
  */
 export class Issues {
   readonly list: FieldIssue[] = [];

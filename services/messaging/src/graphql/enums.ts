@@ -1,6 +1,6 @@
 import { domainEnum } from '@convo/kit/graphql/enums';
 import { registerEnumType } from 'type-graphql';
-import { MESSAGE_STATUSES } from '../db/models';
+import { MESSAGE_STATUSES } from '../domain/inspection.service';
 import { ATTEMPT_OUTCOMES, OUTBOX_STATUSES, OUTBOX_TARGETS, type WebhookMethod } from '../outbox/outbox.models';
 
 export const MessageStatusEnum = domainEnum(MESSAGE_STATUSES, 'MessageStatus', 'queued → sent → delivered → read, or failed (incoming messages are delivered).');

@@ -1,7 +1,6 @@
-import { checkPageSize, offsetCursor, readOffsetCursor } from '@convo/kit';
+import { offsetCursor, readOffsetCursor } from '@convo/kit';
 import { Arg, Directive, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import type { MessagesRepository } from '../db/messages.repository';
-import type { MessageDoc } from '../db/models';
+import { type InspectionService, type MessageDoc, MAX_MESSAGE_PAGE, TICKET_MESSAGES_LIMIT } from '../domain/inspection.service';
 import { Message, MessageConnection, TicketMessages } from './message.type';
 
 export const toGraphMessage = (m: MessageDoc): Message => ({
@@ -15,39 +14,35 @@ export const toGraphMessage = (m: MessageDoc): Message => ({
 
 @Resolver(() => Message)
 export class MessageResolver {
-  constructor(private readonly repo: MessagesRepository) {}
+  constructor(private readonly inspection: InspectionService) {}
 
   @Query(() => Message, { nullable: true })
   async message(@Arg('tenantId', () => Int) tenantId: number, @Arg('id') id: string): Promise<Message | null> {
-    const doc = await this.repo.findById(tenantId, id);
+    const doc = await this.inspection.findMessage(tenantId, id);
     return doc ? toGraphMessage(doc) : null;
   }
 }
 
 @Resolver(() => TicketMessages)
 export class TicketMessagesResolver {
-  constructor(private readonly repo: MessagesRepository) {}
+  constructor(private readonly inspection: InspectionService) {}
 
   // The tenant comes from the tickets subgraph: the messages' index starts with it.
   @Directive('@requires(fields: "tenantId")')
-  @FieldResolver(() => [Message], { description: 'Messages of the ticket, oldest first (at most 200).' })
+  @FieldResolver(() => [Message], { description: `Messages of the ticket, oldest first (at most ${TICKET_MESSAGES_LIMIT}).` })
   async messages(@Root() ticket: TicketMessages): Promise<Message[]> {
-    return (await this.repo.listByTicket(ticket.tenantId, ticket.id, 200)).map(toGraphMessage);
+    return (await this.inspection.ticketMessages(ticket.tenantId, ticket.id)).map(toGraphMessage);
   }
 
   @Directive('@requires(fields: "tenantId")')
-  @FieldResolver(() => MessageConnection, { description: "The ticket's conversation as a connection, oldest first (first ≤ 100)." })
+  @FieldResolver(() => MessageConnection, { description: `The ticket's conversation as a connection, oldest first (first ≤ ${MAX_MESSAGE_PAGE}).` })
   async messagePage(
     @Root() ticket: TicketMessages,
     @Arg('first', () => Int, { defaultValue: 50 }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<MessageConnection> {
-    checkPageSize(first, 100);
     const offset = readOffsetCursor(after);
-    const [docs, totalCount] = await Promise.all([
-      this.repo.pageByTicket(ticket.tenantId, ticket.id, offset, first),
-      this.repo.countByTicket(ticket.tenantId, ticket.id),
-    ]);
+    const { docs, totalCount } = await this.inspection.ticketMessagePage(ticket.tenantId, ticket.id, offset, first);
     const next = offset + docs.length;
     return {
       nodes: docs.map(toGraphMessage),

@@ -1,6 +1,6 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '@convo/kit/graphql/scalars';
-import type { MessageStatus } from '../db/models';
+import type { MessageStatus } from '../domain/inspection.service';
 import { MessageDirectionEnum, MessageStatusEnum } from './enums';
 
 @Directive('@key(fields: "id")')

@@ -1,11 +1,9 @@
-import { checkPageSize } from '@convo/kit';
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
 import { WebhookDeliveryStatusEnum } from './enums';
-import type { OutboxRepository } from '../outbox/outbox.repository';
+import type { InspectionService } from '../domain/inspection.service';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.type';
 
-const MAX_LIMIT = 200;
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export const toWebhookDelivery = (e: OutboxEventDoc): WebhookDelivery => ({
@@ -42,7 +40,7 @@ const toAttempt = (a: AttemptDoc): WebhookAttempt => ({
 /** Inspection of customer webhooks (super-admin, as every subgraph query). */
 @Resolver(() => WebhookDelivery)
 export class WebhookDeliveryResolver {
-  constructor(private readonly outbox: OutboxRepository) {}
+  constructor(private readonly inspection: InspectionService) {}
 
   @Query(() => [WebhookDelivery], { description: "A tenant's webhook events, newest first." })
   async webhookDeliveries(
@@ -51,19 +49,18 @@ export class WebhookDeliveryResolver {
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<WebhookDelivery[]> {
-    checkPageSize(limit, MAX_LIMIT, 'limit');
-    const events = await this.outbox.list({ tenantId, status: status ?? undefined, channelId: channelId ?? undefined }, limit);
+    const events = await this.inspection.webhookDeliveries(tenantId, { status: status ?? undefined, channelId: channelId ?? undefined }, limit);
     return events.map(toWebhookDelivery);
   }
 
   @Query(() => WebhookDelivery, { nullable: true })
   async webhookDelivery(@Arg('tenantId', () => Int) tenantId: number, @Arg('id') id: string): Promise<WebhookDelivery | null> {
-    const event = await this.outbox.findForTenant(tenantId, id);
+    const event = await this.inspection.findWebhookDelivery(tenantId, id);
     return event ? toWebhookDelivery(event) : null;
   }
 
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, oldest first.' })
   async attemptLog(@Root() delivery: WebhookDelivery): Promise<WebhookAttempt[]> {
-    return (await this.outbox.attemptsOf(delivery.id)).map(toAttempt);
+    return (await this.inspection.webhookAttempts(delivery.id)).map(toAttempt);
   }
 }

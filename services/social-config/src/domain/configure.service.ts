@@ -97,7 +97,7 @@ export class ConfigureService {
     const kind = feature === 'personas' ? PERSONAS_KIND : PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES].kind;
     const channel = await this.tenants.GetChannel({ tenantId, channelId });
     if (channel.type !== kind) {
-      throw validation(`${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`, undefined, 'ERR_CHANNEL_MISMATCH');
+      throw validation(`${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`, [{ field: 'channelId', message: `must be a ${kind} channel` }], 'ERR_CHANNEL_MISMATCH');
     }
     if (feature === 'personas') return this.personas(action, channel, body);
     return this.profile(PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES], action, channel, body);
@@ -141,23 +141,20 @@ export class ConfigureService {
   /** Meta's list is the truth: it also holds personas made outside this API. */
   private async listPersonas(path: string, token: string) {
     const personas: Array<{ personaId: string; name: string; profilePictureUrl: string }> = [];
-    let after: string | undefined;
-    for (let n = 0; n < MAX_PERSONA_PAGES; n++) {
-      const res = (await this.graph.call('GET', after ? `${path}?after=${encodeURIComponent(after)}` : path, token)) as GraphPersonaPage | null;
-      for (const p of res?.data ?? []) {
+    // Meta sends `next` only when another page exists; its cursor is used on our own base URL.
+    for await (const res of this.graph.pages(path, token, MAX_PERSONA_PAGES)) {
+      for (const p of (Array.isArray(res?.data) ? res.data : []) as GraphPersona[]) {
         personas.push({ personaId: String(p.id), name: String(p.name ?? ''), profilePictureUrl: String(p.profile_picture_url ?? '') });
       }
-      // Meta sends `next` only when another page exists; its cursor is used on our own base URL.
-      after = res?.paging?.next ? res.paging.cursors?.after : undefined;
-      if (!after) break;
     }
     return personas;
   }
 }
 
-interface GraphPersonaPage {
-  data?: Array<{ id?: unknown; name?: unknown; profile_picture_url?: unknown }>;
-  paging?: { next?: string; cursors?: { after?: string } };
+interface GraphPersona {
+  id?: unknown;
+  name?: unknown;
+  profile_picture_url?: unknown;
 }
 
 function parseBody(json: string): Body {

@@ -1,5 +1,7 @@
 import type { proto, ServiceClient } from '@convo/kit';
-import type { PersistentMenuDoc, ProfileDoc, ProfilesRepository } from '../db/profiles.repository';
+import { MENU_ITEM_TYPES, type MenuItemDoc, type PersistentMenuDoc, type ProfileDoc, type ProfilesRepository } from '../db/profiles.repository';
+
+export { MENU_ITEM_TYPES, type MenuItemDoc };
 
 export interface ProfilePersona {
   personaId: string;
@@ -31,6 +33,12 @@ export class ProfilesService {
     if (doc) return toProfile(doc);
     await this.tenants.GetChannel({ tenantId, channelId });
     return toProfile(emptyProfile(tenantId, channelId));
+  }
+
+  /** A stored profile by its channel id alone (another subgraph names it; its tenant check is the caller's). */
+  async findByChannel(channelId: number): Promise<ChannelProfileView | null> {
+    const doc = await this.repo.findById(channelId);
+    return doc ? toProfile(doc) : null;
   }
 }
 

@@ -1,10 +1,8 @@
 import { findByIds, requestLoader } from '@convo/kit/graphql/loaders';
-import type { ProfilesRepository } from '../db/profiles.repository';
-import { toProfile } from '../domain/profiles.service';
+import type { ProfilesService } from '../domain/profiles.service';
 
 /** Profiles named by another subgraph: one loader per request, one `_id` read per distinct channel. */
-export const profileReference = (repo: ProfilesRepository) => async (ref: { channelId?: number | string }, context: unknown) => {
-  const loader = requestLoader(context, 'ChannelProfile', (ids: readonly number[]) => findByIds(ids, (id) => repo.findById(id)));
-  const doc = await loader.load(Number(ref.channelId));
-  return doc ? toProfile(doc) : null;
+export const profileReference = (profiles: ProfilesService) => async (ref: { channelId?: number | string }, context: unknown) => {
+  const loader = requestLoader(context, 'ChannelProfile', (ids: readonly number[]) => findByIds(ids, (id) => profiles.findByChannel(id)));
+  return (await loader.load(Number(ref.channelId))) ?? null;
 };

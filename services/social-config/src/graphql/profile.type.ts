@@ -1,7 +1,7 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { domainEnum } from '@convo/kit/graphql/enums';
 import { DateTime } from '@convo/kit/graphql/scalars';
-import { MENU_ITEM_TYPES, type MenuItemDoc } from '../db/profiles.repository';
+import { MENU_ITEM_TYPES, type MenuItemDoc } from '../domain/profiles.service';
 
 export const MenuItemTypeEnum = domainEnum(MENU_ITEM_TYPES, 'MenuItemType', 'postback: sends its payload back; web_url: opens its url.');
 

@@ -1,63 +1,42 @@
 import { providerFailed } from '@convo/kit';
+import { type GraphMethod, type GraphPage, MetaGraphClient, MetaGraphError } from '@convo/kit/meta-graph';
 
-export type GraphMethod = 'GET' | 'POST' | 'DELETE';
-
-/** Meta's error envelope: `{ error: { message, type, code, error_subcode, fbtrace_id } }`. */
-interface GraphError {
-  message?: unknown;
-  code?: unknown;
-  fbtrace_id?: unknown;
-}
+export type { GraphMethod, GraphPage };
 
 /**
- * The Graph API (META_GRAPH_URL) as the page sees it: every call carries the page token as a
- * bearer header (never in the URL, which ends up in logs), has a total timeout and follows no
- * redirect. A refusal or no answer becomes ERR_PROVIDER_FAILED with Meta's own error message.
+ * The Graph API (META_GRAPH_URL) as the page sees it, through the kit's Meta Graph client (bearer
+ * token, total timeout, no redirect). A refusal or no answer becomes ERR_PROVIDER_FAILED with Meta's
+ * own error message.
  */
 export class GraphClient {
-  private readonly base: string;
+  private readonly graph: MetaGraphClient;
 
-  constructor(
-    baseUrl: string,
-    private readonly timeoutMs: number,
-  ) {
-    this.base = baseUrl.replace(/\/+$/, '');
+  constructor(baseUrl: string, timeoutMs: number) {
+    this.graph = new MetaGraphClient({ baseUrl, timeoutMs });
   }
 
   async call(method: GraphMethod, path: string, token: string, body?: unknown): Promise<unknown> {
-    let res: Response;
-    let text: string;
     try {
-      res = await fetch(`${this.base}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          accept: 'application/json',
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      // The timeout covers the body too: a server can stall after its headers.
-      text = await res.text();
+      return await this.graph.call(method, path, token, body);
     } catch (err) {
-      const reason = (err as Error).name === 'TimeoutError' ? `no answer within ${this.timeoutMs} ms` : (err as Error).message;
-      throw providerFailed(`Meta Graph API is unreachable: ${reason}`);
+      throw asDomainError(err, method, path);
     }
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // Keep the raw text: it is Meta's (or a proxy's) reason.
-    }
-    if (res.status < 200 || res.status >= 300) {
-      const error = (parsed as { error?: GraphError } | null)?.error;
-      const message = typeof error?.message === 'string' ? error.message : String(text).slice(0, 300) || 'no reason given';
-      throw providerFailed(`Meta refused ${method} ${path.split('?')[0]} (HTTP ${res.status}): ${message}`, [
-        { provider: 'meta', status: res.status, code: error?.code ?? null, fbtraceId: error?.fbtrace_id ?? null },
-      ]);
-    }
-    return parsed;
   }
+
+  /** The pages of an edge (the kit's paging by `after` cursor), each refusal mapped as call maps it. */
+  async *pages(path: string, token: string, maxPages: number): AsyncGenerator<GraphPage | null> {
+    try {
+      yield* this.graph.pages(path, token, { maxPages });
+    } catch (err) {
+      throw asDomainError(err, 'GET', path);
+    }
+  }
+}
+
+function asDomainError(err: unknown, method: GraphMethod, path: string): unknown {
+  if (!(err instanceof MetaGraphError)) return err;
+  if (err.kind !== 'refused') return providerFailed(`Meta Graph API is unreachable: ${err.reason}`);
+  return providerFailed(`Meta refused ${method} ${path.split('?')[0]} (HTTP ${err.status}): ${err.reason}`, [
+    { provider: 'meta', status: err.status, code: err.envelope?.code ?? null, fbtraceId: err.envelope?.fbtrace_id ?? null },
+  ]);
 }

@@ -182,6 +182,24 @@ export class ChannelsService {
     return (await this.channels.listChannels(tenantId)).map(toChannel);
   }
 
+  /** A channel of this tenant, never of any tenant: tenantId 0 finds none. */
+  async getTenantChannel(tenantId: number, channelId: number) {
+    if (!(tenantId > 0)) throw notFound('channel');
+    return this.getChannel(tenantId, channelId);
+  }
+
+  /** A channel named by another subgraph by id alone, or null; the reference checks its tenant. */
+  async findAnyChannel(channelId: number): Promise<proto.tenants.Channel | null> {
+    const channel = await this.channels.findChannelById(channelId);
+    return channel ? toChannel(channel) : null;
+  }
+
+  /** A tenant's users and channels, counted against its limits. */
+  async usage(tenantId: number): Promise<{ users: number; connections: number }> {
+    const [users, connections] = await Promise.all([this.tenants.countUsers(tenantId, ''), this.channels.countChannels(tenantId)]);
+    return { users, connections };
+  }
+
   /** tenantId 0: any tenant (internal callers that hold no tenant yet, e.g. engine webhooks). */
   async getChannel(tenantId: number, channelId: number) {
     const channel = tenantId === 0 ? await this.channels.findChannelById(channelId) : await this.channels.findChannel(tenantId, channelId);

@@ -7,7 +7,7 @@ import type { TenantsRepository } from '../db/tenants.repository';
 import { toApi } from './records';
 import type { RevocationFeed } from './revocations';
 import { TargetUrls } from './target-urls';
-import { newApiId, sha256 } from './tokens';
+import { newApiId, newApiToken, sha256 } from './tokens';
 import { isOptionalUrl } from './validation';
 
 /** A caller-chosen token must be as hard to guess as the ones we generate (32+ characters). */
@@ -34,6 +34,31 @@ export class IntegrationsService {
     private readonly revocations: RevocationFeed,
     private readonly targets: TargetUrls = new TargetUrls(),
   ) {}
+
+  /** A tenant's integrations, oldest first (at most `limit`); tokens are never shown. */
+  async listTenantApis(tenantId: number, limit: number): Promise<proto.tenants.ApiIntegration[]> {
+    return (await this.apis.listTenantApis(tenantId, limit)).map((a) => toApi(a));
+  }
+
+  /**
+   * An integration with a token made here (the console's): its owner is `userId`, by default the
+   * tenant's administrator. The token is answered once (stored only as its SHA-256).
+   */
+  async createWithNewToken(req: Omit<proto.tenants.CreateApiRequest__Output, 'authToken' | 'userId'> & { userId: number | null }) {
+    const owner = req.userId ?? (await this.tenants.findTenantAdmin(req.tenant))?._id;
+    if (owner === undefined) throw notFound('tenant');
+    const authToken = newApiToken();
+    const api = await this.createApi({ ...req, userId: owner, authToken });
+    const doc = await this.apis.findApi(String(api.apiId));
+    return { integration: toApi(doc!), authToken };
+  }
+
+  /** Deletes an integration of this tenant (another tenant's is not found); its token stops at once. */
+  async revokeApi(tenantId: number, apiId: string): Promise<void> {
+    const api = await this.apis.findApi(apiId);
+    if (!api || api.tenantId !== tenantId) throw notFound('api');
+    await this.deleteApi({ apiId, tenant: tenantId, sessionId: api.sessionId, userId: api.userId });
+  }
 
   /** The token is the caller's; only its SHA-256 is stored and it is not echoed back. */
   async createApi(req: proto.tenants.CreateApiRequest__Output) {

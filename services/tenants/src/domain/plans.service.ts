@@ -1,5 +1,7 @@
 import { Issues } from '@convo/kit';
 import type { PlanDoc } from '../db/models';
+
+export type { PlanDoc };
 import type { TenantsRepository } from '../db/tenants.repository';
 import { ALLOWED_CHANNELS, MENU_VISIBILITY } from './catalog';
 import { checkEnumList } from './validation';
@@ -22,6 +24,14 @@ export const MAX_PLAN_FEATURES = 50;
 
 export class PlansService {
   constructor(private readonly repo: TenantsRepository) {}
+
+  listPlans(): Promise<PlanDoc[]> {
+    return this.repo.listPlans();
+  }
+
+  findPlan(id: number): Promise<PlanDoc | null> {
+    return this.repo.findPlan(id);
+  }
 
   async createPlan(input: NewPlan): Promise<PlanDoc> {
     const issues = new Issues();

@@ -54,6 +54,8 @@ export const toUser = (u: UserDoc): proto.tenants.User => ({
   profile: u.profile,
 });
 
+export type { ChannelDoc };
+
 /** The whole channel, provider tokens included: callers (messaging) need them to send. */
 export function toChannel(c: ChannelDoc): proto.tenants.Channel {
   return {

@@ -1,4 +1,4 @@
-import { conflict, DomainError, Issues, notFound, safeEqual, unauthenticated, validation, type proto } from '@convo/kit';
+import { checkPageSize, conflict, DomainError, Issues, notFound, safeEqual, unauthenticated, validation, type proto } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
 import type { TenantsRepository } from '../db/tenants.repository';
@@ -128,9 +128,30 @@ export class TenantsService {
   }
 
   async showTenant(id: number) {
-    const tenant = await this.repo.findTenant(id);
+    const tenant = await this.findTenant(id);
     if (!tenant) throw notFound('tenant');
-    return toTenant(tenant);
+    return tenant;
+  }
+
+  /** A tenant by id, or null (GraphQL answers an absent tenant as null). */
+  async findTenant(id: number): Promise<proto.tenants.Tenant | null> {
+    const tenant = await this.repo.findTenant(id);
+    return tenant ? toTenant(tenant) : null;
+  }
+
+  /** Tenants in id order from `offset` (at most `max` at once), optionally by name; the dashboard's paging. */
+  async tenantsFrom(offset: number, first: number, max: number, name?: string, field = 'first'): Promise<proto.tenants.Tenant[]> {
+    checkPageSize(first, max, field);
+    return (await this.repo.pageTenants({ name: name?.trim() || undefined }, offset, first)).map(toTenant);
+  }
+
+  countTenants(name?: string): Promise<number> {
+    return this.repo.countTenants({ name: name?.trim() || undefined });
+  }
+
+  /** The first `limit` users of a tenant by name. */
+  async firstUsers(tenantId: number, limit: number): Promise<proto.tenants.User[]> {
+    return (await this.repo.pageUsers(tenantId, '', 0, limit)).map(toUser);
   }
 
   async listTenants(req: proto.tenants.ListTenantsRequest__Output) {

@@ -1,10 +1,9 @@
-import { notFound } from '@convo/kit';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Resolver } from 'type-graphql';
-import type { ChannelsRepository } from '../db/channels.repository';
 import type { ChannelsService } from '../domain/channels.service';
 import { channelEditorOf } from '../domain/channel-fields';
 import { Channel } from './channel.type';
 import { ChannelStatusEnum, ChannelTypeEnum } from './enums';
+import { toIntegration } from './tenant-dashboard.resolver';
 import { Integration } from './tenant-dashboard.type';
 
 /** What tenantApiCreateSession takes, less the hybrid link (a REST-only flow of its own). */
@@ -55,10 +54,7 @@ const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o)
 /** Channel administration for the dashboard: the domain service of tenantApiCreateSession and PUT /whatsapp, so the same rules and codes. */
 @Resolver()
 export class ChannelAdminResolver {
-  constructor(
-    private readonly channelsRepo: ChannelsRepository,
-    private readonly channels: ChannelsService,
-  ) {}
+  constructor(private readonly channels: ChannelsService) {}
 
   @Mutation(() => CreatedChannel, { description: 'Creates a channel of the tenant with its API integration, as tenantApiCreateSession.' })
   async createChannel(
@@ -88,15 +84,7 @@ export class ChannelAdminResolver {
     }, by);
     return {
       channel: whatsapp as Channel,
-      integration: {
-        apiId: api.apiId ?? '',
-        name: api.name ?? '',
-        channelId: api.sessionId ?? 0,
-        userId: api.userId ?? 0,
-        urlServiceStatus: api.urlServiceStatus ?? '',
-        urlMessageStatus: api.urlMessageStatus ?? '',
-        createdAt: api.createdAt ?? '',
-      },
+      integration: toIntegration(api),
       authToken: api.authToken ?? '',
     };
   }
@@ -109,7 +97,7 @@ export class ChannelAdminResolver {
     @Ctx() context: unknown,
   ): Promise<Channel> {
     const by = channelEditorOf(context, tenantId);
-    if (!(await this.channelsRepo.findChannel(tenantId, channelId))) throw notFound('channel');
+    await this.channels.getTenantChannel(tenantId, channelId);
     const { whatsapp } = await this.channels.updateChannel({ id: channelId, rotateWebhookSecret: false, ...defined(changes) }, by);
     return whatsapp as Channel;
   }

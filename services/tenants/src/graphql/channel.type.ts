@@ -1,6 +1,6 @@
 import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { DateTime } from '@convo/kit/graphql/scalars';
-import type { ChannelDoc } from '../db/models';
+import type { ChannelDoc } from '../domain/records';
 import type { ChannelType, HybridMode } from '../domain/catalog';
 import { ChannelStatusEnum, ChannelTypeEnum, HybridModeEnum } from './enums';
 

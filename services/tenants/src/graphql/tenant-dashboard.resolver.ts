@@ -1,40 +1,34 @@
-import { checkPageSize, notFound, offsetCursor, readOffsetCursor } from '@convo/kit';
+import { offsetCursor, readOffsetCursor, type proto } from '@convo/kit';
 import { Arg, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { ApisRepository } from '../db/apis.repository';
-import type { ApiIntegrationDoc } from '../db/models';
-import type { TenantsRepository } from '../db/tenants.repository';
-import type { ChannelsRepository } from '../db/channels.repository';
 import type { ChannelsService } from '../domain/channels.service';
 import type { IntegrationsService } from '../domain/integrations.service';
+import type { PlansService } from '../domain/plans.service';
 import type { TenantsService } from '../domain/tenants.service';
-import { newApiToken } from '../domain/tokens';
-import { toChannel, toTenant } from '../domain/records';
 import { Channel } from './channel.type';
 import { TenantStatusEnum } from './enums';
-import { toGraphTenant } from './tenant.resolver';
+import { toGraphTenant, toPlan } from './tenant.resolver';
 import { Plan, Tenant } from './tenant.type';
 import { CreatedIntegration, Integration, TenantConnection, TenantUsage, TenantUser } from './tenant-dashboard.type';
 
 const MAX_PAGE = 100;
 
-const toIntegration = (a: ApiIntegrationDoc): Integration => ({
-  apiId: a._id,
-  name: a.name,
-  channelId: a.sessionId,
-  userId: a.userId,
-  urlServiceStatus: a.urlServiceStatus,
-  urlMessageStatus: a.urlMessageStatus,
-  createdAt: new Date(a.createdAt).toISOString(),
+/** An integration as the domain answers it (the gRPC record, without its token). */
+export const toIntegration = (a: proto.tenants.ApiIntegration): Integration => ({
+  apiId: a.apiId ?? '',
+  name: a.name ?? '',
+  channelId: a.sessionId ?? 0,
+  userId: a.userId ?? 0,
+  urlServiceStatus: a.urlServiceStatus ?? '',
+  urlMessageStatus: a.urlMessageStatus ?? '',
+  createdAt: a.createdAt ?? '',
 });
 
 /** The dashboard's view of tenants: paging, usage against limits, users, integrations, and their admin actions. */
 @Resolver(() => Tenant)
 export class TenantDashboardResolver {
   constructor(
-    private readonly tenantsRepo: TenantsRepository,
-    private readonly channelsRepo: ChannelsRepository,
-    private readonly apis: ApisRepository,
     private readonly tenants: TenantsService,
+    private readonly plans: PlansService,
     private readonly integrationsService: IntegrationsService,
     private readonly channelsService: ChannelsService,
   ) {}
@@ -45,13 +39,11 @@ export class TenantDashboardResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Arg('name', () => String, { nullable: true }) name: string | null,
   ): Promise<TenantConnection> {
-    checkPageSize(first, MAX_PAGE);
     const offset = readOffsetCursor(after);
-    const filter = { name: name?.trim() || undefined };
-    const [docs, totalCount] = await Promise.all([this.tenantsRepo.pageTenants(filter, offset, first), this.tenantsRepo.countTenants(filter)]);
+    const [docs, totalCount] = await Promise.all([this.tenants.tenantsFrom(offset, first, MAX_PAGE, name ?? undefined), this.tenants.countTenants(name ?? undefined)]);
     const next = offset + docs.length;
     return {
-      nodes: docs.map((t) => toGraphTenant(toTenant(t))),
+      nodes: docs.map(toGraphTenant),
       totalCount,
       pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
     };
@@ -60,29 +52,29 @@ export class TenantDashboardResolver {
   @FieldResolver(() => Plan, { nullable: true })
   async plan(@Root() tenant: Tenant): Promise<Plan | null> {
     if (tenant.planId === undefined || tenant.planId === null) return null;
-    const p = await this.tenantsRepo.findPlan(tenant.planId);
-    return p ? { ...p, id: p._id, allowedChannels: p.allowedChannels ?? [] } : null;
+    const p = await this.plans.findPlan(tenant.planId);
+    return p ? toPlan(p) : null;
   }
 
   @FieldResolver(() => [Channel], { description: 'Channels without their provider secrets.' })
   async channels(@Root() tenant: Tenant): Promise<Channel[]> {
-    return (await this.channelsRepo.listChannels(tenant.id)).map((c) => toChannel(c) as Channel);
+    return (await this.channelsService.listChannels(tenant.id)) as Channel[];
   }
 
   @FieldResolver(() => TenantUsage)
   async usage(@Root() tenant: Tenant): Promise<TenantUsage> {
-    const [users, connections] = await Promise.all([this.tenantsRepo.countUsers(tenant.id, ''), this.channelsRepo.countChannels(tenant.id)]);
+    const { users, connections } = await this.channelsService.usage(tenant.id);
     return { users, maxUsers: tenant.maxUsers, connections, maxConnections: tenant.maxConnections };
   }
 
   @FieldResolver(() => [TenantUser], { description: 'The first 100 users by name.' })
   async users(@Root() tenant: Tenant): Promise<TenantUser[]> {
-    return (await this.tenantsRepo.pageUsers(tenant.id, '', 0, MAX_PAGE)).map((u) => ({ id: u._id, name: u.name, email: u.email, profile: u.profile }));
+    return (await this.tenants.firstUsers(tenant.id, MAX_PAGE)).map((u) => ({ id: u.id ?? 0, name: u.name ?? '', email: u.email ?? '', profile: u.profile as TenantUser['profile'] }));
   }
 
   @FieldResolver(() => [Integration], { description: 'API integrations, oldest first (first 100); tokens are never shown.' })
   async integrations(@Root() tenant: Tenant): Promise<Integration[]> {
-    return (await this.apis.listTenantApis(tenant.id, MAX_PAGE)).map(toIntegration);
+    return (await this.integrationsService.listTenantApis(tenant.id, MAX_PAGE)).map(toIntegration);
   }
 
   @Mutation(() => Tenant, { description: "Changes a tenant's status and limits (platform only), as tenantApiUpdateTenant." })
@@ -111,19 +103,13 @@ export class TenantDashboardResolver {
     @Arg('urlServiceStatus', { defaultValue: '' }) urlServiceStatus: string,
     @Arg('urlMessageStatus', { defaultValue: '' }) urlMessageStatus: string,
   ): Promise<CreatedIntegration> {
-    const owner = userId ?? (await this.tenantsRepo.findTenantAdmin(tenantId))?._id;
-    if (owner === undefined) throw notFound('tenant');
-    const authToken = newApiToken();
-    const api = await this.integrationsService.createApi({ tenant: tenantId, sessionId: channelId, name, userId: owner, urlServiceStatus, urlMessageStatus, authToken });
-    const doc = await this.apis.findApi(String(api.apiId));
-    return { integration: toIntegration(doc!), authToken };
+    const { integration, authToken } = await this.integrationsService.createWithNewToken({ tenant: tenantId, sessionId: channelId, name, userId, urlServiceStatus, urlMessageStatus });
+    return { integration: toIntegration(integration), authToken };
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an integration of the tenant; its token stops working at once on every gateway.' })
   async revokeIntegration(@Arg('tenantId', () => Int) tenantId: number, @Arg('apiId') apiId: string): Promise<boolean> {
-    const api = await this.apis.findApi(apiId);
-    if (!api || api.tenantId !== tenantId) throw notFound('api');
-    await this.integrationsService.deleteApi({ apiId, tenant: tenantId, sessionId: api.sessionId, userId: api.userId });
+    await this.integrationsService.revokeApi(tenantId, apiId);
     return true;
   }
 
@@ -131,7 +117,7 @@ export class TenantDashboardResolver {
     description: "Gives the channel a new webhook signing secret, answered here; the previous one still signs for 24 hours.",
   })
   async rotateWebhookSecret(@Arg('tenantId', () => Int) tenantId: number, @Arg('channelId', () => Int) channelId: number): Promise<string> {
-    if (!(await this.channelsRepo.findChannel(tenantId, channelId))) throw notFound('channel');
+    await this.channelsService.getTenantChannel(tenantId, channelId);
     const { whatsapp } = await this.channelsService.updateChannel({ id: channelId, rotateWebhookSecret: true } as never);
     return whatsapp.webhookSecret ?? '';
   }

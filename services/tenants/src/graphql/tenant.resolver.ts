@@ -1,10 +1,8 @@
-import { checkPageSize, type proto } from '@convo/kit';
+import type { proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { ChannelsRepository } from '../db/channels.repository';
-import type { PlanDoc } from '../db/models';
-import type { TenantsRepository } from '../db/tenants.repository';
-import type { PlansService } from '../domain/plans.service';
-import { toChannel, toTenant } from '../domain/records';
+import type { ChannelsService } from '../domain/channels.service';
+import type { PlanDoc, PlansService } from '../domain/plans.service';
+import type { TenantsService } from '../domain/tenants.service';
 import { Channel } from './channel.type';
 import { AllowedChannelEnum } from './enums';
 import { Plan, Tenant } from './tenant.type';
@@ -13,36 +11,35 @@ import { Plan, Tenant } from './tenant.type';
 export const toGraphTenant = (t: proto.tenants.Tenant): Tenant =>
   ({ ...t, paymentGateway: t.paymentGateway || null, paymentStatus: t.paymentStatus || null }) as Tenant;
 
-const toPlan = (p: PlanDoc): Plan => ({ ...p, allowedChannels: p.allowedChannels ?? [], id: p._id });
+export const toPlan = (p: PlanDoc): Plan => ({ ...p, allowedChannels: p.allowedChannels ?? [], id: p._id });
 
 @Resolver(() => Tenant)
 export class TenantResolver {
   constructor(
-    private readonly tenantsRepo: TenantsRepository,
-    private readonly channelsRepo: ChannelsRepository,
+    private readonly tenantsService: TenantsService,
+    private readonly channelsService: ChannelsService,
     private readonly plansService: PlansService,
   ) {}
 
   @Query(() => [Tenant])
   async tenants(@Arg('limit', () => Int, { defaultValue: 100 }) limit: number): Promise<Tenant[]> {
-    checkPageSize(limit, 500, 'limit');
-    return (await this.tenantsRepo.pageTenants({}, 0, limit)).map((t) => toGraphTenant(toTenant(t)));
+    return (await this.tenantsService.tenantsFrom(0, limit, 500, undefined, 'limit')).map(toGraphTenant);
   }
 
   @Query(() => Tenant, { nullable: true })
   async tenant(@Arg('id', () => Int) id: number): Promise<Tenant | null> {
-    const doc = await this.tenantsRepo.findTenant(id);
-    return doc ? toGraphTenant(toTenant(doc)) : null;
+    const tenant = await this.tenantsService.findTenant(id);
+    return tenant ? toGraphTenant(tenant) : null;
   }
 
   @Query(() => [Channel])
   async channels(@Arg('tenantId', () => Int) tenantId: number): Promise<Channel[]> {
-    return (await this.channelsRepo.listChannels(tenantId)).map((c) => toChannel(c) as Channel);
+    return (await this.channelsService.listChannels(tenantId)) as Channel[];
   }
 
   @Query(() => [Plan])
   async plans(): Promise<Plan[]> {
-    return (await this.tenantsRepo.listPlans()).map(toPlan);
+    return (await this.plansService.listPlans()).map(toPlan);
   }
 
   @Mutation(() => Plan)

@@ -4,6 +4,8 @@ import type { CatalogDoc } from '../db/models';
 import type { CatalogKind } from '../db/catalog.repository';
 import type { TicketsDatabase } from '../db/repositories';
 
+export type { CatalogDoc };
+
 const MAX_NAME = 100;
 /** listTags / listQueues answer pages of this many, as listTickets does. */
 export const CATALOG_PAGE_SIZE = 20;

@@ -1,6 +1,8 @@
 import type { proto } from '@convo/kit';
 import type { TicketDoc } from '../db/models';
 
+export type { TicketDoc };
+
 export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 

@@ -1,5 +1,5 @@
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { CatalogDoc } from '../db/models';
+import type { CatalogDoc } from '../domain/catalog.service';
 import type { CatalogService } from '../domain/catalog.service';
 import { CatalogDeletion, Kanban, Queue, Reason, Tag } from './catalog.type';
 

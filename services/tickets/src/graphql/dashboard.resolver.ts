@@ -1,4 +1,4 @@
-import { offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
+import { notFound, offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { DASHBOARD_MAX_PAGE, type TicketsService } from '../domain/tickets.service';
 import { TicketConnection, TicketCounts } from './dashboard.type';
@@ -112,7 +112,8 @@ export class DashboardResolver {
 
   private async reread(tenantId: number, ticketId: number): Promise<Ticket> {
     const doc = await this.service.findTicket(tenantId, ticketId);
-    if (!doc) throw validation('Ticket vanished', []);
+    // Removed between the change and its re-read: gone, as a ticket that never was.
+    if (!doc) throw notFound('ticket');
     return toGraphTicket(doc);
   }
 }

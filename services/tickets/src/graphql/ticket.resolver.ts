@@ -1,5 +1,5 @@
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
-import type { TicketDoc } from '../db/models';
+import type { TicketDoc } from '../domain/ticket-view';
 import type { NotesService } from '../domain/notes.service';
 import { toTicket } from '../domain/ticket-view';
 import type { TicketsService } from '../domain/tickets.service';
