@@ -15,6 +15,7 @@ import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
 import { call } from '../support/http';
+import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
 import { pacedLoad } from './paced';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
@@ -23,7 +24,8 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
-const TICKETS = Number(process.env.BENCH_TICKETS ?? CONNECTIONS);
+/** Sends spread over many tickets, as a real installation's are (not a few hot ones). */
+const TICKETS = Number(process.env.BENCH_TICKETS ?? 64);
 /** Long-run mode: messages stored before the measurement (e.g. 100000), as a busy installation has. */
 const STORED = Number(process.env.BENCH_STORED ?? 0);
 /**
@@ -36,6 +38,24 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 15);
 /** Length of each half-peak run: at about 75 req/s, 20 s makes the p99 the 15th slowest of 1,500 answers. */
 const PACED_S = Number(process.env.BENCH_PACED_SECONDS ?? 20);
 const PACED_WARMUP_S = Number(process.env.BENCH_PACED_WARMUP_S ?? 10);
+
+/** The channel kind the sends go through: engine_a, or waba (the Cloud API's shape from the same fake provider). */
+const CHANNEL = process.env.BENCH_CHANNEL ?? 'engine_a';
+const META_APP_SECRET = 'bench-meta-secret';
+const WABA_PHONE_ID = '1099000001';
+
+/**
+ * waba: the channel's settings, and each contact's incoming message (a signed Meta webhook)
+ * before its ticket, so that every send is inside the 24-hour window as in real use.
+ */
+const wabaSession = () => (CHANNEL === 'waba' ? { tokenAPI: WABA_PHONE_ID, wabaId: 'WABA-BENCH', bmToken: 'bench-token' } : {});
+async function contactWrites(gatewayUrl: string, number: string): Promise<void> {
+  if (CHANNEL !== 'waba') return;
+  const now = String(Math.floor(Date.now() / 1000));
+  const raw = JSON.stringify(wabaEnvelope(WABA_PHONE_ID, { contacts: [{ profile: { name: 'Bench' }, wa_id: number }], messages: [wabaText(number, `wamid.BENCH-${number}`, 'Oi', now)] }));
+  const res = await postMeta(gatewayUrl, raw, hubSignature(raw, META_APP_SECRET));
+  if (res.status !== 200) throw new Error(`waba webhook answered ${res.status}`);
+}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const paced: Array<{ target: 'mesh' | 'floor'; providerMs: number; rate: number; rps: number; p50: number; p90: number; p99: number; max: number; failures: number }> = [];
@@ -185,7 +205,7 @@ async function main() {
   // The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the
   // rest into 429s: the bench measures the path, so one token may use all of it here.
   const unlimited = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...unlimited } });
+  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...unlimited, META_APP_SECRET, META_GRAPH_URL: engine.url } });
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {
@@ -197,13 +217,15 @@ async function main() {
     // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url, sendIntervalMs: 0 },
+      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: CHANNEL, engineUrl: engine.url, sendIntervalMs: 0, ...wabaSession() },
     });
     const { apiId, authToken } = session.body.data.api;
     const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
     const ticketIds: number[] = [];
     for (let t = 0; t < TICKETS; t++) {
-      const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: `55119876${String(t).padStart(5, '0')}`, body: 'warm-up' } });
+      const number = `55119876${String(t).padStart(5, '0')}`;
+      await contactWrites(mesh.gatewayUrl, number);
+      const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number, body: 'warm-up' } });
       ticketIds.push(ticket.body.data.ticketId);
     }
     const bodies = ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' }));
@@ -292,7 +314,7 @@ async function main() {
     engine.close();
   }
 
-  console.log(`\nsendMessageByTicket, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
+  console.log(`\nsendMessageByTicket on ${CHANNEL}, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
   console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'p50', 'p99', 'fail', 'cpu ms/send', 'floor req/s', 'floor p99', 'floor cpu ms', 'dlv ratio', 'cpu ratio'].join(' | '));
   const ratios: Array<{ dlv: number; cpu: number }> = [];
   meshRuns.forEach((m, i) => {

@@ -274,6 +274,67 @@ describe('the official channel: window, templates, coexistence', () => {
 
   // ---- coexistence ------------------------------------------------------------------------------
 
+  describe('coexistence: interactive sends and the linked engine\'s incoming messages', () => {
+    const BUTTONS = { message: 'Did it arrive?', button1: 'Yes', button2: 'No' };
+    const LIST = { body: 'Pick a plan', button_text: 'Plans', sections: [{ title: 'Monthly', rows: [{ id: 'basic', title: 'Basic' }, { id: 'pro', title: 'Pro' }] }] };
+    const delivered = (messageId: string) => eventually(`${messageId} delivered`, async () => ((await message(messageId)).status !== 'queued' ? message(messageId) : undefined), 30_000);
+    /** The contact writes to the linked engine's number (engine_a's messages.upsert), timestamped now. */
+    const writesToEngine = async (number: string) => {
+      const upsert = {
+        event: 'messages.upsert',
+        data: { type: 'notify', messages: [{ key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: `IN-${number}` }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: 'Bia', message: { conversation: 'Oi' } }] },
+      };
+      const res = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${engine.channelId}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer engine-token' },
+        body: JSON.stringify(upsert),
+      });
+      expect(res.status).toBe(200);
+    };
+
+    it('buttons and lists with routeVia auto leave through the linked engine inside the window while it is connected, else through the official API', async () => {
+      const number = newNumber();
+      await contactWrites(number);
+      await setLink('CONNECTED');
+      const engineBefore = graph.engineSends().length;
+      const buttons = await post('/sendButtonWABA', { number, ...BUTTONS, routeVia: 'auto' });
+      expect(buttons.status).toBe(200);
+      expect(await delivered(buttons.body.data.messageId)).toMatchObject({ status: 'sent', via: 'linked' });
+      const list = await post('/sendListWABA', { number, ...LIST, routeVia: 'auto' });
+      expect(await delivered(list.body.data.messageId)).toMatchObject({ status: 'sent', via: 'linked' });
+      // engine_a's native flow, the reply ids those of the Cloud API (a button's title, a row's id).
+      const [b, l] = graph.engineSends().slice(engineBefore).map((r) => r.body.content.interactiveMessage.nativeFlowMessage.buttons);
+      expect(b.map((x: { name: string; buttonParamsJson: string }) => [x.name, JSON.parse(x.buttonParamsJson).id])).toEqual([['quick_reply', 'Yes'], ['quick_reply', 'No']]);
+      expect(JSON.parse(l[0].buttonParamsJson).sections[0].rows.map((r: { id: string }) => r.id)).toEqual(['basic', 'pro']);
+
+      // routeVia official, or the link down: the Cloud API's own interactive message.
+      const official = await post('/sendListWABA', { number, ...LIST, routeVia: 'official' });
+      expect(await delivered(official.body.data.messageId)).toMatchObject({ status: 'sent', via: 'official' });
+      await setLink('DISCONNECTED');
+      const down = await post('/sendButtonWABA', { number, ...BUTTONS, routeVia: 'auto' });
+      expect(await delivered(down.body.data.messageId)).toMatchObject({ status: 'sent', via: 'official' });
+      const toMeta = graph.sends().filter((r) => r.body.to === number && r.body.type === 'interactive');
+      expect(toMeta.map((r) => r.body.interactive.type)).toEqual(['list', 'button']);
+
+      // Outside the window an interactive send is refused at acceptance, whatever routeVia says.
+      expectError(await post('/sendButtonWABA', { number: newNumber(), ...BUTTONS, routeVia: 'auto' }), 409, 'ERR_OUTSIDE_WINDOW');
+    }, 120_000);
+
+    it("a contact writing to the linked engine opens the waba channel's window (same number), without opening a waba ticket", async () => {
+      const number = newNumber();
+      expectError(await post('', { number, body: 'before' }), 409, 'ERR_OUTSIDE_WINDOW');
+      await writesToEngine(number);
+      expect(await ticketsOf(number)).toEqual([]);
+      graph.wrote(number);
+      await setLink('CONNECTED');
+      const viaLink = await post('', { number, body: 'after, auto', routeVia: 'auto' });
+      expect(viaLink.status).toBe(200);
+      expect(await delivered(viaLink.body.data.messageId)).toMatchObject({ status: 'sent', via: 'linked' });
+      const viaMeta = await post('/sendMessageByTicket', { ticketId: viaLink.body.data.ticketId, body: 'after, official' });
+      expect(await delivered(viaMeta.body.data.messageId)).toMatchObject({ status: 'sent', via: 'official' });
+    }, 60_000);
+  });
+
   it('coexistence: 200 sends with routeVia auto, the link toggled during the run: in-window sends while connected leave through the linked engine, every other through the official API, in order per ticket', async () => {
     const inWindow = [newNumber(), newNumber(), newNumber(), newNumber()];
     const outside = [newNumber(), newNumber()];

@@ -20,7 +20,8 @@ export interface FakeEngine {
 }
 
 /**
- * A stand-in engine server on loopback that records what it receives (engine_a's contract).
+ * A stand-in engine server on loopback that records what it receives (engine_a's contract; its
+ * answers also satisfy the Cloud API's send, so the bench points waba channels at it).
  * `keepAliveMs` is how long it keeps an idle connection open (Node's `keepAliveTimeout`). It
  * announces it in `Keep-Alive: timeout=…`, and undici closes a connection after each request when
  * that is under its 2 s margin: the tests' 1 s makes every provider call a new connection.
@@ -36,7 +37,9 @@ export async function startFakeEngine(opts: { keepAliveMs?: number } = {}): Prom
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null, at: Date.now() });
-      const next = queued.shift() ?? { status: 200, body: { key: { id: `ENGINE-${++n}`, fromMe: true }, status: 'PENDING' } };
+      // engine_a's answer, and the Cloud API's (messages[0].id) for a waba channel pointed here.
+      const id = `ENGINE-${++n}`;
+      const next = queued.shift() ?? { status: 200, body: { key: { id, fromMe: true }, status: 'PENDING', messaging_product: 'whatsapp', messages: [{ id }] } };
       const answer = () => res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
       if (delayMs) setTimeout(answer, delayMs);
       else answer();

@@ -63,6 +63,21 @@ describe('OpenForContact', () => {
     expect(errCode(await rpcError(open(tenantId, number, { inboundAt: 'yesterday' })))).toBe('ERR_VALIDATION');
   });
 
+  it('window_only moves the contact\'s window (and its current ticket\'s) and opens no ticket', async () => {
+    const tenantId = newTenantId();
+    const number = newNumber();
+    const at = '2026-11-20T10:00:00.000Z';
+    const none = await open(tenantId, number, { inboundAt: at, windowOnly: true });
+    expect(none.ticket ?? null).toBeNull();
+    expect(await ticketsOf(tenantId)).toEqual([]);
+    // The contact's next ticket starts with that window; a later message moves the current ticket's.
+    const next = await open(tenantId, number);
+    expect(next).toMatchObject({ created: true, ticket: { contact: { lastInboundAt: at } } });
+    const later = '2026-11-20T11:00:00.000Z';
+    expect(await open(tenantId, number, { inboundAt: later, windowOnly: true })).toMatchObject({ created: false, ticket: { id: next.ticket!.id, contact: { lastInboundAt: later } } });
+    expect(await ticketsOf(tenantId)).toHaveLength(1);
+  });
+
   it('records an incoming message on a pinned ticket (a survey answer), closed or not, without reopening it', async () => {
     const tenantId = newTenantId();
     const number = newNumber();

@@ -1,6 +1,7 @@
 import { providerFailed, validation, type proto } from '@convo/kit';
 import { type DriverSettings, interactiveOf, type Outbound } from './driver';
 import { isObject, obj, type Json } from '../json';
+import { wabaOnEngine } from './waba-on-engine';
 
 /**
  * Pieces every unofficial WhatsApp engine driver shares: where the engine server is, WhatsApp ids
@@ -111,10 +112,13 @@ export const statusEvent = (providerMessageId: string, status: string, timestamp
 
 /**
  * The interactive type of a send, which must belong to this engine's route ("engine_b/poll" on an
- * engine_b channel); a type of another route is refused before anything is sent.
+ * engine_b channel), or be a waba button or list this engine carries for its waba channel; a type
+ * of another route is refused before anything is sent.
  */
 export function interactiveFor(kind: string, content: Outbound['content']): { type: string; json: Json } {
   const { route, type, json } = interactiveOf(content);
+  // A waba channel's buttons or list, diverted to its linked engine (coexistence, routeVia auto).
+  if (route === 'waba') return wabaOnEngine(kind, type, json);
   if (route !== kind) {
     throw validation(`${content.interactiveType} cannot be sent through ${kind} channels`, [
       { field: 'interactive_type', message: `is not a ${kind} type` },

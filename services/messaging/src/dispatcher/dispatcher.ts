@@ -33,6 +33,13 @@ export interface DispatchPeers {
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
 
+/**
+ * Coexistence: the interactive types a waba channel's linked engine carries (in its own dialect:
+ * channel-engines' waba-on-engine), and the engine kinds that can. Templates never leave that way.
+ */
+const LINKED_INTERACTIVE = new Set(['waba/button', 'waba/list']);
+const INTERACTIVE_CARRIERS = new Set(['engine_a', 'engine_b', 'engine_c']);
+
 /** The channel a message leaves through now, and how its record names that way (`via`). */
 interface Route {
   through: proto.tenants.Channel__Output;
@@ -285,22 +292,24 @@ export class Dispatcher {
   /**
    * The way a message leaves, decided now (the link may have gone down since acceptance): on a
    * waba channel in coexistence, a routeVia "auto" message still inside the contact's window (as
-   * acceptance read it) leaves through the linked channel while that one is CONNECTED; templates
-   * and interactive messages, out-of-window messages, and everything while the link is down take
-   * the official API. Other kinds leave through their own channel (no `via` recorded).
+   * acceptance read it) leaves through the linked channel while that one is CONNECTED, buttons and
+   * lists too when the linked engine shows them; templates, out-of-window messages, and everything
+   * while the link is down take the official API. Other kinds leave through their own channel (no
+   * `via` recorded).
    */
   private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<Route> {
     // Other kinds have one way out: nothing to record (a field every message would carry).
     if (channel.type !== 'waba') return { through: channel, via: '' };
     const divert =
       message.routeVia === 'auto' &&
-      !message.interactiveType &&
+      (!message.interactiveType || LINKED_INTERACTIVE.has(message.interactiveType)) &&
       channel.hybridMode === 'coexistence' &&
       !!channel.linkedChannelId &&
       (message.windowUntil?.getTime() ?? 0) > Date.now();
     if (divert) {
       const linked = await this.peers.targets.channel(message.tenantId, channel.linkedChannelId!).catch(() => null);
-      if (linked?.status === 'CONNECTED') return { through: linked, via: 'linked' };
+      const carries = !message.interactiveType || INTERACTIVE_CARRIERS.has(linked?.type ?? '');
+      if (linked?.status === 'CONNECTED' && carries) return { through: linked, via: 'linked' };
     }
     return { through: channel, via: 'official' };
   }

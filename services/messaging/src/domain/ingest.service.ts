@@ -4,6 +4,7 @@ import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, MessageStatus } from '../db/models';
 import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
 import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
+import { LinkedWindows } from './linked-window';
 
 type InboundEvent = proto.channelEngines.InboundEvent__Output;
 type Channel = proto.tenants.Channel__Output;
@@ -57,6 +58,7 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
  */
 export class IngestService {
   private readonly channels: TtlCache<string, Channel>;
+  private readonly linkedWindows: LinkedWindows;
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -65,6 +67,7 @@ export class IngestService {
     channelCacheMs = 5_000,
   ) {
     this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
+    this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
   }
 
   /**
@@ -122,6 +125,8 @@ export class IngestService {
 
     const target = await this.ticketFor(channel, e);
     if (!target) return ignored();
+    // Before the message is stored: a failure here makes the provider send it again.
+    await this.linkedWindows.contactWrote(channel, e.from, e.contactName, inboundTime(e));
     const doc = incomingDoc(messageId, channel, target.ticket, e, target.answersSurvey);
     if (!(await this.repo.insertOnce(doc))) {
       // A concurrent delivery of the same message stored it first.

@@ -144,6 +144,10 @@ export class TicketsService {
       return (await this.repo.tickets.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } })) ?? ticket;
     };
     // A second round covers a ticket that closed while this call waited for it.
+    if (req.windowOnly) {
+      const current = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
+      return { ...(current && { ticket: toTicket(await withInbound(current)) }), created: false };
+    }
     for (let round = 0; round < 2; round++) {
       // The last ticket is read before the current one: a ticket another caller opens between the
       // two reads is then either seen as current, or claimed under the same last id (and awaited).
