@@ -209,7 +209,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     reconciler: join(dirname(require.resolve('@convo/tenants/package.json')), 'dist', 'reconciler', 'main.js'),
   };
   /** How long the gateway and a worker may take to be ready; the services get 60 s. */
-  const startDeadlineMs = opts.startTogether ? 60_000 : 30_000;
+  const startDeadlineMs = opts.startDeadlineMs ?? (opts.startTogether ? 60_000 : 30_000);
   const startWorker = async (worker: keyof typeof workerMains, name: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
     // A stable id: a worker restarted under the same name takes its own leases back at once.
@@ -235,7 +235,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort) });
       await waitUntil(
         p.name,
-        60_000,
+        Math.max(60_000, opts.startDeadlineMs ?? 0),
         async () => (await checkHealth(`127.0.0.1:${p.grpcPort}`, 500)) === 'SERVING',
         () => child.exitCode === null,
       );
