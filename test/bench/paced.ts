@@ -34,30 +34,43 @@ export function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
+/** One request of its own (a path and headers of its own, e.g. a signed body), instead of a body in turn. */
+export interface PacedRequest {
+  path?: string;
+  headers?: Record<string, string>;
+  body: string;
+}
+
 /**
- * POSTs `bodies` (in turn) to `url` at `rate` requests per second for `durationS`, over at most
- * `connections` kept-alive connections; answers the latency percentiles of the 2xx answers, in ms.
+ * POSTs `bodies` (in turn, or request i as `bodies(i, due)` makes it, `due` in performance.now()
+ * time) to `url` at `rate` requests per second for `durationS`, over at most `connections`
+ * kept-alive connections; answers the latency percentiles of the 2xx answers, in ms. `onAnswer`
+ * hears each request's status (0: no answer).
  */
 export async function pacedLoad(
   url: string,
   headers: Record<string, string>,
-  bodies: string[],
-  opts: { rate: number; durationS: number; connections: number; timeoutMs?: number },
+  bodies: string[] | ((i: number, due: number) => PacedRequest),
+  opts: { rate: number; durationS: number; connections: number; timeoutMs?: number; onAnswer?: (i: number, status: number) => void },
 ): Promise<PacedResult> {
   const target = new URL(url);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const pool = new Pool(target.origin, { connections: opts.connections, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   const latencies: number[] = [];
   let failures = 0;
-  const send = async (body: string, due: number) => {
+  const send = async (i: number, due: number) => {
+    const own = typeof bodies === 'function' ? bodies(i, due) : { body: bodies[i % bodies.length] };
+    let status = 0;
     try {
-      const res = await pool.request({ path: target.pathname + target.search, method: 'POST', headers, body });
+      const res = await pool.request({ path: own.path ?? target.pathname + target.search, method: 'POST', headers: { ...headers, ...own.headers }, body: own.body });
       await res.body.dump();
+      status = res.statusCode;
       if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);
       else failures++;
     } catch {
       failures++;
     }
+    opts.onAnswer?.(i, status);
   };
   const total = Math.max(1, Math.round(opts.rate * opts.durationS));
   const intervalMs = 1000 / opts.rate;
@@ -70,7 +83,7 @@ export async function pacedLoad(
       // Timers fire late by up to a millisecond or so: a request is sent once due, and any that
       // fell due meanwhile go at once, each timed from its own due time.
       if (wait >= 1) await sleep(wait);
-      sent.push(send(bodies[i % bodies.length], due));
+      sent.push(send(i, due));
     }
     await Promise.all(sent);
   } finally {

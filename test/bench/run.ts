@@ -9,13 +9,12 @@
 // server, from /proc) and the answers' latency at the peak (closed loop: autocannon) and at half of
 // it (a steady rate: paced.ts), next to the floor's.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
 import { call } from '../support/http';
 import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
+import { databaseCommands, diff, median, startProvider, startScript, total, type Provider } from './harness';
 import { pacedLoad } from './paced';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
@@ -57,26 +56,11 @@ async function contactWrites(gatewayUrl: string, number: string): Promise<void> 
   if (res.status !== 200) throw new Error(`waba webhook answered ${res.status}`);
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const paced: Array<{ target: 'mesh' | 'floor'; providerMs: number; rate: number; rps: number; p50: number; p90: number; p99: number; max: number; failures: number }> = [];
 
 /** CPU ms per delivered send of each mesh process and of the database, over all repetitions. */
 const perProcess = new Map<string, number>();
 
-/** Data commands the database served (FerretDB's own counter), by command; connection housekeeping left out. */
-const DATA_COMMANDS = new Set(['find', 'insert', 'update', 'delete', 'findAndModify', 'count', 'aggregate', 'getMore', 'distinct']);
-async function databaseCommands(metricsUrl?: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (!metricsUrl) return counts;
-  const text = await (await fetch(metricsUrl)).text();
-  for (const m of text.matchAll(/^ferretdb_client_requests_total\{command="([^"]+)"[^}]*\} (\d+)/gm)) {
-    if (DATA_COMMANDS.has(m[1])) counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
-  }
-  return counts;
-}
-const diff = (after: Map<string, number>, before: Map<string, number>) =>
-  new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
-const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const meshCommands = new Map<string, number>();
 
 /** gRPC calls the mesh's processes made, by caller and method (their own client counters). */
@@ -118,51 +102,6 @@ async function load(url: string, headers: Record<string, string>, bodies: string
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
   });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
-}
-
-interface Provider {
-  url: string;
-  /** Requests the provider has received. */
-  count(): Promise<number>;
-  /** From now on every answer waits this long. */
-  delay(ms: number): Promise<unknown>;
-  close(): void;
-}
-
-/**
- * Starts one of the bench's scripts in a process of its own and resolves with it and the JSON
- * object it prints as its first line (its address); rejects if it exits before.
- */
-function startScript<T>(script: string, env: NodeJS.ProcessEnv, ipc = false): Promise<{ child: ChildProcess; ready: T }> {
-  const child = spawn(process.execPath, [join(__dirname, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc' as const] : [])] });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, ready: JSON.parse(line) as T }));
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
-
-/** The fake provider (provider.ts) in its own process. */
-async function startProvider(): Promise<Provider> {
-  const { child, ready } = await startScript<{ url: string }>('provider.js', {}, true);
-  const waiting = new Map<number, { resolve: (count: number) => void; reject: (err: Error) => void }>();
-  let asked = 0;
-  child.on('message', (m: { id: number; count: number }) => {
-    waiting.get(m.id)?.resolve(m.count);
-    waiting.delete(m.id);
-  });
-  // A provider that dies mid-run fails the bench instead of leaving it waiting for an answer.
-  child.once('exit', (code) => {
-    for (const { reject } of waiting.values()) reject(new Error(`provider exited (${code})`));
-    waiting.clear();
-  });
-  const ask = (message: object) =>
-    new Promise<number>((resolve, reject) => {
-      if (child.exitCode !== null || !child.connected) return reject(new Error('provider is gone'));
-      const id = ++asked;
-      waiting.set(id, { resolve, reject });
-      child.send({ id, ...message });
-    });
-  return { url: ready.url, count: () => ask({ count: true }), delay: (delayMs) => ask({ delayMs }), close: () => child.disconnect() };
 }
 
 async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {

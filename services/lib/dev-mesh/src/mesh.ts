@@ -209,11 +209,11 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     reconciler: join(dirname(require.resolve('@convo/tenants/package.json')), 'dist', 'reconciler', 'main.js'),
   };
   /**
-   * How long the gateway and a worker may take to be ready; the services get 60 s.
-   * MESH_START_TIMEOUT_MS sets both, for a machine busy with other work.
+   * How long the gateway and a worker may take to be ready (opts.startDeadlineMs, else
+   * MESH_START_TIMEOUT_MS, for a machine busy with other work); the services get at least 60 s.
    */
-  const startDeadlineMs = Number(process.env.MESH_START_TIMEOUT_MS) || (opts.startTogether ? 60_000 : 30_000);
-  const serviceDeadlineMs = Number(process.env.MESH_START_TIMEOUT_MS) || 60_000;
+  const startDeadlineMs = opts.startDeadlineMs ?? (Number(process.env.MESH_START_TIMEOUT_MS) || (opts.startTogether ? 60_000 : 30_000));
+  const serviceDeadlineMs = Math.max(60_000, opts.startDeadlineMs ?? (Number(process.env.MESH_START_TIMEOUT_MS) || 0));
   const startWorker = async (worker: keyof typeof workerMains, name: string, env: Record<string, string> = {}) => {
     const healthPort = await freePort();
     // A stable id: a worker restarted under the same name takes its own leases back at once.

@@ -27,6 +27,11 @@ export interface MeshOptions {
    */
   startTogether?: boolean;
   /**
+   * How long each process may take to be ready (default: the services 60 s, the gateway and the
+   * workers 30 s, or 60 s with startTogether). Benches on a busy shared machine give more.
+   */
+  startDeadlineMs?: number;
+  /**
    * Replicas per deployment (a service, `gateway`, `messaging-relay`, `messaging-dispatcher`; `*`
    * for every one), over MESH_REPLICAS_<NAME> (`MESH_REPLICAS_MESSAGING=2`) and MESH_REPLICAS.
    */

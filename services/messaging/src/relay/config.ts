@@ -10,7 +10,13 @@ export interface RelayConfig {
   /** Names this process in the attempt log; unique per process. */
   relayId: string;
   healthPort: number;
+  /** The wait between rounds when nothing is due. */
   pollMs: number;
+  /**
+   * The wait after a round that claimed events, doubling with each round that finds nothing, up to
+   * `pollMs`: while events keep coming, one waits about this long for its relay.
+   */
+  busyPollMs: number;
   batchSize: number;
   concurrency: number;
   /** How long a claimed event is this relay's: longer than anything one attempt can take. */
@@ -43,6 +49,7 @@ export function readRelayConfig(env: NodeJS.ProcessEnv = process.env): RelayConf
     relayId: r.str('RELAY_ID', '') || `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     healthPort: r.int('RELAY_HEALTH_PORT', 4012),
     pollMs: r.int('RELAY_POLL_MS', 500),
+    busyPollMs: r.int('RELAY_BUSY_POLL_MS', 50),
     batchSize: r.int('RELAY_BATCH', 50),
     concurrency: r.int('RELAY_CONCURRENCY', 8),
     // Target resolution (two gRPC calls at most) plus the request, with room to spare.
@@ -64,8 +71,8 @@ export function readRelayConfig(env: NodeJS.ProcessEnv = process.env): RelayConf
   if (config.leaseMs <= timeoutMs + 2 * rpcDeadlineMs) {
     throw new ConfigError(`RELAY_LEASE_MS (${config.leaseMs}) must exceed WEBHOOK_TIMEOUT_MS + 2 × RPC_DEADLINE_MS (${timeoutMs + 2 * rpcDeadlineMs})`);
   }
-  if (!config.pollMs || !config.concurrency || !config.batchSize || !timeoutMs) {
-    throw new ConfigError('RELAY_POLL_MS, RELAY_CONCURRENCY, RELAY_BATCH and WEBHOOK_TIMEOUT_MS must be positive');
+  if (!config.pollMs || !config.busyPollMs || !config.concurrency || !config.batchSize || !timeoutMs) {
+    throw new ConfigError('RELAY_POLL_MS, RELAY_BUSY_POLL_MS, RELAY_CONCURRENCY, RELAY_BATCH and WEBHOOK_TIMEOUT_MS must be positive');
   }
   return config;
 }

@@ -25,6 +25,7 @@ const log = createLogger('relay-test', 'silent');
 
 const SETTINGS = {
   pollMs: 50,
+  busyPollMs: 50,
   batchSize: 50,
   concurrency: 4,
   leaseMs: 20_000,
