@@ -9,12 +9,10 @@
 // server, from /proc) and the answers' latency at the peak (closed loop: autocannon) and at half of
 // it (a steady rate: paced.ts), next to the floor's.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
-import { call } from '../support/http';
+import { prepareSends, startProvider, startScript, untilDelivered, UNLIMITED } from './harness';
 import { pacedLoad } from './paced';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
@@ -85,57 +83,6 @@ async function load(url: string, headers: Record<string, string>, bodies: string
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
 }
 
-interface Provider {
-  url: string;
-  /** Requests the provider has received. */
-  count(): Promise<number>;
-  /** From now on every answer waits this long. */
-  delay(ms: number): Promise<unknown>;
-  close(): void;
-}
-
-/**
- * Starts one of the bench's scripts in a process of its own and resolves with it and the JSON
- * object it prints as its first line (its address); rejects if it exits before.
- */
-function startScript<T>(script: string, env: NodeJS.ProcessEnv, ipc = false): Promise<{ child: ChildProcess; ready: T }> {
-  const child = spawn(process.execPath, [join(__dirname, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc' as const] : [])] });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, ready: JSON.parse(line) as T }));
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
-  });
-}
-
-/** The fake provider (provider.ts) in its own process. */
-async function startProvider(): Promise<Provider> {
-  const { child, ready } = await startScript<{ url: string }>('provider.js', {}, true);
-  const waiting = new Map<number, { resolve: (count: number) => void; reject: (err: Error) => void }>();
-  let asked = 0;
-  child.on('message', (m: { id: number; count: number }) => {
-    waiting.get(m.id)?.resolve(m.count);
-    waiting.delete(m.id);
-  });
-  // A provider that dies mid-run fails the bench instead of leaving it waiting for an answer.
-  child.once('exit', (code) => {
-    for (const { reject } of waiting.values()) reject(new Error(`provider exited (${code})`));
-    waiting.clear();
-  });
-  const ask = (message: object) =>
-    new Promise<number>((resolve, reject) => {
-      if (child.exitCode !== null || !child.connected) return reject(new Error('provider is gone'));
-      const id = ++asked;
-      waiting.set(id, { resolve, reject });
-      child.send({ id, ...message });
-    });
-  return { url: ready.url, count: () => ask({ count: true }), delay: (delayMs) => ask({ delayMs }), close: () => child.disconnect() };
-}
-
-async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {
-  const until = Date.now() + timeoutMs;
-  while ((await engine.count()) < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return Date.now();
-}
-
 async function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const { child, ready } = await startScript<{ port: number }>('floor.js', { MONGODB_URI: mongodbUri, ENGINE_URL: engineUrl });
   return { child, port: ready.port };
@@ -167,34 +114,13 @@ async function storeMessages(uri: string, tenantId: number, ticketIds: number[],
 
 async function main() {
   const engine = await startProvider();
-  // The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the
-  // rest into 429s: the bench measures the path, so one token may use all of it here.
-  const unlimited = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: 'warn', ...unlimited } });
+  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: 'warn', ...UNLIMITED } });
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {
-    const admin = mesh.superAdminToken;
-    const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
-      token: admin,
-      body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
-    });
-    // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
-    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
-      token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url, sendIntervalMs: 0 },
-    });
-    const { apiId, authToken } = session.body.data.api;
-    const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
-    const ticketIds: number[] = [];
-    for (let t = 0; t < TICKETS; t++) {
-      const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: `55119876${String(t).padStart(5, '0')}`, body: 'warm-up' } });
-      ticketIds.push(ticket.body.data.ticketId);
-    }
-    const bodies = ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' }));
-    if (STORED) await storeMessages(mesh.database.uri, tenant.body.data.tenant.id, ticketIds, session.body.data.whatsapp.id);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${authToken}` };
-    await untilDelivered(engine, TICKETS, 30_000);
+    const target = await prepareSends(mesh, engine, TICKETS);
+    const { root, headers, bodies, ticketIds } = target;
+    if (STORED) await storeMessages(mesh.database.uri, target.tenantId, ticketIds, target.channelId);
     const floor = await startFloor(mesh.database.uri, engine.url);
     const meshPids = [...mesh.processes.values()].map((p) => p.pid!);
     const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));

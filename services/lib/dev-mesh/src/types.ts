@@ -31,6 +31,8 @@ export interface MeshOptions {
    * for every one), over MESH_REPLICAS_<NAME> (`MESH_REPLICAS_MESSAGING=2`) and MESH_REPLICAS.
    */
   replicas?: Record<string, number>;
+  /** How long the gateway and each worker may take to be ready (30 s; 60 s with startTogether; a service 60 s or this): a loaded machine's benches give more. */
+  readyWithinMs?: number;
 }
 
 export interface Mesh {
@@ -60,8 +62,8 @@ export interface Mesh {
   startDispatcher(name?: string, env?: Record<string, string>): Promise<ChildProcess>;
   /** SIGKILLs a process of the mesh (a service, the gateway, a worker) and waits until it is gone. */
   kill(name: string): Promise<void>;
-  /** Starts a killed process again, as it was started, and waits until it is ready. */
-  restart(name: string): Promise<void>;
+  /** Starts a killed process again, as it was started (plus `env`, for that start only), and waits until it is ready. */
+  restart(name: string, env?: Record<string, string>): Promise<void>;
   /** Stops a process as Kubernetes does in a rolling update (SIGTERM, SIGKILL after 15 s) and waits until it is gone. */
   terminate(name: string): Promise<void>;
   stop(): Promise<void>;
