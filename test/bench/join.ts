@@ -53,7 +53,11 @@ interface Figure {
 async function main() {
   const engine = await startProvider();
   const replicas = { [PROCESS]: 2 };
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, replicas, readyWithinMs: 120_000, env: { LOG_LEVEL: 'info', ...UNLIMITED } });
+  // The new replica's own account of its warm-up (requests, ms, statuses), printed as it comes.
+  const onLine = (part: string, line: string) => {
+    if (part === `${PROCESS}-2` && line.includes('warm-up done')) console.log(`  ${part}: ${line}`);
+  };
+  const mesh = await startMesh({ freePorts: true, onLine, replicas, readyWithinMs: 120_000, env: { LOG_LEVEL: 'info', ...UNLIMITED } });
   const figures: Figure[] = [];
   const newcomer = mesh.replicas[PROCESS]?.[1];
   if (!newcomer) throw new Error(`${PROCESS} is not a deployment of the mesh`);
