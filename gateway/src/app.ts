@@ -29,6 +29,8 @@ export interface Gateway {
   app: FastifyInstance;
   clients: Clients;
   auth: Authenticator;
+  /** /readyz answers 200 once `ready` is set: after the warm-up (main.ts, warmup.ts). */
+  readiness: { ready: boolean };
 }
 
 export async function buildGateway(config: GatewayConfig, opts: { logger?: boolean } = {}): Promise<Gateway> {
@@ -49,6 +51,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   installBoundedJsonParser(app);
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
+  const readiness = { ready: false };
   installErrorHandler(app);
   // Before any route: every route's body is admitted under the one budget.
   installBodyBudget(app, config.bodyBudgetBytes);
@@ -62,7 +65,9 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     const route = req.routeOptions.url;
     if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
     const line = { method: req.method, route: route ?? req.url.split('?')[0].slice(0, 200), status: reply.statusCode, ms: Math.round(reply.elapsedTime), tenant: req.principal?.tenantId };
-    if (reply.statusCode >= 500) req.log.warn(line, 'request');
+    // The warm-up's own requests (before ready) only at debug: they are no one's traffic.
+    if (!readiness.ready) req.log.debug(line, 'request');
+    else if (reply.statusCode >= 500) req.log.warn(line, 'request');
     else req.log.info(line, 'request');
   });
   // Form fields land in the body as values, so one schema validates JSON and multipart alike.
@@ -80,9 +85,10 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
-  // Ready = this gateway can serve. A service that is down answers its own routes 503 with
-  // Retry-After (kit's status table); it must not take the gateway's other routes out of service.
-  app.get('/readyz', { schema: { hide: true } }, async () => ({ status: 'ready' }));
+  // Ready = this gateway can serve, once warmed up (warmup.ts). A service that is down answers its
+  // own routes 503 with Retry-After (kit's status table); it must not take the gateway's other
+  // routes out of service.
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => (readiness.ready ? { status: 'ready' } : reply.code(503).send({ status: 'warming up' })));
 
   const rateLimits = await installRateLimits(app, config.rateLimits);
   await app.register(tenantRoutes, { clients, auth });
@@ -95,5 +101,5 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(browserPages);
   const stopGraphql = await mountGraphql(app, config, auth, clients, rateLimits);
   app.addHook('onClose', async () => stopGraphql());
-  return { app, clients, auth };
+  return { app, clients, auth, readiness };
 }

@@ -123,6 +123,8 @@ export class Authenticator {
   /** Bumped on every revocation and stream change: a resolution that straddles one is not cached. */
   private generation = 0;
   private watch?: RevocationWatch;
+  /** The warm-up's own token and principal (warmup.ts), set only while it runs. */
+  private warmup?: { token: string; principal: Principal };
 
   constructor(
     private readonly clients: Clients,
@@ -137,9 +139,18 @@ export class Authenticator {
     const token = bearer(req);
     if (!token) throw unauthenticated('Missing bearer token');
     if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) throw forbidden('The super-admin token is not an integration token');
+    if (this.warmup && bearerMatches(`Bearer ${token}`, this.warmup.token)) {
+      req.principal = this.warmup.principal;
+      return;
+    }
     const apiId = req.params.apiId ?? '';
     req.principal = await this.resolve(apiId, tokenSha256(token));
   };
+
+  /** Lets the warm-up's in-process token act as its principal (a tenant of none); undefined ends it. */
+  allowWarmup(token: string | undefined, principal?: Principal): void {
+    this.warmup = token && principal ? { token, principal } : undefined;
+  }
 
   private async resolve(apiId: string, tokenSha256: string): Promise<Principal> {
     const key = `${apiId}:${tokenSha256}`;

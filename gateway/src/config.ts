@@ -1,6 +1,7 @@
 import { EnvReader } from '@convo/kit';
 import { randomBytes } from 'node:crypto';
 import type { RateLimitConfig } from './rate-limits';
+import type { WarmupConfig } from './warmup';
 
 export interface GatewayConfig {
   port: number;
@@ -30,6 +31,8 @@ export interface GatewayConfig {
   dashboard: DashboardConfig;
   /** Shutdown is bounded: whatever still holds the process after this long is cut off (SHUTDOWN_GRACE_MS). */
   shutdownGraceMs: number;
+  /** The warm-up before ready (warmup.ts): WARMUP_MS (0: none) and WARMUP_REQUESTS. */
+  warmup: WarmupConfig;
 }
 
 export interface DashboardConfig {
@@ -56,6 +59,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     port: r.int('PORT', 8080),
     host: r.str('HOST', '0.0.0.0'),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000),
+    warmup: { ms: r.int('WARMUP_MS', 3_000), requests: r.int('WARMUP_REQUESTS', 2_000) },
     superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
     subgraphToken: r.secret('SUBGRAPH_TOKEN'),
     peers: {

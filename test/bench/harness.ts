@@ -1,8 +1,11 @@
 // What the benches share: their helper scripts in processes of their own, the fake provider over
-// IPC, FerretDB's command counter, the median.
+// IPC, FerretDB's command counter, the median, and a tenant with a channel and tickets to send to.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { randomUUID } from 'node:crypto';
+import type { Mesh } from '@convo/dev-mesh';
+import { call } from '../support/http';
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -78,3 +81,60 @@ export async function databaseCommands(metricsUrl?: string): Promise<Map<string,
 export const diff = (after: Map<string, number>, before: Map<string, number>) =>
   new Map([...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
 export const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** Waits until the provider has received `target` requests (or `timeoutMs` passed); answers when. */
+export async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {
+  const until = Date.now() + timeoutMs;
+  while ((await engine.count()) < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return Date.now();
+}
+
+/**
+ * The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the rest
+ * into 429s: the benches measure the path, so one token may use all of it.
+ */
+export const UNLIMITED = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
+
+export interface SendTarget {
+  tenantId: number;
+  channelId: number;
+  ticketIds: number[];
+  /** The external API's root for the session's apiId on the mesh's first gateway. */
+  root: string;
+  apiId: string;
+  headers: Record<string, string>;
+  /** One sendMessageByTicket body per ticket. */
+  bodies: string[];
+}
+
+/** A tenant, an unpaced engine channel on `engine` and `tickets` tickets (each with a message delivered). */
+export async function prepareSends(mesh: Mesh, engine: Provider, tickets: number): Promise<SendTarget> {
+  const admin = mesh.superAdminToken;
+  const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
+    token: admin,
+    body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
+  });
+  // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
+  const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+    token: admin,
+    body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url, sendIntervalMs: 0 },
+  });
+  const { apiId, authToken } = session.body.data.api;
+  const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
+  const before = await engine.count();
+  const ticketIds: number[] = [];
+  for (let t = 0; t < tickets; t++) {
+    const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: `55119876${String(t).padStart(5, '0')}`, body: 'warm-up' } });
+    ticketIds.push(ticket.body.data.ticketId);
+  }
+  await untilDelivered(engine, before + tickets, 30_000);
+  return {
+    tenantId: tenant.body.data.tenant.id,
+    channelId: session.body.data.whatsapp.id,
+    ticketIds,
+    root,
+    apiId,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${authToken}` },
+    bodies: ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' })),
+  };
+}

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
 import { call } from '../support/http';
 import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
-import { databaseCommands, diff, median, startProvider, startScript, total, type Provider } from './harness';
+import { databaseCommands, diff, median, startProvider, startScript, total, UNLIMITED, untilDelivered } from './harness';
 import { pacedLoad } from './paced';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
@@ -104,12 +104,6 @@ async function load(url: string, headers: Record<string, string>, bodies: string
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
 }
 
-async function untilDelivered(engine: Provider, target: number, timeoutMs: number): Promise<number> {
-  const until = Date.now() + timeoutMs;
-  while ((await engine.count()) < target && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-  return Date.now();
-}
-
 async function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
   const { child, ready } = await startScript<{ port: number }>('floor.js', { MONGODB_URI: mongodbUri, ENGINE_URL: engineUrl });
   return { child, port: ready.port };
@@ -141,10 +135,7 @@ async function storeMessages(uri: string, tenantId: number, ticketIds: number[],
 
 async function main() {
   const engine = await startProvider();
-  // The abuse limits (600 sends per token per 10 s) would cap the send path at 60/s and turn the
-  // rest into 429s: the bench measures the path, so one token may use all of it here.
-  const unlimited = { RATE_LIMIT_PER_TOKEN: '100000000', RATE_LIMIT_PER_TENANT: '100000000' };
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...unlimited, META_APP_SECRET, META_GRAPH_URL: engine.url } });
+  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNLIMITED, META_APP_SECRET, META_GRAPH_URL: engine.url } });
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {

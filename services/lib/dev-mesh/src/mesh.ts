@@ -130,7 +130,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   for (const p of parts) endpoints.set(p.name, { http: `http://127.0.0.1:${p.graphqlPort}`, grpc: `127.0.0.1:${p.grpcPort}` });
   replicas.gateway.forEach((name, i) => endpoints.set(name, { http: `http://127.0.0.1:${gatewayPorts[i]}` }));
   /** How each process was started and how to tell it is ready, for restart(). */
-  const starters = new Map<string, () => Promise<unknown>>();
+  const starters = new Map<string, (env?: Record<string, string>) => Promise<unknown>>();
   let stopping = false;
   let indexesRecorded = false;
   // Whatever happens to the parent (a test runner exiting, an uncaught error), no child outlives it.
@@ -234,9 +234,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const startReconciler = (name = 'tenants-reconciler') => startWorker('reconciler', name);
 
   try {
-    const startPart = async (p: Part) => {
-      starters.set(p.name, () => startPart(p));
-      const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort) });
+    const startPart = async (p: Part, env: Record<string, string> = {}) => {
+      starters.set(p.name, (again) => startPart(p, again));
+      const child = launch(p.name, p.main, { GRPC_PORT: String(p.grpcPort), GRAPHQL_PORT: String(p.graphqlPort), ...env });
       await waitUntil(
         p.name,
         serviceDeadlineMs,
@@ -246,10 +246,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     };
     const gatewayUrls = gatewayPorts.map((port) => `http://127.0.0.1:${port}`);
     const gatewayUrl = gatewayUrls[0];
-    const startGateway = async (i: number) => {
+    const startGateway = async (i: number, env: Record<string, string> = {}) => {
       const name = replicas.gateway[i];
-      starters.set(name, () => startGateway(i));
-      const gateway = launch(name, join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPorts[i]) });
+      starters.set(name, (again) => startGateway(i, again));
+      const gateway = launch(name, join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPorts[i]), ...env });
       await waitUntil(
         name,
         startDeadlineMs,
@@ -264,12 +264,12 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       ...replicas['tenants-reconciler'].map((name) => startReconciler(name)),
     ];
     if (opts.startTogether) {
-      await Promise.all([...frontAndWorkers(), ...parts.map(startPart)]);
+      await Promise.all([...frontAndWorkers(), ...parts.map((p) => startPart(p))]);
     } else {
       // The services first, then the gateway and the workers: on two cores, eight Node processes
       // loading at once each take several times longer (a gateway under an e2e suite's load then
       // missed its 30 s).
-      await Promise.all(parts.map(startPart));
+      await Promise.all(parts.map((p) => startPart(p)));
       await Promise.all(frontAndWorkers());
     }
     const terminate = async (name: string) => {
@@ -288,10 +288,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       child.kill('SIGKILL');
       await exited;
     };
-    const restart = async (name: string) => {
+    const restart = async (name: string, env?: Record<string, string>) => {
       const start = starters.get(name);
       if (!start) throw new Error(`no process ${name} to restart`);
-      await start();
+      await start(env);
     };
     const grpcAddresses = Object.fromEntries([...endpoints].flatMap(([name, e]) => (e.grpc ? [[name, e.grpc]] : [])));
     return {

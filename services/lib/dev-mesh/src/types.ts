@@ -28,7 +28,8 @@ export interface MeshOptions {
   startTogether?: boolean;
   /**
    * How long each process may take to be ready (default: the services 60 s, the gateway and the
-   * workers 30 s, or 60 s with startTogether). Benches on a busy shared machine give more.
+   * workers 30 s, or 60 s with startTogether; MESH_START_TIMEOUT_MS sets it from outside). Benches
+   * on a busy shared machine give more.
    */
   startDeadlineMs?: number;
   /**
@@ -65,8 +66,8 @@ export interface Mesh {
   startDispatcher(name?: string, env?: Record<string, string>): Promise<ChildProcess>;
   /** SIGKILLs a process of the mesh (a service, the gateway, a worker) and waits until it is gone. */
   kill(name: string): Promise<void>;
-  /** Starts a killed process again, as it was started, and waits until it is ready. */
-  restart(name: string): Promise<void>;
+  /** Starts a killed process again, as it was started (plus `env`, for that start only), and waits until it is ready. */
+  restart(name: string, env?: Record<string, string>): Promise<void>;
   /** Stops a process as Kubernetes does in a rolling update (SIGTERM, SIGKILL after 15 s) and waits until it is gone. */
   terminate(name: string): Promise<void>;
   stop(): Promise<void>;
