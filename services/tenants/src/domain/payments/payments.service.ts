@@ -35,9 +35,7 @@ const REMAP = Symbol('remap');
 
 /** A Map that forgets its oldest entry beyond `max` entries. */
 class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly max: number) {
-    super();
-  }
+  constructor(private readonly max: number) { super(); }
   override set(key: K, value: V): this {
     super.delete(key);
     if (this.size >= this.max) super.delete(this.keys().next().value as K);
