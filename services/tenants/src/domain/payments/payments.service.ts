@@ -248,7 +248,8 @@ export class PaymentsService {
       await this.payments.recordChange({ tenantId, field: 'paymentStatus', from: before.paymentStatus, to: status, cause, at });
     }
     if (status === 'paid' && before.suspendedByPayment && before.status === 'inactive') {
-      await this.payments.recordChange({ tenantId, field: 'status', from: 'inactive', to: 'active', cause: `paid: ${cause}`, at });
+      // Recorded as following the payment's change (1 ms on), so the log lists them in that order.
+      await this.payments.recordChange({ tenantId, field: 'status', from: 'inactive', to: 'active', cause: `paid: ${cause}`, at: new Date(at.getTime() + 1) });
     }
   }
 
