@@ -12,8 +12,10 @@ import {
 } from '@convo/test-support';
 import mongoose from 'mongoose';
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import Stripe from 'stripe';
 import { call } from '../support/http';
+import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb } from './proc-cpu';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -34,6 +36,30 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const brazilLocal = (ms: number) => new Date(ms - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
 const stripe = new Stripe('sk_test_probe_not_a_key');
 
+/** FerretDB's own count of the data commands it served, by command (as bench/run.ts reads it). */
+const DATA_COMMANDS = new Set(['find', 'insert', 'update', 'delete', 'findAndModify', 'count', 'aggregate', 'getMore', 'distinct']);
+async function databaseCommands(metricsUrl?: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (!metricsUrl) return counts;
+  const text = await (await fetch(metricsUrl)).text();
+  for (const m of text.matchAll(/^ferretdb_client_requests_total\{command="([^"]+)"[^}]*\} (\d+)/gm)) {
+    if (DATA_COMMANDS.has(m[1])) counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
+  }
+  return counts;
+}
+
+/** On a loaded machine a mesh may miss its start-up deadline: up to three tries. */
+async function startProbeMesh(env: Record<string, string>) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startMesh({ freePorts: true, env, onLine: () => undefined, startTogether: true });
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      console.error(`mesh start failed (${(err as Error).message}); once more`);
+    }
+  }
+}
+
 async function main() {
   const fakes = await startFakePaymentGateways();
   const env = {
@@ -41,7 +67,7 @@ async function main() {
     ...fakes.env,
     PAYMENT_RECONCILE_INTERVAL_MS: '0',
   };
-  const mesh = await startMesh({ freePorts: true, env, onLine: () => undefined });
+  const mesh = await startProbeMesh(env);
   const B = mesh.gatewayUrl;
   const admin = mesh.superAdminToken;
   try {
@@ -146,6 +172,13 @@ async function main() {
     const latencies: number[] = [];
     let duplicates = 0;
     const gapMs = (SECONDS * 1000) / TOTAL;
+    // What the load costs: FerretDB's commands, and the CPU of each mesh process and of the database.
+    const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
+    const cpu0 = named.map(({ pid }) => cpuMs(pid));
+    const dbPids = () => databasePids(mesh.database.uri, mesh.database.postgresUrl);
+    const db0 = cpuSnapshot(dbPids());
+    const cmd0 = await databaseCommands(mesh.database.metricsUrl);
+    const load0 = loadAverage();
     const t0 = Date.now();
     const loaded = probeRoute(SECONDS * 1000);
     await Promise.all(
@@ -167,6 +200,15 @@ async function main() {
     );
     const sentIn = (Date.now() - t0) / 1000;
     const busy = await loaded;
+    const load1 = loadAverage();
+    const cmd1 = await databaseCommands(mesh.database.metricsUrl);
+    const commands: Record<string, number> = Object.fromEntries([...cmd1].map(([k, v]) => [k, v - (cmd0.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
+    const commandTotal = Object.values(commands).reduce((a, b) => a + b, 0);
+    const cpuMsByProcess = Object.fromEntries(named.map(({ name, pid }, i) => [name, Math.round(cpuMs(pid) - cpu0[i])]).filter(([, v]) => Number(v) > 0));
+    const dbNow = dbPids();
+    const ferretCpu = cpuSince(db0, dbNow.filter(isFerretDb));
+    cpuMsByProcess['database: FerretDB'] = Math.round(ferretCpu);
+    cpuMsByProcess['database: PostgreSQL'] = Math.round(cpuSince(db0, dbNow) - ferretCpu);
 
     // What the database holds: one record per proven event, its repeats counted on it.
     const conn = await mongoose.createConnection(mesh.database.uri, { dbName: 'convo_tenants' }).asPromise();
@@ -192,12 +234,19 @@ async function main() {
       outcomes,
       statusChanges: changes,
       webhookLatencyMs: { p50: Number(pct(latencies, 50).toFixed(1)), p95: Number(pct(latencies, 95).toFixed(1)), max: Number(Math.max(...latencies).toFixed(1)) },
+      databaseCommands: { ...commands, total: commandTotal, perProvenDelivery: Number((commandTotal / Math.max(1, plan.length - plan.filter((p) => p.kind === 'forged').length)).toFixed(2)) },
+      cpuMsByProcess,
+      loadAverage: { before: load0, after: load1 },
       otherRouteP50Ms: { idle: Number(pct(idle, 50).toFixed(1)), underLoad: Number(pct(busy, 50).toFixed(1)), ratio: Number((pct(busy, 50) / pct(idle, 50)).toFixed(2)) },
     }, null, 2));
   } finally {
     await mesh.stop();
     await fakes.close();
   }
+}
+
+function loadAverage(): string {
+  return loadavg().map((x) => x.toFixed(1)).join(' ');
 }
 
 main().then(

@@ -32,7 +32,7 @@ export interface TenantsConfig {
   seedDevPlans: boolean;
   /** `PAYMENT_WEBHOOK_SECRET_GATEWAY_A` … `_D`; a gateway without one answers 503. */
   paymentWebhookSecrets: WebhookSecrets;
-  /** PAYMENT_API_URL_GATEWAY_<X>, PAYMENT_API_TOKEN_GATEWAY_C, PAYMENT_CLIENT_ID/SECRET_GATEWAY_D, PAYMENT_API_TIMEOUT_MS. */
+  /** PAYMENT_API_URL_GATEWAY_<X>, PAYMENT_API_TOKEN_GATEWAY_C, PAYMENT_CLIENT_ID/SECRET_GATEWAY_D, PAYMENT_API_TIMEOUT_MS, PAYMENT_API_CONCURRENCY. */
   paymentApis: GatewayApiConfig;
   /** PAYMENT_RECONCILE_RATE_PER_SECOND, PAYMENT_RECONCILE_INTERVAL_MS, PAYMENT_RECONCILE_POLL_MS (the reconciler process). */
   reconcile: { ratePerSecond: number; intervalMs: number; pollMs: number; suspendAfterDays: number };
@@ -54,7 +54,9 @@ export function readTenantsConfig(env: EnvReader): TenantsConfig {
       mercadoPagoToken: env.str('PAYMENT_API_TOKEN_GATEWAY_C', ''),
       efiClientId: env.str('PAYMENT_CLIENT_ID_GATEWAY_D', ''),
       efiClientSecret: env.str('PAYMENT_CLIENT_SECRET_GATEWAY_D', ''),
-      timeoutMs: env.int('PAYMENT_API_TIMEOUT_MS', 10_000),
+      // Below the gateway's RPC deadline (RPC_DEADLINE_MS, 5 s): a slow gateway API answers 503, which the gateway retries.
+      timeoutMs: env.int('PAYMENT_API_TIMEOUT_MS', 3_000),
+      maxConcurrent: env.int('PAYMENT_API_CONCURRENCY', 16),
     },
     reconcile: {
       ratePerSecond: Number(env.str('PAYMENT_RECONCILE_RATE_PER_SECOND', '5')) || 5,

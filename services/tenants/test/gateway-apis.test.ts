@@ -1,5 +1,6 @@
 import { startFakePaymentGateways, type FakePaymentGateways } from '@convo/test-support';
 import { GatewayApis } from '../src/domain/payments/gateway-apis';
+import { readReconcilerConfig, reconcilerGatewayApis } from '../src/reconciler/config';
 
 let fakes: FakePaymentGateways;
 let clock = Date.now();
@@ -69,3 +70,59 @@ describe('the gateways’ APIs', () => {
   });
 });
 
+
+describe('the reconciliation’s rate limit per gateway', () => {
+  /** When each gateway's fake received its requests since `t0`, in order. */
+  const arrivals = (requests: Array<{ receivedAt: number; url: string }>, t0: number, path: string) =>
+    requests.filter((r) => r.receivedAt >= t0 && r.url.startsWith(path)).map((r) => r.receivedAt).sort((a, b) => a - b);
+
+  it('spaces each gateway’s reads by 1/PAYMENT_RECONCILE_RATE_PER_SECOND, each gateway at its own pace', async () => {
+    // The reconciler's own wiring: its config, read from the environment as the process reads it.
+    const { tenants } = readReconcilerConfig({ MONGODB_URI: 'mongodb://db/', ...fakes.env, PAYMENT_RECONCILE_RATE_PER_SECOND: '10' });
+    const api = reconcilerGatewayApis(tenants);
+    const t0 = Date.now();
+    // Five customers of Asaas and five of Stripe asked at once, as a run's two gateways are.
+    await Promise.all([
+      ...Array.from({ length: 5 }, (_, i) => api.latestPayment('gateway_a', `cus_rate_a${i}`, 'asaas-key')),
+      ...Array.from({ length: 5 }, (_, i) => api.latestPayment('gateway_b', `cus_rate_b${i}`, 'sk_test_rate')),
+      // Efí: one customer is four reads (one per charge_type), paced as well.
+      api.latestPayment('gateway_d', 'custom-rate', ''),
+    ]);
+    const elapsed = Date.now() - t0;
+    const asaas = arrivals(fakes.asaas.requests, t0, '/v3/payments');
+    const stripe = arrivals(fakes.stripe.requests, t0, '/v1/invoices');
+    const efi = arrivals(fakes.efi.requests, t0, '/v1/charges');
+    expect([asaas.length, stripe.length, efi.length]).toEqual([5, 5, 4]);
+    // 10 per second: the k-th read of a gateway leaves no earlier than k × 100 ms after the start
+    // (a busy machine can only make it later), whatever the other gateways do.
+    for (const times of [asaas, stripe, efi]) {
+      times.forEach((t, k) => expect(t - t0).toBeGreaterThanOrEqual(k * 100 - 2));
+    }
+    expect(elapsed).toBeGreaterThanOrEqual(400);
+  });
+
+  it('bounds the webhooks’ read-backs per gateway API: in flight, then waiting, then 503 at once', async () => {
+    const api = new GatewayApis({
+      urls: { gateway_a: fakes.asaas.url, gateway_b: fakes.stripe.url, gateway_c: fakes.mercadoPago.url, gateway_d: fakes.efi.url },
+      mercadoPagoToken: fakes.mercadoPagoToken,
+      efiClientId: fakes.efiClient.id,
+      efiClientSecret: fakes.efiClient.secret,
+      timeoutMs: 600,
+      maxConcurrent: 2,
+      maxWaiting: 2,
+    });
+    fakes.mercadoPago.answer(() => 'hang');
+    try {
+      const t0 = Date.now();
+      const calls = Array.from({ length: 5 }, () => api.mercadoPagoPayment('1').then(() => 'ok', (e: { code?: string }) => `${e.code}@${Date.now() - t0}`));
+      const [first, , , , fifth] = await Promise.all(calls);
+      // Two in flight, two waiting behind them: all four time out (no read is unbounded)...
+      expect(first).toMatch(/^ERR_GATEWAY_API_FAILED@/);
+      // ...and the fifth is refused at once rather than queued past the gateway's own timeout.
+      expect(Number(fifth.split('@')[1])).toBeLessThan(300);
+      expect(fakes.mercadoPago.requests.length).toBeLessThanOrEqual(4);
+    } finally {
+      fakes.mercadoPago.reset();
+    }
+  });
+});

@@ -226,6 +226,9 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
     const t = await tenantOn('gateway_a');
     const created = asaasDelivery(SECRETS.gateway_a, { id: `evt_${randomUUID()}`, event: 'PAYMENT_CREATED', customer: t.customerId });
     await expect(deliver('gateway_a', created)).resolves.toMatchObject({ applied: false, outcome: 'ignored_type' });
+    // An applied event first: the service now holds its view of the tenant, which the switch below makes stale.
+    const overdue = asaasDelivery(SECRETS.gateway_a, { id: `evt_${randomUUID()}`, event: 'PAYMENT_OVERDUE', customer: t.customerId });
+    await expect(deliver('gateway_a', overdue)).resolves.toMatchObject({ applied: true });
     await h.client.UpdateTenant({
       identity: t.identity,
       paymentGateway: 'gateway_b',
@@ -236,9 +239,11 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
     await expect(deliver('gateway_c', { ...order, query: order.query.replace('type=payment', 'type=merchant_order') })).resolves.toMatchObject({ outcome: 'ignored_type' });
     await expect(deliver('gateway_c', mercadoPagoDelivery(SECRETS.gateway_c, '999000999'))).resolves.toMatchObject({ outcome: 'ignored_type' });
     expect(await h.count('payment_events', { gateway: 'gateway_c', type: { $in: ['merchant_order', 'payment.not_found'] } })).toBe(2);
+    const afterSwitch = await paymentStatus(t.id);
     const left = asaasDelivery(SECRETS.gateway_a, { id: `evt_${randomUUID()}`, event: 'PAYMENT_RECEIVED', customer: t.customerId });
     await expect(deliver('gateway_a', left)).resolves.toMatchObject({ applied: false, outcome: 'other_gateway' });
-    expect(await paymentStatus(t.id)).toBe('pending');
+    expect(await paymentStatus(t.id)).toBe(afterSwitch);
+    expect(afterSwitch).not.toBe('paid');
   });
 
   it('answers 503 ERR_WEBHOOK_NOT_CONFIGURED without the secret, and 404 for an unknown gateway', async () => {

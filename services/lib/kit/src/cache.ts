@@ -78,6 +78,10 @@ export class TtlCache<K, V> {
     if (this.loading.get(key) === load) this.loading.delete(key);
   }
 
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
   clear(): void {
     this.entries.clear();
     this.loading.clear();

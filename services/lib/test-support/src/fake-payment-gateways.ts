@@ -13,6 +13,8 @@ export interface FakePayment {
   externalReference?: string;
   /** Stripe: unix due date of an open invoice. */
   dueDate?: number;
+  /** Efí: the charge's type as `GET /v1/charges` filters it (default `billet`). */
+  chargeType?: 'billet' | 'card' | 'carnet' | 'subscription';
 }
 
 /** The four gateways' APIs on loopback, answering in each one's own shape and recording every request. */
@@ -37,6 +39,8 @@ export interface FakePaymentGateways {
 }
 
 const json = (status: number, body: unknown): ProviderReply => ({ status, body });
+/** Efí writes times as Brazilian local time without a zone: "2026-11-26 10:05:00" (UTC−3). */
+const efiLocalTime = (iso?: string) => (iso ? new Date(new Date(iso).getTime() - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ') : null);
 const pathOf = (req: ProviderRequest) => new URL(req.url, 'http://x').pathname;
 const queryOf = (req: ProviderRequest) => new URL(req.url, 'http://x').searchParams;
 
@@ -106,8 +110,19 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
       return history ? json(200, { code: 200, data: history }) : json(404, { code: 3500034, error: 'notification_not_found' });
     }
     if (path === '/v1/charges') {
-      const p = latest(payments.efi, queryOf(req).get('custom_id') ?? '');
-      return json(200, { code: 200, data: p ? [{ id: Number(p.id), status: p.status, custom_id: p.customerId, created_at: p.updatedAt }] : [] });
+      // As Efí's "Retornar lista de cobranças": begin_date, end_date (YYYY-MM-DD) and charge_type are
+      // required; custom_id, status, limit, page narrow it. created_at is local time without a zone.
+      const q = queryOf(req);
+      const day = /^\d{4}-\d{2}-\d{2}$/;
+      const type = q.get('charge_type') ?? '';
+      if (!day.test(q.get('begin_date') ?? '') || !day.test(q.get('end_date') ?? '') || !['billet', 'card', 'carnet', 'subscription'].includes(type)) {
+        return json(400, { code: 3500010, error: 'validation_error', error_description: 'begin_date, end_date e charge_type são obrigatórios' });
+      }
+      const customId = q.get('custom_id');
+      const data = [...payments.efi.values()]
+        .filter((p) => (p.chargeType ?? 'billet') === type && (customId === null || p.customerId === customId))
+        .map((p) => ({ id: Number(p.id), total: 9990, status: p.status, custom_id: p.customerId, created_at: efiLocalTime(p.updatedAt), customer: { phone_number: null } }));
+      return json(200, { code: 200, data });
     }
     return json(404, { code: 404, error: 'not_found' });
   });

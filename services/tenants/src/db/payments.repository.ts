@@ -5,6 +5,9 @@ import type { ReconciliationRunDoc } from './payment-models';
 
 export type ReconciliationRun = ReconciliationRunDoc;
 
+/** The fields of a tenant a payment event is decided on. */
+export type PaymentState = Pick<TenantDoc, 'paymentGateway' | 'paymentStatus' | 'paymentStatusAt' | 'paymentOverdueSince' | 'status' | 'suspendedByPayment' | 'gatewayCredentials'>;
+
 /** The record of proven payment webhooks and the log of the status changes payments cause. */
 export class PaymentsRepository {
   /** Runs taken by a reconciler, `reconciliation-run:<id>` beside the seed claims. */
@@ -23,10 +26,9 @@ export class PaymentsRepository {
     await this.models.PaymentEvent.updateOne({ _id: key }, { $set: set }).exec();
   }
 
-  /** A repeat is recorded beside the first delivery's record, which it answers. */
-  async countRepeat(key: string) {
+  /** A repeat is recorded beside the first delivery's record (one insert). */
+  async recordRepeat(key: string): Promise<void> {
     await this.models.PaymentRepeat.create({ _id: randomUUID(), eventKey: key, receivedAt: new Date() });
-    return this.models.PaymentEvent.findById(key).lean<PaymentEventDoc>().exec();
   }
 
   /** How many repeats each of these events had. */
@@ -44,24 +46,27 @@ export class PaymentsRepository {
   }
 
   /**
-   * Sets the payment status of a tenant still on `gateway` unless its stored status came from a
-   * newer event; answers the tenant as it was before, or null when nothing was written. Atomic on
-   * MongoDB; FerretDB applies it as read-then-write, so the service also runs one change per
-   * tenant at a time.
+   * Sets `set` on the tenant only while its payment fields are still exactly `expected` (what the
+   * decision was made on) and it still holds `customerId` on `gateway`: one write, and a stale
+   * view of the tenant (another replica, an operator's change) writes nothing (false) instead of
+   * a wrong status. FerretDB applies it as read-then-write, so the service also runs one change
+   * per tenant at a time.
    */
-  setStatusIfNotNewer(tenantId: number, gateway: string, status: string, at: Date) {
-    return this.models.Tenant.findOneAndUpdate(
-      { _id: tenantId, paymentGateway: gateway, $or: [{ paymentStatusAt: null }, { paymentStatusAt: { $lte: at } }] },
-      { $set: { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date() } },
-      { returnDocument: 'before' },
-    )
-      .lean<TenantDoc>()
-      .exec();
-  }
-
-  /** What an applied status brings along: the overdue clock, and reactivation on paid. */
-  async setPaymentSide(tenantId: number, set: Record<string, unknown>): Promise<void> {
-    await this.models.Tenant.updateOne({ _id: tenantId }, { $set: set }).exec();
+  async setPaymentIfUnchanged(tenantId: number, gateway: string, customerId: string, expected: PaymentState, set: Record<string, unknown>): Promise<boolean> {
+    const res = await this.models.Tenant.updateOne(
+      {
+        _id: tenantId,
+        paymentGateway: gateway,
+        [`gatewayCredentials.${gateway}.customerId`]: customerId,
+        paymentStatus: expected.paymentStatus,
+        paymentStatusAt: expected.paymentStatusAt ?? null,
+        paymentOverdueSince: expected.paymentOverdueSince ?? null,
+        status: expected.status,
+        suspendedByPayment: expected.suspendedByPayment ? true : { $ne: true },
+      },
+      { $set: set },
+    ).exec();
+    return res.matchedCount > 0;
   }
 
   /** Active tenants overdue since before `cutoff`: suspension's candidates. */

@@ -1,5 +1,6 @@
 import { EnvReader } from '@convo/kit';
 import { hostname } from 'node:os';
+import { GatewayApis } from '../domain/payments/gateway-apis';
 import { readTenantsConfig, type TenantsConfig } from '../spec';
 
 /** The payment reconciler's settings: the process's own, and the tenants service's it shares. */
@@ -28,4 +29,9 @@ export function readReconcilerConfig(env: NodeJS.ProcessEnv = process.env): Reco
   };
   r.done();
   return config;
+}
+
+/** The gateways' APIs as the reconciler reads them: each gateway's reads paced at PAYMENT_RECONCILE_RATE_PER_SECOND. */
+export function reconcilerGatewayApis(config: TenantsConfig): GatewayApis {
+  return new GatewayApis({ ...config.paymentApis, readsPerSecond: config.reconcile.ratePerSecond });
 }

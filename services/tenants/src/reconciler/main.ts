@@ -4,11 +4,10 @@
 import '@convo/kit/observability/register'; // first: tracing instruments what loads after it
 import { runWorkerProcess } from '@convo/kit/worker-process';
 import { createRepositories } from '../spec';
-import { GatewayApis } from '../domain/payments/gateway-apis';
 import { PaymentsService } from '../domain/payments/payments.service';
 import { Reconciler } from '../domain/payments/reconciler';
 import { Suspensions } from '../domain/payments/suspension';
-import { readReconcilerConfig } from './config';
+import { readReconcilerConfig, reconcilerGatewayApis } from './config';
 import { ReconcilerLoop } from './worker';
 
 const { tenants: config, ...own } = readReconcilerConfig();
@@ -24,7 +23,7 @@ runWorkerProcess({
   async start(db, log) {
     const repos = createRepositories(db);
     await Promise.all(Object.values(repos.models).map((m) => m.createIndexes()));
-    const apis = new GatewayApis(config.paymentApis);
+    const apis = reconcilerGatewayApis(config);
     const service = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, apis);
     const reconciler = new Reconciler(repos.tenants, repos.payments, service, apis, config.reconcile, log);
     const suspensions = new Suspensions(repos.payments, repos.apis, config.reconcile.suspendAfterDays, log);

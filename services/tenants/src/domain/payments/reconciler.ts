@@ -10,13 +10,11 @@ import type { GatewayApis } from './gateway-apis';
 import type { PaymentsService } from './payments.service';
 
 export interface ReconcilerOptions {
-  /** PAYMENT_RECONCILE_RATE_PER_SECOND: gateway API reads per second, per gateway. */
+  /** PAYMENT_RECONCILE_RATE_PER_SECOND: gateway API reads per second, per gateway (applied by the GatewayApis it is given). */
   ratePerSecond: number;
 }
 
 export type TenantOutcome = 'unchanged' | 'repaired' | 'older' | 'no_payment' | 'failed';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class Reconciler {
   constructor(
@@ -58,7 +56,10 @@ export class Reconciler {
     return res.outcome === 'applied' ? 'repaired' : res.outcome === 'older' ? 'older' : 'unchanged';
   }
 
-  /** Every tenant with a gateway (or one), each gateway's reads paced at its own rate; the run's counts kept. */
+  /**
+   * Every tenant with a gateway (or one), the four gateways in parallel, each gateway's tenants in
+   * turn; the reads are paced per gateway by GatewayApis (readsPerSecond). The run's counts kept.
+   */
   async run(run: ReconciliationRun): Promise<void> {
     const counts = { checked: 0, repaired: 0, failed: 0 };
     const byGateway = new Map<PaymentGateway, TenantDoc[]>();
@@ -66,11 +67,9 @@ export class Reconciler {
       if (!isOneOf(PAYMENT_GATEWAYS, t.paymentGateway)) continue;
       byGateway.set(t.paymentGateway, [...(byGateway.get(t.paymentGateway) ?? []), t]);
     }
-    const gapMs = 1000 / Math.max(this.options.ratePerSecond, 0.001);
     await Promise.all(
       [...byGateway.values()].map(async (list) => {
-        for (const [i, t] of list.entries()) {
-          if (i > 0) await sleep(gapMs);
+        for (const t of list) {
           const outcome = await this.reconcileTenant(t);
           counts.checked++;
           if (outcome === 'repaired') counts.repaired++;
@@ -79,6 +78,6 @@ export class Reconciler {
       }),
     );
     await this.payments.finishRun(run._id, counts);
-    this.log.info({ run: run._id, ...counts }, 'payment reconciliation done');
+    this.log.info({ run: run._id, ...counts, readsPerSecondPerGateway: this.options.ratePerSecond }, 'payment reconciliation done');
   }
 }
