@@ -63,6 +63,7 @@ async function main() {
   if (!newcomer) throw new Error(`${PROCESS} is not a deployment of the mesh`);
   try {
     const target = await prepareSends(mesh, engine, TICKETS);
+    console.log(`${TICKETS} tickets open; ${WARMUP_S} s of load on the first ${PROCESS} before the first measured start`);
     const { headers, bodies } = target;
     const path = `/v2/api/external/${target.apiId}/sendMessageByTicket`;
     const first = `${mesh.gatewayUrls[0]}${path}`;
