@@ -148,6 +148,10 @@ export class TicketsService {
       const current = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
       return { ...(current && { ticket: toTicket(await withInbound(current)) }), created: false };
     }
+    // A contact writing again has its ticket open: one read finds it (the common case of every
+    // incoming message). Only without one are the two reads below needed.
+    const existing = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
+    if (existing) return { ticket: toTicket(await withInbound(existing)), created: false };
     for (let round = 0; round < 2; round++) {
       // The last ticket is read before the current one: a ticket another caller opens between the
       // two reads is then either seen as current, or claimed under the same last id (and awaited).
