@@ -107,8 +107,17 @@ export interface SendTarget {
   bodies: string[];
 }
 
-/** A tenant, an unpaced engine channel on `engine` and `tickets` tickets (each with a message delivered). */
-export async function prepareSends(mesh: Mesh, engine: Provider, tickets: number): Promise<SendTarget> {
+export interface SendChannel {
+  /** The channel's kind (engine_a unless said). */
+  type?: string;
+  /** More fields of the session (a waba channel's ids). */
+  session?: Record<string, unknown>;
+  /** Runs for each contact before its ticket is opened (a waba contact writes first). */
+  beforeTicket?: (number: string) => Promise<void>;
+}
+
+/** A tenant, an unpaced channel on `engine` and `tickets` tickets (each with a message delivered). */
+export async function prepareSends(mesh: Mesh, engine: Provider, tickets: number, channel: SendChannel = {}): Promise<SendTarget> {
   const admin = mesh.superAdminToken;
   const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
     token: admin,
@@ -117,14 +126,16 @@ export async function prepareSends(mesh: Mesh, engine: Provider, tickets: number
   // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
   const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
     token: admin,
-    body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: 'engine_a', engineUrl: engine.url, sendIntervalMs: 0 },
+    body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: channel.type ?? 'engine_a', engineUrl: engine.url, sendIntervalMs: 0, ...channel.session },
   });
   const { apiId, authToken } = session.body.data.api;
   const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
   const before = await engine.count();
   const ticketIds: number[] = [];
   for (let t = 0; t < tickets; t++) {
-    const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number: `55119876${String(t).padStart(5, '0')}`, body: 'warm-up' } });
+    const number = `55119876${String(t).padStart(5, '0')}`;
+    await channel.beforeTicket?.(number);
+    const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number, body: 'warm-up' } });
     ticketIds.push(ticket.body.data.ticketId);
   }
   await untilDelivered(engine, before + tickets, 30_000);

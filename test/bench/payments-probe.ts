@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import Stripe from 'stripe';
 import { call } from '../support/http';
+import { databaseCommands } from './harness';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb } from './proc-cpu';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
@@ -35,18 +36,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const brazilLocal = (ms: number) => new Date(ms - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
 const stripe = new Stripe('sk_test_probe_not_a_key');
-
-/** FerretDB's own count of the data commands it served, by command (as bench/run.ts reads it). */
-const DATA_COMMANDS = new Set(['find', 'insert', 'update', 'delete', 'findAndModify', 'count', 'aggregate', 'getMore', 'distinct']);
-async function databaseCommands(metricsUrl?: string): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  if (!metricsUrl) return counts;
-  const text = await (await fetch(metricsUrl)).text();
-  for (const m of text.matchAll(/^ferretdb_client_requests_total\{command="([^"]+)"[^}]*\} (\d+)/gm)) {
-    if (DATA_COMMANDS.has(m[1])) counts.set(m[1], (counts.get(m[1]) ?? 0) + Number(m[2]));
-  }
-  return counts;
-}
 
 /** On a loaded machine a mesh may miss its start-up deadline: up to three tries. */
 async function startProbeMesh(env: Record<string, string>) {

@@ -12,9 +12,8 @@ import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mongo } from 'mongoose';
-import { call } from '../support/http';
 import { hubSignature, postMeta, wabaEnvelope, wabaText } from '../support/meta-webhooks';
-import { databaseCommands, diff, median, startProvider, startScript, total, UNLIMITED, untilDelivered } from './harness';
+import { databaseCommands, diff, median, prepareSends, startProvider, startScript, total, UNLIMITED, untilDelivered } from './harness';
 import { pacedLoad } from './paced';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb, sumCpu } from './proc-cpu';
 
@@ -139,29 +138,9 @@ async function main() {
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {
-    const admin = mesh.superAdminToken;
-    const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
-      token: admin,
-      body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
-    });
-    // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
-    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
-      token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: CHANNEL, engineUrl: engine.url, sendIntervalMs: 0, ...wabaSession() },
-    });
-    const { apiId, authToken } = session.body.data.api;
-    const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
-    const ticketIds: number[] = [];
-    for (let t = 0; t < TICKETS; t++) {
-      const number = `55119876${String(t).padStart(5, '0')}`;
-      await contactWrites(mesh.gatewayUrl, number);
-      const ticket = await call(`${root}/createTicket`, { token: authToken, body: { number, body: 'warm-up' } });
-      ticketIds.push(ticket.body.data.ticketId);
-    }
-    const bodies = ticketIds.map((ticketId) => JSON.stringify({ ticketId, body: 'Benchmark message' }));
-    if (STORED) await storeMessages(mesh.database.uri, tenant.body.data.tenant.id, ticketIds, session.body.data.whatsapp.id);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${authToken}` };
-    await untilDelivered(engine, TICKETS, 30_000);
+    const target = await prepareSends(mesh, engine, TICKETS, { type: CHANNEL, session: wabaSession(), beforeTicket: (number) => contactWrites(mesh.gatewayUrl, number) });
+    const { root, headers, bodies, ticketIds } = target;
+    if (STORED) await storeMessages(mesh.database.uri, target.tenantId, ticketIds, target.channelId);
     const floor = await startFloor(mesh.database.uri, engine.url);
     const meshPids = [...mesh.processes.values()].map((p) => p.pid!);
     const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
