@@ -31,11 +31,18 @@ export interface ClientOptions extends CallOptions {
   /**
    * The hot unary methods carried on one stream each: they answer and fail as unary calls do, with
    * the same deadlines, and a peer without a connection fails them after the connect budget too.
-   * One stream per method, caller and address for the whole process (the first client's settings).
+   * One set of streams (streamLanes) per method, caller and address for the whole process (the
+   * first client's settings).
    */
   streamed?: StreamedMethods;
   /** How long one stream takes new calls (CallStream's streamMs). */
   streamMs?: number;
+  /**
+   * How many streams a streamed method keeps open at once, its calls taken by each in turn: one per
+   * address of a list (each stream starts on the next replica, round_robin), `GRPC_STREAM_LANES`
+   * (4) for a `dns:` target, whose replicas are not counted here; one for a single address.
+   */
+  streamLanes?: number;
 }
 
 type Unary<A, R> = (argument: A, callback: grpc.requestCallback<R>) => grpc.ClientUnaryCall;
@@ -83,6 +90,12 @@ export const CHANNEL_OPTIONS: grpc.ChannelOptions = {
   // back in one answer (GetMedia); grpc-js's default 4 MiB refused every file above it.
   'grpc.max_receive_message_length': 32 * 1024 * 1024,
 };
+
+/** How many streams a streamed method keeps open over an address (ClientOptions.streamLanes). */
+export function streamLanesFor(address: string, env: NodeJS.ProcessEnv = processEnv): number {
+  if (address.startsWith('dns:')) return Math.max(1, Math.floor(Number(env.GRPC_STREAM_LANES)) || 4);
+  return address.split(',').filter((a) => a.trim()).length || 1;
+}
 
 /** The service config that spreads a channel's calls over every address its target resolves to. */
 const ROUND_ROBIN = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
@@ -144,7 +157,7 @@ function callMetadata(options?: grpc.MetadataOptions): grpc.Metadata {
 
 // One client (one HTTP/2 channel) per service and address for the whole process, and one stream per streamed method.
 const clients = new Map<string, grpc.Client>();
-const callStreams = new Map<string, CallStream<unknown, unknown>>();
+const callStreams = new Map<string, Array<CallStream<unknown, unknown>>>();
 
 export function createClient<N extends ServiceName>(
   name: N,
@@ -202,20 +215,31 @@ export function createClient<N extends ServiceName>(
     }
     const streamKey = `${key}/${method}`;
     const single = wrapper[method] as (request: unknown, options?: CallOptions) => Promise<unknown>;
-    let stream = callStreams.get(streamKey);
-    if (!stream) {
+    let lanes = callStreams.get(streamKey);
+    if (!lanes) {
       type Carrier = grpc.ClientDuplexStream<CallItem<unknown>, CallOutcome<unknown>>;
       const deadlineMs = defaults.deadlineMs ?? DEFAULT_DEADLINE_MS;
       const connectMs = defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
       const start = () => (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
-      stream = new CallStream(
-        // As for a unary call: a peer without a connection fails the calls after the connect budget.
-        () => (connectMs < deadlineMs ? connected(client, address, connectMs).then(start) : start()),
-        { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs, unary: single },
+      // Each lane's stream is opened on the channel's next replica (round_robin): the calls, taken
+      // by the lanes in turn, reach every replica, not the one a single stream would sit on.
+      lanes = Array.from(
+        { length: Math.max(1, defaults.streamLanes ?? streamLanesFor(address)) },
+        () =>
+          new CallStream(
+            // As for a unary call: a peer without a connection fails the calls after the connect budget.
+            () => (connectMs < deadlineMs ? connected(client, address, connectMs).then(start) : start()),
+            { service: name, method, peer: `${name} (${address})`, deadlineMs, streamMs: defaults.streamMs, unary: single },
+          ),
       );
-      callStreams.set(streamKey, stream);
+      callStreams.set(streamKey, lanes);
     }
-    const streamed = stream.call as typeof single;
+    const taken = lanes;
+    let turn = 0;
+    const streamed =
+      taken.length === 1
+        ? (taken[0].call as typeof single)
+        : (request: unknown, options?: CallOptions) => taken[(turn = (turn + 1) % taken.length)].call(request as never, options);
     wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request as never) ? streamed : single)(request, options);
   }
   return wrapper as ServiceClient<N>;
@@ -223,7 +247,7 @@ export function createClient<N extends ServiceName>(
 
 /** Ends every call stream and closes every channel this process opened (on shutdown and between tests). */
 export function closeAllClients(): void {
-  for (const s of callStreams.values()) s.close();
+  for (const lanes of callStreams.values()) for (const s of lanes) s.close();
   callStreams.clear();
   for (const c of clients.values()) c.close();
   clients.clear();

@@ -1,7 +1,7 @@
 import type * as grpc from '@grpc/grpc-js';
 import { createLogger } from '../../src/logger';
 import { serveCallStream } from '../../src/grpc/call-stream';
-import { closeAllClients, createClient, grpcTarget } from '../../src/grpc/client';
+import { closeAllClients, createClient, grpcTarget, streamLanesFor } from '../../src/grpc/client';
 import { startGrpcServer, type AsyncHandlers, type GrpcServerHandle } from '../../src/grpc/server';
 import type { ServiceRegistry } from '../../src/grpc/protos';
 import type * as proto from '../../src/proto-types';
@@ -64,6 +64,25 @@ describe('a gRPC address list', () => {
     }
     expect(after.slice(-5)).toEqual(['B', 'B', 'B', 'B', 'B']);
     expect(after.every((d) => d === 'B' || d === 'error 14')).toBe(true);
+  });
+
+  it('keeps a stream open on each replica of a list and gives them the calls in turn', async () => {
+    const [a, b] = await Promise.all([startReplica('A'), startReplica('B')]);
+    const address = `127.0.0.1:${a.port},127.0.0.1:${b.port}`;
+    expect(streamLanesFor(address)).toBe(2);
+    expect(streamLanesFor('127.0.0.1:50052')).toBe(1);
+    expect(streamLanesFor('dns:///messaging-grpc:50052', {})).toBe(4);
+    expect(streamLanesFor('dns:///messaging-grpc:50052', { GRPC_STREAM_LANES: '3' })).toBe(3);
+    // Both replicas connected first (unary calls reach both), as a running process's channel is.
+    const warm = createClient('channelEngines', address, { caller: 'rr-lanes' });
+    const seen = new Set<string>();
+    for (let i = 0; i < 20 && seen.size < 2; i++) seen.add((await warm.Deliver(request(`w${i}`))).driver);
+    expect(seen).toEqual(new Set(['A', 'B']));
+    // Streams live their full minute here: still, the calls reach both replicas.
+    const client = createClient('channelEngines', address, { caller: 'rr-lanes-streamed', streamed: { Deliver: true } });
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => client.Deliver(request(`l${i}`)).then((r) => r.driver)));
+    expect(answers.filter((d) => d === 'A')).toHaveLength(10);
+    expect(answers.filter((d) => d === 'B')).toHaveLength(10);
   });
 
   it('puts each call stream on one replica, and the next stream (after streamMs, or a break) on the others', async () => {
