@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { checkGrpcAddresses } from './grpc-addr';
 import { checkNetwork } from './network';
 import { parseManifests, ref, type Finding, type K8sObject } from './objects';
 import { checkPolicies, type ImageSpec, type Profile } from './policy';
@@ -21,7 +22,7 @@ export function readImages(path: string): ImageSpec[] {
     });
 }
 
-/** Every finding of a rendered overlay (or any manifests): schema, policies, network. */
+/** Every finding of a rendered overlay (or any manifests): schema, policies, gRPC addresses, network. */
 export async function checkManifests(text: string, opts: { profile: Profile; images?: ImageSpec[] }): Promise<Finding[]> {
   const { objects, findings } = parseManifests(text);
   const seen = new Set<string>();
@@ -32,6 +33,7 @@ export async function checkManifests(text: string, opts: { profile: Profile; ima
     findings.push(...(await validateSchema(o)));
   }
   findings.push(...checkPolicies(objects, opts));
+  findings.push(...checkGrpcAddresses(objects));
   findings.push(...checkNetwork(objects, { requireIsolation: opts.profile === 'production' }));
   return findings;
 }

@@ -71,7 +71,7 @@ async function main(): Promise<number> {
       for (const f of findings) console.log(formatFinding(f));
       failed++;
     } else {
-      console.log(`✓ ${input.name} (${input.profile} profile, ${count} objects): schema, probes, resources, security, secrets, autoscaling, disruption budgets, network flows`);
+      console.log(`✓ ${input.name} (${input.profile} profile, ${count} objects): schema, probes, resources, security, secrets, autoscaling, disruption budgets, gRPC addresses, network flows`);
     }
   }
   return failed ? 1 : 0;

@@ -131,6 +131,63 @@ describe('deploy/check', () => {
     expect(code).toBe(1);
   });
 
+  describe('gRPC addresses', () => {
+    // A service (orders) behind a ClusterIP Service and a headless one, its address in a ConfigMap.
+    const orders = deployment({ ports: [{ name: 'http', containerPort: 8080 }, { name: 'grpc', containerPort: 50051 }] }).replace(/\bweb\b/g, 'orders');
+    const service = (name: string, spec: Record<string, unknown>) => `---
+apiVersion: v1
+kind: Service
+metadata: { name: ${name} }
+spec: ${JSON.stringify({ selector: { 'app.kubernetes.io/name': 'orders' }, ...spec })}
+`;
+    const services =
+      service('orders', { ports: [{ name: 'grpc', port: 50051, targetPort: 'grpc' }] }) +
+      service('orders-grpc', { clusterIP: 'None', publishNotReadyAddresses: false, ports: [{ name: 'grpc', port: 50051, targetPort: 'grpc' }] });
+    const config = (addr: string) => `---
+apiVersion: v1
+kind: ConfigMap
+metadata: { name: convo-config }
+data: { ORDERS_GRPC_ADDR: "${addr}" }
+`;
+    const run = (text: string) => check(['--no-images', '--file', '-'], text);
+
+    it('passes an address naming a headless Service', () => {
+      const { code, out } = run(orders + services + config('dns:///orders-grpc:50051'));
+      expect(out).toContain('✓');
+      expect(code).toBe(0);
+    });
+
+    it('fails on an address pointed back at the ClusterIP Service, or not a dns: target', () => {
+      const clusterIp = run(orders + services + config('dns:///orders:50051'));
+      expect(clusterIp.out).toContain(
+        'ConfigMap/convo-config [grpc-address] ORDERS_GRPC_ADDR=dns:///orders:50051 names Service/orders, which is not headless (clusterIP: None)',
+      );
+      expect(clusterIp.code).toBe(1);
+      const plain = run(orders + services + config('orders-grpc:50051'));
+      expect(plain.out).toContain('ConfigMap/convo-config [grpc-address] ORDERS_GRPC_ADDR=orders-grpc:50051 is not a dns:/// address of a headless Service');
+      expect(plain.code).toBe(1);
+      const missing = run(orders + services + config('dns:///orders-headless:50051'));
+      expect(missing.out).toContain('names Service orders-headless, which is not in the manifests');
+      expect(missing.code).toBe(1);
+    });
+
+    it("fails on a container's own address, a port the pods do not listen on, or not-ready pods published", () => {
+      const env = deployment({
+        ports: [{ name: 'http', containerPort: 8080 }, { name: 'grpc', containerPort: 50051 }],
+        env: [{ name: 'ORDERS_GRPC_ADDR', value: 'orders:50051' }],
+      }).replace(/\bweb\b/g, 'orders');
+      const own = run(env + services);
+      expect(own.out).toContain('Deployment/orders [grpc-address] container orders: ORDERS_GRPC_ADDR=orders:50051 is not a dns:/// address');
+      expect(own.code).toBe(1);
+      // A headless name resolves to pod IPs: the client dials the Service's port on the pod itself.
+      const mapped = service('orders-grpc', { clusterIP: 'None', publishNotReadyAddresses: true, ports: [{ name: 'grpc', port: 443, targetPort: 'grpc' }] });
+      const { code, out } = run(orders + mapped + config('dns:///orders-grpc:443'));
+      expect(out).toContain('dials port 443 of the pods of Service/orders-grpc, where orders listens on 50051');
+      expect(out).toContain('names Service/orders-grpc, which publishes pods that are not ready');
+      expect(code).toBe(1);
+    });
+  });
+
   describe('an overlay broken on purpose, rendered by kustomize', () => {
     let dir: string;
     beforeAll(() => {
@@ -170,6 +227,19 @@ patches:
       - op: replace
         path: /spec/podSelector/matchExpressions/0/values
         value: ["gateway", "messaging", "social-config", "messaging-dispatcher"]
+  # The tenants certificate without the headless Service's name, which clients dial.
+  - target: { kind: Certificate, name: convo-mesh-tenants }
+    patch: |-
+      - op: replace
+        path: /spec/dnsNames
+        value: ["tenants", "tenants.convo.svc", "tenants.convo.svc.cluster.local"]
+# Two gRPC addresses pointed back at the ClusterIP Services.
+configMapGenerator:
+  - name: convo-config
+    behavior: merge
+    literals:
+      - TICKETS_GRPC_ADDR=tickets:50051
+      - MESSAGING_GRPC_ADDR=dns:///messaging:50052
 `,
       );
     });
@@ -182,6 +252,9 @@ patches:
       expect(out).toContain('Deployment/tickets [probes] container tickets has no livenessProbe');
       expect(out).toContain('Deployment/gateway [schema] /spec/template/spec/containers/0/resources/limit: unknown field "limit"');
       expect(out).toContain('messaging-relay → tenants:grpc (50055) is blocked by its egress');
+      expect(out).toMatch(/ConfigMap\/convo-config-\w+ \[grpc-address\] TICKETS_GRPC_ADDR=tickets:50051 is not a dns:\/\/\/ address of a headless Service/);
+      expect(out).toContain('MESSAGING_GRPC_ADDR=dns:///messaging:50052 names Service/messaging, which is not headless');
+      expect(out).toContain('TENANTS_GRPC_ADDR=dns:///tenants-grpc:50055 dials tenants-grpc, which Certificate/convo-mesh-tenants (mounted by tenants) does not name');
       expect(code).toBe(1);
     });
 
