@@ -1,7 +1,8 @@
 module.exports = {
   preset: '@convo/jest-preset',
-  // e2e/: the mesh end to end; repo/: rules about the repository itself (fast, no mesh).
-  testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/repo/**/*.test.ts'],
+  // e2e/: the mesh end to end; chaos/: two replicas of everything killed at random under load;
+  // repo/: rules about the repository itself (fast, no mesh).
+  testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/chaos/**/*.test.ts', '<rootDir>/repo/**/*.test.ts'],
   // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
   // after this suite: jest.index-coverage.config.js.
   globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',

@@ -9,16 +9,16 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
 /**
  * Two replicas of every process under sends, inbound webhooks and kills: every few seconds one
  * random replica of one random process is SIGKILLed and started again, and once every deployment
- * is restarted replica by replica (a rolling update). Sizes: CHAOS_SENDS (sends, 1,000 here; the
- * full run is 3,000), CHAOS_TICKETS (a tenth of them), CHAOS_DURATION_MS (the sends are spread
- * over 90 s, so that kills and the rolling update meet them), CHAOS_KILL_EVERY_MS (3,000 between
- * one replica back and the next kill).
+ * is restarted replica by replica (a rolling update). Sizes: CHAOS_SENDS (3,000 sends),
+ * CHAOS_TICKETS (a tenth of them), CHAOS_DURATION_MS (the sends are spread over 120 s, so that
+ * kills and the rolling update meet them), CHAOS_KILL_EVERY_MS (3,000 between one replica back and
+ * the next kill).
  */
-const SENDS = Number(process.env.CHAOS_SENDS) || 1_000;
+const SENDS = Number(process.env.CHAOS_SENDS) || 3_000;
 const TICKETS = Number(process.env.CHAOS_TICKETS) || Math.max(1, Math.round(SENDS / 10));
 const INBOUND = Math.max(1, Math.round(SENDS / 10));
 const KILL_EVERY_MS = Number(process.env.CHAOS_KILL_EVERY_MS) || 3_000;
-const DURATION_MS = Number(process.env.CHAOS_DURATION_MS) || 90_000;
+const DURATION_MS = Number(process.env.CHAOS_DURATION_MS) || 120_000;
 const PER_TICKET = Math.ceil(SENDS / TICKETS);
 /** Every tenth send goes to both gateways at the same moment, with one externalKey. */
 const TWICE_EVERY = 10;
