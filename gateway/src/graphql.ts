@@ -15,6 +15,7 @@ import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
 import { SessionSigner } from './dashboard/session';
+import { subgraphTarget } from './subgraph-fetch';
 
 /** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
 export const SUPERGRAPH_PATH = join(__dirname, '..', 'supergraph.graphql');
@@ -46,9 +47,6 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
   }
 }
 
-const fetchWithTimeout = ((url: string, init: RequestInit) =>
-  fetch(url, { ...init, signal: AbortSignal.timeout(SUBGRAPH_TIMEOUT_MS) })) as never;
-
 export async function mountGraphql(
   app: FastifyInstance,
   config: GatewayConfig,
@@ -60,8 +58,10 @@ export async function mountGraphql(
   const sessions = new SessionSigner(limits.sessionSecret, limits.sessionTtlSeconds);
   const gateway = new ApolloGateway({
     supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
-    buildService: ({ name }) =>
-      new ForwardingDataSource({ url: config.subgraphs[name as SubgraphName], fetcher: fetchWithTimeout }, config.subgraphToken),
+    buildService: ({ name }) => {
+      const { url, fetcher } = subgraphTarget(config.subgraphs[name as SubgraphName], SUBGRAPH_TIMEOUT_MS);
+      return new ForwardingDataSource({ url, fetcher: fetcher as never }, config.subgraphToken);
+    },
   });
   const apollo = new ApolloServer<Context>({
     gateway,

@@ -58,6 +58,27 @@ describe('two replicas of every process', () => {
     expect(seen).toEqual(ids);
   });
 
+  it("answers GraphQL from a subgraph's other replica while the first is down", async () => {
+    expect(mesh.env.TICKETS_GRAPHQL_URL.split(',')).toHaveLength(2);
+    const query = { query: `{ tags(tenantId: ${api.tenantId}) { id } }` };
+    const ask = () => call(mesh.graphqlUrl, { token: mesh.superAdminToken, body: query });
+    expect((await ask()).body.errors).toBeUndefined();
+    await mesh.kill('tickets');
+    try {
+      // Every query answered, whichever replica's turn it was.
+      for (let i = 0; i < 6; i++) {
+        const res = await ask();
+        expect(res.status).toBe(200);
+        expect(res.body.errors).toBeUndefined();
+      }
+    } finally {
+      await mesh.restart('tickets');
+      // The kill was this test's own doing.
+      const killed = crashes.findIndex((c) => c.startsWith('tickets:'));
+      if (killed >= 0) crashes.splice(killed, 1);
+    }
+  });
+
   it("holds one token's rate limit across both gateways: 2,000 requests in 10 s, the sum allowed within 10 % of the limit", async () => {
     const created = await call(`${mesh.gatewayUrl}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004001', body: 'hi' } });
     expect(created.status).toBe(200);

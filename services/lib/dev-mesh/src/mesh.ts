@@ -103,8 +103,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const gatewayPorts = [gatewayPort];
   for (let i = 1; i < replicas.gateway.length; i++) gatewayPorts.push(opts.freePorts ? await freePort() : gatewayPort + i);
   // A service's address is the list of its replicas' (the kit's clients round-robin over them, as
-  // over a headless Service); its GraphQL subgraph is its first replica's (one URL per subgraph).
+  // over a headless Service), and so is its GraphQL subgraph's URL (the gateway takes them in turn).
   const addressOf = (env: string) => parts.filter((p) => p.addrEnv === env).map((p) => `127.0.0.1:${p.grpcPort}`).join(',');
+  const urlsOf = (env: string) => parts.filter((p) => p.urlEnv === env).map((p) => `http://127.0.0.1:${p.graphqlPort}/graphql`).join(',');
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
     // The installation's mesh secret (docs/security.md "Inside the mesh"): every process's gRPC calls carry
@@ -120,7 +121,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
     ...Object.fromEntries(parts.filter((p) => !/-\d+$/.test(p.name)).flatMap((p) => [
       [p.addrEnv, addressOf(p.addrEnv)],
-      [p.urlEnv, `http://127.0.0.1:${p.graphqlPort}/graphql`],
+      [p.urlEnv, urlsOf(p.urlEnv)],
     ])),
     ...opts.env,
   };
