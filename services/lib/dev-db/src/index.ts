@@ -29,7 +29,7 @@ export async function startDatabase(opts: StartOptions = {}): Promise<Database> 
   // Taken first: a dataDir in use is an error, not a reason to try another storage.
   const claim = dataDir ? await claimDataDir(dataDir) : undefined;
   try {
-    const db = await startEmbedded(opts.name ?? 'dev', dataDir, forced, log);
+    const db = await startEmbedded(opts.name ?? 'dev', dataDir, forced, log, opts.postgresPoolSize);
     if (!claim) return db;
     return { ...db, stop: () => db.stop().finally(claim.release) };
   } catch (error) {
@@ -38,7 +38,7 @@ export async function startDatabase(opts: StartOptions = {}): Promise<Database> 
   }
 }
 
-async function startEmbedded(name: string, dataDir: string | undefined, forced: Backend | undefined, log: Log): Promise<Database> {
+async function startEmbedded(name: string, dataDir: string | undefined, forced: Backend | undefined, log: Log, poolSize?: number): Promise<Database> {
   const tried = ['MONGODB_URI: not set'];
   let binary: string | null = null;
   try {
@@ -51,7 +51,7 @@ async function startEmbedded(name: string, dataDir: string | undefined, forced: 
   if (binary) {
     for (const backend of forced ? [forced] : BACKENDS) {
       try {
-        const storage = backend === 'postgresql' ? await postgresqlStorage(name, dataDir, log) : await sqliteKept(dataDir);
+        const storage = backend === 'postgresql' ? await postgresqlStorage(name, dataDir, log, poolSize) : await sqliteKept(dataDir);
         return await startFerretDb(binary, name, log, storage);
       } catch (error) {
         if (forced) throw new Error(`FerretDB over ${backend} (DEV_DB_BACKEND) did not start: ${messageOf(error)}`);
@@ -110,7 +110,7 @@ function forcedBackend(opts: StartOptions): Backend | undefined {
   throw new Error(`DEV_DB_BACKEND=${value}: expected postgresql or sqlite`);
 }
 
-async function postgresqlStorage(name: string, dataDir: string | undefined, log: Log): Promise<Storage> {
+async function postgresqlStorage(name: string, dataDir: string | undefined, log: Log, poolSize?: number): Promise<Storage> {
   const server = await findPostgres();
   if (typeof server === 'string') throw new Error(server);
   let database = throwawayName(name);
@@ -124,7 +124,7 @@ async function postgresqlStorage(name: string, dataDir: string | undefined, log:
   // throwaway database through the storage's release, like any failed start.
   const ready = prepareDatabase(server, database, { dataDir, log });
   ready.catch(() => {}); // awaited by the start, which reports it
-  const storage = postgresStorage(server, database, Boolean(dataDir));
+  const storage = postgresStorage(server, database, Boolean(dataDir), poolSize);
   const stopMaintenance = startMaintenance(server, database, log);
   return {
     ...storage,

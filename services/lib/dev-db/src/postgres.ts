@@ -252,10 +252,10 @@ const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' ||
  * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
  * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
  */
-export function postgresStorage(server: PostgresServer, database: string, kept: boolean): Storage {
+export function postgresStorage(server: PostgresServer, database: string, kept: boolean, poolSize = 20): Storage {
   const url = new URL(databaseUrl(server, database));
   // FerretDB's default pool (50) would let a few parallel test runs exhaust a default server's 100.
-  if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', '20');
+  if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', String(poolSize));
   // A server on this machine: no TLS (pgx's default, sslmode=prefer, encrypted every row on loopback,
   // a measurable share of the database's CPU per send). A URL that says otherwise is kept.
   if (!url.searchParams.has('sslmode') && isLoopback(url.hostname)) url.searchParams.set('sslmode', 'disable');

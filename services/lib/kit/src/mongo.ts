@@ -1,4 +1,4 @@
-import mongoose, { type Connection } from 'mongoose';
+import mongoose, { type Connection, type Schema } from 'mongoose';
 import type { Logger } from './logger';
 import { observeDatabase } from './observability/db-metrics';
 import { databaseConnected } from './database-hooks';
@@ -48,6 +48,7 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
         // Command monitoring times every operation (convo_db_command_duration_seconds).
         monitorCommands: true,
       });
+      conn.plugin(oneBatchFinds);
       await untilAborted(conn.asPromise(), signal);
       databaseConnected(conn);
       observeDatabase(conn);
@@ -67,6 +68,26 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
       await sleep(retryInMs, signal);
     }
   }
+}
+
+/** The first batch of a find without a limit (and without a batch size of its own). */
+export const FIND_BATCH = 10_000;
+
+/**
+ * Finds answer in one batch: a find with a limit asks for one more than it (the server then knows
+ * there is no second batch), one without asks for FIND_BATCH. FerretDB keeps a find's PostgreSQL
+ * connection until its cursor's last batch has been fetched; with its default first batch (101),
+ * every larger answer held a connection across a getMore round trip, and a process whose driver
+ * connections all waited for a database connection could not send the getMore that would free one
+ * (the embedded database's stall under load, docs/storage.md). MongoDB caps a batch at 16 MB
+ * whatever is asked. A query that sets its own batch size (a cursor walked a batch at a time) keeps it.
+ */
+export function oneBatchFinds(schema: Schema): void {
+  schema.pre('find', function () {
+    const { batchSize, limit } = this.getOptions();
+    if (batchSize !== undefined) return;
+    this.batchSize(typeof limit === 'number' && limit > 0 ? limit + 1 : FIND_BATCH);
+  });
 }
 
 /** Errors of the URI or options themselves: retrying cannot help. */

@@ -1,5 +1,7 @@
+import { startDatabase } from '@convo/dev-db';
+import mongoose, { Schema } from 'mongoose';
 import { createServer, type AddressInfo } from 'node:net';
-import { backoffDelay, connectDatabase, DATABASE_RETRY } from '../src/mongo';
+import { backoffDelay, connectDatabase, DATABASE_RETRY, oneBatchFinds } from '../src/mongo';
 
 describe('connectDatabase', () => {
   it('backs off 0.5 s, doubling, capped at 10 s', () => {
@@ -36,4 +38,63 @@ describe('connectDatabase', () => {
   it('refuses a URI it cannot use at once: no retry fixes a configuration error', async () => {
     await expect(connectDatabase('not-a-mongodb-uri', 'x')).rejects.toMatchObject({ name: 'MongoParseError' });
   });
+});
+
+describe('finds on a connection of connectDatabase', () => {
+  it('answer in one batch: no getMore, so no cursor holds a database connection between round trips', async () => {
+    const database = await startDatabase({ name: 'kit-one-batch-test' });
+    const conn = await connectDatabase(database.uri, 'kit_one_batch');
+    try {
+      const Item = conn.model('Item', new Schema({ _id: Number, n: Number }));
+      await Item.insertMany(Array.from({ length: 250 }, (_, i) => ({ _id: i, n: i % 5 })));
+      const commands: string[] = [];
+      conn.getClient().on('commandStarted', (e) => commands.push(e.commandName));
+      expect(await Item.find({}).lean()).toHaveLength(250);
+      expect(await Item.find({ n: { $gte: 0 } }).sort({ _id: 1 }).limit(200).lean()).toHaveLength(200);
+      expect(await Item.find({}).limit(101).lean()).toHaveLength(101);
+      expect(commands.filter((c) => c === 'find')).toHaveLength(3);
+      expect(commands.filter((c) => c === 'getMore')).toEqual([]);
+      // A query's own batch size stands (a cursor walked a batch at a time).
+      expect(await Item.find({}).batchSize(100).lean()).toHaveLength(250);
+      expect(commands.filter((c) => c === 'getMore')).toHaveLength(2);
+    } finally {
+      await conn.close();
+      await database.stop();
+    }
+  });
+});
+
+describe('the embedded database with few connections', () => {
+  // FerretDB over PostgreSQL with 2 connections, a client with 2: eight finds of 150 documents at
+  // once. With the default first batch (101), finds whose cursors keep a PostgreSQL connection
+  // hand their client connection to the next waiting find, which waits for a PostgreSQL one, and
+  // the getMores that would free them wait for a client connection: nothing moves until timeouts.
+  // Answered in one batch, every find frees its connection with its answer.
+  it('stalls on finds that need a getMore, and answers them all when each comes in one batch', async () => {
+    const database = await startDatabase({ name: 'kit-stall-test', backend: 'postgresql', postgresPoolSize: 2 });
+    const connect = async (oneBatch: boolean) => {
+      const conn = mongoose.createConnection(database.uri, { dbName: 'kit_stall', maxPoolSize: 2, socketTimeoutMS: 3_000 });
+      if (oneBatch) conn.plugin(oneBatchFinds);
+      await conn.asPromise();
+      return conn.model('Row', new Schema({ _id: Number, n: Number }));
+    };
+    const eightFinds = (Row: Awaited<ReturnType<typeof connect>>) =>
+      Promise.allSettled(Array.from({ length: 8 }, () => Row.find({ n: { $gte: 0 } }).lean().then((rows) => rows.length)));
+    try {
+      const seed = await connect(true);
+      await seed.insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: i, n: i })));
+
+      // The interleaving decides: up to three rounds for one that stalls (each did here).
+      const unbatched = await connect(false);
+      let timedOut = 0;
+      for (let round = 0; round < 3 && !timedOut; round++) timedOut = (await eightFinds(unbatched)).filter((r) => r.status === 'rejected').length;
+      expect(timedOut).toBeGreaterThan(0);
+
+      const answered = await eightFinds(await connect(true));
+      expect(answered).toEqual(Array.from({ length: 8 }, () => ({ status: 'fulfilled', value: 150 })));
+    } finally {
+      await Promise.all(mongoose.connections.map((c) => c.close(true)));
+      await database.stop();
+    }
+  }, 60_000);
 });

@@ -88,7 +88,8 @@ export class TenantsRepository {
       return;
     }
     for (const paymentGateway of ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d']) {
-      yield* this.models.Tenant.find({ paymentGateway }).sort({ _id: 1 }).lean<TenantDoc>().cursor();
+      // A batch at a time (the reconciliation walks them slowly, paced per gateway).
+      yield* this.models.Tenant.find({ paymentGateway }).sort({ _id: 1 }).batchSize(500).lean<TenantDoc>().cursor();
     }
   }
 

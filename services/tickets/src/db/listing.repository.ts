@@ -102,7 +102,8 @@ export class ListingRepository {
         if (!isDuplicateKey(err) || (errors && errors.some((e) => e.code !== 11000))) throw err;
       });
     };
-    for await (const t of this.models.Ticket.find({}).lean<TicketDoc>().cursor()) {
+    // A batch at a time (its own size, not the one-batch default of finds: the tickets can be many).
+    for await (const t of this.models.Ticket.find({}).batchSize(1_000).lean<TicketDoc>().cursor()) {
       const row = rowOf(t);
       batch.push(row);
       const cell = cellOf(row);
