@@ -116,19 +116,18 @@ export class OutboxRepository {
     );
     if (gen === null) return null;
     const id = attemptId(event._id, gen);
-    // The first generation of an event read with none: no relay has held it, and only a holder
-    // changes a pending event, so it is still as read.
-    if (gen === 1 && !event.gen) return { attemptId: id, eventId: event._id, gen, leaseUntil, event: { ...event, gen } };
-    // The event may have been finished by the holder of the previous generation meanwhile: it
-    // writes the event before finishing its attempt, so this read sees that.
     const now = new Date();
-    const fresh = await this.findEvent(event._id);
+    // The first generation of an event read with none: no relay has held it, and only a holder
+    // changes a pending event, so it is still as read (no second read).
+    const first = gen === 1 && !event.gen;
+    // Otherwise the event may have been finished by the holder of the previous generation
+    // meanwhile: it writes the event before finishing its attempt, so this read sees that.
+    const fresh = first ? event : await this.findEvent(event._id);
     if (!fresh || fresh.status !== 'pending' || fresh.nextAttemptAt > now) {
       await this.models.Attempt.deleteOne({ _id: id, relayId }).exec();
       return null;
     }
-    // The event's generation is written with its outcome (updateEvent), not here: a claimer that
-    // reads an older one steps over the generations since (finished or expired), one read each.
+    await this.models.Event.updateOne({ _id: event._id }, { $set: { gen, updatedAt: now } }).exec();
     return { attemptId: id, eventId: event._id, gen, leaseUntil, event: { ...fresh, gen } };
   }
 
@@ -165,11 +164,8 @@ export class OutboxRepository {
     }
   }
 
-  /**
-   * The holder records its attempt on the event, with its generation (where the next claim starts):
-   * always before finishing the attempt itself.
-   */
-  async updateEvent(id: string, set: Partial<Pick<OutboxEventDoc, 'gen' | 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'lastHttpStatus' | 'finishedAt'>>) {
+  /** The holder records its attempt on the event: always before finishing the attempt itself. */
+  async updateEvent(id: string, set: Partial<Pick<OutboxEventDoc, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'lastHttpStatus' | 'finishedAt'>>) {
     await this.models.Event.updateOne({ _id: id }, { $set: { ...set, updatedAt: new Date() } }).exec();
   }
 

@@ -202,7 +202,6 @@ export class Relay {
     const delayMs = Math.min(drawn, this.settings.retryWindowMs);
     const nextAttemptAt = new Date(now.getTime() + delayMs);
     await this.outbox.updateEvent(event._id, {
-      gen: lease.gen,
       attempts,
       nextAttemptAt,
       lastError: result.error ?? '',
@@ -215,7 +214,6 @@ export class Relay {
   private async finish(lease: Lease, status: OutboxStatus, result: AttemptResult, now = new Date()): Promise<void> {
     if (this.released.has(lease.attemptId)) return;
     await this.outbox.updateEvent(lease.eventId, {
-      gen: lease.gen,
       status,
       attempts: lease.event.attempts + 1,
       lastError: result.error ?? '',
