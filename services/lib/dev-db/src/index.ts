@@ -9,6 +9,7 @@ import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase,
 import type { Backend, Database, StartOptions } from './types';
 
 export { ensureFerretDb, FERRETDB_VERSION } from './build';
+export { FERRETDB_POOL_SIZE } from './postgres';
 export type { Backend, Database, DatabaseKind, StartOptions } from './types';
 
 const BACKENDS: Backend[] = ['postgresql', 'sqlite'];

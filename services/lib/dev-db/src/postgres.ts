@@ -252,9 +252,17 @@ const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' ||
  * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
  * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
  */
-export function postgresStorage(server: PostgresServer, database: string, kept: boolean, poolSize = 20): Storage {
+/**
+ * FerretDB's PostgreSQL connections. Its default (50) would let a few parallel test runs exhaust a
+ * default server's 100. An update holds one connection (its read's rows) while it takes a second
+ * (the write): as many updates at once as there are connections each hold one and wait for
+ * another, for ever. So its clients together keep fewer connections to it than this (the dev
+ * mesh divides them among its processes; one process of the kit's, 20, stays under it).
+ */
+export const FERRETDB_POOL_SIZE = 24;
+
+export function postgresStorage(server: PostgresServer, database: string, kept: boolean, poolSize = FERRETDB_POOL_SIZE): Storage {
   const url = new URL(databaseUrl(server, database));
-  // FerretDB's default pool (50) would let a few parallel test runs exhaust a default server's 100.
   if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', String(poolSize));
   // A server on this machine: no TLS (pgx's default, sslmode=prefer, encrypted every row on loopback,
   // a measurable share of the database's CPU per send). A URL that says otherwise is kept.

@@ -30,6 +30,6 @@ export interface StartOptions {
   dataDir?: string;
   /** Forces one FerretDB storage, like DEV_DB_BACKEND (which it overrides); no fallback then. */
   backend?: Backend;
-  /** FerretDB's PostgreSQL connections (`pool_max_conns`): 20. */
+  /** FerretDB's PostgreSQL connections (`pool_max_conns`): FERRETDB_POOL_SIZE (24). */
   postgresPoolSize?: number;
 }

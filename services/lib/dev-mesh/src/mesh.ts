@@ -5,7 +5,7 @@
 // By path, not through the kit's index: the supervisor's own loading comes before anything starts,
 // and the index brings the tracing SDK, prom-client and more that it never uses.
 import { checkHealth, closeHealthClients } from '@convo/kit/grpc/health';
-import { resetDatabase, startDatabase } from '@convo/dev-db';
+import { FERRETDB_POOL_SIZE, resetDatabase, startDatabase } from '@convo/dev-db';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -85,6 +85,14 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const replicas: Record<string, string[]> = Object.fromEntries(
     DEPLOYMENTS.map((d) => [d, Array.from({ length: count(d) }, (_, i) => replicaName(d, i))]),
   );
+  // The embedded FerretDB deadlocks when its clients keep as many operations at once as it has
+  // PostgreSQL connections (an update holds one while it takes another): every process that uses
+  // the database gets an equal share of fewer, a few left for cursors walked in batches and tests.
+  const databaseProcesses = Object.entries(replicas).reduce((n, [d, names]) => n + (d === 'gateway' ? 0 : names.length), 0);
+  const poolShare: Record<string, string> =
+    database.kind.startsWith('ferretdb') && !process.env.MONGODB_MAX_POOL_SIZE
+      ? { MONGODB_MAX_POOL_SIZE: String(Math.max(1, Math.floor((FERRETDB_POOL_SIZE - 4) / databaseProcesses))) }
+      : {};
   const parts: Part[] = [];
   for (const s of SERVICES) {
     // Replicas past the first listen 100 ports further each (50052, 50152, …) unless ports are picked free.
@@ -119,6 +127,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     SESSION_SECRET: secretFor('SESSION_SECRET', opts.dataDir),
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    ...poolShare,
     ...Object.fromEntries(parts.filter((p) => !/-\d+$/.test(p.name)).flatMap((p) => [
       [p.addrEnv, addressOf(p.addrEnv)],
       [p.urlEnv, urlsOf(p.urlEnv)],

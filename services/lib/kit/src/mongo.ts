@@ -2,6 +2,7 @@ import mongoose, { type Connection, type Schema } from 'mongoose';
 import type { Logger } from './logger';
 import { observeDatabase } from './observability/db-metrics';
 import { databaseConnected } from './database-hooks';
+import { processEnv } from './config';
 
 /** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
 export interface Backoff {
@@ -44,7 +45,8 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
         serverSelectionTimeoutMS: opts.serverSelectionTimeoutMs ?? 10_000,
         connectTimeoutMS: 10_000,
         socketTimeoutMS: 30_000,
-        maxPoolSize: 20,
+        // MONGODB_MAX_POOL_SIZE: the dev mesh divides the embedded database's connections among its processes.
+        maxPoolSize: Number(processEnv.MONGODB_MAX_POOL_SIZE) || 20,
         // Command monitoring times every operation (convo_db_command_duration_seconds).
         monitorCommands: true,
       });

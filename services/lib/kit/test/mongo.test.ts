@@ -98,3 +98,36 @@ describe('the embedded database with few connections', () => {
     }
   }, 60_000);
 });
+
+describe('the embedded database under concurrent updates', () => {
+  // FerretDB's update reads the document (its rows keep a PostgreSQL connection) and then writes it
+  // on a second connection: as many updates at once as it has connections each hold one and wait
+  // for another, and it does not recover. Its clients together keep fewer connections than it has
+  // (the dev mesh divides them among its processes).
+  const run = async (clientConnections: number) => {
+    const database = await startDatabase({ name: 'kit-update-stall-test', backend: 'postgresql', postgresPoolSize: 4 });
+    const conn = mongoose.createConnection(database.uri, { dbName: 'kit_update_stall', maxPoolSize: clientConnections, socketTimeoutMS: 3_000, serverSelectionTimeoutMS: 3_000 });
+    try {
+      const Counter = conn.model('Counter', new Schema({ _id: Number, n: Number }));
+      await Counter.insertMany(Array.from({ length: 8 }, (_, i) => ({ _id: i, n: 0 })));
+      let failed = 0;
+      // The interleaving decides: up to three rounds of 40 updates, until one fails.
+      for (let round = 0; round < 3 && !failed; round++) {
+        const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => Counter.updateOne({ _id: i % 8 }, { $inc: { n: 1 } }).exec()));
+        failed = results.filter((r) => r.status === 'rejected').length;
+      }
+      return failed;
+    } finally {
+      await conn.close(true);
+      await database.stop();
+    }
+  };
+
+  it('stalls when its clients keep as many connections as it has', async () => {
+    expect(await run(4)).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('answers every update when they keep one fewer', async () => {
+    expect(await run(3)).toBe(0);
+  }, 60_000);
+});
