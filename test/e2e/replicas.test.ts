@@ -39,8 +39,8 @@ describe('two replicas of every process', () => {
     const ports = [...mesh.endpoints.values()].flatMap((e) => [e.http, e.grpc ?? []].flat());
     expect(new Set(ports).size).toBe(ports.length);
     expect(mesh.env.MESSAGING_GRPC_ADDR).toBe(`${mesh.grpcAddresses.messaging},${mesh.grpcAddresses['messaging-2']}`);
-    // The embedded database's 20 client connections, shared by the 16 processes that use it.
-    expect(mesh.env.MONGODB_MAX_POOL_SIZE).toBe(mesh.database.kind.startsWith('ferretdb') ? '1' : undefined);
+    // Two connections to the embedded database for each of the 16 processes that use it (FerretDB has 36).
+    expect(mesh.env.MONGODB_MAX_POOL_SIZE).toBe(mesh.database.kind.startsWith('ferretdb') ? '2' : undefined);
     for (const name of Object.values(mesh.replicas).flat()) expect(mesh.processes.get(name)?.exitCode).toBeNull();
   });
 

@@ -71,27 +71,34 @@ async function waitUntil(what: string, deadlineMs: number, ready: () => Promise<
   throw new Error(`${what} was not ready within ${deadlineMs / 1000} s`);
 }
 
+/** Each mesh process's connections to the embedded database, and the database's connections beyond theirs. */
+const PER_PROCESS = 2;
+const SPARE_CONNECTIONS = 4;
+
 export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const superAdminToken =
     opts.superAdminToken ?? (process.env.SUPER_ADMIN_TOKEN || (opts.dataDir ? keptSecret(opts.dataDir, 'SUPER_ADMIN_TOKEN') : randomBytes(24).toString('base64url')));
   const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
-  const database = await startDatabase({
-    name: 'mesh',
-    ...(opts.dataDir && { dataDir: join(opts.dataDir, 'db') }),
-    // The first start may build FerretDB (minutes): its progress is shown.
-    log: (line) => onLine('dev-db', line),
-  });
   const count = (deployment: string) => replicaCount(deployment, opts.replicas, process.env);
   const replicas: Record<string, string[]> = Object.fromEntries(
     DEPLOYMENTS.map((d) => [d, Array.from({ length: count(d) }, (_, i) => replicaName(d, i))]),
   );
   // The embedded FerretDB deadlocks when its clients keep as many operations at once as it has
   // PostgreSQL connections (an update holds one while it takes another): every process that uses
-  // the database gets an equal share of fewer, a few left for cursors walked in batches and tests.
+  // the database keeps PER_PROCESS connections, and FerretDB gets more than all of them together
+  // (a few left for cursors walked in batches and for tests).
   const databaseProcesses = Object.entries(replicas).reduce((n, [d, names]) => n + (d === 'gateway' ? 0 : names.length), 0);
+  const poolSize = Math.max(FERRETDB_POOL_SIZE, databaseProcesses * PER_PROCESS + SPARE_CONNECTIONS);
+  const database = await startDatabase({
+    name: 'mesh',
+    ...(opts.dataDir && { dataDir: join(opts.dataDir, 'db') }),
+    postgresPoolSize: poolSize,
+    // The first start may build FerretDB (minutes): its progress is shown.
+    log: (line) => onLine('dev-db', line),
+  });
   const poolShare: Record<string, string> =
     database.kind.startsWith('ferretdb') && !process.env.MONGODB_MAX_POOL_SIZE
-      ? { MONGODB_MAX_POOL_SIZE: String(Math.max(1, Math.floor((FERRETDB_POOL_SIZE - 4) / databaseProcesses))) }
+      ? { MONGODB_MAX_POOL_SIZE: String(Math.floor((poolSize - SPARE_CONNECTIONS) / databaseProcesses)) }
       : {};
   const parts: Part[] = [];
   for (const s of SERVICES) {
