@@ -249,18 +249,18 @@ function isAbandoned(database: string, comment: string | null): boolean {
 const isLoopback = (host: string) => host === 'localhost' || host === '[::1]' || host === '::1' || /^127\./.test(host);
 
 /**
- * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
- * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
- */
-/**
  * FerretDB's PostgreSQL connections. Its default (50) would let a few parallel test runs exhaust a
  * default server's 100. An update holds one connection (its read's rows) while it takes a second
  * (the write): as many updates at once as there are connections each hold one and wait for
- * another, for ever. So its clients together keep fewer connections to it than this (the dev
- * mesh divides them among its processes; one process of the kit's, 20, stays under it).
+ * another, for ever. So its clients together keep fewer connections to it than it has (one
+ * process of the kit's keeps 20; the dev mesh gives each process 2 and FerretDB 4 more than all).
  */
 export const FERRETDB_POOL_SIZE = 24;
 
+/**
+ * FerretDB over one database of the server. A throwaway database is dropped once FerretDB has
+ * stopped (or at the parent's exit, or by the next start after a crash); a kept one stays.
+ */
 export function postgresStorage(server: PostgresServer, database: string, kept: boolean, poolSize = FERRETDB_POOL_SIZE): Storage {
   const url = new URL(databaseUrl(server, database));
   if (!url.searchParams.has('pool_max_conns')) url.searchParams.set('pool_max_conns', String(poolSize));
