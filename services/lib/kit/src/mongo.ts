@@ -73,7 +73,7 @@ export async function connectDatabase(uri: string, dbName: string, opts: Connect
 }
 
 /** The first batch of a find without a limit (and without a batch size of its own). */
-export const FIND_BATCH = 10_000;
+const FIND_BATCH = 10_000;
 
 /**
  * Finds answer in one batch: a find with a limit asks for one more than it (the server then knows
@@ -197,3 +197,14 @@ async function claimNext(conn: Connection, key: string, last: Map<string, number
 
 export const isDuplicateKey = (err: unknown): boolean =>
   typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+
+/**
+ * An unordered bulk insert's failure that is only duplicate keys: documents written already (by
+ * another replica, or by an earlier try of the same work), so nothing is missing. Any other error
+ * in the batch, or one of the whole command, is a real failure.
+ */
+export const onlyDuplicateKeys = (err: unknown): boolean => {
+  const writeErrors = (err as { writeErrors?: unknown } | null)?.writeErrors;
+  if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((e) => isDuplicateKey((e as { err?: unknown }).err ?? e));
+  return isDuplicateKey(err);
+};

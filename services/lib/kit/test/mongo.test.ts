@@ -1,7 +1,7 @@
 import { startDatabase } from '@convo/dev-db';
 import mongoose, { Schema } from 'mongoose';
 import { createServer, type AddressInfo } from 'node:net';
-import { backoffDelay, connectDatabase, DATABASE_RETRY, oneBatchFinds } from '../src/mongo';
+import { backoffDelay, connectDatabase, DATABASE_RETRY, oneBatchFinds, onlyDuplicateKeys } from '../src/mongo';
 
 describe('connectDatabase', () => {
   it('backs off 0.5 s, doubling, capped at 10 s', () => {
@@ -57,6 +57,35 @@ describe('finds on a connection of connectDatabase', () => {
       // A query's own batch size stands (a cursor walked a batch at a time).
       expect(await Item.find({}).batchSize(100).lean()).toHaveLength(250);
       expect(commands.filter((c) => c === 'getMore')).toHaveLength(2);
+    } finally {
+      await conn.close();
+      await database.stop();
+    }
+  });
+});
+
+describe('onlyDuplicateKeys', () => {
+  it('tells an unordered insert that met only documents written already from one that failed otherwise', async () => {
+    const database = await startDatabase({ name: 'kit-duplicates-test' });
+    const conn = await connectDatabase(database.uri, 'kit_duplicates');
+    try {
+      const items = conn.db!.collection<{ _id: number; n?: number }>('items');
+      await items.insertMany([{ _id: 1 }, { _id: 3 }]);
+      const failureOf = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
+
+      const duplicates = await failureOf(items.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }, { _id: 4 }], { ordered: false }));
+      expect(duplicates).not.toBeNull();
+      expect(onlyDuplicateKeys(duplicates)).toBe(true);
+      // The rest of the batch went in.
+      expect(await items.countDocuments()).toBe(4);
+      expect(onlyDuplicateKeys(await failureOf(items.insertOne({ _id: 4 })))).toBe(true);
+
+      // A duplicate beside a document the server refuses for another reason (an array `_id`), and a whole command refused.
+      const mixed = await failureOf(items.insertMany([{ _id: 1 }, { _id: [5] } as never], { ordered: false }));
+      expect(mixed).not.toBeNull();
+      expect(onlyDuplicateKeys(mixed)).toBe(false);
+      expect(onlyDuplicateKeys(await failureOf(conn.db!.command({ noSuchCommand: 1 })))).toBe(false);
+      expect(onlyDuplicateKeys(null)).toBe(false);
     } finally {
       await conn.close();
       await database.stop();

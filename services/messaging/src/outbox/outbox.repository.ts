@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit/mongo';
+import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { groupByChannelAndStatus } from '../db/delivery-groups';
 import { claimNextGeneration, generationId } from '../leases/generations';
@@ -65,9 +65,7 @@ export class OutboxRepository {
     try {
       await this.models.Event.insertMany(docs, { lean: true, ordered: false });
     } catch (err) {
-      const writeErrors = (err as { writeErrors?: unknown[] }).writeErrors;
-      const onlyDuplicates = Array.isArray(writeErrors) && writeErrors.length > 0 && writeErrors.every((e) => isDuplicateKey((e as { err?: unknown }).err ?? e));
-      if (!onlyDuplicates && !isDuplicateKey(err)) throw err;
+      if (!onlyDuplicateKeys(err)) throw err;
     }
   }
 

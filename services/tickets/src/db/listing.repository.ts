@@ -1,4 +1,4 @@
-import { isDuplicateKey } from '@convo/kit/mongo';
+import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { mongo, QueryFilter } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import { cellMatcher, cellOf, countMoves, eraKey, eraOf, eraOfKey, parseCell, slotDocId, slotOf, SLOT_MS, SLOTS_PER_ERA, sumCells, type Cells, type Listed, type TicketCountDoc, type TicketSlotDoc } from './listing';
@@ -11,8 +11,7 @@ const LIVE_CHECK_MS = 1_000;
 
 /** An unordered insert's failure that is only duplicate keys (documents another replica wrote) is none. */
 const onlyDuplicates = (err: unknown): void => {
-  const errors = (err as { writeErrors?: Array<{ code?: number }> }).writeErrors;
-  if (!isDuplicateKey(err) || (errors && errors.some((e) => e.code !== 11000))) throw err;
+  if (!onlyDuplicateKeys(err)) throw err;
 };
 
 /** The filters of listTickets; every one is optional but the tenant. */
