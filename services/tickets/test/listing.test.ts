@@ -1,6 +1,7 @@
 import type { ServiceClient } from '@convo/kit';
+import { connectDatabase } from '@convo/kit/mongo';
 import { SUPER_ADMIN_TOKEN, startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
-import { SLOT_MS, SLOTS_PER_ERA } from '../src/db/listing';
+import { slotOf, SLOT_MS, SLOTS_PER_ERA } from '../src/db/listing';
 import { ticketsService } from '../src/spec';
 
 // listTickets pages by slots (the hour of a ticket's last activity) and by counters per slot and
@@ -48,7 +49,7 @@ interface Seeded {
 const STATUSES = ['open', 'pending', 'closed'];
 
 /** Tickets straight into the database: runs of equal times (ties), slot and week boundaries, gaps of months. */
-async function seed(tenantId: number, firstId: number, count: number, queues: Array<number | null>): Promise<void> {
+async function seed(tenantId: number, firstId: number, count: number, queues: Array<number | null>, db = svc.db): Promise<void> {
   const base = Date.UTC(2026, 0, 5) - (Date.UTC(2026, 0, 5) % (SLOT_MS * SLOTS_PER_ERA));
   const docs = Array.from({ length: count }, (_, i) => {
     // Three tickets share each instant; instants straddle hours, a few fall weeks and months back.
@@ -63,7 +64,7 @@ async function seed(tenantId: number, firstId: number, count: number, queues: Ar
       pauseReason: null, pausedAt: null, evaluation: null, createdAt: at, updatedAt: at, closedAt: null,
     };
   });
-  await svc.db.collection('tickets').insertMany(docs as never[]);
+  await db.collection('tickets').insertMany(docs as never[]);
 }
 
 /** Every page of a filter, in order, as listTickets answers them. */
@@ -188,6 +189,49 @@ it('rebuilds rows and counts written by an older layout (rows without slots, no 
   );
   await svc.db.collection('ticket_counts').deleteMany({ _id: { $in: [0, tenantId] } } as never);
   await restart();
+  await expectListing(tenantId, queues);
+  await expectCountsBy(tenantId);
+});
+
+it('leaves the listing alone at start while another replica is writing tickets and rows, and rebuilds a small gap that does not move', async () => {
+  const tenantId = 8105;
+  const queues = [await createQueue(tenantId)];
+  await seed(tenantId, 850_000, 10, [null, ...queues]);
+  await restart();
+  // Three tickets whose rows are not written yet: the gap a replica's writes in flight leave.
+  const missing = [850_100, 850_101, 850_102];
+  await seed(tenantId, 850_100, missing.length, [null]);
+  const rowsOf = async (ids: number[]) => svc.db.collection('ticket_rows').countDocuments({ _id: { $in: ids } } as never);
+
+  // A live replica meanwhile: a ticket and its row every 100 ms while this one starts.
+  const other = await connectDatabase(mesh.database.uri, svc.db.name);
+  await svc.stop();
+  let next = 851_000;
+  let writing = true;
+  const writer = (async () => {
+    while (writing) {
+      await seed(tenantId, next, 1, [null], other.db!);
+      const ticket = await other.db!.collection('tickets').findOne({ _id: next } as never);
+      await other.db!.collection('ticket_rows').insertOne({ ...ticket, slot: slotOf(ticket!.updatedAt) } as never);
+      next++;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  try {
+    svc = await mesh.start(ticketsService);
+    client = svc.client;
+  } finally {
+    writing = false;
+    await writer;
+    await other.close();
+  }
+  // No rebuild under it: the gap is still there (and the writer was busy through the start).
+  expect(await rowsOf(missing)).toBe(0);
+  expect(next - 851_000).toBeGreaterThan(5);
+
+  // Nobody writing: the same gap stays put for the check's second, and the start rebuilds it.
+  await restart();
+  expect(await rowsOf(missing)).toBe(missing.length);
   await expectListing(tenantId, queues);
   await expectCountsBy(tenantId);
 });
