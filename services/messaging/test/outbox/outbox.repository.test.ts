@@ -29,6 +29,20 @@ async function newEvent() {
   return doc;
 }
 
+/** The commands the database received while `fn` ran, as `<command> <collection>`. */
+async function commandsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const client = conn.getClient();
+  const seen: string[] = [];
+  const record = (e: { commandName: string; command: Record<string, unknown> }) => void seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+  client.on('commandStarted', record);
+  try {
+    await fn();
+  } finally {
+    client.off('commandStarted', record);
+  }
+  return seen;
+}
+
 describe('the outbox', () => {
   it('stores an event id once', async () => {
     const doc = await newEvent();
@@ -64,6 +78,19 @@ describe('the outbox', () => {
       [2, 'b', 'released'],
       [3, 'c', null],
     ]);
+  });
+
+  it('takes an event no relay has held in two writes, and reads it again only at a later generation', async () => {
+    const event = await newEvent();
+    let first: Awaited<ReturnType<typeof outbox.claim>> = null;
+    // Only a holder changes a pending event: one that none has held is still as the relay read it.
+    expect(await commandsOf(async () => (first = await outbox.claim(event, 'a', 300)))).toEqual(['insert outbox_attempts', 'update outbox']);
+    expect(first).toMatchObject({ gen: 1, event: { _id: event._id, status: 'pending', gen: 1 } });
+    await new Promise((r) => setTimeout(r, 350));
+    // Generation 2: the holder of generation 1 may have finished the event meanwhile, so it is read.
+    const later = await commandsOf(() => outbox.claim(event, 'b', 30_000));
+    expect(later).toContain('find outbox');
+    expect(later.at(-1)).toBe('update outbox');
   });
 
   it('prunes finished events and their attempts once they are old enough, never pending ones', async () => {
