@@ -1,4 +1,4 @@
-import { SUPER_ADMIN_TOKEN } from '@convo/test-support';
+import { commandsDuring, SUPER_ADMIN_TOKEN } from '@convo/test-support';
 import { engineSession, startHarness, type Harness } from './support/harness';
 
 let h: Harness;
@@ -13,18 +13,7 @@ afterAll(async () => {
 
 /** `find` commands this service sent to its `channels` collection while `run` ran. */
 async function channelReads(run: () => Promise<unknown>): Promise<number> {
-  let reads = 0;
-  const count = (e: { commandName: string; command: Record<string, unknown> }) => {
-    if (e.commandName === 'find' && e.command.find === 'channels') reads++;
-  };
-  const client = h.svc.db.getClient();
-  client.on('commandStarted', count);
-  try {
-    await run();
-  } finally {
-    client.off('commandStarted', count);
-  }
-  return reads;
+  return (await commandsDuring(h.svc.db, run)).filter((c) => c === 'find channels').length;
 }
 
 type Representation = { __typename: 'Channel'; id: number; tenantId: number };

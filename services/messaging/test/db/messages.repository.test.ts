@@ -3,6 +3,7 @@ import { startDatabase, type Database } from '@convo/dev-db';
 import type { Connection } from 'mongoose';
 import { MessagesRepository } from '../../src/db/messages.repository';
 import type { MessageDoc } from '../../src/db/models';
+import { commandsDuring } from '@convo/test-support';
 import { queuedText } from '../fixtures';
 
 // Group-committed writes on the real database (FerretDB in CI): concurrent callers share one
@@ -26,19 +27,8 @@ afterAll(async () => {
 
 const queued = (ticketId: number, body: string): MessageDoc => queuedText({ ticketId, body });
 
-/** Insert commands the database received while `fn` ran (the driver's command monitoring). */
-async function insertCommands(fn: () => Promise<unknown>): Promise<number> {
-  const client = conn.getClient();
-  let n = 0;
-  const count = (e: { commandName: string }) => void (e.commandName === 'insert' && n++);
-  client.on('commandStarted', count);
-  try {
-    await fn();
-  } finally {
-    client.off('commandStarted', count);
-  }
-  return n;
-}
+/** Insert commands the database received while `fn` ran. */
+const insertCommands = async (fn: () => Promise<unknown>): Promise<number> => (await commandsDuring(conn, fn)).filter((c) => c.startsWith('insert ')).length;
 
 describe('the messages repository', () => {
   it('stores concurrent accepted messages in fewer commands than messages, each of them once', async () => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Connection } from 'mongoose';
 import { eventId, outboxEvent } from '../../src/outbox/events';
 import { OutboxRepository } from '../../src/outbox/outbox.repository';
+import { commandsDuring } from '@convo/test-support';
 
 // Claims on the real database (FerretDB in CI): the exclusivity rests on unique `_id` inserts.
 
@@ -27,20 +28,6 @@ async function newEvent() {
   const doc = outboxEvent({ id: eventId(`outbox-test:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: { n: 1 } });
   await outbox.add(doc);
   return doc;
-}
-
-/** The commands the database received while `fn` ran, as `<command> <collection>`. */
-async function commandsOf(fn: () => Promise<unknown>): Promise<string[]> {
-  const client = conn.getClient();
-  const seen: string[] = [];
-  const record = (e: { commandName: string; command: Record<string, unknown> }) => void seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
-  client.on('commandStarted', record);
-  try {
-    await fn();
-  } finally {
-    client.off('commandStarted', record);
-  }
-  return seen;
 }
 
 describe('the outbox', () => {
@@ -84,11 +71,11 @@ describe('the outbox', () => {
     const event = await newEvent();
     let first: Awaited<ReturnType<typeof outbox.claim>> = null;
     // Only a holder changes a pending event: one that none has held is still as the relay read it.
-    expect(await commandsOf(async () => (first = await outbox.claim(event, 'a', 300)))).toEqual(['insert outbox_attempts', 'update outbox']);
+    expect(await commandsDuring(conn, async () => (first = await outbox.claim(event, 'a', 300)))).toEqual(['insert outbox_attempts', 'update outbox']);
     expect(first).toMatchObject({ gen: 1, event: { _id: event._id, status: 'pending', gen: 1 } });
     await new Promise((r) => setTimeout(r, 350));
     // Generation 2: the holder of generation 1 may have finished the event meanwhile, so it is read.
-    const later = await commandsOf(() => outbox.claim(event, 'b', 30_000));
+    const later = await commandsDuring(conn, () => outbox.claim(event, 'b', 30_000));
     expect(later).toContain('find outbox');
     expect(later.at(-1)).toBe('update outbox');
   });
