@@ -7,7 +7,7 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
 
 const LIMIT = 600;
 /** Longer than the requests take on a loaded machine, so that they all fall in one window. */
-const WINDOW_MS = 30_000;
+const WINDOW_MS = 60_000;
 
 /**
  * Two replicas of every process (MESH_REPLICAS=2 as an option): the services reached over their
@@ -82,19 +82,22 @@ describe('two replicas of every process', () => {
   });
 
   it("holds one token's rate limit across both gateways: 2,000 requests in 10 s, the sum allowed within 10 % of the limit", async () => {
-    const created = await call(`${mesh.gatewayUrl}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004001', body: 'hi' } });
+    // A token of its own, so that its window starts with createTicket below: the token the tests
+    // above used may still be inside a window of theirs that ends during the burst (a second
+    // window's worth allowed: 1,161 on a slow machine).
+    const own = await newIntegration(mesh, engine.url, 'Rate limit');
+    const started = Date.now();
+    const created = await call(`${mesh.gatewayUrl}${own.path}/createTicket`, { token: own.token, body: { number: '5521990004001', body: 'hi' } });
     expect(created.status).toBe(200);
-    // The window starts with the first request counted: createTicket above was one.
     const { ticketId } = created.body.data;
     const gateway = roundRobin(mesh.gatewayUrls);
-    const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 2_000 }, async (_, i) => {
         await new Promise((resolve) => setTimeout(resolve, i * 5));
         const url = gateway();
-        const res = await fetch(`${url}${api.path}/showTicketById`, {
+        const res = await fetch(`${url}${own.path}/showTicketById`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${api.token}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${own.token}`, 'content-type': 'application/json' },
           body: JSON.stringify({ ticketId }),
           signal: AbortSignal.timeout(60_000),
         });
@@ -113,7 +116,7 @@ describe('two replicas of every process', () => {
         `${answers.length - allowed.length} refused, in ${elapsed} ms`,
     );
     expect(answers.filter((a) => ![200, 429, 503, 504].includes(a.status))).toEqual([]);
-    // All in one window, or the sum could be two windows' worth.
+    // All in one window (from createTicket to the last answer), or the sum could be two windows' worth.
     expect(elapsed).toBeLessThan(WINDOW_MS);
     // The sum, with createTicket's request, within 10 % of the limit; both gateways allowed some.
     expect(Math.abs(allowed.length + 1 - LIMIT)).toBeLessThanOrEqual(LIMIT * 0.1);
