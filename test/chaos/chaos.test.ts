@@ -79,7 +79,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
       replicas: { '*': 2 },
       // A replica's (re)start to ready may take up to 2 minutes, as a rollout waits for readiness
       // rather than failing at 30 s: on two cores, with 18 processes under this test's own load
-      // and a slow day for the machine, a gateway of the rolling update once took longer than 30 s.
+      // and the machine at about half its usual speed, a gateway of the rolling update took 42 s.
       startDeadlineMs: 120_000,
       onLine: (part, line) => {
         const kept = logs.get(part) ?? [];
