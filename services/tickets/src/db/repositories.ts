@@ -30,9 +30,13 @@ export class TicketsDatabase {
   readonly notes: NotesRepository;
   readonly claims: TicketClaims;
 
-  constructor(private readonly conn: Connection) {
+  /** `onListingGap`: told the gap between tickets and listing rows that a start left to heal. */
+  constructor(
+    private readonly conn: Connection,
+    onListingGap?: (gap: number) => void,
+  ) {
     this.models = registerModels(conn);
-    this.listing = new ListingRepository(this.models);
+    this.listing = new ListingRepository(this.models, onListingGap);
     this.tickets = new TicketsRepository(this.models, this.listing);
     this.contacts = new ContactsRepository(conn, this.models);
     this.catalog = new CatalogRepository(conn, this.models, this.tickets);
@@ -45,7 +49,7 @@ export class TicketsDatabase {
     };
   }
 
-  /** Indexes first, then the listing rebuilt if tickets and rows disagree (ListingRepository). */
+  /** Indexes first, then the listing rebuilt if its layout changed or tickets and rows disagree by many (ListingRepository). */
   async init(): Promise<void> {
     await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
     await this.listing.backfillListing();

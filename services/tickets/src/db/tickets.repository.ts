@@ -32,9 +32,10 @@ export class TicketsRepository {
   deleteTicket(tenantId: number, id: number): Promise<boolean> {
     return this.perTicket.run(id, async () => {
       const deleted = (await this.models.Ticket.deleteOne({ _id: id, tenantId }).exec()).deletedCount > 0;
-      if (!deleted) return false;
-      await this.listing.deleteRow(id);
-      return true;
+      // Also when the ticket is gone already: a delete retried after a process died between the
+      // ticket and its row takes the row that was left listed.
+      await this.listing.deleteRow(tenantId, id);
+      return deleted;
     });
   }
 

@@ -90,7 +90,11 @@ export class TicketsService {
    */
   async discardTicket(req: proto.tickets.DiscardTicketRequest__Output): Promise<proto.tickets.DiscardTicketResponse> {
     const ticket = await this.repo.tickets.findTicket(req.tenantId, req.ticketId);
-    if (!ticket) return { discarded: false };
+    if (!ticket) {
+      // A discard retried after a process died between the ticket and its listing row: the row goes.
+      await this.repo.tickets.deleteTicket(req.tenantId, req.ticketId);
+      return { discarded: false };
+    }
     await this.repo.tickets.deleteTicket(req.tenantId, req.ticketId);
     if (ticket.externalKey) await this.repo.claims.ticketKeys.release(`${req.tenantId}:${ticket.externalKey}`, { ticketId: ticket._id });
     // A ticket OpenForContact opened (a send by number that was then refused) holds the claim on
