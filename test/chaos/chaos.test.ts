@@ -23,6 +23,8 @@ const PER_TICKET = Math.ceil(SENDS / TICKETS);
 /** Every tenth send goes to both gateways at the same moment, with one externalKey. */
 const TWICE_EVERY = 10;
 const CONCURRENCY = 16;
+/** channel-engines' deadline on a provider call. */
+const PROVIDER_TIMEOUT_MS = 3_000;
 /** The dispatcher's shutdown grace (SHUTDOWN_GRACE_MS, its default). */
 const DISPATCH_GRACE_MS = 10_000;
 
@@ -65,6 +67,8 @@ describe('chaos: two replicas of everything, killed at random', () => {
   const crashes: string[] = [];
   /** The last lines of each process, shown when one does not come back. */
   const logs = new Map<string, string[]>();
+  /** Attempts that failed after the provider may have had the message, by message id: when each was logged. */
+  const failedCalls = new Map<string, number[]>();
   const errorLines = () =>
     [...logs].flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`)).join('\n');
   const restart = (name: string) =>
@@ -82,6 +86,14 @@ describe('chaos: two replicas of everything, killed at random', () => {
       // and the machine at about half its usual speed, a gateway of the rolling update took 42 s.
       startDeadlineMs: 120_000,
       onLine: (part, line) => {
+        // A provider call that failed at channel-engines (its timeout), or a Deliver the dispatcher
+        // got no answer to in time: either may have reached the provider.
+        const unanswered = part.startsWith('channel-engines') ? '"delivery failed"' : part.includes('dispatcher') ? '"delivery unanswered within its deadline' : '';
+        if (unanswered && line.includes(unanswered)) {
+          const { reference, messageId, time } = JSON.parse(line) as { reference?: string; messageId?: string; time: string };
+          const id = reference ?? messageId;
+          if (id) failedCalls.set(id, [...(failedCalls.get(id) ?? []), Date.parse(time)]);
+        }
         const kept = logs.get(part) ?? [];
         kept.push(line);
         logs.set(part, kept.slice(-60));
@@ -94,7 +106,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
         RATE_LIMIT_PER_TENANT: '0',
         WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
         RELAY_POLL_MS: '100',
-        PROVIDER_TIMEOUT_MS: '3000',
+        PROVIDER_TIMEOUT_MS: String(PROVIDER_TIMEOUT_MS),
         WEBHOOK_TIMEOUT_MS: '3000',
         DELIVERY_BACKOFF_BASE_MS: '200',
         DELIVERY_BACKOFF_MAX_MS: '1000',
@@ -265,7 +277,11 @@ describe('chaos: two replicas of everything, killed at random', () => {
             k.at <= b.at &&
             (k.kind === 'kill' ? first <= k.at + 5_000 : /dispatcher/.test(k.name) && first <= k.at + DISPATCH_GRACE_MS + 5_000),
         );
-        duplicates.push({ key: b.text, first, again: b.at, explainedBy: by && `${by.kind} ${by.name}` });
+        // Or the first attempt got no answer in time (channel-engines' PROVIDER_TIMEOUT_MS, or the
+        // dispatcher's deadline) after the provider had taken it, as when this process, which
+        // plays the provider, is slow to answer on a loaded machine: it failed, and was sent again.
+        const timedOut = (failedCalls.get(b.messageId) ?? []).some((t) => t >= first - PROVIDER_TIMEOUT_MS - 2_000 && t <= b.at);
+        duplicates.push({ key: b.text, first, again: b.at, explainedBy: by ? `${by.kind} ${by.name}` : timedOut ? 'an attempt unanswered in time' : undefined });
       }
     }
     // Per ticket, the provider got the messages in acceptance order (a duplicate repeats one in place).
@@ -300,6 +316,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
         `chaos: ${SENDS} sends over ${TICKETS} tickets (${accepted.size} accepted) and ${INBOUND} inbound events (twice each) in ${((sendsDoneAt - started) / 1000).toFixed(0)} s`,
         `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills.filter((k) => k.kind === 'kill').map((k) => k.name).join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
         `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? `no kill; around it: ${around(d.first, d.again)}`}`).join(', ')})`,
+        `  attempts unanswered in time (the provider may have had them): ${[...failedCalls.values()].flat().length}`,
         `  longest wait at the provider after the last kill: ${(longestWait / 1000).toFixed(1)} s`,
         `  slowest restart to ready: ${slowest ? `${((slowest.readyAt - slowest.at) / 1000).toFixed(1)} s (${slowest.kind} ${slowest.name})` : 'none'}`,
         `  answers by status: ${JSON.stringify(statusCounts)} (0: a connection broken by a kill)`,

@@ -129,7 +129,7 @@ export class EnginesService {
       return { providerMessageId, driver: driver.kind, status };
     } catch (err) {
       const error = (err as Error).message;
-      this.log.warn({ channelId: channel.id, driver: driver.kind, error }, 'delivery failed');
+      this.log.warn({ channelId: channel.id, driver: driver.kind, reference: req.reference, error }, 'delivery failed');
       this.deliveries.record({ ...base, providerMessageId: '', ok: false, error, durationMs: Date.now() - started, createdAt: new Date() });
       observeProviderCall(driver.kind, isTransient(err) ? 'transient' : 'refused', started);
       throw err;

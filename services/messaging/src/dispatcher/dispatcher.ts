@@ -1,4 +1,4 @@
-import { channelTarget, inStoredTrace, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, grpc, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
 import { backoffMs } from '../backoff';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
@@ -276,6 +276,10 @@ export class Dispatcher {
         { deadlineMs: this.settings.providerDeadlineMs },
       ));
     } catch (err) {
+      if (isServiceError(err) && err.code === grpc.status.DEADLINE_EXCEEDED) {
+        // channel-engines may have handed it to the provider meanwhile: sent again, it may arrive twice.
+        this.log.warn({ messageId: message._id, ticketId: message.ticketId }, 'delivery unanswered within its deadline: the provider may have it');
+      }
       return this.failed(message, classify(err), route.via);
     }
     try {
