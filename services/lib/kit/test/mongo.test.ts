@@ -113,10 +113,11 @@ describe('the embedded database with few connections', () => {
       const seed = await connect(true);
       await seed.insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: i, n: i })));
 
-      // The interleaving decides: up to three rounds for one that stalls (each did here).
+      // The interleaving decides: up to ten rounds for one that stalls (a round that does not
+      // stall takes milliseconds).
       const unbatched = await connect(false);
       let timedOut = 0;
-      for (let round = 0; round < 3 && !timedOut; round++) timedOut = (await eightFinds(unbatched)).filter((r) => r.status === 'rejected').length;
+      for (let round = 0; round < 10 && !timedOut; round++) timedOut = (await eightFinds(unbatched)).filter((r) => r.status === 'rejected').length;
       expect(timedOut).toBeGreaterThan(0);
 
       const answered = await eightFinds(await connect(true));
@@ -140,8 +141,9 @@ describe('the embedded database under concurrent updates', () => {
       const Counter = conn.model('Counter', new Schema({ _id: Number, n: Number }));
       await Counter.insertMany(Array.from({ length: 8 }, (_, i) => ({ _id: i, n: 0 })));
       let failed = 0;
-      // The interleaving decides: up to three rounds of 40 updates, until one fails.
-      for (let round = 0; round < 3 && !failed; round++) {
+      // The interleaving decides: up to ten rounds of 40 updates, until one fails (a CI run saw
+      // three rounds pass without a stall; a round that does not stall takes milliseconds).
+      for (let round = 0; round < 10 && !failed; round++) {
         const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => Counter.updateOne({ _id: i % 8 }, { $inc: { n: 1 } }).exec()));
         failed = results.filter((r) => r.status === 'rejected').length;
       }
