@@ -53,10 +53,9 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
   ports: { grpc: 50051, graphql: 4001 },
   config: readTicketsConfig,
   async create({ db, log, config }) {
-    const repo = new TicketsDatabase(db, (gap) => {
-      if (gap) log.warn({ gap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
-    });
-    await repo.init();
+    const repo = new TicketsDatabase(db);
+    const { listingGap } = await repo.init();
+    if (listingGap) log.warn({ gap: listingGap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
     const tickets = new TicketsService(repo, catalog, users);

@@ -2,6 +2,7 @@ import type { ServiceClient } from '@convo/kit';
 import { connectDatabase } from '@convo/kit/mongo';
 import { SUPER_ADMIN_TOKEN, startTestMesh, type TestMesh, type TestService } from '@convo/test-support';
 import { slotOf, SLOT_MS, SLOTS_PER_ERA } from '../src/db/listing';
+import { TicketsDatabase } from '../src/db/repositories';
 import { ticketsService } from '../src/spec';
 
 // listTickets pages by slots (the hour of a ticket's last activity) and by counters per slot and
@@ -236,6 +237,13 @@ it('leaves a small gap between tickets and rows to the writes at start, while an
   // rebuild, and each of those tickets is listed from its next write on.
   await restart();
   expect(await rowsOf(missing)).toBe(0);
+  // What the start logs: the gap it left.
+  const probe = await connectDatabase(mesh.database.uri, svc.db.name);
+  try {
+    expect(await new TicketsDatabase(probe).init()).toEqual({ listingGap: missing.length });
+  } finally {
+    await probe.close();
+  }
   for (const ticketId of missing) await client.UpdateTicket({ tenantId, ticketId, status: 'open' });
   expect(await rowsOf(missing)).toBe(missing.length);
   await expectListing(tenantId, queues);

@@ -60,11 +60,7 @@ export class ListingRepository {
    */
   private readonly perTenantCounts = new KeyedQueue();
 
-  constructor(
-    private readonly models: Models,
-    /** Told the gap (tickets less rows) a start leaves to the writes to heal. */
-    private readonly onGap: (gap: number) => void = () => {},
-  ) {}
+  constructor(private readonly models: Models) {}
 
   /** The counters through the driver: their `$inc` names fields after data (eras, slots, cells). */
   private get tenantCounts() {
@@ -79,9 +75,9 @@ export class ListingRepository {
    * Tickets written before their listing rows existed (an older version, or data loaded from
    * outside), or rows and counts of another layout, get rebuilt at start: two cheap counts and one
    * lookup decide, and a rebuild (reading every ticket once) runs only when the layout changed or
-   * the counts differ by more than HEALING_GAP.
+   * the counts differ by more than HEALING_GAP. Answers the gap (tickets less rows) left to heal.
    */
-  async backfillListing(): Promise<void> {
+  async backfillListing(): Promise<number> {
     const [tickets, rows, marker] = await Promise.all([
       this.models.Ticket.estimatedDocumentCount().exec(),
       this.models.TicketRow.estimatedDocumentCount().exec(),
@@ -90,15 +86,13 @@ export class ListingRepository {
     const sameLayout = JSON.stringify(marker?.layout) === JSON.stringify(LAYOUT);
     if (tickets === rows && (sameLayout || tickets === 0)) {
       if (!sameLayout) await this.writeLayout();
-      return;
+      return 0;
     }
     // A rebuild drops every row while other replicas may be serving pages from them, and reads
-    // every ticket: a small gap is not worth it (what a start sees of it is said in the log).
-    if (sameLayout && Math.abs(tickets - rows) <= HEALING_GAP) {
-      this.onGap(tickets - rows);
-      return;
-    }
+    // every ticket: a small gap is not worth it.
+    if (sameLayout && Math.abs(tickets - rows) <= HEALING_GAP) return tickets - rows;
     await this.rebuildListing();
+    return 0;
   }
 
   private async writeLayout(): Promise<void> {

@@ -30,13 +30,9 @@ export class TicketsDatabase {
   readonly notes: NotesRepository;
   readonly claims: TicketClaims;
 
-  /** `onListingGap`: told the gap between tickets and listing rows that a start left to heal. */
-  constructor(
-    private readonly conn: Connection,
-    onListingGap?: (gap: number) => void,
-  ) {
+  constructor(private readonly conn: Connection) {
     this.models = registerModels(conn);
-    this.listing = new ListingRepository(this.models, onListingGap);
+    this.listing = new ListingRepository(this.models);
     this.tickets = new TicketsRepository(this.models, this.listing);
     this.contacts = new ContactsRepository(conn, this.models);
     this.catalog = new CatalogRepository(conn, this.models, this.tickets);
@@ -49,10 +45,13 @@ export class TicketsDatabase {
     };
   }
 
-  /** Indexes first, then the listing rebuilt if its layout changed or tickets and rows disagree by many (ListingRepository). */
-  async init(): Promise<void> {
+  /**
+   * Indexes first, then the listing rebuilt if its layout changed or tickets and rows disagree by
+   * many (ListingRepository); answers the small gap between them left to the writes to heal.
+   */
+  async init(): Promise<{ listingGap: number }> {
     await Promise.all(Object.values(this.models).map((m) => m.createIndexes()));
-    await this.listing.backfillListing();
+    return { listingGap: await this.listing.backfillListing() };
   }
 
   nextId(kind: 'ticket' | 'contact' | 'note' | 'pause' | CatalogKind): Promise<number> {
