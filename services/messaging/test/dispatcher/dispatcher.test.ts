@@ -131,9 +131,10 @@ describe('the dispatcher', () => {
  * a provider whose first answer to one message is a transient failure: the retry path end to end,
  * with the rounds driven by the test.
  */
-function withQueue(failFirst: string, backoffMs: number) {
+function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.UNAVAILABLE) {
   const store = new Map<string, MessageDoc>();
   const events: string[] = [];
+  const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const queuedNow = () => [...store.values()].filter((m) => m.status === 'queued');
   const repo = {
     queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)),
@@ -166,8 +167,8 @@ function withQueue(failFirst: string, backoffMs: number) {
         events.push(`deliver ${req.reference}`);
         if (req.reference === failFirst && !failed) {
           failed = true;
-          // What channel-engines answers when the provider answered 503: a transient provider failure.
-          throw Object.assign(new Error('14 UNAVAILABLE: provider answered 503'), { code: grpc.status.UNAVAILABLE, details: 'provider answered 503', metadata: new grpc.Metadata() });
+          // By default what channel-engines answers when the provider answered 503: a transient provider failure.
+          throw Object.assign(new Error(`${failure} failed`), { code: failure, details: 'failed', metadata: new grpc.Metadata() });
         }
         return { providerMessageId: `P-${req.reference}` };
       },
@@ -190,7 +191,7 @@ function withQueue(failFirst: string, backoffMs: number) {
     attemptMs: 1_000,
     providerDeadlineMs: 1_000,
   };
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+  const quiet = { info: () => undefined, warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }), error: () => undefined } as unknown as Logger;
   /** A dispatcher on this queue (a second one is what a restarted dispatcher process would be). */
   const dispatcher = () => {
     const d = new Dispatcher(repo, leases, peers, settings, quiet);
@@ -198,7 +199,7 @@ function withQueue(failFirst: string, backoffMs: number) {
     return d;
   };
   const add = (m: MessageDoc) => store.set(m._id, m);
-  return { store, events, dispatcher, add };
+  return { store, events, warnings, dispatcher, add };
 }
 
 describe('a message waiting for a retry', () => {
@@ -234,5 +235,22 @@ describe('a message waiting for a retry', () => {
     await restarted.tick();
     for (let i = 0; i < 20 && q.store.get('c')!.status === 'queued'; i++) await settle();
     expect(q.events).toEqual(['deliver a', 'a:retry', 'deliver a', 'a:sent', 'deliver b', 'b:sent', 'deliver c', 'c:sent']);
+  });
+
+  it('says in a warning naming the message when a Deliver went unanswered within its deadline (the provider may have it), and sends it again', async () => {
+    const unanswered = withQueue('a', 1, grpc.status.DEADLINE_EXCEEDED);
+    unanswered.add(queued('a', 7, Date.now()));
+    await unanswered.dispatcher().tick();
+    await settle();
+    expect(unanswered.events).toEqual(['deliver a', 'a:retry']);
+    expect(unanswered.warnings).toEqual([{ fields: { messageId: 'a', ticketId: 7 }, message: expect.stringContaining('unanswered within its deadline') }]);
+
+    // A failure the provider answered (or that kept the message from it) is retried without one.
+    const refused = withQueue('a', 1);
+    refused.add(queued('a', 7, Date.now()));
+    await refused.dispatcher().tick();
+    await settle();
+    expect(refused.events).toEqual(['deliver a', 'a:retry']);
+    expect(refused.warnings).toEqual([]);
   });
 });
