@@ -7,7 +7,7 @@ import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
 import { PausesService } from './domain/pauses.service';
-import { TicketsService } from './domain/tickets.service';
+import { TICKET_SNAPSHOT_MS, TicketsService } from './domain/tickets.service';
 import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
 import { CatalogResolver } from './graphql/catalog.resolver';
@@ -15,6 +15,8 @@ import { DashboardResolver } from './graphql/dashboard.resolver';
 import { ticketReference } from './graphql/ticket.reference';
 import { TicketResolver } from './graphql/ticket.resolver';
 import { ChannelRef } from './graphql/ticket.type';
+
+export { TICKET_SNAPSHOT_MS } from './domain/tickets.service';
 
 export const subgraphTypes: SubgraphTypes = {
   resolvers: [TicketResolver, CatalogResolver, DashboardResolver],
@@ -39,11 +41,14 @@ export interface TicketsConfig {
   tenantsAddr: string;
   /** How long a user found there is remembered (USER_CACHE_MS). */
   userCacheMs: number;
+  /** How long messaging may accept sends on a ticket it read (TICKET_SNAPSHOT_MS); a close waits this long. */
+  snapshotMs: number;
 }
 
 export const readTicketsConfig = (env: EnvReader): TicketsConfig => ({
   tenantsAddr: env.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
   userCacheMs: env.int('USER_CACHE_MS', USER_CACHE_MS),
+  snapshotMs: env.int('TICKET_SNAPSHOT_MS', TICKET_SNAPSHOT_MS),
 });
 
 export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
@@ -58,7 +63,7 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
     if (listingGap) log.warn({ gap: listingGap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
-    const tickets = new TicketsService(repo, catalog, users);
+    const tickets = new TicketsService(repo, catalog, users, config.snapshotMs);
     const notes = new NotesService(repo, users);
     const { schema } = await buildTicketsSubgraph(tickets, notes, catalog);
     const handlers = ticketsHandlers({

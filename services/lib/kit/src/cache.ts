@@ -3,6 +3,11 @@ import { counter } from './observability/metrics';
 const lookups = () =>
   counter({ name: 'convo_cache_lookups_total', help: 'Lookups in a named in-process cache, by result (hit or miss).', labelNames: ['cache', 'result'] as const });
 
+/** Counts one lookup of a named cache in convo_cache_lookups_total: TtlCache's, and caches of other kinds. */
+export function countLookup(cache: string, hit: boolean): void {
+  lookups().inc({ cache, result: hit ? 'hit' : 'miss' });
+}
+
 /** A bounded map whose entries expire: for lookups that may be a few seconds stale. */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; until: number }>();
@@ -20,7 +25,7 @@ export class TtlCache<K, V> {
 
   get(key: K): V | undefined {
     const value = this.lookup(key);
-    if (this.name) lookups().inc({ cache: this.name, result: value === undefined ? 'miss' : 'hit' });
+    if (this.name) countLookup(this.name, value !== undefined);
     return value;
   }
 

@@ -5,6 +5,7 @@ import { checkInteractive, isNumberRoute, requireRouteChannel } from './interact
 import type { MediaService, ResolvedMedia } from './media.service';
 import { toMessage, replySubject } from './message-view';
 import { SendChannels, windowEnd } from './send-channels';
+import { TicketSnapshots } from './ticket-snapshots';
 import { checkGroupSend, checkNumberSend, checkRouteVia, deadlineMs, DEFAULT_ACCEPT_MS, requireTimeLeft, routeAuto, checkTemplateSend } from './send-checks';
 import { checkParameters, renderBody, requireApproved, type TemplateMessage } from './templates';
 
@@ -40,6 +41,7 @@ export interface Peers {
 
 export class SendService {
   private readonly channels: SendChannels;
+  private readonly tickets: TicketSnapshots;
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -49,6 +51,7 @@ export class SendService {
     channelCacheMs = 5_000,
   ) {
     this.channels = new SendChannels(peers, channelCacheMs);
+    this.tickets = new TicketSnapshots(peers.tickets);
   }
 
   /**
@@ -79,7 +82,9 @@ export class SendService {
     try {
       const { tenantId } = req;
       let ticket: proto.tickets.Ticket__Output;
+      let channel: proto.tenants.Channel__Output;
       let media: ResolvedMedia | undefined;
+      const routing = { reopen: req.reopen, routeAuto: routeAuto(req.routeVia) };
       if (byNumber) {
         if (toGroup) await this.channels.groupChannel(tenantId, req.channelId);
         else await this.channels.numberChannel(tenantId, req.channelId, req.number, req.validateNumber);
@@ -89,12 +94,12 @@ export class SendService {
         if (!found.ticket) throw notFound('ticket');
         ticket = found.ticket;
         if (found.created) opened = ticket;
+        channel = await this.channels.target(tenantId, ticket, routing);
       } else {
-        ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId });
+        ({ ticket, channel } = await this.ticketTaking(tenantId, req.ticketId, routing));
       }
-      const channel = await this.channels.target(tenantId, ticket, { reopen: req.reopen });
       if (hasMedia && !media) media = await this.resolveMedia(tenantId, req.media!);
-      const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice, routeAuto: routeAuto(req.routeVia) };
+      const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice, routeAuto: routing.routeAuto };
       await this.enqueue(ticket, channel, out, { reopen: req.reopen, close: req.isClosed }, deadline);
       return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
     } catch (err) {
@@ -118,7 +123,8 @@ export class SendService {
   async sendPresence(req: proto.messaging.SendPresenceRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendPresenceResponse> {
     if (req.state !== 'typing' && req.state !== 'paused') throw validation('Invalid presence', [{ field: 'state', message: 'must be typing or paused' }]);
     const { tenantId, ticketId } = req;
-    const ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId });
+    // The contact's number and the channel, which never change: a kept copy serves.
+    const { ticket } = await this.tickets.get(tenantId, ticketId);
     const to = ticket.contact?.number;
     if (!to) return { ticketId, state: req.state, applied: false };
     const channel = await this.channels.get(tenantId, ticket.channelId);
@@ -205,28 +211,51 @@ export class SendService {
     checkInteractive(req);
     checkRouteVia(req.routeVia);
     const { tenantId } = req;
-    let ticket: proto.tickets.Ticket__Output;
-    let opened: proto.tickets.Ticket__Output | undefined;
+    const routing = { route: req.route, routeAuto: routeAuto(req.routeVia) };
+    let found: proto.tickets.CreateTicketResponse__Output | undefined;
     if (isNumberRoute(req.route)) {
       // The channel is checked before a contact or ticket is opened on it: a mismatch writes nothing.
       requireRouteChannel(req.route, await this.channels.get(tenantId, req.channelId), 'apiId');
-      const found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
+      found = await this.peers.tickets.OpenForContact({ tenantId, channelId: req.channelId, number: req.number, pinTicketId: req.ticketId });
       if (!found.ticket) throw notFound('ticket');
-      ticket = found.ticket;
-      if (found.created) opened = ticket;
-    } else {
-      ticket = await this.peers.tickets.GetTicket({ tenantId, ticketId: req.ticketId! });
     }
+    const opened = found?.created ? found.ticket : undefined;
     const messageId = newMessageId();
     try {
-      const channel = await this.channels.target(tenantId, ticket, { route: req.route });
+      const { ticket, channel } = found?.ticket
+        ? { ticket: found.ticket, channel: await this.channels.target(tenantId, found.ticket, routing) }
+        : await this.ticketTaking(tenantId, req.ticketId!, routing);
       const interactive = { type: `${req.route}/${req.type}`, json: req.json };
-      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routeAuto(req.routeVia) }, {}, deadline);
+      await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routing.routeAuto }, {}, deadline);
+      return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
     } catch (err) {
       if (opened) await this.discard(tenantId, opened.id);
       throw err;
     }
-    return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
+  }
+
+  /**
+   * The ticket a send by ticket id goes to, and its channel, once the ticket may take the send (see
+   * SendChannels.target). A kept copy of the ticket (TicketSnapshots) decides a yes; a no is decided
+   * on the ticket read again, as is a routeVia "auto" send on a waba channel, which stores the
+   * contact's window as the ticket has it now.
+   */
+  private async ticketTaking(
+    tenantId: number,
+    ticketId: number,
+    opts: { reopen?: boolean; route?: string; routeAuto?: boolean },
+  ): Promise<{ ticket: proto.tickets.Ticket__Output; channel: proto.tenants.Channel__Output }> {
+    const { ticket: copy, kept } = await this.tickets.get(tenantId, ticketId);
+    if (kept) {
+      try {
+        const channel = await this.channels.target(tenantId, copy, opts);
+        if (!(opts.routeAuto && channel.type === 'waba')) return { ticket: copy, channel };
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+    const ticket = kept ? await this.tickets.fresh(tenantId, ticketId) : copy;
+    return { ticket, channel: await this.channels.target(tenantId, ticket, opts) };
   }
 
   /** A ticket a refused send opened goes again: a refused send opens nothing. */
@@ -310,7 +339,10 @@ export class SendService {
     const { tenantId } = ticket;
     const previous = ticket.status;
     const wanted = rules.close ? 'closed' : previous === 'closed' && rules.reopen ? 'open' : previous;
-    if (wanted !== previous) await this.peers.tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: wanted });
+    if (wanted !== previous) {
+      await this.peers.tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: wanted });
+      this.tickets.forget(tenantId, ticket.id);
+    }
     try {
       const subject = channel.type === 'webmail' ? replySubject(await this.repo.lastInboundSubject(tenantId, ticket.id)) : '';
       requireTimeLeft(deadline);
@@ -349,6 +381,7 @@ export class SendService {
         await this.peers.tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: previous }).catch((undo: unknown) => {
           this.log.error({ err: undo, ticketId: ticket.id, status: previous }, 'ticket status not restored after a refused send');
         });
+        this.tickets.forget(tenantId, ticket.id);
       }
       throw err;
     }

@@ -24,6 +24,12 @@ export const CONTACT_TICKETS_LIMIT = 200;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
 const STALE_OPEN_CLAIM_MS = 60_000;
 const MAX_CONTACT_NAME = 200;
+/**
+ * How long messaging may act on a ticket it read without reading it again (GetTicket's
+ * snapshotMs): it accepts sends on that copy. A close answers this long after it is stored, so
+ * that a send asked after the close's answer is refused on every messaging replica.
+ */
+export const TICKET_SNAPSHOT_MS = 1_000;
 
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
@@ -32,6 +38,8 @@ export class TicketsService {
     private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
+    /** TICKET_SNAPSHOT_MS: 0 hands out no copy and makes closes answer at once. */
+    readonly snapshotMs = TICKET_SNAPSHOT_MS,
   ) {}
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
@@ -201,6 +209,11 @@ export class TicketsService {
     return toTicket(ticket);
   }
 
+  /** GetTicket: the ticket, with how long the caller may act on this copy (snapshotMs). */
+  async ticketSnapshot(tenantId: number, id: number): Promise<proto.tickets.Ticket> {
+    return { ...(await this.getTicket(tenantId, id)), snapshotMs: this.snapshotMs };
+  }
+
   async updateTicket(req: proto.tickets.UpdateTicketRequest__Output) {
     if (req.status && !isStatus(req.status)) {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
@@ -237,8 +250,14 @@ export class TicketsService {
     if (req.workflowStatus !== undefined) set.workflowStatus = req.workflowStatus;
     const updated = await this.repo.tickets.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
     if (!updated) throw notFound('ticket');
-    // Closing ended the ticket's pause: its log entry ends too.
-    if (req.status === 'closed') await this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!);
+    if (req.status === 'closed') {
+      await Promise.all([
+        // Closing ended the ticket's pause: its log entry ends too.
+        this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!),
+        // Copies of the open ticket that messaging replicas accept sends on run out meanwhile.
+        this.snapshotMs > 0 && new Promise((resolve) => setTimeout(resolve, this.snapshotMs)),
+      ]);
+    }
     return toTicket(updated);
   }
 

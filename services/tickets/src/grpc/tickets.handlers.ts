@@ -21,7 +21,7 @@ export function ticketsHandlers({ tickets, notes, pauses, evaluations, contacts,
     CreateTicket: (req) => tickets.createTicket(req),
     DiscardTicket: (req) => tickets.discardTicket(req),
     // Also on GetTicketStream, messaging's (the kit serves it with this handler: grpc/call-stream.ts).
-    GetTicket: (req) => tickets.getTicket(req.tenantId, req.ticketId),
+    GetTicket: (req) => tickets.ticketSnapshot(req.tenantId, req.ticketId),
     UpdateTicket: (req) => tickets.updateTicket(req),
     ListTickets: (req) => tickets.listTickets(req),
     FindContactTickets: (req) => tickets.findContactTickets(req),
