@@ -1,18 +1,9 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, settled, UNPACED } from '../support/http';
+import { samples } from '../support/metrics';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
-
-/** The samples of `name` in a Prometheus exposition whose labels include every pair of `labels`. */
-function samples(text: string, name: string, labels: Record<string, string> = {}): number[] {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
-    .filter((line) => wanted.every((pair) => line.includes(pair)))
-    .map((line) => Number(line.slice(line.lastIndexOf(' ') + 1)));
-}
 
 const declared = (text: string, name: string, type: string) => text.includes(`# TYPE ${name} ${type}`);
 

@@ -1,6 +1,7 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, UNPACED } from '../support/http';
+import { samples } from '../support/metrics';
 import { newIntegration, roundRobin, sharedRateLimits, type TestIntegration } from '../support/replicas';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
@@ -58,6 +59,37 @@ describe('two replicas of every process', () => {
     const seen = engine.requests.map((r) => r.body?.options?.messageId).filter((id) => ids.includes(id));
     // Once each, in acceptance order (the ticket's messages go out one after another).
     expect(seen).toEqual(ids);
+  });
+
+  it('refuses a send asked after a close answered, through either gateway, though messaging replicas kept copies of the open ticket', async () => {
+    const gateway = roundRobin(mesh.gatewayUrls);
+    const created = await call(`${gateway()}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004002', body: 'first' } });
+    expect(created.status).toBe(200);
+    const ticketId = created.body.data.ticketId as number;
+    // Sends accepted on a kept copy of the ticket, over the messaging replicas.
+    const copiesUsed = async () => {
+      let hits = 0;
+      for (const name of mesh.replicas.messaging) {
+        const text = await (await fetch(`${mesh.endpoints.get(name)!.http}/metrics`)).text();
+        hits += samples(text, 'convo_cache_lookups_total', { cache: 'ticket', result: 'hit' })[0] ?? 0;
+      }
+      return hits;
+    };
+    const before = await copiesUsed();
+    for (let i = 0; i < 10; i++) {
+      const sent = await call(`${gateway()}${api.path}/sendMessageByTicket`, { token: api.token, body: { ticketId, body: `burst ${i}` } });
+      expect(sent.status).toBe(200);
+    }
+    expect(await copiesUsed()).toBeGreaterThan(before);
+
+    const closed = await call(`${gateway()}${api.path}/updateticketinfo`, { token: api.token, body: { ticketId, status: 'closed' } });
+    expect(closed.status).toBe(200);
+    for (const url of mesh.gatewayUrls) {
+      for (let i = 0; i < 2; i++) {
+        const refused = await call(`${url}${api.path}/sendMessageByTicket`, { token: api.token, body: { ticketId, body: 'after the close' } });
+        expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 409, error: 'ERR_TICKET_CLOSED' });
+      }
+    }
   });
 
   it("answers GraphQL from a subgraph's other replica while the first is down", async () => {
