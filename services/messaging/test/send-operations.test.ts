@@ -3,7 +3,7 @@ import type { ServiceClient } from '@convo/kit';
 import { errCode, rpcError, startFakeProvider, type FakeProvider, type ProviderReply, type ProviderRequest } from '@convo/test-support';
 import type { Connection } from 'mongoose';
 import { SEND_KEY_WINDOW_MS } from '../src/domain/send.service';
-import { startMessagingWithPeers, type MessagingWithPeers } from './support/peers';
+import { startMessagingWithPeers, tenantWithEngine, type MessagingWithPeers } from './support/peers';
 
 // The real tickets, tenants, channel-engines and messaging services on one FerretDB (each has its
 // own database), and a fake engine_a server standing in for WhatsApp.
@@ -26,21 +26,7 @@ beforeAll(async () => {
   messagingDb = services.messaging.db;
   tickets = services.tickets.client;
   messaging = services.messaging.client;
-  const tenants = services.tenants.client;
-  const { tenant } = await tenants.StoreTenant({
-    status: 'active',
-    name: 'Acme',
-    maxUsers: 5,
-    maxConnections: 5,
-    acceptTerms: true,
-    email: 'owner@acme.example',
-    password: 'secret-pass1',
-    userName: 'Owner',
-    profile: 'admin',
-  });
-  tenantId = tenant!.id;
-  const session = await tenants.CreateSession({ tenant: tenantId, name: 'WhatsApp', type: 'engine_a', engineUrl: engine.url, engineToken: 'eng-tok' });
-  channelId = session.whatsapp!.id;
+  ({ tenantId, channelId } = await tenantWithEngine(services.tenants.client, engine.url));
 });
 
 afterAll(async () => {

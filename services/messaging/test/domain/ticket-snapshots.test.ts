@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 import { metricsText, type ServiceClient } from '@convo/kit';
 import { errCode, rpcError, startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { TICKET_SNAPSHOT_MS } from '@convo/tickets';
-import { startMessagingWithPeers, type MessagingWithPeers } from '../support/peers';
+import { startMessagingWithPeers, tenantWithEngine, type MessagingWithPeers } from '../support/peers';
 
 // The real tickets, tenants, channel-engines and messaging services with tickets' default
 // TICKET_SNAPSHOT_MS: messaging accepts sends on a copy of the ticket it read, for as long as
@@ -23,21 +23,7 @@ beforeAll(async () => {
   ]);
   tickets = services.tickets.client;
   messaging = services.messaging.client;
-  const tenants = services.tenants.client;
-  const { tenant } = await tenants.StoreTenant({
-    status: 'active',
-    name: 'Acme',
-    maxUsers: 5,
-    maxConnections: 5,
-    acceptTerms: true,
-    email: 'owner@acme.example',
-    password: 'secret-pass1',
-    userName: 'Owner',
-    profile: 'admin',
-  });
-  tenantId = tenant!.id;
-  const session = await tenants.CreateSession({ tenant: tenantId, name: 'WhatsApp', type: 'engine_a', engineUrl: engine.url, engineToken: 'eng-tok' });
-  channelId = session.whatsapp!.id;
+  ({ tenantId, channelId } = await tenantWithEngine(services.tenants.client, engine.url));
 });
 
 afterAll(async () => {

@@ -92,3 +92,20 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
     throw err;
   }
 }
+
+/** A tenant (Acme) with one engine_a channel whose engine is at `engineUrl`. */
+export async function tenantWithEngine(tenants: TestService<'tenants'>['client'], engineUrl: string): Promise<{ tenantId: number; channelId: number }> {
+  const { tenant } = await tenants.StoreTenant({
+    status: 'active',
+    name: 'Acme',
+    maxUsers: 5,
+    maxConnections: 5,
+    acceptTerms: true,
+    email: 'owner@acme.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
+  });
+  const session = await tenants.CreateSession({ tenant: tenant!.id, name: 'WhatsApp', type: 'engine_a', engineUrl, engineToken: 'eng-tok' });
+  return { tenantId: tenant!.id, channelId: session.whatsapp!.id };
+}
