@@ -7,7 +7,8 @@ import { ContactsService } from './domain/contacts.service';
 import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
 import { PausesService } from './domain/pauses.service';
-import { TICKET_SNAPSHOT_MS, TicketsService } from './domain/tickets.service';
+import { TICKET_SNAPSHOT_MS, TicketCopies } from './domain/ticket-copies';
+import { TicketsService } from './domain/tickets.service';
 import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
 import { CatalogResolver } from './graphql/catalog.resolver';
@@ -16,7 +17,7 @@ import { ticketReference } from './graphql/ticket.reference';
 import { TicketResolver } from './graphql/ticket.resolver';
 import { ChannelRef } from './graphql/ticket.type';
 
-export { TICKET_SNAPSHOT_MS } from './domain/tickets.service';
+export { TICKET_SNAPSHOT_MS } from './domain/ticket-copies';
 
 export const subgraphTypes: SubgraphTypes = {
   resolvers: [TicketResolver, CatalogResolver, DashboardResolver],
@@ -63,11 +64,13 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
     if (listingGap) log.warn({ gap: listingGap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
-    const tickets = new TicketsService(repo, catalog, users, config.snapshotMs);
+    const copies = new TicketCopies(config.snapshotMs);
+    const tickets = new TicketsService(repo, catalog, users, copies);
     const notes = new NotesService(repo, users);
     const { schema } = await buildTicketsSubgraph(tickets, notes, catalog);
     const handlers = ticketsHandlers({
       tickets,
+      copies,
       notes,
       pauses: new PausesService(repo),
       evaluations: new EvaluationService(repo),

@@ -37,6 +37,10 @@ export class SendChannels {
     return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
   }
 
+  /**
+   * The catalog's template of that name and language: the kept copy first; a name it lacks or has
+   * unapproved makes the catalog be read again (at most every TEMPLATE_CACHE_MS, channel-engines).
+   */
   async template(channel: proto.tenants.Channel__Output, name: string, language: string) {
     const target = channelTarget(channel);
     const kept = findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: false })).templates, name, language);

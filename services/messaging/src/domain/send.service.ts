@@ -96,7 +96,7 @@ export class SendService {
         if (found.created) opened = ticket;
         channel = await this.channels.target(tenantId, ticket, routing);
       } else {
-        ({ ticket, channel } = await this.ticketTaking(tenantId, req.ticketId, routing));
+        ({ ticket, answer: channel } = await this.ticketTaking(tenantId, req.ticketId, routing));
       }
       if (hasMedia && !media) media = await this.resolveMedia(tenantId, req.media!);
       const out = { messageId, body: req.body, externalKey: req.externalKey, media, voice: req.media?.voice, routeAuto: routing.routeAuto };
@@ -105,11 +105,7 @@ export class SendService {
     } catch (err) {
       // Nothing was accepted: a ticket opened for it goes, and the key is freed so that a corrected
       // retry goes through.
-      if (opened) {
-        await this.peers.tickets.DiscardTicket({ tenantId: req.tenantId, ticketId: opened.id }).catch((undo: unknown) => {
-          this.log.error({ err: undo, ticketId: opened!.id }, 'ticket opened for a refused send by number not discarded');
-        });
-      }
+      if (opened) await this.discard(req.tenantId, opened.id);
       if (keyId) await this.repo.releaseKey(keyId, messageId);
       throw err;
     }
@@ -222,8 +218,8 @@ export class SendService {
     const opened = found?.created ? found.ticket : undefined;
     const messageId = newMessageId();
     try {
-      const { ticket, channel } = found?.ticket
-        ? { ticket: found.ticket, channel: await this.channels.target(tenantId, found.ticket, routing) }
+      const { ticket, answer: channel } = found?.ticket
+        ? { ticket: found.ticket, answer: await this.channels.target(tenantId, found.ticket, routing) }
         : await this.ticketTaking(tenantId, req.ticketId!, routing);
       const interactive = { type: `${req.route}/${req.type}`, json: req.json };
       await this.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routing.routeAuto }, {}, deadline);
@@ -235,27 +231,12 @@ export class SendService {
   }
 
   /**
-   * The ticket a send by ticket id goes to, and its channel, once the ticket may take the send (see
-   * SendChannels.target). A kept copy of the ticket (TicketSnapshots) decides a yes; a no is decided
-   * on the ticket read again, as is a routeVia "auto" send on a waba channel, which stores the
-   * contact's window as the ticket has it now.
+   * The ticket a send by ticket id goes to and its channel (SendChannels.target), decided on a kept
+   * copy of the ticket when that says yes (TicketSnapshots.decide); a routeVia "auto" send on waba
+   * reads the ticket again, since it stores the contact's window as it is now.
    */
-  private async ticketTaking(
-    tenantId: number,
-    ticketId: number,
-    opts: { reopen?: boolean; route?: string; routeAuto?: boolean },
-  ): Promise<{ ticket: proto.tickets.Ticket__Output; channel: proto.tenants.Channel__Output }> {
-    const { ticket: copy, kept } = await this.tickets.get(tenantId, ticketId);
-    if (kept) {
-      try {
-        const channel = await this.channels.target(tenantId, copy, opts);
-        if (!(opts.routeAuto && channel.type === 'waba')) return { ticket: copy, channel };
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-      }
-    }
-    const ticket = kept ? await this.tickets.fresh(tenantId, ticketId) : copy;
-    return { ticket, channel: await this.channels.target(tenantId, ticket, opts) };
+  private ticketTaking(tenantId: number, ticketId: number, opts: { reopen?: boolean; route?: string; routeAuto?: boolean }) {
+    return this.tickets.decide(tenantId, ticketId, (t) => this.channels.target(tenantId, t, opts), (c) => !!opts.routeAuto && c.type === 'waba');
   }
 
   /** A ticket a refused send opened goes again: a refused send opens nothing. */
@@ -309,10 +290,6 @@ export class SendService {
     return { templates };
   }
 
-  /**
-   * The catalog's template of that name and language: the kept copy first; a name it lacks or has
-   * unapproved makes the catalog be read again (at most every TEMPLATE_CACHE_MS, channel-engines).
-   */
   /** The request's file, stored; a voice note must be an audio. */
   private async resolveMedia(tenantId: number, media: proto.messaging.Media__Output): Promise<ResolvedMedia> {
     const resolved = await this.media.resolve(tenantId, media);

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { countLookup, type proto, type ServiceClient } from '@convo/kit';
+import { countLookup, DomainError, type proto, type ServiceClient } from '@convo/kit';
 
 type Ticket = proto.tickets.Ticket__Output;
 
@@ -38,6 +38,25 @@ export class TicketSnapshots {
     const pending = this.reading.get(key);
     if (pending) return { ticket: await pending, kept: false };
     return { ticket: await this.fresh(tenantId, ticketId), kept: false };
+  }
+
+  /**
+   * What `decide` answers of the ticket: on a kept copy when it answers at all (a copy is trusted
+   * to say yes only: a refusal, a DomainError, is decided again on the ticket read now), and unless
+   * `readAgain` says that answer needs the ticket as it is now.
+   */
+  async decide<T>(tenantId: number, ticketId: number, decide: (ticket: Ticket) => Promise<T>, readAgain: (answer: T) => boolean = () => false): Promise<{ ticket: Ticket; answer: T }> {
+    const { ticket: copy, kept } = await this.get(tenantId, ticketId);
+    if (kept) {
+      try {
+        const answer = await decide(copy);
+        if (!readAgain(answer)) return { ticket: copy, answer };
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+      }
+    }
+    const ticket = kept ? await this.fresh(tenantId, ticketId) : copy;
+    return { ticket, answer: await decide(ticket) };
   }
 
   /** The ticket read now (its copy replaced). */

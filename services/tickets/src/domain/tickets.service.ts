@@ -5,6 +5,7 @@ import type { TicketsDatabase } from '../db/repositories';
 import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
 import { normalizeNumber } from './numbers';
+import { TicketCopies } from './ticket-copies';
 import { toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
 
@@ -24,12 +25,6 @@ export const CONTACT_TICKETS_LIMIT = 200;
 /** An OpenForContact claim this old whose ticket never appeared was left by a crash: taken over. */
 const STALE_OPEN_CLAIM_MS = 60_000;
 const MAX_CONTACT_NAME = 200;
-/**
- * How long messaging may act on a ticket it read without reading it again (GetTicket's
- * snapshotMs): it accepts sends on that copy. A close answers this long after it is stored, so
- * that a send asked after the close's answer is refused on every messaging replica.
- */
-export const TICKET_SNAPSHOT_MS = 1_000;
 
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
@@ -38,8 +33,7 @@ export class TicketsService {
     private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
-    /** TICKET_SNAPSHOT_MS: 0 hands out no copy and makes closes answer at once. */
-    readonly snapshotMs = TICKET_SNAPSHOT_MS,
+    private readonly copies = new TicketCopies(),
   ) {}
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
@@ -98,12 +92,9 @@ export class TicketsService {
    */
   async discardTicket(req: proto.tickets.DiscardTicketRequest__Output): Promise<proto.tickets.DiscardTicketResponse> {
     const ticket = await this.repo.tickets.findTicket(req.tenantId, req.ticketId);
-    if (!ticket) {
-      // A discard retried after a process died between the ticket and its listing row: the row goes.
-      await this.repo.tickets.deleteTicket(req.tenantId, req.ticketId);
-      return { discarded: false };
-    }
+    // Also without its ticket: a discard retried after a process died between the ticket and its listing row drops the row.
     await this.repo.tickets.deleteTicket(req.tenantId, req.ticketId);
+    if (!ticket) return { discarded: false };
     if (ticket.externalKey) await this.repo.claims.ticketKeys.release(`${req.tenantId}:${ticket.externalKey}`, { ticketId: ticket._id });
     // A ticket OpenForContact opened (a send by number that was then refused) holds the claim on
     // the contact's next ticket: freed, or the contact's next open would wait for this one.
@@ -209,11 +200,6 @@ export class TicketsService {
     return toTicket(ticket);
   }
 
-  /** GetTicket: the ticket, with how long the caller may act on this copy (snapshotMs). */
-  async ticketSnapshot(tenantId: number, id: number): Promise<proto.tickets.Ticket> {
-    return { ...(await this.getTicket(tenantId, id)), snapshotMs: this.snapshotMs };
-  }
-
   async updateTicket(req: proto.tickets.UpdateTicketRequest__Output) {
     if (req.status && !isStatus(req.status)) {
       throw validation('Invalid ticket update', [{ field: 'status', message: 'must be open, pending or closed' }]);
@@ -250,14 +236,8 @@ export class TicketsService {
     if (req.workflowStatus !== undefined) set.workflowStatus = req.workflowStatus;
     const updated = await this.repo.tickets.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
     if (!updated) throw notFound('ticket');
-    if (req.status === 'closed') {
-      await Promise.all([
-        // Closing ended the ticket's pause: its log entry ends too.
-        this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!),
-        // Copies of the open ticket that messaging replicas accept sends on run out meanwhile.
-        this.snapshotMs > 0 && new Promise((resolve) => setTimeout(resolve, this.snapshotMs)),
-      ]);
-    }
+    // Closing ended the ticket's pause: its log entry ends too; messaging's copies of the open ticket run out meanwhile.
+    if (req.status === 'closed') await Promise.all([this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!), this.copies.runOut()]);
     return toTicket(updated);
   }
 

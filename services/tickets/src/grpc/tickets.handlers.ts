@@ -4,10 +4,13 @@ import type { ContactsService } from '../domain/contacts.service';
 import type { EvaluationService } from '../domain/evaluation.service';
 import type { NotesService } from '../domain/notes.service';
 import type { PausesService } from '../domain/pauses.service';
+import type { TicketCopies } from '../domain/ticket-copies';
 import type { TicketsService } from '../domain/tickets.service';
 
 export interface TicketsDomain {
   tickets: TicketsService;
+  /** The copies GetTicket hands out to messaging (TICKET_SNAPSHOT_MS). */
+  copies: TicketCopies;
   notes: NotesService;
   pauses: PausesService;
   evaluations: EvaluationService;
@@ -15,13 +18,13 @@ export interface TicketsDomain {
   catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({ tickets, copies, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
     OpenForContact: (req) => tickets.openForContact(req),
     CreateTicket: (req) => tickets.createTicket(req),
     DiscardTicket: (req) => tickets.discardTicket(req),
     // Also on GetTicketStream, messaging's (the kit serves it with this handler: grpc/call-stream.ts).
-    GetTicket: (req) => tickets.ticketSnapshot(req.tenantId, req.ticketId),
+    GetTicket: async (req) => copies.handOut(await tickets.getTicket(req.tenantId, req.ticketId)),
     UpdateTicket: (req) => tickets.updateTicket(req),
     ListTickets: (req) => tickets.listTickets(req),
     FindContactTickets: (req) => tickets.findContactTickets(req),
