@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { proto } from '@convo/kit';
 
 /**
@@ -16,8 +17,15 @@ export class TicketCopies {
     return { ...ticket, snapshotMs: this.ms };
   }
 
-  /** Resolves once every copy handed out before the call has run out. */
-  runOut(): Promise<void> {
-    return this.ms > 0 ? new Promise((resolve) => setTimeout(resolve, this.ms)) : Promise.resolve();
+  /**
+   * Resolves once every copy handed out before the call has run out: `ms` later on the monotonic
+   * clock messaging counts copies on. A timer alone may fire a few milliseconds early (it counts
+   * from the event loop's cached time), so the clock is read again until the time has passed.
+   */
+  async runOut(): Promise<void> {
+    const until = performance.now() + this.ms;
+    for (let left = this.ms; left > 0; left = until - performance.now()) {
+      await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
+    }
   }
 }
