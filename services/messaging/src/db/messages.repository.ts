@@ -184,16 +184,16 @@ export class MessagesRepository {
    * a round's one read serves every run it starts. In no particular order, so that the database can
    * stop after `limit` matches (FerretDB never pushes a sort down: a sorted read would read the whole
    * queue each round); the caller orders each ticket's messages. Served by the index (status,
-   * ticketId, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB.
+   * tenantId, ticketId, createdAt, _id) on MongoDB and by the GIN index on `status` on FerretDB.
    */
   queuedMessages(skip: number[], limit: number) {
     const filter = skip.length ? { status: 'queued' as const, ticketId: { $nin: skip } } : { status: 'queued' as const };
     return this.models.Message.find(filter).limit(limit).lean<MessageDoc[]>().exec();
   }
 
-  /** One ticket's queued messages in acceptance order (status and ticket equality, then the sort). */
-  queuedOfTicket(ticketId: number, limit: number) {
-    return this.models.Message.find({ status: 'queued', ticketId }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
+  /** One ticket's queued messages in acceptance order (status, tenant and ticket equality, then the sort). */
+  queuedOfTicket(tenantId: number, ticketId: number, limit: number) {
+    return this.models.Message.find({ status: 'queued', tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
   }
 
   /** A transient failure: the next attempt of the queued message, by `_id` (the dispatcher holds it). */

@@ -124,8 +124,9 @@ export function registerModels(conn: Connection) {
   message.index({ channelId: 1, providerMessageId: 1, direction: 1 });
   // ... also when the message left through a linked channel (coexistence): that channel reports it.
   message.index({ viaChannelId: 1, providerMessageId: 1 });
-  // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order.
-  message.index({ status: 1, ticketId: 1, createdAt: 1, _id: 1 });
+  // The dispatcher's queue: tickets with queued messages, and one ticket's in acceptance order
+  // (with its tenant, the shard key's first field: one shard answers).
+  message.index({ status: 1, tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
   // The queue's oldest message (convo_delivery_queue_oldest_age_seconds, which autoscaling reads).
   message.index({ status: 1, createdAt: 1 });
   // The dashboard's delivery health: a tenant's queued and failed messages per channel.

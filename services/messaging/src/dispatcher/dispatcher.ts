@@ -183,15 +183,15 @@ export class Dispatcher {
         continue;
       }
       if (!this.leases.mayStart(partition, this.settings.attemptMs)) continue;
-      this.startRun(ticketId, partition, complete ? messages : undefined);
+      this.startRun(messages[0].tenantId, ticketId, partition, complete ? messages : undefined);
     }
     return soonest;
   }
 
-  private startRun(ticketId: number, partition: number, known?: MessageDoc[]): void {
+  private startRun(tenantId: number, ticketId: number, partition: number, known?: MessageDoc[]): void {
     this.busyTickets.add(ticketId);
     this.busyPartitions.set(partition, (this.busyPartitions.get(partition) ?? 0) + 1);
-    const run = this.deliverInOrder(ticketId, partition, known)
+    const run = this.deliverInOrder(tenantId, ticketId, partition, known)
       .catch((err: unknown) => this.log.error({ err, ticketId }, 'delivery run failed'))
       .finally(() => {
         const full = this.busyTickets.size >= this.settings.concurrency;
@@ -208,8 +208,8 @@ export class Dispatcher {
    * acceptance order; a message waiting for a retry holds back the rest (the ticket is not looked at
    * again before it is due). Messages accepted meanwhile are found by the next round.
    */
-  private async deliverInOrder(ticketId: number, partition: number, known?: MessageDoc[]): Promise<void> {
-    const messages = known ?? (await this.repo.queuedOfTicket(ticketId, RUN_LIMIT));
+  private async deliverInOrder(tenantId: number, ticketId: number, partition: number, known?: MessageDoc[]): Promise<void> {
+    const messages = known ?? (await this.repo.queuedOfTicket(tenantId, ticketId, RUN_LIMIT));
     for (const message of messages) {
       if (!this.running) return;
       const due = message.nextAttemptAt?.getTime() ?? 0;

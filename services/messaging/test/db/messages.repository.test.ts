@@ -35,7 +35,7 @@ describe('the messages repository', () => {
     const docs = Array.from({ length: 20 }, (_, i) => queued(7001, `m${i}`));
     const commands = await insertCommands(() => Promise.all(docs.map((d) => repo.insert(d))));
     expect(commands).toBeLessThan(docs.length);
-    const stored = await repo.queuedOfTicket(7001, 100);
+    const stored = await repo.queuedOfTicket(1, 7001, 100);
     expect(stored.map((m) => m._id).sort()).toEqual(docs.map((d) => d._id).sort());
   });
 
@@ -57,6 +57,6 @@ describe('the messages repository', () => {
     for (const [i, d] of docs.entries()) {
       expect(await repo.findAnyById(d._id)).toMatchObject({ status: 'sent', providerMessageId: `P-${i}`, body: `d${i}` });
     }
-    expect(await repo.queuedOfTicket(7003, 100)).toEqual([]);
+    expect(await repo.queuedOfTicket(1, 7003, 100)).toEqual([]);
   });
 });

@@ -34,7 +34,7 @@ function setUp() {
       reads.push(read);
       return read.promise;
     },
-    queuedOfTicket: async (ticketId: number) => {
+    queuedOfTicket: async (_tenantId: number, ticketId: number) => {
       ownReads.push(ticketId);
       return [];
     },
@@ -138,9 +138,9 @@ function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.U
   const queuedNow = () => [...store.values()].filter((m) => m.status === 'queued');
   const repo = {
     queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)),
-    queuedOfTicket: async (ticketId: number) =>
+    queuedOfTicket: async (tenantId: number, ticketId: number) =>
       queuedNow()
-        .filter((m) => m.ticketId === ticketId)
+        .filter((m) => m.tenantId === tenantId && m.ticketId === ticketId)
         .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime()),
     applyStatus: async (doc: MessageDoc, status: MessageDoc['status'], fields: Partial<MessageDoc>) => {
       store.set(doc._id, { ...store.get(doc._id)!, ...fields, status });
