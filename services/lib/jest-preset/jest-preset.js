@@ -5,6 +5,10 @@ module.exports = {
   setupFiles: [require.resolve('./mesh-secret.js')],
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // A straggling handle must not hold CI open once every test has answered (channel-engines' suite
+  // twice stayed up for minutes after its last test with nothing jest's detectOpenHandles reports);
+  // the e2e suite's own config says the same.
+  forceExit: true,
   // typebox 1.x (and cookie, under fastify's inject) ship ES modules only: swc turns them into
   // CommonJS like our sources.
   transformIgnorePatterns: ['/node_modules/(?!(typebox|cookie)/)'],
