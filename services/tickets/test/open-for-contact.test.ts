@@ -63,6 +63,25 @@ describe('OpenForContact', () => {
     expect(errCode(await rpcError(open(tenantId, number, { inboundAt: 'yesterday' })))).toBe('ERR_VALIDATION');
   });
 
+  it('rewrites the last inbound time only once a message is a minute or more past it: the window ends at most that much early', async () => {
+    const tenantId = newTenantId();
+    const number = newNumber();
+    const at = '2026-11-20T10:00:00.000Z';
+    const { ticket } = await open(tenantId, number, { inboundAt: at });
+    const kept = async () => ({
+      contact: (await svc.db.collection('contacts').findOne({ tenantId, number }))!.lastInboundAt,
+      ticket: (await client.GetTicket({ tenantId, ticketId: ticket!.id })).contact!.lastInboundAt,
+    });
+    // 59.999 s later: neither the contact nor its ticket is written.
+    const soon = await open(tenantId, number, { inboundAt: '2026-11-20T10:00:59.999Z' });
+    expect(soon.ticket!.contact!.lastInboundAt).toBe(at);
+    expect(await kept()).toEqual({ contact: new Date(at), ticket: at });
+    // A minute later: both move.
+    const minute = '2026-11-20T10:01:00.000Z';
+    expect((await open(tenantId, number, { inboundAt: minute })).ticket!.contact!.lastInboundAt).toBe(minute);
+    expect(await kept()).toEqual({ contact: new Date(minute), ticket: minute });
+  });
+
   it('window_only moves the contact\'s window (and its current ticket\'s) and opens no ticket', async () => {
     const tenantId = newTenantId();
     const number = newNumber();
