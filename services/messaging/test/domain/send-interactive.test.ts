@@ -205,3 +205,21 @@ describe('SendInteractive to a number (waba routes)', () => {
     expect(found).toEqual([]);
   });
 });
+
+describe('a routeVia "auto" send to a waba ticket', () => {
+  it("stores the contact's window as it is now, though a copy of the ticket from before the contact's last message was kept", async () => {
+    const number = newNumber();
+    const first = new Date(Date.now() - 10 * 60_000);
+    const { ticket } = await tickets.OpenForContact({ tenantId, channelId: waba, number, inboundAt: first.toISOString() });
+    const send = () => messaging.SendByTicket({ tenantId, ticketId: ticket!.id, body: 'Hello!', routeVia: 'auto' });
+    // Messaging reads the ticket and keeps a copy (TICKET_SNAPSHOT_MS); the contact then writes again.
+    await send();
+    const later = new Date(Date.now() - 60_000);
+    await tickets.OpenForContact({ tenantId, channelId: waba, number, inboundAt: later.toISOString() });
+
+    const res = await send();
+
+    const stored = await messagingDb.collection('messages').findOne({ _id: res.messageId } as object);
+    expect(stored).toMatchObject({ routeVia: 'auto', windowUntil: new Date(later.getTime() + 24 * 3_600_000) });
+  });
+});

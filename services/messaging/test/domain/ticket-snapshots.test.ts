@@ -77,6 +77,18 @@ describe('sends on a copy of the ticket', () => {
     expect(errCode(err)).toBe('ERR_TICKET_CLOSED');
   });
 
+  it('keeps no copy of a ticket without a number (its e-mail address can be edited): every send reads it', async () => {
+    const { ticket } = await tickets.CreateTicket({ tenantId, channelId, email: `someone${++lastNumber}@example.com` });
+    await send(ticket!.id).catch(() => undefined);
+    const before = await ticketLookups();
+
+    await send(ticket!.id).catch(() => undefined);
+
+    const after = await ticketLookups();
+    expect(after.hit - before.hit).toBe(0);
+    expect(after.miss - before.miss).toBeGreaterThanOrEqual(1);
+  });
+
   it('reads the ticket again before refusing on a copy: a reopen elsewhere is seen at once', async () => {
     const ticket = await newTicket();
     await tickets.UpdateTicket({ tenantId, ticketId: ticket.id, status: 'closed' });
