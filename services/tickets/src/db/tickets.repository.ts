@@ -1,4 +1,5 @@
 import type { QueryFilter, UpdateQuery } from 'mongoose';
+import { movesInbound } from './contacts.repository';
 import { KeyedQueue } from './keyed-queue';
 import type { ListingRepository } from './listing.repository';
 import type { Models, TicketDoc } from './models';
@@ -42,6 +43,15 @@ export class TicketsRepository {
 
   updateTicket(tenantId: number, id: number, update: UpdateQuery<TicketDoc>) {
     return this.updateTicketWhere(tenantId, id, {}, update);
+  }
+
+  /**
+   * The contact wrote at `at`: its copy on the ticket (read by a send with the ticket) moves on when
+   * the time does (movesInbound); the ticket as it is now, or as it was when nothing moved.
+   */
+  async recordTicketInbound(ticket: TicketDoc, at: Date): Promise<TicketDoc> {
+    if (!movesInbound(ticket.contact.lastInboundAt, at)) return ticket;
+    return (await this.updateTicket(ticket.tenantId, ticket._id, { $max: { 'contact.lastInboundAt': at } })) ?? ticket;
   }
 
   /** Applies the update only while `condition` holds; null when the ticket is absent or the condition fails. */

@@ -1,7 +1,6 @@
 import { checkPageSize, conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
-import { movesInbound } from '../db/contacts.repository';
 import type { TicketsDatabase } from '../db/repositories';
 import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
@@ -132,8 +131,7 @@ export class TicketsService {
         // ticket): the contact's window moves, the ticket stays as it is.
         const contact = await this.repo.contacts.findOrCreateContact(tenantId, channelId, number, email);
         await this.repo.contacts.recordContactInbound(contact, inboundAt);
-        const noted = !movesInbound(ticket.contact.lastInboundAt, inboundAt) ? ticket : await this.repo.tickets.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } });
-        return { ticket: toTicket(noted ?? ticket), created: false };
+        return { ticket: toTicket(await this.repo.tickets.recordTicketInbound(ticket, inboundAt)), created: false };
       }
       if (ticket.status === 'closed') throw conflict('ERR_TICKET_CLOSED', `Ticket ${ticket._id} is closed`);
       return { ticket: toTicket(ticket), created: false };
@@ -143,10 +141,7 @@ export class TicketsService {
     // An incoming message: the contact's window is on the contact (for its next tickets) and on the
     // ticket the message goes to (read by a send with the ticket, in the same lookup).
     if (inboundAt) contact = await this.repo.contacts.recordContactInbound(contact, inboundAt);
-    const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> => {
-      if (!inboundAt || !movesInbound(ticket.contact.lastInboundAt, inboundAt)) return ticket;
-      return (await this.repo.tickets.updateTicket(tenantId, ticket._id, { $max: { 'contact.lastInboundAt': inboundAt } })) ?? ticket;
-    };
+    const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> => (inboundAt ? this.repo.tickets.recordTicketInbound(ticket, inboundAt) : ticket);
     // A second round covers a ticket that closed while this call waited for it.
     if (req.windowOnly) {
       const current = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
