@@ -111,7 +111,7 @@ describe('graceful shutdown under load', () => {
   function deliveries(): Map<string, number> {
     for (; read < engine.requests.length; read++) {
       const found = JSON.stringify(engine.requests[read].body).match(/"(svc|gw)-\d+"/g) ?? [];
-      for (const quoted of new Set(found)) carried.set(quoted.slice(1, -1), (carried.get(quoted.slice(1, -1)) ?? 0) + 1);
+      for (const body of new Set(found.map((quoted) => quoted.slice(1, -1)))) carried.set(body, (carried.get(body) ?? 0) + 1);
     }
     return carried;
   }
