@@ -94,7 +94,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });
-  await app.register(inboundRoutes, { clients, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
+  await app.register(inboundRoutes, { clients, auth, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });

@@ -4,6 +4,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Clients } from './clients';
 
 export type Principal = proto.tenants.ApiPrincipal__Output;
+type Channel = proto.tenants.Channel__Output;
+
+/** How tenants names an edited channel on the revocation feed: `channel:<id>:…` (IntegrationsService.channelChanged). */
+const CHANNEL_ENTRY = /^channel:\d+:/;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -113,9 +117,14 @@ const REVOKED_MEMORY_MS = 10 * 60_000;
  * Integration tokens resolved through the tenants service, cached briefly: the gateway resolves a
  * token on every external call. A cached resolution is trusted only while the revocation stream
  * is live, so a deleted integration's token stops working at once on every gateway process.
+ *
+ * Engine channels (whose engineToken authenticates an engine's webhook) are cached the same way:
+ * tenants announces every edit of a channel on the same feed, after the edit is stored, so a
+ * rotated engine token stops working as soon as the announcement arrives.
  */
 export class Authenticator {
   private readonly cache: TtlCache<string, Principal>;
+  private readonly channels: TtlCache<number, Channel>;
   private readonly revoked = new TtlCache<string, true>(REVOKED_MEMORY_MS, 100_000);
   /** Resolutions under way: the requests that miss one token at the same moment share one call. */
   private readonly resolving = new Map<string, Promise<Principal>>();
@@ -132,6 +141,17 @@ export class Authenticator {
     cacheMs: number,
   ) {
     this.cache = new TtlCache(cacheMs, 10_000, 'token');
+    this.channels = new TtlCache(cacheMs, 10_000, 'engine_channel');
+  }
+
+  /**
+   * The channel an engine webhook names (any tenant's), for its token check: from the cache while
+   * the revocation stream is live, otherwise asked afresh. Rejects as GetChannel does (NOT_FOUND
+   * for an unknown channel, which is never cached: a channel created a moment ago is found).
+   */
+  engineChannel(channelId: number): Promise<Channel> {
+    const load = () => this.clients.tenants.GetChannel({ tenantId: 0, channelId });
+    return this.cacheTrusted ? this.channels.getOrLoad(channelId, load) : load();
   }
 
   /** onRequest hook of the external API: the token must belong to the integration in the path. */
@@ -189,9 +209,13 @@ export class Authenticator {
 
   /**
    * Deletions are rare, so a revocation empties the whole cache rather than searching it; the
-   * revoked ids are remembered so that a resolution racing the deletion is not cached.
+   * revoked ids are remembered so that a resolution racing the deletion is not cached. A changed
+   * channel empties the channel cache only (a load under way is not stored: TtlCache.clear).
    */
-  revoke(apiIds: string[]): void {
+  revoke(entries: string[]): void {
+    const apiIds = entries.filter((e) => !CHANNEL_ENTRY.test(e));
+    if (apiIds.length < entries.length) this.channels.clear();
+    if (!apiIds.length) return;
     for (const id of apiIds) this.revoked.set(id, true);
     this.generation++;
     this.cache.clear();
@@ -213,6 +237,7 @@ export class Authenticator {
   private setTrusted(trusted: boolean): void {
     this.generation++;
     this.cache.clear();
+    this.channels.clear();
     this.resolving.clear();
     this.cacheTrusted = trusted;
   }

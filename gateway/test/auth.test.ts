@@ -13,14 +13,19 @@ class FakeStream extends EventEmitter {
 }
 
 const principal = { apiId: 'api-1', tenantId: 1, sessionId: 1, userId: 1 };
+const channel = { id: 7, tenantId: 1, type: 'engine_a', engineToken: 'engine-token-1' };
+/** How tenants announces an edited channel (IntegrationsService.channelChanged). */
+const channelEdited = (id: number) => ({ apiIds: [`channel:${id}:${Date.now()}:0a1b2c3d`] });
 const WATCH = { staleMs: 200, firstRetryMs: 20, maxRetryMs: 40 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function setup() {
   const streams: FakeStream[] = [];
   let answer: () => Promise<typeof principal> = async () => principal;
+  let channelAnswer: () => Promise<typeof channel> = async () => channel;
   const tenants = {
     ResolveApiToken: jest.fn(() => answer()),
+    GetChannel: jest.fn((_req: { tenantId: number; channelId: number }) => channelAnswer()),
     WatchRevocations: jest.fn(() => {
       const s = new FakeStream();
       streams.push(s);
@@ -39,6 +44,7 @@ function setup() {
     call,
     latest: () => streams.at(-1)!,
     answerWith: (fn: () => Promise<typeof principal>) => (answer = fn),
+    channelWith: (fn: () => Promise<typeof channel>) => (channelAnswer = fn),
   };
 }
 
@@ -156,5 +162,88 @@ describe('Authenticator with the revocation stream', () => {
     expect(t.streams[0].cancelled).toBe(true);
     await sleep(80);
     expect(t.tenants.WatchRevocations).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('engine channels with the revocation stream', () => {
+  let t: ReturnType<typeof setup>;
+  beforeEach(() => {
+    t = setup();
+  });
+  afterEach(() => t.auth.close());
+  const engineToken = async () => (await t.auth.engineChannel(7)).engineToken;
+
+  it('asks tenants on every webhook until the stream is live, then caches', async () => {
+    t.auth.watchRevocations(WATCH);
+    await engineToken();
+    await engineToken();
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(2);
+    expect(t.tenants.GetChannel).toHaveBeenLastCalledWith({ tenantId: 0, channelId: 7 });
+
+    t.latest().emit('data', { apiIds: [] });
+    await engineToken();
+    await engineToken();
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(3);
+  });
+
+  it('reads an edited channel again as soon as the edit is announced (a rotated engine token stops at once)', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    expect(await engineToken()).toBe('engine-token-1');
+    t.channelWith(async () => ({ ...channel, engineToken: 'engine-token-2' }));
+    expect(await engineToken()).toBe('engine-token-1');
+    t.latest().emit('data', channelEdited(7));
+    expect(await engineToken()).toBe('engine-token-2');
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(2);
+  });
+
+  it('does not cache a read that was under way when an edit was announced', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    let release!: () => void;
+    t.channelWith(() => new Promise((resolve) => (release = () => resolve(channel))));
+    const inFlight = engineToken();
+    await sleep(5);
+    t.latest().emit('data', channelEdited(7));
+    release();
+    await inFlight;
+    t.channelWith(async () => ({ ...channel, engineToken: 'engine-token-2' }));
+    expect(await engineToken()).toBe('engine-token-2');
+  });
+
+  it('never caches an unknown channel (one created a moment later is found)', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    t.channelWith(async () => {
+      throw Object.assign(new Error('no such channel'), { code: grpc.status.NOT_FOUND, metadata: new grpc.Metadata() });
+    });
+    await expect(engineToken()).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    t.channelWith(async () => channel);
+    expect(await engineToken()).toBe('engine-token-1');
+  });
+
+  it('does not use cached channels while the stream is down', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    await engineToken();
+    t.latest().emit('error', Object.assign(new Error('gone'), { code: grpc.status.UNAVAILABLE }));
+    await engineToken();
+    await engineToken();
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps cached integration tokens when only a channel changed, and cached channels when only an integration was revoked', async () => {
+    t.auth.watchRevocations(WATCH);
+    t.latest().emit('data', { apiIds: [] });
+    await t.call();
+    await engineToken();
+    t.latest().emit('data', channelEdited(7));
+    await t.call();
+    expect(t.tenants.ResolveApiToken).toHaveBeenCalledTimes(1);
+    await engineToken();
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(2);
+    t.latest().emit('data', { apiIds: ['api-9'] });
+    await engineToken();
+    expect(t.tenants.GetChannel).toHaveBeenCalledTimes(2);
   });
 });

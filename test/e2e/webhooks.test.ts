@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '@convo/test-support';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
-import { call, settled, type Reply } from '../support/http';
+import { call, eventually, settled, type Reply } from '../support/http';
 import { hubSignature, messengerEnvelope, postMeta, wabaButtonReply, wabaEnvelope, wabaStatus, wabaText } from '../support/meta-webhooks';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
@@ -309,6 +309,19 @@ describe('webhooks, end to end', () => {
       expect(res.status).toBe(200);
       const answer = (await res.json()) as { data: { results: Array<{ outcome: string }> } };
       expect(answer.data.results[0].outcome).toBe('stored');
+    });
+
+    it("refuses an engine's old token once the channel's token is changed, without waiting out the gateway's cache", async () => {
+      const rotating = await session('rotating', { type: 'engine_a', engineUrl: engine.url, engineToken: 'rotating-secret-1' });
+      const body = upsert({ id: '3EB0ROTATE1', from: '5511900000006', text: 'Before the rotation' });
+      // Twice: the second check is served by the gateway's copy of the channel.
+      expect((await engineWebhook(rotating.id, body, 'rotating-secret-1')).status).toBe(200);
+      expect((await engineWebhook(rotating.id, body, 'rotating-secret-1')).status).toBe(200);
+      const edited = await call(`${mesh.gatewayUrl}/whatsapp/${rotating.id}`, { method: 'PUT', token: admin, body: { engineToken: 'rotating-secret-2' } });
+      expect(edited.status).toBe(200);
+      // The edit is announced on the revocation feed: well inside TOKEN_CACHE_MS (5 s), the copy is gone.
+      await eventually('the old engine token refused', async () => (await engineWebhook(rotating.id, body, 'rotating-secret-1')).status === 401, 2_000);
+      expect((await engineWebhook(rotating.id, body, 'rotating-secret-2')).status).toBe(200);
     });
 
     it('forwards an e-mail with its ticket id too', async () => {

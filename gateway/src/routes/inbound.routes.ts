@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createHmac } from 'node:crypto';
 import Type from 'typebox';
+import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 
 /** Meta batches many events per POST and engines may inline thumbnails: generous, but bounded. */
@@ -11,6 +12,8 @@ const INBOUND_BODY_LIMIT = 8 * 1024 * 1024;
 
 export interface InboundOptions {
   clients: Clients;
+  /** Engine channels for the webhook's token check, cached while the revocation stream is live. */
+  auth: Pick<Authenticator, 'engineChannel'>;
   /** META_VERIFY_TOKEN: the token set in the Meta app's webhook settings; empty refuses the handshake. */
   metaVerifyToken: string;
   /** META_APP_SECRET: signs every Meta delivery; empty answers 503 (Meta retries meanwhile). */
@@ -82,7 +85,7 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     async (req, reply) => {
       // An unknown channel answers exactly as a known one with a wrong token, so that channel ids
       // cannot be enumerated; a channel without an engine token accepts nothing.
-      const channel = await clients.tenants.GetChannel({ tenantId: 0, channelId: req.params.channelId }).catch((err: unknown) => {
+      const channel = await opts.auth.engineChannel(req.params.channelId).catch((err: unknown) => {
         if (isServiceError(err) && err.code === grpc.status.NOT_FOUND) return undefined;
         throw err;
       });

@@ -170,6 +170,29 @@ describe('WatchRevocations', () => {
     }
   });
 
+  it("announces an edited channel (the gateways' cached engine tokens), after the edit is stored, once per edit", async () => {
+    const other = await h.replica();
+    // As the gateway asks: its own token check needs the channel's engine token.
+    const otherClient = createClient('tenants', `127.0.0.1:${other.grpcPort}`, { caller: 'gateway' });
+    const here = watch(h.client);
+    const there = watch(otherClient);
+    try {
+      await waitFor(() => here.batches.length >= 1 && there.batches.length >= 1, 10_000);
+      const s = await setup();
+      const entries = (w: ReturnType<typeof watch>) => w.revoked().filter((e) => e.startsWith(`channel:${s.sessionId}:`));
+      await h.client.UpdateChannel({ id: s.sessionId, engineToken: 'rotated-engine-token-1', rotateWebhookSecret: false });
+      await h.client.UpdateChannel({ id: s.sessionId, engineToken: 'rotated-engine-token-2', rotateWebhookSecret: false });
+      // Pushed to this replica's watcher, read from the log by the other's: two edits, two entries.
+      await waitFor(() => entries(here).length === 2 && entries(there).length === 2, 10_000);
+      expect(await h.count('api_revocations', { _id: { $in: entries(here) } })).toBe(2);
+      // A gateway that reads the channel on hearing of an edit reads the edit.
+      expect((await otherClient.GetChannel({ tenantId: 0, channelId: s.sessionId })).engineToken).toBe('rotated-engine-token-2');
+    } finally {
+      here.stream.cancel();
+      there.stream.cancel();
+    }
+  });
+
   it('tells a new watcher about recent revocations in its first message', async () => {
     const s = await setup();
     await remove(s);

@@ -111,7 +111,9 @@ export class ChannelsService {
     private readonly tenants: TenantsRepository,
     private readonly channels: ChannelsRepository,
     private readonly apis: ApisRepository,
-    private readonly targets: TargetUrls = new TargetUrls(),
+    private readonly targets: TargetUrls,
+    /** Announces an edited channel to the gateways that cache it (IntegrationsService.channelChanged). */
+    private readonly announce: (channelId: number, tenantId: number) => Promise<void>,
   ) {
     this.limits = new ConnectionLimits(channels);
     this.links = new HybridLinks(channels);
@@ -167,13 +169,16 @@ export class ChannelsService {
       }
     }
 
-    return withCompensation(async (undo) => {
+    const outcome = await withCompensation(async (undo) => {
       const link = await this.links.planUpdate(channel, { hybridMode: req.hybridMode, linkedChannelId: req.linkedChannelId }, undo);
       const updated = await this.channels.updateChannel(channel._id, { ...set, ...link.set }, link.unsetLinked ? ['linkedChannelId'] : []);
       if (!updated) throw noWappFound();
       await link.commit();
       return { whatsapp: toChannel(updated), hybrid: toHybrid(link.outcome) };
     });
+    // After the edit is stored (and outside its compensation: the edit stands if this fails).
+    await this.announce(channel._id, channel.tenantId);
+    return outcome;
   }
 
   /** Every channel of a tenant, oldest first (listChannels); a tenant holds at most its maxConnections. */

@@ -1,5 +1,6 @@
 import { conflict, DomainError, forbidden, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
+import { randomBytes } from 'node:crypto';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc } from '../db/models';
@@ -109,6 +110,21 @@ export class IntegrationsService {
     const entry = `tenant:${tenantId}:${Date.now()}`;
     await this.apis.recordRevocation(entry, tenantId);
     this.revocations.publish([entry]);
+  }
+
+  /**
+   * A channel was edited: every gateway drops its cached copy of it (the engine webhook's token
+   * check). Written after the edit is stored, so that a gateway that hears of it reads the edit.
+   * Each edit is its own entry, so an edit right after another is announced too.
+   */
+  async channelChanged(channelId: number, tenantId: number): Promise<void> {
+    const entry = `channel:${channelId}:${Date.now()}:${randomBytes(4).toString('hex')}`;
+    try {
+      await this.apis.recordRevocation(entry, tenantId);
+    } finally {
+      // The edit is stored either way: the gateways of this replica hear of it at least.
+      this.revocations.publish([entry]);
+    }
   }
 
   /** 401 for a token nobody owns, 403 for a real token used on another integration's path. */
