@@ -69,6 +69,8 @@ describe('chaos: two replicas of everything, killed at random', () => {
   const logs = new Map<string, string[]>();
   /** Attempts that failed after the provider may have had the message, by message id: when each was logged. */
   const failedCalls = new Map<string, number[]>();
+  /** Dispatchers that exited with deliveries under way at the end of their shutdown grace: when, and how many runs. */
+  const stoppedMidDelivery: Array<{ part: string; runs: number }> = [];
   const errorLines = () =>
     [...logs].flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`)).join('\n');
   const restart = (name: string) =>
@@ -93,6 +95,9 @@ describe('chaos: two replicas of everything, killed at random', () => {
           const { reference, messageId, time } = JSON.parse(line) as { reference?: string; messageId?: string; time: string };
           const id = reference ?? messageId;
           if (id) failedCalls.set(id, [...(failedCalls.get(id) ?? []), Date.parse(time)]);
+        }
+        if (part.includes('dispatcher') && line.includes('"stopped with deliveries under way')) {
+          stoppedMidDelivery.push({ part, runs: (JSON.parse(line) as { runs: number }).runs });
         }
         const kept = logs.get(part) ?? [];
         kept.push(line);
@@ -333,6 +338,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
         `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills.filter((k) => k.kind === 'kill').map((k) => k.name).join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
         `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? `no kill; around it: ${around(d.first, d.again)}`}`).join(', ')})`,
         `  attempts unanswered in time (the provider may have had them): ${[...failedCalls.values()].flat().length}`,
+        `  dispatchers stopped with deliveries under way (those may go again): ${stoppedMidDelivery.length ? stoppedMidDelivery.map((d) => `${d.part} (${d.runs})`).join(', ') : 'none'}`,
         `  longest wait at the provider after the last kill: ${(longestWait / 1000).toFixed(1)} s`,
         `  slowest restart to ready: ${slowest ? `${((slowest.readyAt - slowest.at) / 1000).toFixed(1)} s (${slowest.kind} ${slowest.name})` : 'none'}`,
         `  answers by status: ${JSON.stringify(statusCounts)} (0: a connection broken by a kill)`,

@@ -115,7 +115,10 @@ export class Dispatcher {
     clearTimeout(timer);
     await this.flushUnrecorded().catch((err: unknown) => this.log.error({ err }, 'sent messages not recorded at shutdown'));
     // Runs still under way keep their partitions' leases until these run out: nobody else starts them.
-    if (!this.runs.size) await this.leases.releaseAll();
+    if (!this.runs.size) return this.leases.releaseAll();
+    // The process exits with them: a message the provider took meanwhile is not recorded as sent,
+    // and is sent again once its partition's lease runs out (at most once more per such run).
+    this.log.warn({ runs: this.runs.size, graceMs, partitions: this.leases.heldPartitions.length }, 'stopped with deliveries under way at the end of the shutdown grace');
   }
 
   /**

@@ -78,10 +78,11 @@ function setUp() {
     attemptMs: 1_000,
     providerDeadlineMs: 1_000,
   };
-  const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
-  const dispatcher = new Dispatcher(repo, leases, peers, settings, quiet);
+  const warnings: Array<{ fields: unknown; message: string }> = [];
+  const log = { info: () => undefined, warn: (fields: unknown, message: string) => warnings.push({ fields, message }), error: () => undefined } as unknown as Logger;
+  const dispatcher = new Dispatcher(repo, leases, peers, settings, log);
   (dispatcher as unknown as { running: boolean }).running = true;
-  return { dispatcher, reads, delivered, providerAnswers, recorded, ownReads };
+  return { dispatcher, reads, delivered, providerAnswers, recorded, ownReads, leases, warnings };
 }
 
 describe('the dispatcher', () => {
@@ -123,6 +124,40 @@ describe('the dispatcher', () => {
     await second;
     await settle();
     expect(t.delivered).toEqual(['m1']);
+  });
+});
+
+describe('stopping the dispatcher', () => {
+  const startOne = async (t: ReturnType<typeof setUp>) => {
+    const round = t.dispatcher.tick();
+    await settle();
+    t.reads[0].resolve([queued('m1', 7, 1)]);
+    await round;
+    await settle();
+    expect(t.delivered).toEqual(['m1']);
+  };
+
+  it('lets the delivery under way finish within the grace, then gives the partitions back', async () => {
+    const t = setUp();
+    const releaseAll = jest.spyOn(t.leases, 'releaseAll');
+    await startOne(t);
+    const stopped = t.dispatcher.stop(60_000);
+    await settle();
+    t.providerAnswers.shift()!();
+    await stopped;
+    expect(t.recorded).toEqual(['m1:sent']);
+    expect(releaseAll).toHaveBeenCalledTimes(1);
+    expect(t.warnings).toEqual([]);
+  });
+
+  it("keeps the partitions of a delivery still under way at the end of the grace, and says so in a warning", async () => {
+    const t = setUp();
+    const releaseAll = jest.spyOn(t.leases, 'releaseAll');
+    await startOne(t);
+    await t.dispatcher.stop(20);
+    expect(t.recorded).toEqual([]);
+    expect(releaseAll).not.toHaveBeenCalled();
+    expect(t.warnings).toEqual([{ fields: { runs: 1, graceMs: 20, partitions: 1 }, message: expect.stringContaining('deliveries under way') }]);
   });
 });
 
