@@ -1,3 +1,5 @@
+import { insertOnce } from '@convo/kit/claims';
+import { groupCommit, perItemErrors } from '@convo/kit/group-commit';
 import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { groupByChannelAndStatus } from '../db/delivery-groups';
@@ -37,6 +39,11 @@ const attemptId = generationId;
  */
 export class OutboxRepository {
   private readonly models: OutboxModels;
+  /**
+   * Events are group-committed as accepted messages are (MessagesRepository): concurrent writers
+   * share one insert command, each answered once its own event is stored (or found stored).
+   */
+  private readonly inserts = groupCommit<OutboxEventDoc, void>((docs) => this.insertAll(docs));
 
   constructor(conn: Connection) {
     this.models = registerOutboxModels(conn);
@@ -48,14 +55,18 @@ export class OutboxRepository {
 
   // ---- writers ------------------------------------------------------------------------------
 
-  /** Inserts the event unless one with its id exists; true when this call wrote it. */
-  async add(doc: OutboxEventDoc): Promise<boolean> {
+  /** Inserts the event unless one with its id exists (with the events of concurrent writers); true when this call wrote it. */
+  add(doc: OutboxEventDoc): Promise<boolean> {
+    return insertOnce(() => this.inserts.write(doc));
+  }
+
+  /** One unordered insert; an event whose id is taken (in the database or earlier in the batch) fails alone. */
+  private async insertAll(docs: readonly OutboxEventDoc[]): Promise<Array<Error | undefined>> {
     try {
-      await this.models.Event.insertMany([doc], { lean: true });
-      return true;
+      await this.models.Event.insertMany(docs, { lean: true, ordered: false });
+      return docs.map(() => undefined);
     } catch (err) {
-      if (isDuplicateKey(err)) return false;
-      throw err;
+      return perItemErrors(docs.length, err);
     }
   }
 

@@ -37,6 +37,20 @@ describe('the outbox', () => {
     expect((await outbox.findEvent(doc._id))!.body).toBe('{"n":1}');
   });
 
+  it('stores concurrent events in fewer commands than events; of one id written twice at once, exactly one write is told it stored', async () => {
+    const docs = Array.from({ length: 20 }, (_, i) => outboxEvent({ id: eventId(`outbox-group:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: { i } }));
+    const twice = docs[7];
+    let answers: boolean[] = [];
+    const commands = await commandsDuring(conn, async () => {
+      answers = await Promise.all([...docs, { ...twice, body: '{"again":true}' }].map((d) => outbox.add(d)));
+    });
+    expect(commands.filter((c) => c.startsWith('insert ')).length).toBeLessThan(docs.length);
+    // Every event once; the id written twice answered true for one of its writes only.
+    expect(answers.filter((a) => !a)).toHaveLength(1);
+    expect([answers[7], answers[20]].sort()).toEqual([false, true]);
+    for (const d of docs) expect(await outbox.findEvent(d._id)).toMatchObject({ _id: d._id });
+  });
+
   it('gives an event to exactly one of many relays claiming it at once', async () => {
     for (let round = 0; round < 5; round++) {
       const event = await newEvent();
