@@ -107,9 +107,7 @@ export class IntegrationsService {
    * same tenant is announced again).
    */
   async revokeTenant(tenantId: number): Promise<void> {
-    const entry = `tenant:${tenantId}:${Date.now()}`;
-    await this.apis.recordRevocation(entry, tenantId);
-    this.revocations.publish([entry]);
+    await this.announce(`tenant:${tenantId}:${Date.now()}`, tenantId);
   }
 
   /**
@@ -118,11 +116,14 @@ export class IntegrationsService {
    * Each edit is its own entry, so an edit right after another is announced too.
    */
   async channelChanged(channelId: number, tenantId: number): Promise<void> {
-    const entry = `channel:${channelId}:${Date.now()}:${randomBytes(4).toString('hex')}`;
+    await this.announce(`channel:${channelId}:${Date.now()}:${randomBytes(4).toString('hex')}`, tenantId);
+  }
+
+  /** Logs a change that is stored already and pushes it to this replica's watchers, even when the log write fails. */
+  private async announce(entry: string, tenantId: number): Promise<void> {
     try {
       await this.apis.recordRevocation(entry, tenantId);
     } finally {
-      // The edit is stored either way: the gateways of this replica hear of it at least.
       this.revocations.publish([entry]);
     }
   }
