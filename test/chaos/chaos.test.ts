@@ -69,7 +69,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
   const logs = new Map<string, string[]>();
   /** Attempts that failed after the provider may have had the message, by message id: when each was logged. */
   const failedCalls = new Map<string, number[]>();
-  /** Dispatchers that exited with deliveries under way at the end of their shutdown grace: when, and how many runs. */
+  /** Dispatchers that exited with deliveries under way at the end of their shutdown grace: which, and how many runs. */
   const stoppedMidDelivery: Array<{ part: string; runs: number }> = [];
   const errorLines = () =>
     [...logs].flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`)).join('\n');
