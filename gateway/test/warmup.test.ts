@@ -89,6 +89,14 @@ describe('gateway warm-up', () => {
     expect(after.statusCode).toBe(401);
   });
 
+  it('is never refused by the rate limits at their defaults: every request takes the whole route', async () => {
+    const { perToken, perTenant } = readGatewayConfig(env).rateLimits;
+    const requests = 16 * Math.ceil((perTenant.max + perToken.max) / 16);
+    recordPeers(gw, { 'messaging.SendByTicket': noTicket, 'tenants.ResolveApiToken': unknownToken });
+    const result = await warmUpThenReady(gw, { ms: 60_000, requests });
+    expect(result.statuses).toEqual({ 404: (requests * 15) / 16, 401: requests / 16 });
+  });
+
   it('is bounded by WARMUP_MS when a peer is slow to answer, and WARMUP_MS=0 makes it ready at once', async () => {
     // Answers only long after the bound.
     recordPeers(gw, { 'messaging.SendByTicket': () => new Promise((r) => setTimeout(r, 3_000)).then(noTicket), 'tenants.ResolveApiToken': unknownToken });

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
-import type { RateLimits } from '../rate-limits';
+import type { Limit, RateLimits } from '../rate-limits';
+import { WARMUP_PRINCIPAL } from '../warmup';
 import { channelContactRoutes } from './channels-contacts.routes';
 import { crmRoutes } from './crm.routes';
 import { directoryRoutes } from './directory.routes';
@@ -27,9 +29,15 @@ export async function externalApi(
   const { rateLimits } = deps;
   if (rateLimits) {
     const { perToken, perTenant } = rateLimits.config;
+    // The warm-up's requests (warmup.ts) are charged as any other, but to a key of this process
+    // alone and under a limit they cannot spend: at the default limits most of them were refused
+    // 429 and never reached messaging, and with Redis the replicas warming up at once shared one count.
+    const warmup: [Limit, string][] = [[{ max: Number.MAX_SAFE_INTEGER, windowMs: perToken.windowMs }, `warm-up:${randomUUID()}`]];
     app.addHook('onRequest', async (req, reply) => {
       const p = req.principal;
-      if (p && !(await rateLimits.charge(req, reply, [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]]))) return reply;
+      if (!p) return;
+      const keys: [Limit, string][] = p === WARMUP_PRINCIPAL ? warmup : [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]];
+      if (!(await rateLimits.charge(req, reply, keys))) return reply;
     });
   }
   // Only the dependencies go down: the options this plugin was registered with also carry its
