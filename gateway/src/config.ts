@@ -59,7 +59,7 @@ export function readGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     port: r.int('PORT', 8080),
     host: r.str('HOST', '0.0.0.0'),
     shutdownGraceMs: r.int('SHUTDOWN_GRACE_MS', 10_000),
-    warmup: { ms: r.int('WARMUP_MS', 6_000), requests: r.int('WARMUP_REQUESTS', 2_000) },
+    warmup: { ms: r.int('WARMUP_MS', 12_000), requests: r.int('WARMUP_REQUESTS', 2_000) },
     superAdminToken: r.str('SUPER_ADMIN_TOKEN'),
     subgraphToken: r.secret('SUBGRAPH_TOKEN'),
     peers: {

@@ -87,6 +87,9 @@ async function main() {
           ]);
           first5 = rateIn(r.answeredAt, ready, 0, FIRST_S);
           warmed = rateIn(r.answeredAt, ready, AFTER_S, runS);
+          // Second by second after ready: how the new replica's rate climbs (JIT, caches, streams).
+          const climb = Array.from({ length: 2 * FIRST_S }, (_, s) => rateIn(r.answeredAt, ready, s, s + 1).toFixed(0));
+          console.log(`  answered per second from ready: ${climb.join(' ')}`);
         } else {
           const metrics = `${mesh.endpoints.get(newcomer)!.http}/metrics`;
           const marks: number[] = [];
