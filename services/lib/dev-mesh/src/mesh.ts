@@ -352,8 +352,9 @@ if (require.main === module && process.argv[2] === 'reset') {
     void (mesh?.stop() ?? Promise.resolve()).finally(() => process.exit(code));
   };
   startMesh({
-    // npm start is a development mesh: seed the development plans when there are none.
-    env: { SEED_DEV_PLANS: process.env.SEED_DEV_PLANS ?? 'true' },
+    // npm start is a development mesh: seed the development plans when there are none, and no
+    // warm-up (its one gateway never joins a mesh under load; it cost 7-8 s of every start).
+    env: { SEED_DEV_PLANS: process.env.SEED_DEV_PLANS ?? 'true', WARMUP_MS: process.env.WARMUP_MS ?? '0' },
     dataDir: DEV_DATA_DIR,
     restartOnCrash: true,
     startTogether: true,
