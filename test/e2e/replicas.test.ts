@@ -113,7 +113,7 @@ describe('two replicas of every process', () => {
     }
   });
 
-  it("holds one token's rate limit across both gateways: 2,000 requests in 10 s, the sum allowed within 10 % of the limit", async () => {
+  it("holds one token's rate limit across both gateways: 2,000 requests in 10 s, no more allowed on a count than the limit", async () => {
     // A token of its own, so that its window starts with createTicket below: the token the tests
     // above used may still be inside a window of theirs that ends during the burst (a second
     // window's worth allowed: 1,161 on a slow machine).
@@ -134,7 +134,7 @@ describe('two replicas of every process', () => {
           signal: AbortSignal.timeout(60_000),
         });
         await res.arrayBuffer();
-        return { url, status: res.status };
+        return { url, status: res.status, remaining: res.headers.get('ratelimit-remaining') };
       }),
     );
     const elapsed = Date.now() - started;
@@ -143,15 +143,28 @@ describe('two replicas of every process', () => {
     const allowed = answers.filter((a) => a.status !== 429);
     const byGateway = mesh.gatewayUrls.map((u) => allowed.filter((a) => a.url === u).length);
     const timedOut = answers.filter((a) => a.status === 504 || a.status === 503).length;
+    // Let through uncounted: Redis did not answer the gateway within its command timeout (500 ms),
+    // and a request is then let through (docs/operations.md), with the limit's full remainder in its
+    // headers, which no counted request carries. On this 2-core machine, with both gateways' event
+    // loops lagging under the burst, tens to a hundred and more of them (the command still reaches
+    // Redis and counts there).
+    const failedOpen = allowed.filter((a) => a.remaining === String(LIMIT)).length;
+    const counted = allowed.length - failedOpen;
     console.log(
-      `rate limit ${LIMIT} per token across 2 gateways: ${allowed.length} allowed (${byGateway.join(' + ')}; ${timedOut} of them 503/504), ` +
-        `${answers.length - allowed.length} refused, in ${elapsed} ms`,
+      `rate limit ${LIMIT} per token across 2 gateways: ${allowed.length} allowed (${byGateway.join(' + ')}; ${timedOut} of them 503/504; ` +
+        `${failedOpen} let through when Redis did not answer in time), ${answers.length - allowed.length} refused, in ${elapsed} ms`,
     );
     expect(answers.filter((a) => ![200, 429, 503, 504].includes(a.status))).toEqual([]);
     // All in one window (from createTicket to the last answer), or the sum could be two windows' worth.
     expect(elapsed).toBeLessThan(WINDOW_MS);
-    // The sum, with createTicket's request, within 10 % of the limit; both gateways allowed some.
-    expect(Math.abs(allowed.length + 1 - LIMIT)).toBeLessThanOrEqual(LIMIT * 0.1);
+    // Counted in one place: the requests allowed on a count, with createTicket's, never more than the
+    // limit (each gateway counting alone would allow up to twice as many); those let through
+    // uncounted make up the rest of it, at least 90 % in all ...
+    expect(counted + 1).toBeLessThanOrEqual(LIMIT);
+    expect(allowed.length + 1).toBeGreaterThanOrEqual(LIMIT * 0.9);
+    // ... and most of the requests beyond it were refused (not all let through on a store in trouble).
+    expect(answers.length - allowed.length).toBeGreaterThanOrEqual((answers.length - LIMIT) * 0.75);
+    // Both gateways allowed some.
     expect(Math.min(...byGateway)).toBeGreaterThan(0);
   });
 });
