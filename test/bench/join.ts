@@ -28,7 +28,7 @@ const WARMUP_S = Number(process.env.JOIN_MESH_WARMUP_S ?? 15);
 const BACKGROUND_RATE = Number(process.env.JOIN_BACKGROUND_RATE ?? 20);
 /** `;`-separated variants, each `KEY=value,KEY=value` (empty: the defaults) given to the new replica only. */
 const VARIANTS = (process.env.JOIN_VARIANTS ?? 'WARMUP_MS=0;').split(';').map((v) =>
-  Object.fromEntries(v.split(',').filter(Boolean).map((kv) => kv.split('=') as [string, string])),
+  Object.fromEntries(v.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
 );
 const label = (env: Record<string, string>) => Object.entries(env).map(([k, v]) => `${k}=${v}`).join(',') || 'default';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

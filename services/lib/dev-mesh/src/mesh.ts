@@ -12,10 +12,12 @@ import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { KEPT_SECRETS, keptSecret, type KeptSecret } from './kept-secrets';
+import { NODE_FLAGS } from './node-flags';
 import { freePort } from './ports';
 import { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
 import type { Mesh, MeshOptions } from './types';
 
+export { NODE_FLAGS } from './node-flags';
 export { freePort } from './ports';
 export { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
 export type { Mesh, MeshOptions } from './types';
@@ -167,8 +169,9 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     }, delayMs).unref();
   };
   const launch = (name: string, main: string, env: Record<string, string>) => {
-    // MESH_NODE_ARGS: extra node flags for every process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
-    const nodeArgs = process.env.MESH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+    // The Deployments' flags, then MESH_NODE_ARGS: more for every process (`--cpu-prof`), or for one
+    // start (restart's env; a later flag wins).
+    const nodeArgs = [...NODE_FLAGS, ...(env.MESH_NODE_ARGS ?? process.env.MESH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean)];
     // QUERY_LOG (the e2e suite's index-coverage check): the test tooling that records every query
     // is preloaded into each process; without it no process carries any of it.
     if (process.env.QUERY_LOG) nodeArgs.unshift('--require', require.resolve('@convo/test-support/query-log-preload'));
