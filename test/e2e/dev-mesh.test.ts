@@ -1,12 +1,12 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { checkHealth, closeHealthClients } from '@convo/kit';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, settled, UNPACED } from '../support/http';
 
-const { startMesh, resetMeshData } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { NODE_FLAGS, startMesh, resetMeshData } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /**
  * `npm start` behaves like a small production: its data and super-admin token outlive a stop, a
@@ -61,6 +61,16 @@ describe('the development mesh', () => {
     expect(after.status).toBe(200);
     expect(await settled(root, authToken, after.body.data.messageId)).toMatchObject({ status: 'sent' });
     expect(engine.requests.some((r) => JSON.stringify(r.body).includes('after a restart'))).toBe(true);
+  });
+
+  it("runs every node process with the Deployments' node flags", () => {
+    const nodes = [...mesh!.processes].filter(([, child]) => child.spawnfile === process.execPath && child.exitCode === null);
+    // The five services, the gateway, the relay, the dispatcher and the tenants reconciler at least.
+    expect(nodes.length).toBeGreaterThanOrEqual(9);
+    for (const [name, child] of nodes) {
+      const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+      expect({ name, flags: NODE_FLAGS.filter((f) => argv.includes(f)) }).toEqual({ name, flags: NODE_FLAGS });
+    }
   });
 
   it('reports a process that dies and starts it again', async () => {
