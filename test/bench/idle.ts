@@ -22,8 +22,14 @@ async function main(): Promise<void> {
     await sleep(SETTLE_S * 1000);
     const named = [...mesh.processes.entries()].map(([name, p]) => ({ name, pid: p.pid! }));
     const dbPids = () => databasePids(mesh.database.uri, mesh.database.postgresUrl);
-    const rows = new Map<string, number[]>();
-    const add = (name: string, msPerS: number) => rows.set(name, [...(rows.get(name) ?? []), msPerS]);
+    // CPU ms a second per process, and database commands a second per kind: one value per repetition.
+    const cpu = new Map<string, number[]>();
+    const commands = new Map<string, number[]>();
+    const add = (into: Map<string, number[]>, rep: number, name: string, perS: number) => {
+      const values = into.get(name) ?? Array.from({ length: REPS }, () => 0);
+      values[rep] = perS;
+      into.set(name, values);
+    };
     for (let rep = 0; rep < REPS; rep++) {
       const each0 = named.map(({ pid }) => cpuMs(pid));
       const db0 = cpuSnapshot(dbPids());
@@ -33,18 +39,17 @@ async function main(): Promise<void> {
       const s = (Date.now() - t0) / 1000;
       const dbNow = dbPids();
       const ferret = cpuSince(db0, dbNow.filter(isFerretDb));
-      named.forEach(({ name, pid }, i) => add(name, (cpuMs(pid) - each0[i]) / s));
-      add('database: FerretDB', ferret / s);
-      add('database: PostgreSQL', (cpuSince(db0, dbNow) - ferret) / s);
-      const commands = diff(await databaseCommands(mesh.database.metricsUrl), cmd0);
-      for (const [kind, n] of commands) add(`commands/s: ${kind}`, n / s);
-      console.log(`rep ${rep + 1}: ${[...rows].filter(([k]) => !k.startsWith('commands')).reduce((sum, [, v]) => sum + v[rep], 0).toFixed(0)} CPU ms/s in all`);
+      named.forEach(({ name, pid }, i) => add(cpu, rep, name, (cpuMs(pid) - each0[i]) / s));
+      add(cpu, rep, 'database: FerretDB', ferret / s);
+      add(cpu, rep, 'database: PostgreSQL', (cpuSince(db0, dbNow) - ferret) / s);
+      for (const [kind, n] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) add(commands, rep, kind, n / s);
+      console.log(`rep ${rep + 1}: ${[...cpu.values()].reduce((sum, v) => sum + v[rep], 0).toFixed(0)} CPU ms/s in all`);
     }
     console.log(`\nThe idle mesh, ${REPS} × ${SECONDS} s after ${SETTLE_S} s settled (median over the repetitions):`);
-    const cpu = [...rows].filter(([k]) => !k.startsWith('commands')).map(([k, v]) => [k, median(v)] as const);
-    for (const [name, v] of [...cpu].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(28)} ${v.toFixed(1)} CPU ms/s`);
-    console.log(`  ${'in all'.padEnd(28)} ${cpu.reduce((sum, [, v]) => sum + v, 0).toFixed(1)} CPU ms/s`);
-    for (const [name, v] of rows) if (name.startsWith('commands')) console.log(`  ${name.padEnd(28)} ${median(v).toFixed(1)}`);
+    const medians = [...cpu].map(([k, v]) => [k, median(v)] as const).sort((a, b) => b[1] - a[1]);
+    for (const [name, v] of medians) console.log(`  ${name.padEnd(28)} ${v.toFixed(1)} CPU ms/s`);
+    console.log(`  ${'in all'.padEnd(28)} ${medians.reduce((sum, [, v]) => sum + v, 0).toFixed(1)} CPU ms/s`);
+    for (const [kind, v] of commands) console.log(`  ${`commands/s: ${kind}`.padEnd(28)} ${median(v).toFixed(1)}`);
   } finally {
     await mesh.stop();
   }
