@@ -97,7 +97,7 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   await app.register(inboundRoutes, { clients, auth, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
-  await app.register(webchatRoutes, { clients, secret: config.mediaUrlSecret, rateLimits });
+  await app.register(webchatRoutes, { clients, auth, secret: config.mediaUrlSecret, rateLimits });
   await app.register(browserPages);
   const stopGraphql = await mountGraphql(app, config, auth, clients, rateLimits);
   app.addHook('onClose', async () => stopGraphql());

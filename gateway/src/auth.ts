@@ -141,15 +141,17 @@ export class Authenticator {
     cacheMs: number,
   ) {
     this.cache = new TtlCache(cacheMs, 10_000, 'token');
-    this.channels = new TtlCache(cacheMs, 10_000, 'engine_channel');
+    this.channels = new TtlCache(cacheMs, 10_000, 'channel');
   }
 
   /**
-   * The channel an engine webhook names (any tenant's), for its token check: from the cache while
-   * the revocation stream is live, otherwise asked afresh. Rejects as GetChannel does (NOT_FOUND
-   * for an unknown channel, which is never cached: a channel created a moment ago is found).
+   * A channel by its id (any tenant's), for the routes that name one without a tenant's token: an
+   * engine webhook's token check, the web chat widget's. From the cache while the revocation stream
+   * is live (tenants announces every edit of a channel on it), otherwise asked afresh. Rejects as
+   * GetChannel does (NOT_FOUND for an unknown channel, which is never cached: a channel created a
+   * moment ago is found).
    */
-  engineChannel(channelId: number): Promise<Channel> {
+  channelById(channelId: number): Promise<Channel> {
     const load = () => this.clients.tenants.GetChannel({ tenantId: 0, channelId });
     return this.cacheTrusted ? this.channels.getOrLoad(channelId, load) : load();
   }

@@ -171,7 +171,7 @@ describe('engine channels with the revocation stream', () => {
     t = setup();
   });
   afterEach(() => t.auth.close());
-  const engineToken = async () => (await t.auth.engineChannel(7)).engineToken;
+  const engineToken = async () => (await t.auth.channelById(7)).engineToken;
 
   it('asks tenants on every webhook until the stream is live, then caches', async () => {
     t.auth.watchRevocations(WATCH);

@@ -29,7 +29,7 @@ async function openapiDocument(): Promise<Json> {
   await app.register(inboundRoutes, { clients, metaVerifyToken: undefined, metaAppSecret: undefined } as never);
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: 1, mediaBodyLimit: 1 });
   await app.register(mediaRoutes, { clients, secret: 'x' });
-  await app.register(webchatRoutes, { clients, secret: 'x' });
+  await app.register(webchatRoutes, { clients, auth, secret: 'x' });
   await app.ready();
   const doc = JSON.parse(JSON.stringify(app.swagger())) as Json;
   await app.close();

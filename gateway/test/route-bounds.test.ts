@@ -43,7 +43,7 @@ async function allRoutes(): Promise<{ app: FastifyInstance; routes: { url: strin
   await app.register(paymentWebhookRoutes, { clients });
   await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: 1, mediaBodyLimit: 1 });
   await app.register(mediaRoutes, { clients, secret: 'x' });
-  await app.register(webchatRoutes, { clients, secret: 'x' });
+  await app.register(webchatRoutes, { clients, auth, secret: 'x' });
   await app.ready();
   return { app, routes };
 }

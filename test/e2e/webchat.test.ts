@@ -1,5 +1,6 @@
 import type { Mesh } from '@convo/dev-mesh';
 import { call, settled } from '../support/http';
+import { samples } from '../support/metrics';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -180,5 +181,18 @@ describe('web chat', () => {
       ['out', 'Hello from the site'],
       ['in', 'I need help with my order'],
     ]);
+  });
+
+  it("reads the channel of the visitor's messages once, then from the gateway's copy", async () => {
+    const { visitorToken } = await newVisitor();
+    const gatewayGetChannel = async () => {
+      const text = await (await fetch(`${mesh.gatewayUrl}/metrics`)).text();
+      return samples(text, 'grpc_client_handled_total', { grpc_method: 'GetChannel' }).reduce((a, b) => a + b, 0);
+    };
+    const post = (n: number) => call(`${widget(webchatId)}/messages`, { token: visitorToken, body: { text: `message ${n}`, id: `copy-${n}` } });
+    expect((await post(0)).status).toBe(200);
+    const before = await gatewayGetChannel();
+    for (let n = 1; n <= 5; n++) expect((await post(n)).status).toBe(200);
+    expect((await gatewayGetChannel()) - before).toBe(0);
   });
 });

@@ -13,7 +13,7 @@ const INBOUND_BODY_LIMIT = 8 * 1024 * 1024;
 export interface InboundOptions {
   clients: Clients;
   /** Engine channels for the webhook's token check, cached while the revocation stream is live. */
-  auth: Pick<Authenticator, 'engineChannel'>;
+  auth: Pick<Authenticator, 'channelById'>;
   /** META_VERIFY_TOKEN: the token set in the Meta app's webhook settings; empty refuses the handshake. */
   metaVerifyToken: string;
   /** META_APP_SECRET: signs every Meta delivery; empty answers 503 (Meta retries meanwhile). */
@@ -85,7 +85,7 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     async (req, reply) => {
       // An unknown channel answers exactly as a known one with a wrong token, so that channel ids
       // cannot be enumerated; a channel without an engine token accepts nothing.
-      const channel = await opts.auth.engineChannel(req.params.channelId).catch((err: unknown) => {
+      const channel = await opts.auth.channelById(req.params.channelId).catch((err: unknown) => {
         if (isServiceError(err) && err.code === grpc.status.NOT_FOUND) return undefined;
         throw err;
       });

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Type from 'typebox';
+import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import type { RateLimits } from '../rate-limits';
 import { envelope } from '../errors';
@@ -85,7 +86,7 @@ const record = (m: proto.channelEngines.WebchatMessage__Output) => ({
  */
 export async function webchatRoutes(
   app: FastifyInstance,
-  { clients, secret, rateLimits }: { clients: Clients; secret: string; rateLimits?: RateLimits },
+  { clients, auth, secret, rateLimits }: { clients: Clients; auth: Pick<Authenticator, 'channelById'>; secret: string; rateLimits?: RateLimits },
 ) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const key = visitorKey(secret);
@@ -94,9 +95,12 @@ export async function webchatRoutes(
     for (const poll of polls) poll.abort();
   });
 
-  /** Only web chat channels have visitors; any other id is as unknown as an absent one. */
+  /**
+   * Only web chat channels have visitors; any other id is as unknown as an absent one. The channel
+   * comes from the gateway's copy while its revocation stream is live: not a read per message.
+   */
   const requireWebchat = async (channelId: number) => {
-    const channel = await clients.tenants.GetChannel({ tenantId: 0, channelId });
+    const channel = await auth.channelById(channelId);
     if (channel.type !== 'webchat') throw notFound('channel');
   };
 
