@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { startFakeEngine } from '../support/fake-engine';
 import { call, UNPACED } from '../support/http';
+import { runScript } from './script';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -132,10 +133,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);

@@ -17,6 +17,7 @@ import Stripe from 'stripe';
 import { call } from '../support/http';
 import { databaseCommands } from './harness';
 import { cpuMs, cpuSince, cpuSnapshot, databasePids, isFerretDb } from './proc-cpu';
+import { runScript } from './script';
 
 const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -238,10 +239,4 @@ function loadAverage(): string {
   return loadavg().map((x) => x.toFixed(1)).join(' ');
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { startGatewayReplica } from '../support/gateway-replica';
 import { ADMIN_PASSWORD, newDashboardTenant } from '../support/dashboard';
 import { UNPACED } from '../support/http';
+import { runScript } from './script';
 
 const { startMesh, freePort } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
@@ -98,10 +99,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: Error) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runScript(main);
