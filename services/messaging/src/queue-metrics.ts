@@ -47,8 +47,7 @@ export function observeWebhookOutbox(outbox: OutboxRepository, log: Logger): voi
     log,
     async () => {
       const now = new Date();
-      const [oldest] = await outbox.due(now, 1);
-      return ageSeconds(oldest?.nextAttemptAt, now.getTime());
+      return ageSeconds(await outbox.oldestDue(now), now.getTime());
     },
   );
 }

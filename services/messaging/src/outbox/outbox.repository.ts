@@ -90,13 +90,26 @@ export class OutboxRepository {
 
   // ---- relay ----------------------------------------------------------------------------------
 
-  /** Pending events whose next attempt is due, oldest due first. */
+  /**
+   * Pending events whose next attempt is due, up to `limit`, in no particular order. FerretDB never
+   * pushes a sort down: sorted, every round decoded every pending event (bodies and all) to keep
+   * `limit` of them, a cost that grew with the backlog just when the relay was behind; unsorted, it
+   * stops after `limit` matches. On MongoDB the index (status, nextAttemptAt) serves it, in due order.
+   */
   due(now: Date, limit: number) {
     return this.models.Event.find({ status: 'pending', nextAttemptAt: { $lte: now } })
-      .sort({ nextAttemptAt: 1 })
       .limit(limit)
       .lean<OutboxEventDoc[]>()
       .exec();
+  }
+
+  /** When the most overdue pending event fell due (metrics, at scrape time: one sorted read of its due time). */
+  async oldestDue(now: Date): Promise<Date | null> {
+    const oldest = await this.models.Event.findOne({ status: 'pending', nextAttemptAt: { $lte: now } }, { nextAttemptAt: 1 })
+      .sort({ nextAttemptAt: 1 })
+      .lean<Pick<OutboxEventDoc, 'nextAttemptAt'>>()
+      .exec();
+    return oldest?.nextAttemptAt ?? null;
   }
 
   /** How many events wait for delivery (metrics, at scrape time; the status index). */

@@ -107,6 +107,17 @@ describe('the outbox', () => {
     expect(await outbox.findEvent(pending._id)).not.toBeNull();
   });
 
+  it('hands out due events up to the limit, none waiting for a retry, and knows when the most overdue one fell due', async () => {
+    const [first, second, later] = [await newEvent(), await newEvent(), await newEvent()];
+    await outbox.updateEvent(later._id, { attempts: 1, nextAttemptAt: new Date(Date.now() + 60_000) });
+    const now = new Date();
+    const ids = (await outbox.due(now, 10_000)).map((e) => e._id);
+    expect(ids).toEqual(expect.arrayContaining([first._id, second._id]));
+    expect(ids).not.toContain(later._id);
+    expect(await outbox.due(now, 2)).toHaveLength(2);
+    expect((await outbox.oldestDue(now))!.getTime()).toBeLessThanOrEqual(first.nextAttemptAt.getTime());
+  });
+
   it('gives nothing for an event that is no longer due, and leaves no attempt behind', async () => {
     const event = await newEvent();
     const lease = await outbox.claim(event, 'a', 30_000);
