@@ -118,6 +118,22 @@ describe('the outbox', () => {
     expect((await outbox.oldestDue(now))!.getTime()).toBeLessThanOrEqual(first.nextAttemptAt.getTime());
   });
 
+  it("asks for the relay's due events without a sort (FerretDB would read every pending event to sort them), the gauge's oldest with one", async () => {
+    const finds: Array<Record<string, unknown>> = [];
+    const record = (e: { commandName: string; command: Record<string, unknown> }) => void (e.commandName === 'find' && finds.push(e.command));
+    conn.getClient().on('commandStarted', record);
+    try {
+      await outbox.due(new Date(), 50);
+      await outbox.oldestDue(new Date());
+    } finally {
+      conn.getClient().off('commandStarted', record);
+    }
+    expect(finds.map((f) => [f.find, f.sort ? Object.fromEntries(f.sort as Map<string, number>) : null, f.limit])).toEqual([
+      ['outbox', null, 50],
+      ['outbox', { nextAttemptAt: 1 }, 1],
+    ]);
+  });
+
   it('gives nothing for an event that is no longer due, and leaves no attempt behind', async () => {
     const event = await newEvent();
     const lease = await outbox.claim(event, 'a', 30_000);
