@@ -17,3 +17,48 @@ export function contactNumberDigits(raw: string): string | undefined {
 
 /** Digits that can be a phone number (E.164: at most 15), not a platform user id. */
 export const isPhoneDigits = (digits: string | undefined): digits is string => !!digits && digits.length <= 15;
+
+/**
+ * Identities beyond the phone number (docs/decisions.md, "Contact identity"), told apart by form
+ * wherever the API takes a contact's `number`:
+ * - a business-scoped user id (BSUID) of the official channel: a two-letter country code, a dot and
+ *   up to 128 letters and digits (`BR.13491208655302741918`); a parent BSUID has `ENT.` after the
+ *   country (`US.ENT.11815799212886844830`);
+ * - a LID of the unofficial engines: its JID, `<digits>@lid`.
+ */
+export const BSUID_PATTERN = '^[A-Z]{2}\\.(ENT\\.)?[A-Za-z0-9]{1,128}$';
+export const LID_PATTERN = '^[1-9][0-9]{5,24}@lid$';
+/** The gateway's schemas: a number, a BSUID or a LID (each then checked by contactIdentity). */
+export const CONTACT_ID_PATTERN = `${CONTACT_NUMBER_PATTERN}|${BSUID_PATTERN}|${LID_PATTERN}`;
+export const CONTACT_ID_MAX_LENGTH = 140;
+
+const BSUID = new RegExp(BSUID_PATTERN);
+const LID = new RegExp(LID_PATTERN);
+
+export type ContactIdentityKind = 'number' | 'bsuid' | 'parentBsuid' | 'lid';
+export interface ContactIdentity {
+  kind: ContactIdentityKind;
+  /** Digits for a number, the id as given for a BSUID, `<digits>@lid` for a LID. */
+  value: string;
+}
+
+/** What a contact field holds: a number (its digits), a BSUID, a parent BSUID or a LID; undefined when none of them. */
+export function contactIdentity(raw: string): ContactIdentity | undefined {
+  const text = raw.trim();
+  if (BSUID.test(text)) return { kind: text.slice(3, 7) === 'ENT.' ? 'parentBsuid' : 'bsuid', value: text };
+  if (LID.test(text)) return { kind: 'lid', value: text };
+  const digits = contactNumberDigits(text);
+  return digits ? { kind: 'number', value: digits } : undefined;
+}
+
+export const isBsuid = (text: string) => BSUID.test(text);
+export const isLid = (text: string) => LID.test(text);
+
+/**
+ * Where a message to a contact goes, from the identities it has now: the phone (or the platform
+ * user id, or an e-mail address) when known, else its BSUID, its parent BSUID, its LID. Drivers
+ * tell the forms apart (a BSUID leaves Meta's Cloud API as `recipient`, a LID as the `@lid` JID).
+ */
+export function contactAddress(c: { number?: string; email?: string; bsuid?: string; parentBsuid?: string; lid?: string }): string {
+  return c.number || c.email || c.bsuid || c.parentBsuid || c.lid || '';
+}
