@@ -62,3 +62,26 @@ export const isLid = (text: string) => LID.test(text);
 export function contactAddress(c: { number?: string; email?: string; bsuid?: string; parentBsuid?: string; lid?: string }): string {
   return c.number || c.email || c.bsuid || c.parentBsuid || c.lid || '';
 }
+
+/**
+ * A contact as answers and customer webhooks show it: `number` is its phone (or platform user id)
+ * and "" when it has none (a contact known only by its BSUID or LID keeps that identity where the
+ * number would be, as its key: never shown as a number); `bsuid`, `parentBsuid`, `lid` and
+ * `username` only when known.
+ */
+export function shownIdentities(c: { number?: string; bsuid?: string; parentBsuid?: string; lid?: string; username?: string }): {
+  number: string;
+  bsuid?: string;
+  parentBsuid?: string;
+  lid?: string;
+  username?: string;
+} {
+  const number = c.number && !isBsuid(c.number) && !isLid(c.number) ? c.number : '';
+  return {
+    number,
+    ...(c.bsuid && { bsuid: c.bsuid }),
+    ...(c.parentBsuid && { parentBsuid: c.parentBsuid }),
+    ...(c.lid && { lid: c.lid }),
+    ...(c.username && { username: c.username }),
+  };
+}
