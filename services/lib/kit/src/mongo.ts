@@ -195,8 +195,14 @@ async function claimNext(conn: Connection, key: string, last: Map<string, number
   }
 }
 
+/**
+ * A unique index refused the write: MongoDB's code 11000, or, from FerretDB's findAndModify,
+ * PostgreSQL's own unique violation (SQLSTATE 23505) in the message.
+ */
 export const isDuplicateKey = (err: unknown): boolean =>
-  typeof err === 'object' && err !== null && (err as { code?: number }).code === 11000;
+  typeof err === 'object' &&
+  err !== null &&
+  ((err as { code?: number }).code === 11000 || /E11000|duplicate key|23505/.test(String((err as { message?: unknown }).message ?? '')));
 
 /**
  * An unordered bulk insert's failure that is only duplicate keys: documents written already (by

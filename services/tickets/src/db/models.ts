@@ -4,12 +4,39 @@ import { countSchemas, type TicketCountDoc, type TicketSlotDoc } from './listing
 export const TICKET_STATUSES = ['open', 'pending', 'closed'] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 
+/**
+ * The identities a contact may be found by, besides an e-mail address (docs/decisions.md, "Contact
+ * identity"): each is unique among a channel's live contacts, any may be missing.
+ */
+export const IDENTITY_FIELDS = ['number', 'bsuid', 'parentBsuid', 'lid'] as const;
+export type IdentityField = (typeof IDENTITY_FIELDS)[number];
+
 export interface ContactDoc {
   _id: number;
   tenantId: number;
   channelId: number;
-  /** Digits only (E.164 without +), or the platform user id on social channels. */
+  /**
+   * The contact's key on its channel (unique with tenant, channel and email): its phone's digits
+   * (E.164 without +), or the platform user id on social channels; for a contact known by no phone,
+   * the identity it was first known by (its BSUID, parent BSUID or LID), replaced by the phone once
+   * one is linked. Never shown as a number unless it is one (kit's shownIdentities).
+   */
   number: string;
+  /** The official channel's business-scoped user id (`CC.<alphanumeric>`). */
+  bsuid?: string;
+  /** Its parent BSUID (`CC.ENT.<alphanumeric>`), where the business has one. */
+  parentBsuid?: string;
+  /** The unofficial engines' LID, as its JID `<digits>@lid`. */
+  lid?: string;
+  /** The provider's username: display only, the latest seen. */
+  username?: string;
+  /**
+   * Set when this contact was merged into another (the same person, known by two identities): the
+   * survivor's id. Its tickets moved there; it is found by nothing but its id.
+   */
+  mergedInto?: number;
+  /** A merged contact's phone, kept aside (its key released) until the survivor has it. */
+  formerNumber?: string;
   email: string;
   name: string;
   /**
@@ -36,6 +63,18 @@ export interface ContactDoc {
   updatedAt?: Date;
 }
 
+/** A ticket's copy of its contact. */
+export interface TicketContact {
+  number: string;
+  name: string;
+  email: string;
+  lastInboundAt?: Date;
+  bsuid?: string;
+  parentBsuid?: string;
+  lid?: string;
+  username?: string;
+}
+
 /** One pause of a ticket (the pause log): open while `endedAt` is null. */
 export interface PauseDoc {
   _id: number;
@@ -60,8 +99,11 @@ export interface TicketDoc {
   tenantId: number;
   channelId: number;
   contactId: number;
-  /** `lastInboundAt` is the contact's, copied here so that a send reads it with the ticket. */
-  contact: { number: string; name: string; email: string; lastInboundAt?: Date };
+  /**
+   * The contact's identities and name, copied here so that a send reads them with the ticket (kept
+   * by every change of the contact); `lastInboundAt` is the contact's as of this ticket.
+   */
+  contact: TicketContact;
   status: TicketStatus;
   userId?: number | null;
   queueId?: number | null;
@@ -171,12 +213,23 @@ export function registerModels(conn: Connection) {
       walletIds: { type: [Number], default: undefined },
       extraInfo: { type: [new Schema({ name: String, value: String }, { _id: false })], default: undefined },
       lastInboundAt: Date,
+      bsuid: String,
+      parentBsuid: String,
+      lid: String,
+      username: String,
+      mergedInto: Number,
+      formerNumber: String,
       createdAt: Date,
       updatedAt: Date,
     },
     opts,
   );
   contact.index({ tenantId: 1, channelId: 1, number: 1, email: 1 }, { unique: true });
+  // A contact by its other identities: on its channel (inbound, showcontact), or across the
+  // tenant's channels (showticket by a BSUID or a LID).
+  contact.index({ tenantId: 1, bsuid: 1, channelId: 1 });
+  contact.index({ tenantId: 1, parentBsuid: 1, channelId: 1 });
+  contact.index({ tenantId: 1, lid: 1, channelId: 1 });
   // listContacts: a tenant's contacts by name, with or without a tag.
   contact.index({ tenantId: 1, name: 1, _id: 1 });
   contact.index({ tenantId: 1, tagIds: 1, name: 1, _id: 1 });
@@ -188,7 +241,7 @@ export function registerModels(conn: Connection) {
     tenantId: { type: Number, required: true },
     channelId: Number,
     contactId: Number,
-    contact: { number: String, name: String, email: String, lastInboundAt: Date },
+    contact: { number: String, name: String, email: String, lastInboundAt: Date, bsuid: String, parentBsuid: String, lid: String, username: String },
     status: String,
     userId: Number,
     queueId: Number,

@@ -2,7 +2,7 @@ import type { QueryFilter, UpdateQuery } from 'mongoose';
 import { movesInbound } from './contacts.repository';
 import { KeyedQueue } from './keyed-queue';
 import type { ListingRepository } from './listing.repository';
-import type { Models, TicketDoc } from './models';
+import type { Models, TicketContact, TicketDoc } from './models';
 
 /**
  * Tickets: each write of a ticket is followed by its listing row (ListingRepository), one write
@@ -65,10 +65,17 @@ export class TicketsRepository {
     });
   }
 
-  /** The contact's name as its tickets show it (listTickets searches it there). */
-  async renameContactOnTickets(tenantId: number, contactId: number, name: string): Promise<void> {
-    await this.models.Ticket.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
-    await this.models.TicketRow.updateMany({ tenantId, contactId }, { $set: { 'contact.name': name } }).exec();
+  /**
+   * The contact as its tickets show it (listTickets searches it there; a send reads its identities
+   * with the ticket): the given fields of every copy, `moveFrom` tickets (a merged contact's) moved
+   * to `contactId` as well. Each ticket's own lastInboundAt stays.
+   */
+  async copyContactToTickets(tenantId: number, contactId: number, fields: Partial<TicketContact>, moveFrom?: number): Promise<void> {
+    const set: Record<string, unknown> = Object.fromEntries(Object.entries(fields).map(([k, v]) => [`contact.${k}`, v ?? '']));
+    if (moveFrom !== undefined) set.contactId = contactId;
+    const filter = { tenantId, contactId: moveFrom ?? contactId };
+    await this.models.Ticket.updateMany(filter, { $set: set }).exec();
+    await this.models.TicketRow.updateMany(filter, { $set: set }).exec();
   }
 
   /** The most recently active open or pending ticket of a contact number, on any channel of the tenant. */
@@ -91,6 +98,23 @@ export class TicketsRepository {
   async lastTicketIdOfContact(tenantId: number, contactId: number): Promise<number | null> {
     const last = await this.models.Ticket.findOne({ tenantId, contactId }, { _id: 1 }).sort({ _id: -1 }).lean<Pick<TicketDoc, '_id'>>().exec();
     return last?._id ?? null;
+  }
+
+  /** The most recently active open or pending ticket of any of these contacts (one person on several channels). */
+  findCurrentTicketOfContacts(tenantId: number, contactIds: number[]) {
+    return this.models.Ticket.findOne({ tenantId, contactId: { $in: contactIds }, status: { $in: ['open', 'pending'] } })
+      .sort({ updatedAt: -1, _id: -1 })
+      .lean<TicketDoc>()
+      .exec();
+  }
+
+  /** Every ticket of these contacts, newest first (ids grow with time: served by the contact's id index). */
+  listTicketsOfContacts(tenantId: number, contactIds: number[], limit: number) {
+    return this.models.Ticket.find({ tenantId, contactId: { $in: contactIds } })
+      .sort({ _id: -1 })
+      .limit(limit)
+      .lean<TicketDoc[]>()
+      .exec();
   }
 
   /** Every ticket of a contact number in the tenant, newest first. */

@@ -75,9 +75,7 @@ export class CatalogService {
       if (!updated) throw notFound(kind);
       return catalogItem(updated);
     } catch (err) {
-      // FerretDB answers a unique-index clash in findAndModify with PostgreSQL's error (SQLSTATE
-      // 23505), not MongoDB's code 11000.
-      if (isDuplicateKey(err) || /duplicate key|23505/.test((err as Error)?.message ?? '')) throw conflict(`ERR_${kind.toUpperCase()}_EXISTS`, `The tenant has a ${kind} named ${set.name} already`);
+      if (isDuplicateKey(err)) throw conflict(`ERR_${kind.toUpperCase()}_EXISTS`, `The tenant has a ${kind} named ${set.name} already`);
       throw err;
     }
   }

@@ -2,7 +2,7 @@ import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
 import type { ContactDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
 import type { CatalogService } from './catalog.service';
-import { normalizeNumber } from './numbers';
+import { ContactIdentities, identitiesOf, ticketContactOf } from './contact-identities';
 import { iso } from './ticket-view';
 import type { TenantUsers } from './users';
 
@@ -34,59 +34,72 @@ type Input = proto.tickets.ContactInput__Output;
  * createTicket) are the same documents.
  */
 export class ContactsService {
+  private readonly identities: ContactIdentities;
+
   constructor(
     private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
-  ) {}
+  ) {
+    this.identities = new ContactIdentities(repo);
+  }
 
+  /** showcontact: the channel's contact holding the identity given (a number, a BSUID or a LID). */
   async getContact(req: proto.tickets.GetContactRequest__Output): Promise<proto.tickets.ContactRecord> {
-    const contact = await this.repo.contacts.findContactByNumber(req.tenantId, requireChannel(req.channelId), normalizeNumber(req.number));
-    if (!contact) throw notFound('contact', 'No contact with this number on the channel');
+    const contact = await this.identities.find(req.tenantId, requireChannel(req.channelId), identitiesOf(req.number));
+    if (!contact) throw notFound('contact', 'No contact with this identity on the channel');
     return toContactRecord(contact);
   }
 
   /**
-   * A new contact of the channel. A number the channel has already → 409 ERR_CONTACT_EXISTS,
-   * unless the request repeats the stored externalKey (a retry), which answers that contact with
-   * created false. Concurrent creates of one number create one contact (unique index).
+   * A new contact of the channel, by a number, a BSUID or a LID (its key: see ContactDoc.number).
+   * An identity the channel has already → 409 ERR_CONTACT_EXISTS, unless the request repeats the
+   * stored externalKey (a retry), which answers that contact with created false. Concurrent creates
+   * of one identity create one contact (the unique key).
    */
   async createContact(req: Input): Promise<proto.tickets.CreateContactResponse> {
     const channelId = requireChannel(req.channelId);
-    const number = normalizeNumber(req.number);
+    const ids = identitiesOf(req.number);
     const set = fieldsOf(req);
-    const now = new Date();
-    const doc: ContactDoc = {
-      _id: await this.repo.nextId('contact'),
-      tenantId: req.tenantId,
-      channelId,
-      number,
-      email: '',
-      name: set.name ?? fullName(set),
-      ...set,
-      createdAt: now,
-      updatedAt: now,
-    };
-    if (await this.repo.contacts.insertContact(doc)) return { contact: toContactRecord(doc), created: true };
-    const existing = await this.repo.contacts.findContactByNumber(req.tenantId, channelId, number);
-    if (existing && set.externalKey && existing.externalKey === set.externalKey) return { contact: toContactRecord(existing), created: false };
-    throw conflict('ERR_CONTACT_EXISTS', 'The channel has a contact with this number already; change it with updateContact');
+    const existing = await this.identities.find(req.tenantId, channelId, ids);
+    if (!existing) {
+      const now = new Date();
+      const doc: ContactDoc = {
+        _id: await this.repo.nextId('contact'),
+        tenantId: req.tenantId,
+        channelId,
+        number: Object.values(ids)[0],
+        email: '',
+        name: set.name ?? fullName(set),
+        ...(ids.bsuid && { bsuid: ids.bsuid }),
+        ...(ids.parentBsuid && { parentBsuid: ids.parentBsuid }),
+        ...(ids.lid && { lid: ids.lid }),
+        ...set,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (await this.repo.contacts.insertContact(doc)) return { contact: toContactRecord(doc), created: true };
+    }
+    const stored = existing ?? (await this.identities.find(req.tenantId, channelId, ids));
+    if (stored && set.externalKey && stored.externalKey === set.externalKey) return { contact: toContactRecord(stored), created: false };
+    throw conflict('ERR_CONTACT_EXISTS', 'The channel has a contact with this identity already; change it with updateContact');
   }
 
-  /** Sets the given fields of the channel's contact with that number; a new name shows on its tickets too. */
+  /** Sets the given fields of the channel's contact holding that identity; a new name shows on its tickets too. */
   async updateContact(req: Input): Promise<proto.tickets.ContactRecord> {
     const channelId = requireChannel(req.channelId);
-    const number = normalizeNumber(req.number);
     const set = fieldsOf(req);
-    const updated = await this.repo.contacts.updateContactByNumber(req.tenantId, channelId, number, { ...set, updatedAt: new Date() });
-    if (!updated) throw notFound('contact', 'No contact with this number on the channel');
-    if (set.name !== undefined) await this.repo.tickets.renameContactOnTickets(req.tenantId, updated._id, updated.name);
+    const contact = await this.identities.find(req.tenantId, channelId, identitiesOf(req.number));
+    const updated = contact && (await this.repo.contacts.updateContactById(req.tenantId, contact._id, { ...set, updatedAt: new Date() }));
+    if (!updated) throw notFound('contact', 'No contact with this identity on the channel');
+    if (set.name !== undefined) await this.repo.tickets.copyContactToTickets(req.tenantId, updated._id, { name: ticketContactOf(updated).name });
     return toContactRecord(updated);
   }
 
-  /** A contact of the tenant by id; another tenant's → 404 ERR_CONTACT_NOT_FOUND. */
+  /** A contact of the tenant by id (a merged one answers the contact it went into); another tenant's → 404 ERR_CONTACT_NOT_FOUND. */
   async getContactById(req: proto.tickets.ContactByIdRequest__Output): Promise<proto.tickets.ContactRecord> {
-    const contact = await this.repo.contacts.findContactById(req.tenantId, req.contactId);
+    const stored = await this.repo.contacts.findContactById(req.tenantId, req.contactId);
+    const contact = stored && (await this.identities.live(stored));
     if (!contact) throw notFound('contact');
     return toContactRecord(contact);
   }
@@ -94,7 +107,7 @@ export class ContactsService {
   /** The contact's kanban column (a column of the tenant: 404 ERR_KANBAN_NOT_FOUND otherwise); absent clears it. */
   async setKanban(req: proto.tickets.SetContactKanbanRequest__Output): Promise<proto.tickets.ContactRecord> {
     if (req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
-    const updated = await this.repo.contacts.updateContactById(req.tenantId, req.contactId, { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
   }
@@ -109,9 +122,15 @@ export class ContactsService {
       throw validation('Invalid wallet', [{ field: 'walletIds', message: `at most ${MAX_WALLET} positive ids` }]);
     }
     await Promise.all(walletIds.map((userId) => this.users.requireUser(req.tenantId, userId)));
-    const updated = await this.repo.contacts.updateContactById(req.tenantId, req.contactId, { walletIds, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), { walletIds, updatedAt: new Date() });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
+  }
+
+  /** The id of the contact a merged one went into (the id itself otherwise, or when there is no such contact). */
+  private async liveId(tenantId: number, contactId: number): Promise<number> {
+    const stored = await this.repo.contacts.findContactById(tenantId, contactId);
+    return (stored?.mergedInto && (await this.identities.live(stored))?._id) || contactId;
   }
 
   async listContacts(req: proto.tickets.ListContactsRequest__Output): Promise<proto.tickets.ContactPage> {
@@ -174,6 +193,10 @@ export function toContactRecord(c: ContactDoc): proto.tickets.ContactRecord {
     ...(c.kanbanId ? { kanbanId: c.kanbanId } : {}),
     walletIds: c.walletIds ?? [],
     extraInfo: (c.extraInfo ?? []).map((e) => ({ name: e.name, value: e.value })),
+    bsuid: c.bsuid ?? '',
+    parentBsuid: c.parentBsuid ?? '',
+    lid: c.lid ?? '',
+    username: c.username ?? '',
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt ?? c.createdAt),
   };

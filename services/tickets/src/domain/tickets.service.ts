@@ -1,10 +1,10 @@
-import { checkPageSize, conflict, contactNumberDigits, Issues, notFound, validation, type proto } from '@convo/kit';
+import { checkPageSize, conflict, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
 import type { TicketsDatabase } from '../db/repositories';
-import { TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
+import { IDENTITY_FIELDS, TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
-import { normalizeNumber } from './numbers';
+import { ContactIdentities, identitiesOf, requestIdentities, ticketContactOf, type Identities, type Profile } from './contact-identities';
 import { TicketCopies } from './ticket-copies';
 import { toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
@@ -29,19 +29,23 @@ const MAX_CONTACT_NAME = 200;
 const isStatus = (s: string): s is TicketStatus => (TICKET_STATUSES as readonly string[]).includes(s);
 
 export class TicketsService {
+  private readonly identities: ContactIdentities;
+
   constructor(
     private readonly repo: TicketsDatabase,
     private readonly catalog: CatalogService,
     private readonly users: TenantUsers,
     private readonly copies = new TicketCopies(),
-  ) {}
+  ) {
+    this.identities = new ContactIdentities(repo);
+  }
 
   async createTicket(req: proto.tickets.CreateTicketRequest__Output) {
     new Issues()
       .check(!req.status || req.status === 'open' || req.status === 'pending', 'status', 'must be open or pending')
       .check(!!(req.number || req.email), 'number', 'is required (or email and channelId)')
       .throwIfAny('Invalid ticket');
-    const number = req.number ? normalizeNumber(req.number) : '';
+    const ids = req.number ? identitiesOf(req.number) : {};
     const email = req.email.trim().toLowerCase();
     // Before anything is claimed or written: an unknown queue, user, kanban column or reason
     // creates nothing (404 ERR_QUEUE_NOT_FOUND, ERR_USER_NOT_FOUND, ERR_KANBAN_NOT_FOUND, ERR_REASON_NOT_FOUND).
@@ -66,7 +70,7 @@ export class TicketsService {
     }
 
     try {
-      const contact = await this.repo.contacts.findOrCreateContact(req.tenantId, req.channelId, number, email);
+      const contact = await this.contactFor(req.tenantId, req.channelId, ids, email);
       const ticket: TicketDoc = {
         ...newTicketDoc(id, req.tenantId, contact, (req.status || DEFAULT_STATUS) as TicketStatus),
         userId: req.userId ?? null,
@@ -113,23 +117,25 @@ export class TicketsService {
   async openForContact(req: proto.tickets.OpenForContactRequest__Output): Promise<proto.tickets.CreateTicketResponse> {
     new Issues()
       .check(req.channelId > 0, 'channelId', 'is required')
-      .check(!!(req.number || req.email), 'number', 'is required (or email)')
+      .check(!!(req.number || req.email || req.bsuid || req.parentBsuid || req.lid), 'number', 'is required (or email)')
       .throwIfAny('Invalid contact');
-    const number = req.number ? contactKey(req.number) : '';
-    const email = number ? '' : req.email.trim().toLowerCase();
+    const ids = requestIdentities(req);
+    const named = IDENTITY_FIELDS.some((f) => ids[f]);
+    const email = named ? '' : req.email.trim().toLowerCase();
     const { tenantId, channelId } = req;
     const inboundAt = inboundTime(req.inboundAt);
+    const profile: Profile = { name: req.name.trim().slice(0, MAX_CONTACT_NAME), username: req.username.trim().slice(0, MAX_CONTACT_NAME) };
 
     if (req.pinTicketId !== undefined) {
       const ticket = await this.repo.tickets.findTicket(tenantId, req.pinTicketId);
-      const sameContact = number ? ticket?.contact.number === number : ticket?.contact.email === email;
+      const sameContact = named ? IDENTITY_FIELDS.some((f) => ids[f] && ticket?.contact[f] === ids[f]) : ticket?.contact.email === email;
       if (!ticket || ticket.channelId !== channelId || !sameContact) {
         throw notFound('ticket', `Ticket ${req.pinTicketId} is not a ticket of this contact on channel ${channelId}`);
       }
       if (inboundAt) {
         // An incoming message on a ticket the caller chose (a survey answer, even on a closed
         // ticket): the contact's window moves, the ticket stays as it is.
-        const contact = await this.repo.contacts.findOrCreateContact(tenantId, channelId, number, email);
+        const contact = await this.contactFor(tenantId, channelId, ids, email);
         await this.repo.contacts.recordContactInbound(contact, inboundAt);
         return { ticket: toTicket(await this.repo.tickets.recordTicketInbound(ticket, inboundAt)), created: false };
       }
@@ -137,7 +143,8 @@ export class TicketsService {
       return { ticket: toTicket(ticket), created: false };
     }
 
-    let contact = await this.repo.contacts.findOrCreateContact(tenantId, channelId, number, email, req.name.trim().slice(0, MAX_CONTACT_NAME));
+    let contact = await this.contactFor(tenantId, channelId, ids, email, profile);
+    if (req.linkOnly) return { created: false };
     // An incoming message: the contact's window is on the contact (for its next tickets) and on the
     // ticket the message goes to (read by a send with the ticket, in the same lookup).
     if (inboundAt) contact = await this.repo.contacts.recordContactInbound(contact, inboundAt);
@@ -178,6 +185,12 @@ export class TicketsService {
       if (opened && opened.status !== 'closed') return { ticket: toTicket(await withInbound(opened)), created: false };
     }
     throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', "The contact's ticket is being opened; retry");
+  }
+
+  /** The channel's contact of these identities (linked and merged as needed), or of an e-mail address. */
+  private contactFor(tenantId: number, channelId: number, ids: Identities, email: string, profile?: Profile): Promise<ContactDoc> {
+    if (IDENTITY_FIELDS.some((f) => ids[f])) return this.identities.resolve(tenantId, channelId, ids, profile);
+    return this.repo.contacts.findOrCreateByEmail(tenantId, channelId, email);
   }
 
   /** The ticket once it exists, or null after `waitMs` (its creator failed or is stuck). */
@@ -281,13 +294,28 @@ export class TicketsService {
     return this.repo.tickets.findTicketById(id);
   }
 
-  /** showticket (`all` false) and showallticket (`all` true). */
+  /**
+   * showticket (`all` false) and showallticket (`all` true), by any identity: a number is found on
+   * the tickets' copies of their contacts; a BSUID or LID finds the tenant's contacts holding it,
+   * then their tickets.
+   */
   async findContactTickets(req: proto.tickets.FindContactTicketsRequest__Output): Promise<proto.tickets.ContactTickets> {
-    const number = normalizeNumber(req.number);
-    if (req.all) return { tickets: (await this.repo.tickets.listTicketsOfNumber(req.tenantId, number, CONTACT_TICKETS_LIMIT)).map(toTicket) };
-    const current = await this.repo.tickets.findCurrentTicketOfNumber(req.tenantId, number);
-    if (!current) throw notFound('ticket', 'No open or pending ticket for this number');
-    return { tickets: [toTicket(current)] };
+    const { tenantId } = req;
+    const ids = identitiesOf(req.number);
+    let tickets: TicketDoc[];
+    if (ids.number) {
+      tickets = req.all
+        ? await this.repo.tickets.listTicketsOfNumber(tenantId, ids.number, CONTACT_TICKETS_LIMIT)
+        : [await this.repo.tickets.findCurrentTicketOfNumber(tenantId, ids.number)].filter((t): t is TicketDoc => !!t);
+    } else {
+      const [field, value] = Object.entries(ids)[0] as [Exclude<keyof Identities, 'number'>, string];
+      const contactIds = (await this.repo.contacts.findTenantContactsByIdentity(tenantId, field, value)).map((c) => c._id);
+      if (!contactIds.length) tickets = [];
+      else if (req.all) tickets = await this.repo.tickets.listTicketsOfContacts(tenantId, contactIds, CONTACT_TICKETS_LIMIT);
+      else tickets = [await this.repo.tickets.findCurrentTicketOfContacts(tenantId, contactIds)].filter((t): t is TicketDoc => !!t);
+    }
+    if (!req.all && !tickets.length) throw notFound('ticket', 'No open or pending ticket for this contact');
+    return { tickets: tickets.map(toTicket) };
   }
 
   async setQueue(tenantId: number, ticketId: number, queueId: number) {
@@ -352,7 +380,7 @@ function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status:
     tenantId,
     channelId: contact.channelId,
     contactId: contact._id,
-    contact: { number: contact.number, name: contact.name, email: contact.email, ...(contact.lastInboundAt && { lastInboundAt: contact.lastInboundAt }) },
+    contact: { ...ticketContactOf(contact), ...(contact.lastInboundAt && { lastInboundAt: contact.lastInboundAt }) },
     status,
     userId: null,
     queueId: null,
@@ -378,17 +406,3 @@ function inboundTime(raw: string): Date | undefined {
   if (Number.isNaN(at.getTime())) throw validation('Invalid contact', [{ field: 'inbound_at', message: 'must be an ISO time' }]);
   return at;
 }
-
-/**
- * OpenForContact's contact key: a phone number as digits (with or without `+` and separators), or
- * a platform user id (PSID, IGSID) as given.
- */
-function contactKey(raw: string): string {
-  const trimmed = raw.trim();
-  const key = contactNumberDigits(trimmed) ?? trimmed;
-  if (!/^[0-9A-Za-z_.@:-]{1,128}$/.test(key)) {
-    throw validation('Invalid contact', [{ field: 'number', message: 'must be a phone number or a platform user id' }]);
-  }
-  return key;
-}
-
