@@ -1,5 +1,5 @@
 import { insertOnce } from '@convo/kit/claims';
-import { isDuplicateKey, nextSequence } from '@convo/kit/mongo';
+import { nextSequence } from '@convo/kit/mongo';
 import type { Connection, QueryFilter } from 'mongoose';
 import type { ContactDoc, IdentityField, Models } from './models';
 import { escapeRegex } from './search';

@@ -250,14 +250,13 @@ export class ContactIdentities {
    * channel holding one of them (created at the same moment by another request) is merged now.
    */
   private async settle(contact: ContactDoc, ids: Identities): Promise<ContactDoc | null> {
-    let current: ContactDoc | null = contact;
     for (const field of ['bsuid', 'parentBsuid', 'lid'] as const) {
-      if (!ids[field] || !current) continue;
-      const holders = await this.repo.contacts.findByIdentity(current.tenantId, current.channelId, field, ids[field]);
-      const others = holders.filter((d) => d._id !== current!._id && !d.mergedInto);
-      if (others.length) return this.unite(current.tenantId, [current, ...others], ids, {});
+      if (!ids[field]) continue;
+      const holders = await this.repo.contacts.findByIdentity(contact.tenantId, contact.channelId, field, ids[field]);
+      const others = holders.filter((d) => d._id !== contact._id && !d.mergedInto);
+      if (others.length) return this.unite(contact.tenantId, [contact, ...others], ids, {});
     }
-    return current;
+    return contact;
   }
 
   /** A known contact's username, kept as the latest the provider gave (display only). */
