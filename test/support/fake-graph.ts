@@ -70,11 +70,13 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         if (body?.type === 'template') {
           const t = fake.catalog.find((c) => c.name === body.template?.name && c.language === body.template?.language?.code);
           if (!t || t.status !== 'APPROVED') return answer(404, graphError(132001, '(#132001) Template name does not exist in the translation'));
-        } else if (body?.status !== 'read' && !wrote.has(body?.to)) {
+        } else if (body?.status !== 'read' && !wrote.has(body?.to ?? body?.recipient)) {
           return answer(400, graphError(131047, 'Re-engagement message'));
         }
         const id = `wamid.FAKE-${++n}`;
-        return answer(200, { messaging_product: 'whatsapp', contacts: [{ input: body?.to, wa_id: body?.to }], messages: [{ id }] });
+        // A phone answers with its wa_id, a BSUID sent as `recipient` with its user_id (Meta's BSUID sends).
+        const contact = body?.to ? { input: body.to, wa_id: body.to } : { input: body?.recipient, user_id: body?.recipient };
+        return answer(200, { messaging_product: 'whatsapp', contacts: [contact], messages: [{ id }] });
       }
       return answer(404, graphError(100, 'Unknown path'));
     });

@@ -1,4 +1,4 @@
-import { channelTarget, grpc, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, contactAddress, grpc, inStoredTrace, isBsuid, isLid, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
 import { backoffMs } from '../backoff';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
@@ -29,6 +29,8 @@ export interface DispatchPeers {
   targets: Targets;
   /** A signed link to a stored file, made when the attempt is made. */
   mediaLink(mediaId: string, fileName: string): string;
+  /** The ticket's contact as tickets has it now (its identities: see addressOf). */
+  contactOf(tenantId: number, ticketId: number): Promise<proto.tickets.Contact__Output | null | undefined>;
 }
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
@@ -257,13 +259,14 @@ export class Dispatcher {
       return this.failed(message, classify(err));
     }
     if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
-    const route = await this.routeOf(message, channel);
+    const to = await this.addressOf(message);
+    const route = await this.routeOf(message, channel, to);
     let providerMessageId: string;
     try {
       ({ providerMessageId } = await this.peers.engines.Deliver(
         {
           channel: channelTarget(route.through),
-          to: message.to ?? '',
+          to,
           content: {
             text: message.body,
             mediaUrl: message.mediaId ? this.peers.mediaLink(message.mediaId, message.fileName ?? '') : '',
@@ -304,11 +307,13 @@ export class Dispatcher {
    * while the link is down take the official API. Other kinds leave through their own channel (no
    * `via` recorded).
    */
-  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output): Promise<Route> {
+  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output, to: string): Promise<Route> {
     // Other kinds have one way out: nothing to record (a field every message would carry).
     if (channel.type !== 'waba') return { through: channel, via: '' };
     const divert =
       message.routeVia === 'auto' &&
+      // An engine reaches a phone, never a BSUID.
+      !isBsuid(to) &&
       (!message.interactiveType || LINKED_INTERACTIVE.has(message.interactiveType)) &&
       channel.hybridMode === 'coexistence' &&
       !!channel.linkedChannelId &&
@@ -319,6 +324,22 @@ export class Dispatcher {
       if (linked?.status === 'CONNECTED' && carries) return { through: linked, via: 'linked' };
     }
     return { through: channel, via: 'official' };
+  }
+
+  /**
+   * Where the message goes, decided at delivery: as accepted (the ticket's contact's best address
+   * then), unless that was a BSUID or a LID (a contact known by no phone), when the contact's
+   * identities are read again and its phone, linked meanwhile, wins. Should tickets not answer,
+   * the address accepted still reaches the contact.
+   */
+  private async addressOf(message: MessageDoc): Promise<string> {
+    const to = message.to ?? '';
+    if (!isBsuid(to) && !isLid(to)) return to;
+    const contact = await this.peers.contactOf(message.tenantId, message.ticketId).catch((err: unknown) => {
+      this.log.warn({ err, messageId: message._id }, "the contact's identities could not be read: sent to the address accepted");
+      return null;
+    });
+    return (contact && contactAddress(contact)) || to;
   }
 
   private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {

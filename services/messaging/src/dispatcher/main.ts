@@ -30,6 +30,7 @@ runWorkerProcess({
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     // One delivery per message: on one stream (DeliverStream, the kit's grpc/call-stream.ts).
     const engines = createClient('channelEngines', messaging.enginesAddr, { caller: 'messaging', streamed: { Deliver: true } });
+    const tickets = createClient('tickets', messaging.ticketsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
     const dispatcher = new Dispatcher(
       repo,
       leases,
@@ -37,6 +38,7 @@ runWorkerProcess({
         engines,
         targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
+        contactOf: async (tenantId, ticketId) => (await tickets.GetTicket({ tenantId, ticketId })).contact,
       },
       { ...config, attemptMs: messaging.providerDeadlineMs + config.rpcDeadlineMs, providerDeadlineMs: messaging.providerDeadlineMs },
       log,

@@ -33,6 +33,15 @@ const INGEST_LANES = 4;
 const INCOMING_STATUS: MessageStatus = 'delivered';
 
 const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
+/** Pairs of identities a status linked lately: each is asked of tickets once in this long. */
+const LINKED_PAIRS_MS = 10 * 60_000;
+/**
+ * The contact an event names, by its best identity (a phone, else its BSUID, parent BSUID or LID),
+ * as tickets takes it in a contact's `number`.
+ */
+const contactOfEvent = (e: InboundEvent) => e.from || e.bsuid || e.parentBsuid || e.lid;
+/** The identities of an event, as OpenForContact takes them. */
+const eventIdentities = (e: InboundEvent) => ({ number: e.from, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username });
 const ignored = () => result('ignored');
 const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
@@ -59,6 +68,8 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
 export class IngestService {
   private readonly channels: TtlCache<string, Channel>;
   private readonly linkedWindows: LinkedWindows;
+  /** Identity pairs that statuses linked lately (see linkStatusIdentities). */
+  private readonly linkedPairs = new TtlCache<string, true>(LINKED_PAIRS_MS, 50_000, 'linked-pairs');
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -86,7 +97,7 @@ export class IngestService {
     const results: Result[] = new Array(events.length);
     const lanes = new Map<string, number[]>();
     events.forEach((e, i) => {
-      const lane = `${cacheKey(e)}|${e.from || e.email}`;
+      const lane = `${cacheKey(e)}|${contactOfEvent(e) || e.email}`;
       lanes.set(lane, [...(lanes.get(lane) ?? []), i]);
     });
     const queue = [...lanes.values()];
@@ -125,8 +136,9 @@ export class IngestService {
 
     const target = await this.ticketFor(channel, e);
     if (!target) return ignored();
-    // Before the message is stored: a failure here makes the provider send it again.
-    await this.linkedWindows.contactWrote(channel, e.from, e.contactName, inboundTime(e));
+    // Before the message is stored: a failure here makes the provider send it again. Only a phone
+    // has a window on the linked engine (it knows no BSUID).
+    if (e.from) await this.linkedWindows.contactWrote(channel, e.from, e.contactName, inboundTime(e));
     const doc = incomingDoc(messageId, channel, target.ticket, e, target.answersSurvey);
     if (!(await this.repo.insertOnce(doc))) {
       // A concurrent delivery of the same message stored it first.
@@ -157,12 +169,13 @@ export class IngestService {
    */
   private async ticketFor(channel: Channel, e: InboundEvent): Promise<{ ticket: Ticket; answersSurvey: boolean } | null> {
     const rating = RATING.test(e.body.trim());
-    if (rating && e.from) {
-      const latest = (await this.contactTickets(channel, e.from))[0];
+    const contact = contactOfEvent(e);
+    if (rating && contact) {
+      const latest = (await this.contactTickets(channel, contact))[0];
       if (latest && awaitsAnswer(latest)) {
         // The answer is a message of the contact: on waba it opens the 24-hour window too.
         if (channel.type === 'waba') {
-          await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, number: e.from, email: '', name: '', pinTicketId: latest.id, inboundAt: inboundTime(e) });
+          await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, ...eventIdentities(e), email: '', name: '', pinTicketId: latest.id, inboundAt: inboundTime(e) });
         }
         return { ticket: latest, answersSurvey: true };
       }
@@ -171,7 +184,8 @@ export class IngestService {
       const { ticket } = await this.peers.tickets.OpenForContact({
         tenantId: channel.tenantId,
         channelId: channel.id,
-        number: e.from,
+        // Whatever identities the provider gave: linked to one contact (merged when each had one).
+        ...eventIdentities(e),
         email: e.email,
         name: e.contactName,
         // The official channel's 24-hour window opens with the contact's message (when Meta got it,
@@ -187,8 +201,9 @@ export class IngestService {
   }
 
   /**
-   * The contact's tickets on this channel, newest first. Tickets looks contacts up by number
-   * (digits, up to 20: numeric PSIDs/IGSIDs included); an id it does not take as one finds nothing.
+   * The contact's tickets on this channel, newest first. Tickets looks contacts up by any identity
+   * (a number, digits up to 20 with numeric PSIDs/IGSIDs; a BSUID; a LID); an id it does not take
+   * as one finds nothing.
    */
   private async contactTickets(channel: Channel, number: string): Promise<Ticket[]> {
     try {
@@ -225,6 +240,7 @@ export class IngestService {
     if (!channel) return ignored();
     const status = e.status as MessageStatus;
     const fields = status === 'failed' ? { error: e.error || 'failed' } : {};
+    await this.linkStatusIdentities(channel, e);
     if (!e.providerMessageId) return this.watermark(channel, e, status);
 
     // A message a waba channel sent through this (linked) channel has its statuses reported here.
@@ -238,6 +254,24 @@ export class IngestService {
     // one the message never had and has passed (read before delivered) is ignored.
     const seen = change === 'unchanged' || (await this.repo.outbox.exists(statusEventId(doc._id, status)));
     return result(seen ? 'duplicate' : 'ignored', doc._id, doc.ticketId);
+  }
+
+  /**
+   * A status naming the contact by its phone and its BSUID together (Meta's statuses carry both)
+   * links them, as a message would: tickets is asked once per pair and process in LINKED_PAIRS_MS,
+   * since a contact's every message has statuses and nearly all of them carry a pair known already.
+   */
+  private async linkStatusIdentities(channel: Channel, e: InboundEvent): Promise<void> {
+    if (!e.from || !(e.bsuid || e.parentBsuid)) return;
+    const pair = `${channel.id}|${e.from}|${e.bsuid}|${e.parentBsuid}`;
+    if (this.linkedPairs.get(pair)) return;
+    try {
+      await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, ...eventIdentities(e), linkOnly: true });
+    } catch (err) {
+      // A malformed identity is not worth a redelivery of the status: the message's status still applies.
+      if (!hasCode(err, grpc.status.INVALID_ARGUMENT)) throw err;
+    }
+    this.linkedPairs.set(pair, true);
   }
 
   /**

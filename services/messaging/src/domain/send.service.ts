@@ -7,7 +7,7 @@ import { toMessage, replySubject } from './message-view';
 import { SendChannels, windowEnd } from './send-channels';
 import { TicketSnapshots } from './ticket-snapshots';
 import { checkGroupSend, checkNumberSend, checkRouteVia, deadlineMs, DEFAULT_ACCEPT_MS, requireTimeLeft, routeAuto, checkTemplateSend } from './send-checks';
-import { checkParameters, renderBody, requireApproved, type TemplateMessage } from './templates';
+import { checkParameters, renderBody, requireApproved, requirePhoneFor, type TemplateMessage } from './templates';
 
 /** The seed's deduplication window of sendMessageByTicket's externalKey. */
 export const SEND_KEY_WINDOW_MS = 120_000;
@@ -258,6 +258,7 @@ export class SendService {
     const channel = await this.channels.wabaChannel(tenantId, channelId);
     const template = requireApproved(await this.channels.template(channel, req.name, req.language), req.name, req.language);
     const components = checkParameters(template, given as object[]);
+    requirePhoneFor(template, req.number);
     const message: TemplateMessage = { name: template.name, language: { code: template.language }, ...(components.length && { components }) };
 
     const messageId = newMessageId();

@@ -1,4 +1,4 @@
-import { conflict, Issues, validation, type proto } from '@convo/kit';
+import { conflict, contactIdentity, Issues, validation, type proto } from '@convo/kit';
 
 type Template = proto.channelEngines.Template__Output;
 
@@ -85,4 +85,14 @@ export function renderBody(template: Template, components: SendComponent[]): str
     position++;
     return typeof p?.text === 'string' ? p.text : whole;
   });
+}
+
+/**
+ * Meta's authentication templates (one-tap, zero-tap, copy-code) reach a phone only: sent to a
+ * business-scoped user id Meta refuses them (error 131062), so a contact named by its BSUID is
+ * refused at acceptance, 409 ERR_PHONE_REQUIRED, with nothing stored.
+ */
+export function requirePhoneFor(template: Template, contact: string): void {
+  if (template.category.toUpperCase() !== 'AUTHENTICATION' || contactIdentity(contact)?.kind === 'number') return;
+  throw conflict('ERR_PHONE_REQUIRED', `Template ${template.name} is an authentication template: Meta sends those to a phone number only, not to a BSUID`);
 }

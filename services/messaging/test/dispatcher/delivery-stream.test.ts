@@ -60,14 +60,22 @@ describe('Deliver on its stream', () => {
 
   it('fails DEADLINE_EXCEEDED when no answer comes in time, and ignores the late answer', async () => {
     const stream = deliveries();
+    // The stream is open first, so that the short deadline below runs out waiting for the answer,
+    // not for the stream to open (on a loaded machine that alone can take longer).
+    const warm = stream.Deliver(request('warm'), { deadlineMs: 5_000 });
+    await until(() => streams[0]?.items.length === 1);
+    streams[0].call.write({ id: streams[0].items[0].id, response: { providerMessageId: 'P-warm', driver: 'engine_a', status: 'sent' } });
+    await warm;
     const late = stream.Deliver(request('slow'), { deadlineMs: 100 });
     await expect(late).rejects.toMatchObject({ code: grpc.status.DEADLINE_EXCEEDED });
-    streams[0].call.write({ id: streams[0].items[0].id, response: { providerMessageId: 'P-late', driver: 'engine_a', status: 'sent' } });
+    await until(() => streams[0].items.length === 2);
+    streams[0].call.write({ id: streams[0].items[1].id, response: { providerMessageId: 'P-late', driver: 'engine_a', status: 'sent' } });
     // The stream still serves the next delivery.
     const next = stream.Deliver(request('next'), { deadlineMs: 2_000 });
-    await until(() => streams[0].items.length === 2);
-    streams[0].call.write({ id: streams[0].items[1].id, response: { providerMessageId: 'P-next', driver: 'engine_a', status: 'sent' } });
+    await until(() => streams[0].items.length === 3);
+    streams[0].call.write({ id: streams[0].items[2].id, response: { providerMessageId: 'P-next', driver: 'engine_a', status: 'sent' } });
     await expect(next).resolves.toMatchObject({ providerMessageId: 'P-next' });
+    expect(streams).toHaveLength(1);
     expect(classify(await late.catch((e: unknown) => e)).transient).toBe(true);
   });
 

@@ -289,3 +289,54 @@ describe('a message waiting for a retry', () => {
     expect(refused.warnings).toEqual([]);
   });
 });
+
+describe('the address a message leaves for', () => {
+  /** A dispatcher whose provider records `to` and whose tickets answers `contact` (or fails). */
+  function withContact(contact: Record<string, string> | Error, type = 'waba') {
+    const sentTo: string[] = [];
+    const asked: number[] = [];
+    const repo = { applyStatus: async () => 'applied' } as unknown as MessagesRepository;
+    const peers = {
+      engines: {
+        Deliver: async (req: { to: string; reference: string }) => {
+          sentTo.push(req.to);
+          return { providerMessageId: `P-${req.reference}` };
+        },
+      },
+      targets: { channel: async () => ({ id: 1, tenantId: 1, type, sendIntervalMs: 0 }), channelIntegrations: async () => [] },
+      mediaLink: () => '',
+      contactOf: async (_tenantId: number, ticketId: number) => {
+        asked.push(ticketId);
+        if (contact instanceof Error) throw contact;
+        return contact;
+      },
+    } as unknown as DispatchPeers;
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+    const dispatcher = new Dispatcher(repo, {} as PartitionLeases, peers, { intervalMs: {}, providerDeadlineMs: 1_000 } as never, log);
+    return { dispatcher, sentTo, asked };
+  }
+  const message = (to: string) => queuedText({ _id: `m-${to}`, ticketId: 9, body: 'hi', to });
+
+  it('sends to the phone linked since acceptance when the message was accepted for a BSUID or a LID', async () => {
+    const waba = withContact({ number: '5511987654321', bsuid: 'BR.1234567890' });
+    expect(await waba.dispatcher.attempt(message('BR.1234567890'))).toBe('sent');
+    const engine = withContact({ number: '5511987654321', lid: '276375994109100@lid' }, 'engine_b');
+    expect(await engine.dispatcher.attempt(message('276375994109100@lid'))).toBe('sent');
+    expect([...waba.sentTo, ...engine.sentTo]).toEqual(['5511987654321', '5511987654321']);
+  });
+
+  it('keeps the address accepted when the contact still has no phone, or tickets does not answer', async () => {
+    const still = withContact({ number: 'BR.1234567890', bsuid: 'BR.1234567890' });
+    await still.dispatcher.attempt(message('BR.1234567890'));
+    const down = withContact(Object.assign(new Error('unavailable'), { code: grpc.status.UNAVAILABLE }), 'engine_a');
+    await down.dispatcher.attempt(message('276375994109100@lid'));
+    expect([...still.sentTo, ...down.sentTo]).toEqual(['BR.1234567890', '276375994109100@lid']);
+  });
+
+  it('asks tickets nothing for a message accepted for a phone', async () => {
+    const phone = withContact({ number: '5511000000000' });
+    await phone.dispatcher.attempt(message('5511987654321'));
+    expect(phone.sentTo).toEqual(['5511987654321']);
+    expect(phone.asked).toEqual([]);
+  });
+});

@@ -51,6 +51,7 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
     const leases = new PartitionLeases(messaging.db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
     await leases.init();
     const { providerDeadlineMs } = config.messaging;
+    const ticketsClient = createClient('tickets', tickets.address, { caller: 'messaging' });
     dispatcher = new Dispatcher(
       repo,
       leases,
@@ -59,6 +60,7 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
         engines: createClient('channelEngines', engines.address, { caller: 'messaging' }),
         targets: new Targets(createClient('tenants', tenants.address, { caller: 'messaging' }), 0, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(config.messaging.media, mediaId, fileName),
+        contactOf: async (tenantId, ticketId) => (await ticketsClient.GetTicket({ tenantId, ticketId })).contact,
       },
       { ...config, attemptMs: providerDeadlineMs + config.rpcDeadlineMs, providerDeadlineMs },
       createLogger('dispatcher-test', 'silent'),
