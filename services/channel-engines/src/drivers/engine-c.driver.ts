@@ -2,7 +2,7 @@ import { providerFailed, validation } from '@convo/kit';
 import { requestJson } from './http';
 import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str, strings } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { connectionEvent, contactDigits, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {
@@ -195,7 +195,9 @@ function carousel(json: Json): Json[] {
  * (reactions, edits, poll creations, a withdrawn vote). A choice's body is uazapi's
  * `buttonOrListid` (the tapped button's or row's id); a poll vote's is uazapi's `vote`, the
  * chosen option text(s) it decrypted. uazapi's `content.URL` is WhatsApp's encrypted file, so
- * media_url is uazapi's `fileURL` when the instance downloads media, else empty.
+ * media_url is uazapi's `fileURL` when the instance downloads media, else empty. The contact:
+ * `chatid` is the number's JID when uazapi knows it, else the LID's; `sender_pn` and `sender_lid`
+ * name the two (either may be empty), `sender` the one WhatsApp addressed.
  */
 function uazapiMessage(m: Json): InboundEvent | undefined {
   const chat = str(m.chatid);
@@ -205,7 +207,7 @@ function uazapiMessage(m: Json): InboundEvent | undefined {
   if (!fields) return undefined;
   return {
     kind: 'message',
-    from: contactDigits(chat, m.sender_pn, m.sender),
+    ...contactIds(chat, m.sender_pn, m.sender_lid, m.sender),
     contactName: str(m.senderName),
     providerMessageId: str(m.messageid),
     replyTo: str(m.quoted),

@@ -81,14 +81,17 @@ function requestOf(part: Part): { path: string; body: Json } {
 /**
  * `event.Info` is whatsmeow's MessageInfo (Chat, Sender, SenderAlt, IsFromMe, ID, PushName,
  * Timestamp) and `event.Message` the WhatsApp message itself, which Baileys serialises the same
- * way: the event is read as Baileys' WAMessage. A media file is linked only when the WuzAPI user
- * stores media in S3 (`s3.url`); the base64 copy and the token are left out of raw_json.
+ * way: the event is read as Baileys' WAMessage. In a chat WhatsApp addresses by LID, Chat and
+ * Sender are the LID and SenderAlt the number when known (`AddressingMode: "lid"`), the other way
+ * round otherwise; they ride in the key's JID fields, which are read by form. A media file is
+ * linked only when the WuzAPI user stores media in S3 (`s3.url`); the base64 copy and the token
+ * are left out of raw_json.
  */
 function message(payload: Json): InboundEvent[] {
   const event = obj(payload.event);
   const info = obj(event.Info);
   const read = baileysMessage({
-    key: { remoteJid: str(info.Chat), fromMe: info.IsFromMe === true, id: str(info.ID), senderPn: str(info.SenderAlt) || str(info.Sender) },
+    key: { remoteJid: str(info.Chat), remoteJidAlt: str(info.SenderAlt), senderPn: str(info.Sender), fromMe: info.IsFromMe === true, id: str(info.ID) },
     pushName: str(info.PushName),
     message: { ...obj(baileysSpelling(event.Message)), mediaUrl: str(obj(payload.s3).url) },
   });

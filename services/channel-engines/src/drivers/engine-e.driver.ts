@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -92,7 +92,9 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
 /**
  * A WA-JS message: `id`, `from`, `type`, `t` (seconds), `notifyName`/`sender.pushname`, and for
  * media `mimetype`, `filename`, `caption` (`body` then holds a thumbnail or the file, never
- * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3).
+ * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3). In a chat
+ * WhatsApp addresses by LID, `from` and `sender.id` are the LID; WhatsApp Web knows the number
+ * only when it shares it, as the sender contact's `phoneNumber`.
  */
 function message(m: Json): InboundEvent[] {
   const chat = str(m.from);
@@ -102,7 +104,7 @@ function message(m: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat, serialised(sender.id)),
+        ...contactIds(chat, serialised(sender.id), serialised(sender.phoneNumber)),
         contactName: str(m.notifyName) || str(sender.pushname) || str(sender.name),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),

@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
@@ -98,12 +98,16 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = { WORKING: 
 /**
  * `payload`: `id` (serialised), `timestamp` (seconds), `from`, `fromMe`, `body`, `hasMedia`,
  * `media: { url, mimetype, filename }`, `replyTo: { id }`, `location`; the sender's name is in the
- * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName).
+ * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName). In a chat WhatsApp
+ * addresses by LID, `from` is the LID (`…@lid`) and the number, when known, is only in `_data`:
+ * NOWEB's Baileys key (`remoteJidAlt`, older `senderPn`), GOWS's whatsmeow `Info.SenderAlt`.
  */
 function message(p: Json, envelope: Json): InboundEvent[] {
   const chat = str(p.from);
   if (p.fromMe === true || !isDirectChat(chat)) return [];
   const data = obj(p._data);
+  const key = obj(data.key);
+  const info = obj(data.Info);
   const media = obj(p.media);
   const location = obj(p.location);
   const mimeType = str(media.mimetype);
@@ -111,8 +115,8 @@ function message(p: Json, envelope: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat, obj(data.key).senderPn),
-        contactName: str(data.notifyName) || str(data.pushName) || str(obj(data.Info).PushName),
+        ...contactIds(chat, key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid, info.Sender, info.SenderAlt),
+        contactName: str(data.notifyName) || str(data.pushName) || str(info.PushName),
         providerMessageId: str(p.id),
         body: messageType === 'location' ? str(location.description) || coordinates(location.latitude, location.longitude) : str(p.body),
         messageType,

@@ -2,7 +2,7 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
@@ -78,7 +78,8 @@ function requestOf(part: Part): Json {
 /**
  * A whatsapp-web.js Message: `id._serialized`, `from`, `fromMe`, `type`, `body` (the caption for
  * media), `timestamp` (seconds), `_data.notifyName`, `_data.quotedStanzaID`. The server sends
- * media files only as base64 (its `media` event), so an incoming media has no link here.
+ * media files only as base64 (its `media` event), so an incoming media has no link here. In a chat
+ * WhatsApp addresses by LID, `from` is the LID and the message names no number at all.
  */
 function message(m: Json, payload: Json): InboundEvent[] {
   const data = obj(m._data);
@@ -88,7 +89,7 @@ function message(m: Json, payload: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat),
+        ...contactIds(chat),
         contactName: str(data.notifyName),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),
