@@ -2,7 +2,7 @@ import { providerFailed, validation } from '@convo/kit';
 import { requestJson } from './http';
 import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str, strings } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { connectionEvent, contactIds, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, engineAddress, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {
@@ -53,7 +53,8 @@ export class EngineCDriver implements Driver {
    * `delay` ms or until a message goes to that chat; paused ends it at once.
    */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(channel, '/message/presence', state === 'typing' ? { number: to, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number: to, presence: 'paused' });
+    const number = engineAddress(this.kind, to);
+    await this.post(channel, '/message/presence', state === 'typing' ? { number, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number, presence: 'paused' });
     return true;
   }
 
@@ -103,7 +104,9 @@ export class EngineCDriver implements Driver {
 // ---- outbound --------------------------------------------------------------------------------
 
 /** The uazapi calls of one send, in order: an audio takes no caption, so its text follows as /send/text. */
-function sendsOf(kind: string, { content, to }: Outbound): UazapiSend[] {
+function sendsOf(kind: string, { content, to: contact }: Outbound): UazapiSend[] {
+  // uazapi's `number` takes a LID's JID as it is.
+  const to = engineAddress(kind, contact);
   if (content.interactiveType) {
     const { type, json } = interactiveFor(kind, content);
     return [interactive(kind, type, json, to)];

@@ -3,12 +3,13 @@ import { baileysMessage } from './baileys-inbound';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
 import { isObject, type Json, obj, str, strings } from '../json';
-import { connectionEvent, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, engineAddress, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_d: WuzAPI (github.com/asternic/wuzapi), a REST server over whatsmeow. One server holds
  * many users; the user's token (header `Token`) picks the WhatsApp number, so the engine URL is
  * the server itself. Media go by link: WuzAPI fetches an http(s) URL given in place of a data URL.
+ * `Phone` takes a number's digits or any JID, a LID's (`<digits>@lid`) included.
  */
 export class EngineDDriver extends RestEngineDriver {
   readonly kind = 'engine_d';
@@ -21,7 +22,7 @@ export class EngineDDriver extends RestEngineDriver {
 
   /** `POST /chat/presence { Phone, State, Media }`: whatsmeow's SendChatPresence, composing or paused. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: to, State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
+    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: engineAddress(this.kind, to), State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
     return true;
   }
 

@@ -1,8 +1,8 @@
-import { providerFailed } from '@convo/kit';
+import { isLid, providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactIds, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, engineAddress, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -15,7 +15,7 @@ export class EngineEDriver extends RestEngineDriver {
 
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
     const { path, body } = requestOf(part);
-    const answer = await this.post(this.route(msg.channel, path), { phone: msg.to, isGroup: false, ...body }, this.headers(msg.channel));
+    const answer = await this.post(this.route(msg.channel, path), { ...recipient(msg.to), ...body }, this.headers(msg.channel));
     // `{ status: "success", response: [<message>] }`: one message per phone sent to.
     const response = obj(answer).response;
     const sent = obj(Array.isArray(response) ? response[0] : undefined);
@@ -24,7 +24,7 @@ export class EngineEDriver extends RestEngineDriver {
 
   /** `POST /api/{session}/typing { phone, isGroup, value }`: startTyping (true) or stopTyping (false). */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(this.route(channel, '/typing'), { phone: to, isGroup: false, value: state === 'typing' }, this.headers(channel));
+    await this.post(this.route(channel, '/typing'), { ...recipient(engineAddress(this.kind, to)), value: state === 'typing' }, this.headers(channel));
     return true;
   }
 
@@ -61,6 +61,14 @@ export class EngineEDriver extends RestEngineDriver {
   private headers(channel: Outbound['channel']): Record<string, string> {
     return tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`);
   }
+}
+
+/**
+ * WPPConnect takes the contact's digits in `phone` and makes the chat id itself: `isLid` has it
+ * make a LID's (`<digits>@lid`) instead of a number's.
+ */
+function recipient(to: string): Json {
+  return isLid(to) ? { phone: to.split('@')[0], isGroup: false, isLid: true } : { phone: to, isGroup: false };
 }
 
 function requestOf(part: Part): { path: string; body: Json } {

@@ -8,6 +8,7 @@ import { connectionEvent, contactIds, type InboundEvent, personJid, statusEvent,
  * engine_f: Z-API (developer.z-api.io, docs in github.com/Z-API/z-api-docs). The engine URL is the
  * instance's own base, `https://api.z-api.io/instances/{instance}/token/{token}`, and the channel's
  * engine token is the account's security token, sent as `Client-Token`. Media go by public link.
+ * `phone` takes a number's digits or a LID's JID (`<digits>@lid`).
  */
 export class EngineFDriver extends RestEngineDriver {
   readonly kind = 'engine_f';

@@ -1,4 +1,4 @@
-import { providerFailed, validation, type proto } from '@convo/kit';
+import { isBsuid, isLid, providerFailed, validation, type proto } from '@convo/kit';
 import { type DriverSettings, interactiveOf, type Outbound } from './driver';
 import { isObject, obj, type Json } from '../json';
 import { wabaOnEngine } from './waba-on-engine';
@@ -52,8 +52,28 @@ export function waMessageId(kind: string, answer: unknown): string {
 /** The JID of a person's number (digits, E.164 without +). */
 export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
 
-/** The chat a message goes to: a group's JID (`…@g.us`, a group contact) as it is, else the number's. */
-export const chatJid = (to: string) => (to.endsWith('@g.us') ? to : personJid(to));
+/**
+ * A contact as an engine addresses it: a number's digits, a group's JID, or a LID's JID
+ * (`<digits>@lid`), which every engine takes where it takes a number. A business-scoped user id
+ * (BSUID) names a contact of Meta's Cloud API only: refused before any call.
+ */
+export function engineAddress(kind: string, to: string): string {
+  if (isBsuid(to)) {
+    throw validation(`${kind} channels cannot reach a business-scoped user id (${to}): it belongs to the official API`, [
+      { field: 'to', message: `must be a phone number or a LID (<digits>@lid) on ${kind} channels` },
+    ]);
+  }
+  return to;
+}
+
+/**
+ * The chat a message goes to as a JID: a group's (`…@g.us`, a group contact) or a LID's as it is,
+ * else the number's on `server` (`c.us` for engines on WhatsApp Web's own ids).
+ */
+export function chatJid(kind: string, to: string, server = 's.whatsapp.net'): string {
+  const address = engineAddress(kind, to);
+  return address.endsWith('@g.us') || isLid(address) ? address : `${address}@${server}`;
+}
 
 /** A phone-number JID ("5511…@s.whatsapp.net", legacy "…@c.us"), not a LID, group or broadcast. */
 export const isPhoneJid = (jid: string) => /@(s\.whatsapp\.net|c\.us)$/.test(jid);
