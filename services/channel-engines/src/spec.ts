@@ -1,5 +1,6 @@
 import { type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { DEFAULT_META_GRAPH_URL } from '@convo/kit/meta-graph';
 import { type ServiceSpec } from '@convo/kit/service';
 import { DeliveriesRepository } from './db/deliveries.repository';
 import { EnginesService } from './domain/engines.service';
@@ -30,7 +31,7 @@ export function readEnginesConfig(env: EnvReader): EnginesConfig {
     engineUrls[kind] = env.str(`ENGINE_URL_${kind.toUpperCase()}`, '');
   }
   return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', ''),
-    metaGraphUrl: env.str('META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
+    metaGraphUrl: env.str('META_GRAPH_URL', DEFAULT_META_GRAPH_URL),
     smtpUrl: env.str('SMTP_URL', ''),
     templateCacheMs: env.int('TEMPLATE_CACHE_MS', 60_000),
   };

@@ -1,5 +1,6 @@
 import { createClient, type EnvReader } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
+import { DEFAULT_META_GRAPH_URL } from '@convo/kit/meta-graph';
 import { type ServiceSpec } from '@convo/kit/service';
 import { ProfilesRepository } from './db/profiles.repository';
 import { ConfigureService } from './domain/configure.service';
@@ -22,7 +23,7 @@ export interface SocialConfigSettings {
 
 export const readSocialConfig = (env: EnvReader): SocialConfigSettings => ({
   tenantsAddr: env.str('TENANTS_GRPC_ADDR', '127.0.0.1:50055'),
-  graphUrl: env.str('META_GRAPH_URL', 'https://graph.facebook.com/v21.0'),
+  graphUrl: env.str('META_GRAPH_URL', DEFAULT_META_GRAPH_URL),
   providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000),
 });
 

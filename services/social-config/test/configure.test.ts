@@ -1,3 +1,4 @@
+import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import { grpcToHttp, type ServiceClient } from '@convo/kit';
 import { rpcError, startFakeProvider, startTestMesh, SUPER_ADMIN_TOKEN, type FakeProvider, type ProviderReply, type ProviderRequest, type TestMesh } from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
@@ -35,7 +36,7 @@ beforeAll(async () => {
   [mesh, graph] = await Promise.all([startTestMesh('social-config-configure-test'), startFakeProvider(accept)]);
   const tenantsSvc = await mesh.start(tenantsService);
   const socialSvc = await mesh.start(socialConfigService, {
-    env: { TENANTS_GRPC_ADDR: tenantsSvc.address, META_GRAPH_URL: `${graph.url}/v21.0`, PROVIDER_TIMEOUT_MS: '1000' },
+    env: { TENANTS_GRPC_ADDR: tenantsSvc.address, META_GRAPH_URL: `${graph.url}/${META_GRAPH_VERSION}`, PROVIDER_TIMEOUT_MS: '1000' },
   });
   socialDb = socialSvc.db;
   socialGraphql = `http://127.0.0.1:${socialSvc.graphqlPort}/graphql`;
@@ -97,7 +98,7 @@ describe('iceBreakers', () => {
     expect(graphRequests()).toEqual([
       {
         method: 'POST',
-        url: '/v21.0/me/messenger_profile',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
         authorization: 'Bearer ig-token',
         body: { platform: 'instagram', ice_breakers: [{ locale: 'default', call_to_actions: iceBreakers }] },
       },
@@ -123,7 +124,7 @@ describe('iceBreakers', () => {
     graph.reset();
     await expect(configure(instagram, 'iceBreakers', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['ice_breakers'] } },
+      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['ice_breakers'] } },
     ]);
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers: [] });
   });
@@ -159,7 +160,7 @@ describe('persistentMenu', () => {
     expect(graphRequests()).toEqual([
       {
         method: 'POST',
-        url: '/v21.0/me/messenger_profile',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
         authorization: 'Bearer ig-token',
         body: { platform: 'instagram', persistent_menu: [{ locale: 'default', call_to_actions: menuItems }] },
       },
@@ -191,7 +192,7 @@ describe('persistentMenu', () => {
     graph.reset();
     await expect(configure(instagram, 'persistentMenu', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['persistent_menu'] } },
+      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['persistent_menu'] } },
     ]);
     await expect(configure(instagram, 'persistentMenu', 'get')).resolves.toEqual({ composerInputDisabled: false, menuItems: [] });
     expect((await stored(instagram))?.persistentMenu).toBeNull();
@@ -209,7 +210,7 @@ describe('greeting', () => {
   it('sets the greeting on the Messenger page (no platform), then answers it from storage', async () => {
     await expect(configure(messenger, 'greeting', 'set', { greetings })).resolves.toEqual({ greetings });
     expect(graphRequests()).toEqual([
-      { method: 'POST', url: '/v21.0/me/messenger_profile', authorization: 'Bearer fb-token', body: { greeting: greetings } },
+      { method: 'POST', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer fb-token', body: { greeting: greetings } },
     ]);
     graph.reset();
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings });
@@ -222,7 +223,7 @@ describe('greeting', () => {
     graph.reset();
     await expect(configure(messenger, 'greeting', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: 'Bearer fb-token', body: { fields: ['greeting'] } },
+      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer fb-token', body: { fields: ['greeting'] } },
     ]);
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings: [] });
   });
@@ -238,7 +239,7 @@ describe('personas', () => {
     expect(graphRequests()).toEqual([
       {
         method: 'POST',
-        url: '/v21.0/FB-PAGE-1/personas',
+        url: `/${META_GRAPH_VERSION}/FB-PAGE-1/personas`,
         authorization: 'Bearer fb-token',
         body: { name: 'Ana', profile_picture_url: 'https://cdn.example/ana.png' },
       },
@@ -262,7 +263,7 @@ describe('personas', () => {
             status: 200,
             body: {
               data: [{ id: '1001', name: 'Ana', profile_picture_url: 'https://cdn.example/ana.png' }],
-              paging: { cursors: { before: 'CUR0', after: 'CUR1' }, next: 'https://graph.facebook.com/v21.0/FB-PAGE-1/personas?after=CUR1' },
+              paging: { cursors: { before: 'CUR0', after: 'CUR1' }, next: `https://graph.facebook.com/${META_GRAPH_VERSION}/FB-PAGE-1/personas?after=CUR1` },
             },
           },
     );
@@ -273,8 +274,8 @@ describe('personas', () => {
       ],
     });
     expect(graphRequests().map((r) => [r.method, r.url, r.authorization])).toEqual([
-      ['GET', '/v21.0/FB-PAGE-1/personas', 'Bearer fb-token'],
-      ['GET', '/v21.0/FB-PAGE-1/personas?after=CUR1', 'Bearer fb-token'],
+      ['GET', `/${META_GRAPH_VERSION}/FB-PAGE-1/personas`, 'Bearer fb-token'],
+      ['GET', `/${META_GRAPH_VERSION}/FB-PAGE-1/personas?after=CUR1`, 'Bearer fb-token'],
     ]);
   });
 
@@ -283,7 +284,7 @@ describe('personas', () => {
     await configure(messenger, 'personas', 'create', { name: 'Cid', profilePictureUrl: 'https://cdn.example/cid.png' });
     graph.reset();
     await expect(configure(messenger, 'personas', 'delete', { personaId: '2001' })).resolves.toEqual({ personaId: '2001', deleted: true });
-    expect(graphRequests()).toEqual([{ method: 'DELETE', url: '/v21.0/2001', authorization: 'Bearer fb-token', body: undefined }]);
+    expect(graphRequests()).toEqual([{ method: 'DELETE', url: `/${META_GRAPH_VERSION}/2001`, authorization: 'Bearer fb-token', body: undefined }]);
     expect(Object.keys((await stored(messenger))?.personas)).toEqual(['1001']);
   });
 });

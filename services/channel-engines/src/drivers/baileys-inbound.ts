@@ -1,5 +1,5 @@
 import { isObject, type Json, obj, str } from '../json';
-import { contactDigits, type InboundEvent, isDirectChat, secondsToMs } from './wa-engine';
+import { contactIds, type InboundEvent, isDirectChat, secondsToMs } from './wa-engine';
 
 /**
  * Baileys' WAMessage (`{ key, pushName, messageTimestamp, message }`) as a neutral inbound
@@ -26,6 +26,13 @@ type Content = Pick<InboundEvent, 'messageType' | 'body' | 'mimeType' | 'fileNam
  * channel post, or content we do not store (reactions, edits, deletions, protocol messages, a vote
  * withdrawn). `mediaUrl` is the downloadable copy the engine adds next to the content (Evolution's
  * S3/MinIO link, engine_a's own); WhatsApp's own media URLs are encrypted and of no use here.
+ *
+ * The contact: Baileys 7 (and Evolution from 2.3.5, which posts the key as Baileys made it) names a
+ * LID-addressed chat `key.remoteJid: "…@lid"` with the number, when known, in `key.remoteJidAlt`
+ * (`addressingMode: "lid"`), and a number-addressed one the other way round (`addressingMode:
+ * "pn"`, the LID in `remoteJidAlt`). Older ones put the number in `key.senderPn` and the LID in
+ * `key.senderLid`; Evolution 2.3.1–2.3.4 rewrote `remoteJid` to the number and kept the LID in
+ * `key.previousRemoteJid`. Every one of them is read by its form.
  */
 export function baileysMessage(msg: Json): InboundEvent | undefined {
   const key = obj(msg.key);
@@ -38,7 +45,7 @@ export function baileysMessage(msg: Json): InboundEvent | undefined {
   const { node, replyTo, ...fields } = content;
   return {
     kind: 'message',
-    from: contactDigits(chat, key.remoteJidAlt, key.senderPn),
+    ...contactIds(chat, key.remoteJidAlt, key.senderPn, key.senderLid, key.previousRemoteJid),
     contactName: str(msg.pushName),
     providerMessageId: str(key.id),
     ...fields,

@@ -3,7 +3,10 @@ import { isObject, type Json } from '../json';
 
 export interface Outbound {
   channel: proto.channelEngines.ChannelTarget__Output;
-  /** Digits of the contact number, or the platform user id on social channels. */
+  /**
+   * The contact: a number's digits, or where the kind has one, a business-scoped user id (waba), a
+   * LID's JID `<digits>@lid` (unofficial engines), the platform user id (social), an address (mail).
+   */
   to: string;
   content: proto.channelEngines.OutboundContent__Output;
   reference: string;
@@ -20,7 +23,7 @@ export type PresenceState = 'typing' | 'paused';
 
 export interface Presence {
   channel: Outbound['channel'];
-  /** Digits of the contact number, or the platform user id on social channels. */
+  /** The contact, as in Outbound. */
   to: string;
   state: PresenceState;
   /** The provider id of the contact's latest message ('' when none): the Cloud API types in answer to one. */

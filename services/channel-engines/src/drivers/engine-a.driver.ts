@@ -30,7 +30,7 @@ export class EngineADriver implements Driver {
 
   /** Baileys' `sendPresenceUpdate(presence, jid)`: POST {base}/presence `{ jid, presence }`, composing or paused. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(channel, '/presence', { jid: personJid(to), presence: state === 'typing' ? 'composing' : 'paused' });
+    await this.post(channel, '/presence', { jid: chatJid(this.kind, to), presence: state === 'typing' ? 'composing' : 'paused' });
     return true;
   }
 
@@ -69,7 +69,7 @@ export class EngineADriver implements Driver {
   }
 
   private async sendMessage(msg: Outbound, content: Content, messageId: string): Promise<string> {
-    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: chatJid(msg.to), content, options: { messageId } }));
+    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: chatJid(this.kind, msg.to), content, options: { messageId } }));
   }
 
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {

@@ -3,7 +3,7 @@ import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReas
 import { requestJson } from './http';
 import { isObject, type Json, nestedText, optionalInteger, optionalText, requiredList, requiredNestedText, requiredObject, requiredStrings, requiredText, str } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, type PixType, requireContent, requiredPixType, splitSession, tokenHeader, unknownInteractive, waMessageId } from './wa-engine';
+import { engineAddress, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, type PixType, requireContent, requiredPixType, splitSession, tokenHeader, unknownInteractive, waMessageId } from './wa-engine';
 
 /** One Evolution call: `POST {server}/message/{endpoint}/{instance}` with this body. */
 interface EvolutionSend {
@@ -39,7 +39,7 @@ export class EngineBDriver implements Driver {
 
   /** `POST /chat/sendPresence/{instance} { number, presence, delay }`: Evolution holds composing for `delay` ms, then pauses. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(channel, 'chat/sendPresence', evolutionPresence(to, state));
+    await this.post(channel, 'chat/sendPresence', evolutionPresence(engineAddress(this.kind, to), state));
     return true;
   }
 
@@ -74,7 +74,9 @@ const V2: EvolutionVersion = {
 const notOnWhatsapp = (item: unknown) => (isObject(item) && item.exists === false ? `${str(item.number) || str(item.jid)} is not on WhatsApp` : JSON.stringify(item));
 
 /** The Evolution calls of one send, in order: an audio takes no caption, so its text follows as sendText. */
-function sendsOf(kind: string, { content, to }: Outbound): EvolutionSend[] {
+function sendsOf(kind: string, { content, to: contact }: Outbound): EvolutionSend[] {
+  // A LID goes as its JID, which Evolution's `number` takes as it is.
+  const to = engineAddress(kind, contact);
   if (content.interactiveType) {
     const { type, json } = interactiveFor(kind, content);
     return [interactive(kind, type, json, to)];

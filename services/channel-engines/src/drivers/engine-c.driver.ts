@@ -2,7 +2,7 @@ import { providerFailed, validation } from '@convo/kit';
 import { requestJson } from './http';
 import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str, strings } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { connectionEvent, contactDigits, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, engineAddress, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {
@@ -53,7 +53,8 @@ export class EngineCDriver implements Driver {
    * `delay` ms or until a message goes to that chat; paused ends it at once.
    */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(channel, '/message/presence', state === 'typing' ? { number: to, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number: to, presence: 'paused' });
+    const number = engineAddress(this.kind, to);
+    await this.post(channel, '/message/presence', state === 'typing' ? { number, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number, presence: 'paused' });
     return true;
   }
 
@@ -103,7 +104,9 @@ export class EngineCDriver implements Driver {
 // ---- outbound --------------------------------------------------------------------------------
 
 /** The uazapi calls of one send, in order: an audio takes no caption, so its text follows as /send/text. */
-function sendsOf(kind: string, { content, to }: Outbound): UazapiSend[] {
+function sendsOf(kind: string, { content, to: contact }: Outbound): UazapiSend[] {
+  // uazapi's `number` takes a LID's JID as it is.
+  const to = engineAddress(kind, contact);
   if (content.interactiveType) {
     const { type, json } = interactiveFor(kind, content);
     return [interactive(kind, type, json, to)];
@@ -195,7 +198,9 @@ function carousel(json: Json): Json[] {
  * (reactions, edits, poll creations, a withdrawn vote). A choice's body is uazapi's
  * `buttonOrListid` (the tapped button's or row's id); a poll vote's is uazapi's `vote`, the
  * chosen option text(s) it decrypted. uazapi's `content.URL` is WhatsApp's encrypted file, so
- * media_url is uazapi's `fileURL` when the instance downloads media, else empty.
+ * media_url is uazapi's `fileURL` when the instance downloads media, else empty. The contact:
+ * `chatid` is the number's JID when uazapi knows it, else the LID's; `sender_pn` and `sender_lid`
+ * name the two (either may be empty), `sender` the one WhatsApp addressed.
  */
 function uazapiMessage(m: Json): InboundEvent | undefined {
   const chat = str(m.chatid);
@@ -205,7 +210,7 @@ function uazapiMessage(m: Json): InboundEvent | undefined {
   if (!fields) return undefined;
   return {
     kind: 'message',
-    from: contactDigits(chat, m.sender_pn, m.sender),
+    ...contactIds(chat, m.sender_pn, m.sender_lid, m.sender),
     contactName: str(m.senderName),
     providerMessageId: str(m.messageid),
     replyTo: str(m.quoted),

@@ -3,12 +3,13 @@ import { baileysMessage } from './baileys-inbound';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
 import { isObject, type Json, obj, str, strings } from '../json';
-import { connectionEvent, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, engineAddress, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_d: WuzAPI (github.com/asternic/wuzapi), a REST server over whatsmeow. One server holds
  * many users; the user's token (header `Token`) picks the WhatsApp number, so the engine URL is
  * the server itself. Media go by link: WuzAPI fetches an http(s) URL given in place of a data URL.
+ * `Phone` takes a number's digits or any JID, a LID's (`<digits>@lid`) included.
  */
 export class EngineDDriver extends RestEngineDriver {
   readonly kind = 'engine_d';
@@ -21,7 +22,7 @@ export class EngineDDriver extends RestEngineDriver {
 
   /** `POST /chat/presence { Phone, State, Media }`: whatsmeow's SendChatPresence, composing or paused. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: to, State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
+    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: engineAddress(this.kind, to), State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
     return true;
   }
 
@@ -81,14 +82,17 @@ function requestOf(part: Part): { path: string; body: Json } {
 /**
  * `event.Info` is whatsmeow's MessageInfo (Chat, Sender, SenderAlt, IsFromMe, ID, PushName,
  * Timestamp) and `event.Message` the WhatsApp message itself, which Baileys serialises the same
- * way: the event is read as Baileys' WAMessage. A media file is linked only when the WuzAPI user
- * stores media in S3 (`s3.url`); the base64 copy and the token are left out of raw_json.
+ * way: the event is read as Baileys' WAMessage. In a chat WhatsApp addresses by LID, Chat and
+ * Sender are the LID and SenderAlt the number when known (`AddressingMode: "lid"`), the other way
+ * round otherwise; they ride in the key's JID fields, which are read by form. A media file is
+ * linked only when the WuzAPI user stores media in S3 (`s3.url`); the base64 copy and the token
+ * are left out of raw_json.
  */
 function message(payload: Json): InboundEvent[] {
   const event = obj(payload.event);
   const info = obj(event.Info);
   const read = baileysMessage({
-    key: { remoteJid: str(info.Chat), fromMe: info.IsFromMe === true, id: str(info.ID), senderPn: str(info.SenderAlt) || str(info.Sender) },
+    key: { remoteJid: str(info.Chat), remoteJidAlt: str(info.SenderAlt), senderPn: str(info.Sender), fromMe: info.IsFromMe === true, id: str(info.ID) },
     pushName: str(info.PushName),
     message: { ...obj(baileysSpelling(event.Message)), mediaUrl: str(obj(payload.s3).url) },
   });

@@ -1,8 +1,8 @@
-import { providerFailed } from '@convo/kit';
+import { isLid, providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, engineAddress, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -15,7 +15,7 @@ export class EngineEDriver extends RestEngineDriver {
 
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
     const { path, body } = requestOf(part);
-    const answer = await this.post(this.route(msg.channel, path), { phone: msg.to, isGroup: false, ...body }, this.headers(msg.channel));
+    const answer = await this.post(this.route(msg.channel, path), { ...recipient(msg.to), ...body }, this.headers(msg.channel));
     // `{ status: "success", response: [<message>] }`: one message per phone sent to.
     const response = obj(answer).response;
     const sent = obj(Array.isArray(response) ? response[0] : undefined);
@@ -24,7 +24,7 @@ export class EngineEDriver extends RestEngineDriver {
 
   /** `POST /api/{session}/typing { phone, isGroup, value }`: startTyping (true) or stopTyping (false). */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(this.route(channel, '/typing'), { phone: to, isGroup: false, value: state === 'typing' }, this.headers(channel));
+    await this.post(this.route(channel, '/typing'), { ...recipient(engineAddress(this.kind, to)), value: state === 'typing' }, this.headers(channel));
     return true;
   }
 
@@ -63,6 +63,14 @@ export class EngineEDriver extends RestEngineDriver {
   }
 }
 
+/**
+ * WPPConnect takes the contact's digits in `phone` and makes the chat id itself: `isLid` has it
+ * make a LID's (`<digits>@lid`) instead of a number's.
+ */
+function recipient(to: string): Json {
+  return isLid(to) ? { phone: to.split('@')[0], isGroup: false, isLid: true } : { phone: to, isGroup: false };
+}
+
 function requestOf(part: Part): { path: string; body: Json } {
   switch (part.kind) {
     case 'text':
@@ -92,7 +100,9 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
 /**
  * A WA-JS message: `id`, `from`, `type`, `t` (seconds), `notifyName`/`sender.pushname`, and for
  * media `mimetype`, `filename`, `caption` (`body` then holds a thumbnail or the file, never
- * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3).
+ * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3). In a chat
+ * WhatsApp addresses by LID, `from` and `sender.id` are the LID; WhatsApp Web knows the number
+ * only when it shares it, as the sender contact's `phoneNumber`.
  */
 function message(m: Json): InboundEvent[] {
   const chat = str(m.from);
@@ -102,7 +112,7 @@ function message(m: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat, serialised(sender.id)),
+        ...contactIds(chat, serialised(sender.id), serialised(sender.phoneNumber)),
         contactName: str(m.notifyName) || str(sender.pushname) || str(sender.name),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),

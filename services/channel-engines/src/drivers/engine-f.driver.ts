@@ -2,12 +2,13 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound } from './driver';
 import { coordinates, extensionOf, messageEvent, RestEngineDriver, type Part, type Status } from './rest-engine';
 import { type Json, obj, str, strings } from '../json';
-import { connectionEvent, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, type InboundEvent, personJid, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_f: Z-API (developer.z-api.io, docs in github.com/Z-API/z-api-docs). The engine URL is the
  * instance's own base, `https://api.z-api.io/instances/{instance}/token/{token}`, and the channel's
  * engine token is the account's security token, sent as `Client-Token`. Media go by public link.
+ * `phone` takes a number's digits or a LID's JID (`<digits>@lid`).
  */
 export class EngineFDriver extends RestEngineDriver {
   readonly kind = 'engine_f';
@@ -87,13 +88,13 @@ const MEDIA: [key: string, messageType: string, urlField: string][] = [
  */
 function received(p: Json): InboundEvent[] {
   if (p.fromMe === true || p.isGroup === true || p.isNewsletter === true || p.isStatusReply === true || p.reaction) return [];
-  const from = str(p.phone).replace(/\D/g, '');
+  const ids = contactOf(p);
   const content = contentOf(p);
-  if (!from || !content) return [];
+  if ((!ids.from && !ids.lid) || !content) return [];
   return [
     messageEvent(
       {
-        from,
+        ...ids,
         contactName: str(p.senderName) || str(p.chatName),
         providerMessageId: str(p.messageId),
         replyTo: str(p.referenceMessageId),
@@ -103,6 +104,15 @@ function received(p: Json): InboundEvent[] {
       p,
     ),
   ];
+}
+
+/**
+ * Z-API's `phone` is the number's digits, or the LID itself (`"…@lid"`) when Z-API has no number
+ * for the contact; `chatLid` and `senderLid` name the LID when known (either may be null).
+ */
+function contactOf(p: Json): { from: string; lid: string } {
+  const phone = str(p.phone);
+  return contactIds(phone.includes('@') ? phone : personJid(phone.replace(/\D/g, '')), p.chatLid, p.senderLid);
 }
 
 function contentOf(p: Json): Pick<InboundEvent, 'messageType' | 'body' | 'mediaUrl' | 'mimeType' | 'fileName'> | undefined {

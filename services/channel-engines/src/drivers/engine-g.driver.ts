@@ -2,12 +2,13 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { chatJid, connectionEvent, contactIds, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
  * `/api/send*` with the session in the body and the key in `X-Api-Key`; the engine URL is the
  * server followed by the session name. Media go by link: `file: { url, mimetype, filename }`.
+ * `chatId` is a number's `…@c.us`, or a LID's own JID (`<digits>@lid`).
  */
 export class EngineGDriver extends RestEngineDriver {
   readonly kind = 'engine_g';
@@ -15,14 +16,14 @@ export class EngineGDriver extends RestEngineDriver {
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
     const { server, session } = this.sessionOf(msg.channel);
     const { path, body } = requestOf(part);
-    const answer = await this.post(`${server}${path}`, { session, chatId: `${msg.to}@c.us`, ...body }, this.headers(msg.channel));
+    const answer = await this.post(`${server}${path}`, { session, chatId: chatJid(this.kind, msg.to, 'c.us'), ...body }, this.headers(msg.channel));
     return this.idFrom(messageIdOf(obj(answer)), 'the message id (id, _data.id._serialized or key.id)');
   }
 
   /** `POST /api/startTyping` or `/api/stopTyping` with `{ session, chatId }`. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     const { server, session } = this.sessionOf(channel);
-    await this.post(`${server}/api/${state === 'typing' ? 'startTyping' : 'stopTyping'}`, { session, chatId: `${to}@c.us` }, this.headers(channel));
+    await this.post(`${server}/api/${state === 'typing' ? 'startTyping' : 'stopTyping'}`, { session, chatId: chatJid(this.kind, to, 'c.us') }, this.headers(channel));
     return true;
   }
 
@@ -98,12 +99,16 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = { WORKING: 
 /**
  * `payload`: `id` (serialised), `timestamp` (seconds), `from`, `fromMe`, `body`, `hasMedia`,
  * `media: { url, mimetype, filename }`, `replyTo: { id }`, `location`; the sender's name is in the
- * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName).
+ * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName). In a chat WhatsApp
+ * addresses by LID, `from` is the LID (`…@lid`) and the number, when known, is only in `_data`:
+ * NOWEB's Baileys key (`remoteJidAlt`, older `senderPn`), GOWS's whatsmeow `Info.SenderAlt`.
  */
 function message(p: Json, envelope: Json): InboundEvent[] {
   const chat = str(p.from);
   if (p.fromMe === true || !isDirectChat(chat)) return [];
   const data = obj(p._data);
+  const key = obj(data.key);
+  const info = obj(data.Info);
   const media = obj(p.media);
   const location = obj(p.location);
   const mimeType = str(media.mimetype);
@@ -111,8 +116,8 @@ function message(p: Json, envelope: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat, obj(data.key).senderPn),
-        contactName: str(data.notifyName) || str(data.pushName) || str(obj(data.Info).PushName),
+        ...contactIds(chat, key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid, info.Sender, info.SenderAlt),
+        contactName: str(data.notifyName) || str(data.pushName) || str(info.PushName),
         providerMessageId: str(p.id),
         body: messageType === 'location' ? str(location.description) || coordinates(location.latitude, location.longitude) : str(p.body),
         messageType,

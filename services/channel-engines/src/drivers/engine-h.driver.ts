@@ -2,13 +2,14 @@ import type { NumberCheck, Outbound, Presence } from './driver';
 import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
 import { RestEngineDriver, type Part } from './rest-engine';
 import { type Json, str } from '../json';
-import { type InboundEvent, tokenHeader, waMessageId } from './wa-engine';
+import { engineAddress, type InboundEvent, tokenHeader, waMessageId } from './wa-engine';
 
 /**
  * engine_h: Evolution API v1 (github.com/EvolutionAPI/evolution-api, the 1.x line that grew out of
  * CodeChat), a Baileys server. Routes are `/{group}/{action}/{instance}` with the key in `apikey`;
  * the engine URL is the server followed by the instance name. Media go by link in
- * `mediaMessage.media`. (engine_b speaks Evolution v2, whose bodies differ.)
+ * `mediaMessage.media`. (engine_b speaks Evolution v2, whose bodies differ.) `number` takes a
+ * number's digits or a JID, a LID's (`<digits>@lid`) included.
  */
 export class EngineHDriver extends RestEngineDriver {
   readonly kind = 'engine_h';
@@ -26,7 +27,7 @@ export class EngineHDriver extends RestEngineDriver {
 
   /** `POST /chat/sendPresence/{instance} { number, options: { presence, delay } }` (v1 nests them). */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    const { number, presence, delay } = evolutionPresence(to, state);
+    const { number, presence, delay } = evolutionPresence(engineAddress(this.kind, to), state);
     await this.post(this.sessionRoute(channel, '/chat/sendPresence'), { number, options: { presence, delay } }, this.headers(channel));
     return true;
   }

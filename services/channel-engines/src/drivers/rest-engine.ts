@@ -1,7 +1,7 @@
 import { mediaTypeExtension, providerFailed, validation } from '@convo/kit';
 import { requestJson, type RequestOptions } from './http';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, sendInOrder } from './driver';
-import { engineBaseUrl, type InboundEvent, mediaKindOf, requireContent, splitSession } from './wa-engine';
+import { engineAddress, engineBaseUrl, type InboundEvent, mediaKindOf, requireContent, splitSession } from './wa-engine';
 import { obj, str } from '../json';
 
 type Channel = Outbound['channel'];
@@ -28,9 +28,13 @@ export abstract class RestEngineDriver implements Driver {
 
   abstract parseInbound(channel: Channel, body: unknown): InboundEvent[];
 
-  /** WhatsApp audio carries no caption: a text sent with one follows it as its own message. */
+  /**
+   * WhatsApp audio carries no caption: a text sent with one follows it as its own message. `to` is
+   * a number, a group's JID or a LID's JID; a BSUID is refused before any call.
+   */
   async send(msg: Outbound): Promise<Delivered> {
-    return sendInOrder(this.partsOf(msg), (part) => this.deliver(msg, part));
+    const to = engineAddress(this.kind, msg.to);
+    return sendInOrder(this.partsOf(msg), (part) => this.deliver({ ...msg, to }, part));
   }
 
   protected baseUrl(channel: Channel): string {

@@ -1,4 +1,4 @@
-import { providerFailed, validation, type proto } from '@convo/kit';
+import { isBsuid, isLid, providerFailed, validation, type proto } from '@convo/kit';
 import { type DriverSettings, interactiveOf, type Outbound } from './driver';
 import { isObject, obj, type Json } from '../json';
 import { wabaOnEngine } from './waba-on-engine';
@@ -52,26 +52,53 @@ export function waMessageId(kind: string, answer: unknown): string {
 /** The JID of a person's number (digits, E.164 without +). */
 export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
 
-/** The chat a message goes to: a group's JID (`…@g.us`, a group contact) as it is, else the number's. */
-export const chatJid = (to: string) => (to.endsWith('@g.us') ? to : personJid(to));
+/**
+ * A contact as an engine addresses it: a number's digits, a group's JID, or a LID's JID
+ * (`<digits>@lid`), which every engine takes where it takes a number. A business-scoped user id
+ * (BSUID) names a contact of Meta's Cloud API only: refused before any call.
+ */
+export function engineAddress(kind: string, to: string): string {
+  if (isBsuid(to)) {
+    throw validation(`${kind} channels cannot reach a business-scoped user id (${to}): it belongs to the official API`, [
+      { field: 'to', message: `must be a phone number or a LID (<digits>@lid) on ${kind} channels` },
+    ]);
+  }
+  return to;
+}
+
+/**
+ * The chat a message goes to as a JID: a group's (`…@g.us`, a group contact) or a LID's as it is,
+ * else the number's on `server` (`c.us` for engines on WhatsApp Web's own ids).
+ */
+export function chatJid(kind: string, to: string, server = 's.whatsapp.net'): string {
+  const address = engineAddress(kind, to);
+  return address.endsWith('@g.us') || isLid(address) ? address : `${address}@${server}`;
+}
 
 /** A phone-number JID ("5511…@s.whatsapp.net", legacy "…@c.us"), not a LID, group or broadcast. */
 export const isPhoneJid = (jid: string) => /@(s\.whatsapp\.net|c\.us)$/.test(jid);
 
+/** A LID's JID ("123456789012345@lid", with or without a device suffix). */
+export const isLidJid = (jid: string) => jid.endsWith('@lid');
+
 /** A one-to-one chat: a phone-number JID or a LID ("…@lid"). Groups, status broadcasts and channels are not. */
-export const isDirectChat = (jid: string) => isPhoneJid(jid) || jid.endsWith('@lid');
+export const isDirectChat = (jid: string) => isPhoneJid(jid) || isLidJid(jid);
 
 /** The digits of a JID's user part: "5511987654321:12@s.whatsapp.net" → "5511987654321" (the device suffix dropped). */
 export const digitsOf = (jid: string) => jid.split('@')[0].split(':')[0].replace(/\D/g, '');
 
 /**
- * The contact's number among the JIDs an event names: the first phone-number JID, since WhatsApp
- * addresses some chats by LID and puts the number in an alternate field. Only when no number is
- * known at all does the LID's own id stand in.
+ * The contact's identities among the JIDs an event names, read by their form wherever they sit:
+ * WhatsApp addresses some chats by LID and puts the number in an alternate field (Baileys 7
+ * `remoteJidAlt`, older Evolution `senderPn`, whatsmeow `SenderAlt`), or the other way round.
+ * `from` is the first phone-number JID's digits, '' when none is named: a LID's digits are no phone
+ * number. `lid` is the first LID as its JID without a device suffix, '' when none is named.
  */
-export function contactDigits(...jids: unknown[]): string {
+export function contactIds(...jids: unknown[]): { from: string; lid: string } {
   const named = jids.filter((j): j is string => typeof j === 'string' && j !== '');
-  return digitsOf(named.find(isPhoneJid) ?? named[0] ?? '');
+  const phone = named.find(isPhoneJid);
+  const lid = named.map((j) => (isLidJid(j) ? digitsOf(j) : '')).find(Boolean);
+  return { from: phone ? digitsOf(phone) : '', lid: lid ? `${lid}@lid` : '' };
 }
 
 // ---- media -----------------------------------------------------------------------------------

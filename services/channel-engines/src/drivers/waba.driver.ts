@@ -1,4 +1,4 @@
-import { providerFailed, validation } from '@convo/kit';
+import { isBsuid, isLid, providerFailed, validation } from '@convo/kit';
 import { graphPost, segment } from './meta-graph';
 import { type Delivered, type Driver, type DriverSettings, interactiveOf, type Outbound, type Presence, sendInOrder } from './driver';
 import { type Json, optionalText, requiredList, requiredText } from '../json';
@@ -9,7 +9,8 @@ type WabaMessage = { type: string } & Json;
 /**
  * waba: the WhatsApp Business Cloud API. POST {graph}/{phone-number-id}/messages with the
  * business token; media travel by `link` (the public link of the stored file), so nothing is
- * uploaded first. docs/channels/providers-meta.md lists what each content becomes.
+ * uploaded first. docs/channels/providers-meta.md lists what each content becomes, and how a
+ * contact known only by its business-scoped user id is reached.
  */
 export class WabaDriver implements Driver {
   readonly kind = 'waba';
@@ -21,7 +22,9 @@ export class WabaDriver implements Driver {
    * `typing_indicator`; shown until we answer or for 25 s. It answers a message, so without one,
    * and for paused (which the Cloud API has no call for), nothing is sent.
    */
-  async sendPresence({ channel, state, replyTo }: Presence): Promise<boolean> {
+  async sendPresence({ channel, to, state, replyTo }: Presence): Promise<boolean> {
+    // The indicator names the contact's message, not the contact; a LID is refused all the same.
+    wabaRecipient(to);
     if (state !== 'typing' || !replyTo) return false;
     const { tokenApi, bmToken } = credentials(channel);
     await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
@@ -35,11 +38,12 @@ export class WabaDriver implements Driver {
 
   async send(msg: Outbound): Promise<Delivered> {
     const { tokenApi, bmToken } = credentials(msg.channel);
+    const recipient = wabaRecipient(msg.to);
     return sendInOrder(messagesOf(msg.content), async (message) => {
       const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
         messaging_product: 'whatsapp',
         recipient_type: 'individual',
-        to: msg.to,
+        ...recipient,
         ...message,
       });
       const sent = (body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
@@ -47,6 +51,21 @@ export class WabaDriver implements Driver {
       return sent;
     });
   }
+}
+
+/**
+ * Who a message goes to: a phone number in `to`, or a business-scoped user id (a BSUID, or a
+ * parent BSUID) in `recipient` with no `to` at all: Meta answers 200 to a BSUID put in `to` and
+ * never delivers it. A LID belongs to the unofficial engines: refused before any call.
+ */
+function wabaRecipient(to: string): { to: string } | { recipient: string } {
+  if (isBsuid(to)) return { recipient: to };
+  if (isLid(to)) {
+    throw validation(`waba channels cannot reach a LID (${to}): it belongs to the unofficial engines`, [
+      { field: 'to', message: 'must be a phone number or a business-scoped user id on waba channels' },
+    ]);
+  }
+  return { to };
 }
 
 function credentials(channel: Outbound['channel']): { tokenApi: string; bmToken: string } {

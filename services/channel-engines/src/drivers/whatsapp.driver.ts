@@ -2,19 +2,19 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactDigits, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import { chatJid, connectionEvent, contactIds, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
  * continued as avoylenko/wwebjs-api). Routes are `/client/{action}/{sessionId}` with the key in
  * `x-api-key`; the engine URL is the server followed by the session id. Media go by link:
- * contentType `MessageMediaFromURL`.
+ * contentType `MessageMediaFromURL`. `chatId` is a number's `…@c.us` or a LID's `<digits>@lid`.
  */
 export class WhatsappDriver extends RestEngineDriver {
   readonly kind = 'whatsapp';
 
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
-    const answer = obj(await this.post(this.sessionRoute(msg.channel, '/client/sendMessage'), { chatId: `${msg.to}@c.us`, ...requestOf(part) }, this.headers(msg.channel)));
+    const answer = obj(await this.post(this.sessionRoute(msg.channel, '/client/sendMessage'), { chatId: chatJid(this.kind, msg.to, 'c.us'), ...requestOf(part) }, this.headers(msg.channel)));
     // `{ success: true, message: <whatsapp-web.js Message> }`; some builds refuse with HTTP 200 and success false.
     if (answer.success === false) throw providerFailed(`whatsapp refused the message: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
     return this.idFrom(serialised(obj(answer.message).id), 'message.id._serialized');
@@ -23,7 +23,7 @@ export class WhatsappDriver extends RestEngineDriver {
   /** `POST /chat/sendStateTyping/{sessionId}` or `/chat/clearState/{sessionId}` with `{ chatId }`. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     const path = state === 'typing' ? '/chat/sendStateTyping' : '/chat/clearState';
-    const answer = obj(await this.post(this.sessionRoute(channel, path), { chatId: `${to}@c.us` }, this.headers(channel)));
+    const answer = obj(await this.post(this.sessionRoute(channel, path), { chatId: chatJid(this.kind, to, 'c.us') }, this.headers(channel)));
     if (answer.success === false) throw providerFailed(`whatsapp refused the chat state: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
     return true;
   }
@@ -78,7 +78,8 @@ function requestOf(part: Part): Json {
 /**
  * A whatsapp-web.js Message: `id._serialized`, `from`, `fromMe`, `type`, `body` (the caption for
  * media), `timestamp` (seconds), `_data.notifyName`, `_data.quotedStanzaID`. The server sends
- * media files only as base64 (its `media` event), so an incoming media has no link here.
+ * media files only as base64 (its `media` event), so an incoming media has no link here. In a chat
+ * WhatsApp addresses by LID, `from` is the LID and the message names no number at all.
  */
 function message(m: Json, payload: Json): InboundEvent[] {
   const data = obj(m._data);
@@ -88,7 +89,7 @@ function message(m: Json, payload: Json): InboundEvent[] {
   return [
     messageEvent(
       {
-        from: contactDigits(chat),
+        ...contactIds(chat),
         contactName: str(data.notifyName),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),

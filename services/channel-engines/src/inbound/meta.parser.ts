@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { contactIdentity, contactNumberDigits, type proto } from '@convo/kit';
 import { list, obj, scalarStr, type Json } from '../json';
 
 type InboundEvent = proto.channelEngines.InboundEvent;
@@ -33,27 +33,59 @@ function wabaEntry(entry: Json): InboundEvent[] {
     .flatMap((change) => {
       const value = obj(change.value);
       const account = { channelType: 'waba', accountId: scalarStr(obj(value.metadata).phone_number_id) };
-      const names = new Map(list(value.contacts).map(obj).map((c) => [scalarStr(c.wa_id), scalarStr(obj(c.profile).name)]));
+      const people = list(value.contacts).map(obj);
       return [
-        ...list(value.messages).map((m) => wabaMessage(obj(m), account, names)),
-        ...list(value.statuses).map((s) => wabaStatus(obj(s), account)),
+        ...list(value.messages).map((m) => wabaMessage(obj(m), account, people)),
+        ...list(value.statuses).map((s) => wabaStatus(obj(s), account, people)),
       ];
     });
 }
 
-function wabaMessage(m: Json, account: Partial<InboundEvent>, names: Map<string, string>): InboundEvent {
-  const from = scalarStr(m.from);
+/**
+ * The `contacts[]` entry of the person an event names by phone (`wa_id`) or by BSUID (`user_id`,
+ * `parent_user_id`): since Meta's business-scoped user ids, a user with a username may come with
+ * no phone at all, so matching by `wa_id` alone would lose their name.
+ */
+function personOf(people: Json[], ...ids: string[]): Json {
+  const named = ids.filter(Boolean);
+  return people.find((c) => [c.wa_id, c.user_id, c.parent_user_id].some((id) => named.includes(scalarStr(id)))) ?? {};
+}
+
+/**
+ * A contact's message. `from` (the phone) is absent for a user with a username whose number Meta
+ * may not share; `from_user_id` (the BSUID) and `from_parent_user_id` name them instead, and the
+ * person's `contacts[]` entry fills in what the message lacks. Without any of them the event still
+ * goes out, with an empty `from`: the consumer decides.
+ */
+function wabaMessage(m: Json, account: Partial<InboundEvent>, people: Json[]): InboundEvent {
+  const person = personOf(people, scalarStr(m.from), scalarStr(m.from_user_id), scalarStr(m.from_parent_user_id));
+  const profile = obj(person.profile);
+  const content = wabaContent(m);
   return {
     kind: 'message',
     ...account,
-    from,
-    contactName: names.get(from) ?? '',
+    from: scalarStr(m.from) || scalarStr(person.wa_id) || sharedPhone(m),
+    bsuid: scalarStr(m.from_user_id) || scalarStr(person.user_id),
+    parentBsuid: scalarStr(m.from_parent_user_id) || scalarStr(person.parent_user_id),
+    username: scalarStr(profile.username),
+    contactName: scalarStr(profile.name),
     providerMessageId: scalarStr(m.id),
     replyTo: scalarStr(obj(m.context).id),
     timestampMs: seconds(m.timestamp),
-    ...wabaContent(m),
+    ...content,
     rawJson: JSON.stringify(m),
   };
+}
+
+/**
+ * A reply to the REQUEST_CONTACT_INFO template button is a `contacts` message marked `origin:
+ * "contact_request"` whose card is the sender's own: its phone is the number of a sender Meta named
+ * only by BSUID, so the pair is linked. '' for any other message.
+ */
+function sharedPhone(m: Json): string {
+  if (m.type !== 'contacts' || !scalarStr(m.origin).startsWith('contact_request')) return '';
+  const phone = obj(list(obj(list(m.contacts)[0]).phones)[0]);
+  return scalarStr(phone.wa_id) || contactNumberDigits(scalarStr(phone.phone)) || '';
 }
 
 const WABA_MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker']);
@@ -80,14 +112,39 @@ function wabaContent(m: Json): Partial<InboundEvent> {
     const b = obj(m.button);
     return { messageType: 'button', body: scalarStr(b.payload) || scalarStr(b.text) };
   }
+  if (type === 'contacts') return { messageType: 'contacts', body: list(m.contacts).map((c) => contactCard(obj(c))).filter(Boolean).join('\n') };
   return { messageType: 'unknown', body: '', error: errorText(m.errors) };
 }
 
-function wabaStatus(s: Json, account: Partial<InboundEvent>): InboundEvent {
+/** A shared contact card as one line: "Ana Souza: +55 11 98765-4321, +55 11 3333-4444" (the name or the phones alone when the other is missing). */
+function contactCard(card: Json): string {
+  const name = scalarStr(obj(card.name).formatted_name);
+  const phones = list(card.phones)
+    .map(obj)
+    .map((p) => scalarStr(p.phone) || scalarStr(p.wa_id))
+    .filter(Boolean)
+    .join(', ');
+  return [name, phones].filter(Boolean).join(': ');
+}
+
+/**
+ * A change of one of OUR messages. `recipient_id` (the phone) is absent when the message went to
+ * a BSUID and Meta may not share the number; `recipient_user_id` is the BSUID or the parent BSUID
+ * it went to, and the person's `contacts[]` entry (sent, delivered and read only) names both. Meta's
+ * pages spell the parent of a status three ways; each is read.
+ */
+function wabaStatus(s: Json, account: Partial<InboundEvent>, people: Json[]): InboundEvent {
+  const recipient = scalarStr(s.recipient_user_id);
+  const person = personOf(people, scalarStr(s.recipient_id), recipient);
+  const parent =
+    scalarStr(s.recipient_parent_user_id) || scalarStr(s.parent_recipient_user_id) || scalarStr(s.parent_user_id) || scalarStr(person.parent_user_id);
+  const toParent = !!recipient && (recipient === parent || contactIdentity(recipient)?.kind === 'parentBsuid');
   return {
     kind: 'status',
     ...account,
-    from: scalarStr(s.recipient_id),
+    from: scalarStr(s.recipient_id) || scalarStr(person.wa_id),
+    bsuid: (toParent ? '' : recipient) || scalarStr(person.user_id),
+    parentBsuid: toParent ? recipient : parent,
     providerMessageId: scalarStr(s.id),
     status: scalarStr(s.status),
     timestampMs: seconds(s.timestamp),

@@ -353,6 +353,7 @@ describe('EngineADriver.parseInbound', () => {
       {
         kind: 'message',
         from: '5511987654321',
+        lid: '',
         contactName: 'Ana Souza',
         providerMessageId: '3EB0A1B2C3D4E5F6',
         messageType: 'text',
@@ -430,9 +431,29 @@ describe('EngineADriver.parseInbound', () => {
     expect(upsert(waMessage({ pollUpdateMessage: { pollCreationMessageKey: { id: 'WA-poll-1' }, vote: { selectedOptions: [] } } }))).toEqual([]);
   });
 
-  it('takes the number from remoteJidAlt when the chat is addressed by LID', () => {
-    const [event] = upsert(waMessage({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net' }));
-    expect(event.from).toBe('5511987654321');
+  // Baileys 7's key (decodeMessageNode): remoteJid, remoteJidAlt and addressingMode.
+  it('reads a LID-addressed chat: the LID from remoteJid, the number from remoteJidAlt', () => {
+    const key = { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', addressingMode: 'lid' };
+    expect(upsert(waMessage({ conversation: 'hi' }, key))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a LID-addressed chat without remoteJidAlt under its LID alone, never as a number', () => {
+    const [event] = upsert(waMessage({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', addressingMode: 'lid' }));
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'hi' });
+  });
+
+  it('reads a number-addressed chat whose remoteJidAlt is the LID', () => {
+    const key = { remoteJid: '5511987654321@s.whatsapp.net', remoteJidAlt: '123456789012345@lid', addressingMode: 'pn' };
+    expect(upsert(waMessage({ conversation: 'hi' }, key))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads the senderPn and senderLid of Baileys 6.7 keys', () => {
+    const lidChat = upsert(waMessage({ conversation: 'a' }, { remoteJid: '123456789012345@lid', senderPn: '5511987654321@s.whatsapp.net' }));
+    const pnChat = upsert(waMessage({ conversation: 'b' }, { senderLid: '123456789012345@lid' }));
+    expect([...lidChat, ...pnChat].map((e) => [e.from, e.lid])).toEqual([
+      ['5511987654321', '123456789012345@lid'],
+      ['5511987654321', '123456789012345@lid'],
+    ]);
   });
 
   it('skips our own messages, groups, status posts and content it does not store', () => {

@@ -323,9 +323,29 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
     expect(upsert({ reactionMessage: { key: { id: 'X' }, text: '❤️' } })).toEqual([]);
   });
 
-  it('takes the number from the alternate JID when Evolution names the chat by LID', () => {
+  it('reads the key of Evolution 2.3.5 and later (as Baileys 7 made it): the LID in remoteJid, the number in remoteJidAlt', () => {
+    const [event] = upsert({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', addressingMode: 'lid' });
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a LID-addressed chat whose number Evolution does not know under the LID alone', () => {
+    const [event] = upsert({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', addressingMode: 'lid' });
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'hi' });
+  });
+
+  it('reads addressingMode pn, whose remoteJidAlt is the LID', () => {
+    const [event] = upsert({ conversation: 'hi' }, { remoteJidAlt: '123456789012345@lid', addressingMode: 'pn' });
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads the senderPn of older Evolution keys', () => {
     const [event] = upsert({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', senderPn: '5511987654321@s.whatsapp.net' });
-    expect(event.from).toBe('5511987654321');
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads the key Evolution 2.3.1–2.3.4 rewrote: the number in remoteJid, the LID kept in previousRemoteJid', () => {
+    const key = { remoteJid: '5511987654321@s.whatsapp.net', senderPn: '5511987654321@s.whatsapp.net', previousRemoteJid: '123456789012345@lid' };
+    expect(upsert({ conversation: 'hi' }, key)[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
   it('reads MESSAGES_UPSERT spelt as the configuration names it', () => {

@@ -313,11 +313,12 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
       },
     });
 
-  it('turns a text into a message event from the chat number, not the LID sender', () => {
+  it('turns a text into a message event from the chat number, the LID sender kept as the LID', () => {
     const [event] = messages({});
     expect(event).toMatchObject({
       kind: 'message',
       from: '5511987654321',
+      lid: '123456789012345@lid',
       contactName: 'Ana Souza',
       providerMessageId: 'AC15A64CEA2CBE5F37AAC86CEE33908A',
       messageType: 'text',
@@ -330,7 +331,12 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
 
   it('takes the number from sender_pn when the chat is named by LID', () => {
     const [event] = messages({ chatid: '123456789012345@lid' });
-    expect(event.from).toBe('5511987654321');
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a chat named by LID whose number uazapi does not know under the LID alone', () => {
+    const [event] = messages({ chatid: '123456789012345@lid', sender_pn: '' });
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Oi' });
   });
 
   it('reads a quoted reply', () => {

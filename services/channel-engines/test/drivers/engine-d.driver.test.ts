@@ -136,6 +136,7 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
       {
         kind: 'message',
         from: '5511987654321',
+        lid: '',
         contactName: 'Ana',
         providerMessageId: '3EB0C431C26A1916E07A',
         messageType: 'text',
@@ -181,12 +182,21 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
     expect(event).toMatchObject({ messageType: 'interactive', body: 'plan-gold' });
   });
 
-  it('takes the number from SenderAlt when the chat is addressed by LID', () => {
-    const [event] = parse({
-      type: 'Message',
-      event: { Info: info({ Chat: '123456789012345@lid', Sender: '123456789012345@lid', SenderAlt: '5511987654321@s.whatsapp.net' }), Message: { conversation: 'Oi' } },
-    });
-    expect(event.from).toBe('5511987654321');
+  it('takes the number from SenderAlt when the chat is addressed by LID, device suffixes dropped', () => {
+    const lid = { Chat: '123456789012345@lid', Sender: '123456789012345:12@lid', SenderAlt: '5511987654321:12@s.whatsapp.net', AddressingMode: 'lid' };
+    const [event] = parse({ type: 'Message', event: { Info: info(lid), Message: { conversation: 'Oi' } } });
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a chat addressed by LID without SenderAlt under the LID alone', () => {
+    const lid = { Chat: '123456789012345@lid', Sender: '123456789012345@lid', AddressingMode: 'lid' };
+    const [event] = parse({ type: 'Message', event: { Info: info(lid), Message: { conversation: 'Oi' } } });
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Oi' });
+  });
+
+  it('reads a number-addressed chat whose SenderAlt is the LID', () => {
+    const [event] = parse({ type: 'Message', event: { Info: info({ SenderAlt: '123456789012345@lid', AddressingMode: 'pn' }), Message: { conversation: 'Oi' } } });
+    expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
   it('skips our own messages and group messages', () => {

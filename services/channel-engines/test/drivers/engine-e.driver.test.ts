@@ -134,6 +134,7 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
       {
         kind: 'message',
         from: '5511987654321',
+        lid: '',
         contactName: 'Ana',
         providerMessageId: 'false_5511987654321@c.us_3EB0B4C5A4E3B8C7D6E5',
         body: 'Olá, quero um orçamento',
@@ -165,6 +166,20 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
     expect(parse(onmessage({ type: 'ptt', body: 'T2dnUw...', mimetype: 'audio/ogg; codecs=opus' }))[0]).toMatchObject({ messageType: 'audio', body: '' });
     expect(parse(onmessage({ type: 'buttons_response', body: 'Sim', selectedButtonId: 'yes' }))[0]).toMatchObject({ messageType: 'button', body: 'yes' });
     expect(parse(onmessage({ type: 'location', body: '', lat: -23.55, lng: -46.63 }))[0]).toMatchObject({ messageType: 'location', body: '-23.55,-46.63' });
+  });
+
+  // WA-JS names a chat WhatsApp addresses by LID by the LID; the sender contact carries the
+  // number (a Wid) as phoneNumber only when WhatsApp Web has it.
+  it('reads a LID chat under its LID, with the number the sender contact carries', () => {
+    const sender = { id: '123456789012345@lid', pushname: 'Ana', phoneNumber: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' } };
+    const [event] = parse(onmessage({ from: '123456789012345@lid', chatId: '123456789012345@lid', id: 'false_123456789012345@lid_3EB0', sender }));
+    expect(event).toMatchObject({ kind: 'message', from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a LID chat without the number under the LID alone', () => {
+    const sender = { id: '123456789012345@lid', pushname: 'Ana' };
+    const [event] = parse(onmessage({ from: '123456789012345@lid', chatId: '123456789012345@lid', sender }));
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Olá, quero um orçamento' });
   });
 
   it('skips our own messages and group messages', () => {

@@ -138,6 +138,7 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
       {
         kind: 'message',
         from: '5544999999999',
+        lid: '81896604192873@lid',
         contactName: 'Ana',
         providerMessageId: 'A20DA9C0183A2D35A260F53F5D2B9244',
         replyTo: '',
@@ -164,6 +165,17 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
     ['a location', { location: { longitude: -46.63, latitude: -23.55, address: '', url: '' } }, { messageType: 'location', body: '-23.55,-46.63' }],
   ])('reads %s', (_label, content, expected) => {
     expect(parse(received(content))[0]).toMatchObject(expected);
+  });
+
+  // developer.z-api.io "Lid": `phone` is the number or the LID itself; chatLid may be null.
+  it('reads a message whose phone is the LID itself under the LID, never as a number', () => {
+    const [event] = parse(received({ phone: '65998849469@lid', chatLid: null, senderLid: null, text: { message: 'oi' } }));
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '65998849469@lid', body: 'oi' });
+  });
+
+  it('reads the number and the chatLid together', () => {
+    const [event] = parse(received({ phone: '554499999999', chatLid: '999999999999999@lid', senderLid: null, text: { message: 'oi' } }));
+    expect(event).toMatchObject({ from: '554499999999', lid: '999999999999999@lid' });
   });
 
   it('skips our own messages, groups, reactions and status replies', () => {

@@ -152,6 +152,7 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
       {
         kind: 'message',
         from: '5511987654321',
+        lid: '',
         contactName: 'Ana',
         providerMessageId: 'false_5511987654321@c.us_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
         body: 'Hi there!',
@@ -188,6 +189,24 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
   it("takes the sender's name from NOWEB's pushName and GOWS's Info.PushName", () => {
     expect(parse(messageEvent({ _data: { pushName: 'Bia' } }, 'NOWEB'))[0].contactName).toBe('Bia');
     expect(parse(messageEvent({ _data: { Info: { PushName: 'Caio', Chat: '5511987654321@s.whatsapp.net' } } }, 'GOWS'))[0].contactName).toBe('Caio');
+  });
+
+  // In a chat WhatsApp addresses by LID, WAHA's `from` is the LID; the number is in the engine's own
+  // `_data` when known: NOWEB's Baileys key, GOWS's whatsmeow MessageInfo. WEBJS names no number.
+  const lidChat = { id: 'false_123456789012345@lid_AC73A4448DFAC1A87C12DBA46E0C1A2C', from: '123456789012345@lid' };
+
+  it('reads a NOWEB LID chat with the number from the Baileys key’s remoteJidAlt', () => {
+    const key = { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', fromMe: false, id: 'AC73A4448DFAC1A87C12DBA46E0C1A2C', addressingMode: 'lid' };
+    expect(parse(messageEvent({ ...lidChat, _data: { key, pushName: 'Bia' } }, 'NOWEB'))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a GOWS LID chat with the number from Info.SenderAlt', () => {
+    const Info = { Chat: '123456789012345@lid', Sender: '123456789012345@lid', SenderAlt: '5511987654321@s.whatsapp.net', PushName: 'Caio', AddressingMode: 'lid' };
+    expect(parse(messageEvent({ ...lidChat, _data: { Info } }, 'GOWS'))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+  });
+
+  it('reads a LID chat whose number WAHA does not know under the LID alone', () => {
+    expect(parse(messageEvent(lidChat))[0]).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Hi there!' });
   });
 
   it('skips our own messages and group messages', () => {

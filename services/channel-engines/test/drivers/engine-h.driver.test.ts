@@ -145,6 +145,16 @@ describe('EngineHDriver (Evolution API v1): parseInbound', () => {
     expect(event).toMatchObject({ messageType: 'image', body: 'Foto', mimeType: 'image/jpeg', mediaUrl: 'https://minio.example/evolution/acme-main/3EB0.jpeg', replyTo: 'BAE5F2EF5C69001E' });
   });
 
+  it('reads a chat addressed by LID: the LID from remoteJid, the number from remoteJidAlt when known', () => {
+    const key = { remoteJid: '123456789012345@lid', fromMe: false, id: '3EB0C767D26A1D8B8C5F' };
+    const [withNumber] = parse(upsert({ key: { ...key, remoteJidAlt: '5511987654321@s.whatsapp.net' } }));
+    const [lidOnly] = parse(upsert({ key }));
+    expect([withNumber, lidOnly].map((e) => [e.from, e.lid])).toEqual([
+      ['5511987654321', '123456789012345@lid'],
+      ['', '123456789012345@lid'],
+    ]);
+  });
+
   it('accepts the upper-case event spelling (MESSAGES_UPSERT)', () => {
     expect(parse({ ...upsert(), event: 'MESSAGES_UPSERT' })).toHaveLength(1);
   });

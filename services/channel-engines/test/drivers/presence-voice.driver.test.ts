@@ -1,68 +1,22 @@
 import { startFakeProvider, type FakeProvider } from '@convo/test-support';
-import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
-import type { Driver, Outbound, PresenceState } from '../../src/drivers/driver';
-import { EngineADriver } from '../../src/drivers/engine-a.driver';
-import { EngineBDriver } from '../../src/drivers/engine-b.driver';
-import { EngineCDriver } from '../../src/drivers/engine-c.driver';
-import { EngineDDriver } from '../../src/drivers/engine-d.driver';
-import { EngineEDriver } from '../../src/drivers/engine-e.driver';
-import { EngineFDriver } from '../../src/drivers/engine-f.driver';
-import { EngineGDriver } from '../../src/drivers/engine-g.driver';
-import { EngineHDriver } from '../../src/drivers/engine-h.driver';
-import { SocialDriver } from '../../src/drivers/social.driver';
-import { WabaDriver } from '../../src/drivers/waba.driver';
-import { WhatsappDriver } from '../../src/drivers/whatsapp.driver';
+import { contentOf, failure } from '../support/driver-fixtures';
+import { ANY_ANSWER, caseChannel, type DriverCase, driverCases } from '../support/driver-cases';
+import type { PresenceState } from '../../src/drivers/driver';
 
 // sendPresence (typing / paused) and voice notes, per driver, against one recording fake provider.
-// The fake answers every request with a body in which each driver finds its message id.
-
-const ID = 'PROVIDER-ID-1';
-const anyAnswer = {
-  key: { id: ID, fromMe: true },
-  messageid: ID,
-  messageId: ID,
-  message_id: ID,
-  data: { Id: ID },
-  response: [{ id: ID }],
-  success: true,
-  message: { id: { _serialized: ID } },
-  messages: [{ id: ID }],
-};
 
 let provider: FakeProvider;
 beforeAll(async () => {
-  provider = await startFakeProvider(() => ({ status: 200, body: anyAnswer }));
+  provider = await startFakeProvider(() => ({ status: 200, body: ANY_ANSWER }));
 });
 afterAll(() => provider.close());
 beforeEach(() => provider.reset());
 
 const TO = '5511987654321';
 
-interface Case {
-  kind: string;
-  driver: () => Driver;
-  /** The engine URL of the channel: the server, with the session or instance where the engine needs one. */
-  path?: string;
-  channel?: Partial<Outbound['channel']>;
-}
-
-const settings = () => settingsWith(500, { metaGraphUrl: provider.url });
-const cases: Record<string, Case> = {
-  engine_a: { kind: 'engine_a', driver: () => new EngineADriver(settings()) },
-  engine_b: { kind: 'engine_b', driver: () => new EngineBDriver(settings()), path: '/acme' },
-  engine_c: { kind: 'engine_c', driver: () => new EngineCDriver(settings()) },
-  engine_d: { kind: 'engine_d', driver: () => new EngineDDriver(settings()) },
-  engine_e: { kind: 'engine_e', driver: () => new EngineEDriver(settings()), path: '/sess' },
-  engine_f: { kind: 'engine_f', driver: () => new EngineFDriver(settings()) },
-  engine_g: { kind: 'engine_g', driver: () => new EngineGDriver(settings()), path: '/default' },
-  engine_h: { kind: 'engine_h', driver: () => new EngineHDriver(settings()), path: '/acme' },
-  whatsapp: { kind: 'whatsapp', driver: () => new WhatsappDriver(settings()), path: '/sess' },
-  waba: { kind: 'waba', driver: () => new WabaDriver(settings()), channel: { tokenApi: '1065', bmToken: 'bm-token' } },
-  social_b: { kind: 'social_b', driver: () => new SocialDriver('social_b', settings()), channel: { pageId: 'PAGE1', pageToken: 'page-token' } },
-};
-
-const channelFor = (c: Case) => channelOf(c.kind, { engineUrl: `${provider.url}${c.path ?? ''}`, ...c.channel });
-const presence = (c: Case, state: PresenceState, replyTo = '') => c.driver().sendPresence!({ channel: channelFor(c), to: TO, state, replyTo });
+const cases = driverCases(() => provider.url);
+const channelFor = (c: DriverCase) => caseChannel(provider.url, c);
+const presence = (c: DriverCase, state: PresenceState, replyTo = '') => c.driver().sendPresence!({ channel: channelFor(c), to: TO, state, replyTo });
 const seen = () => provider.requests.map((r) => ({ url: r.url, body: r.body }));
 
 describe('sendPresence', () => {

@@ -1,3 +1,4 @@
+import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
 import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
@@ -20,7 +21,7 @@ let instagram: SocialDriver;
 
 beforeAll(async () => {
   graph = await startFakeProvider(accepted);
-  const settings = settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/v21.0` });
+  const settings = settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/${META_GRAPH_VERSION}` });
   messenger = new SocialDriver('social_b', settings);
   instagram = new SocialDriver('social_a', settings);
 });
@@ -49,7 +50,7 @@ describe.each([
     expect(graph.requests).toHaveLength(1);
     const [req] = graph.requests;
     expect(req.method).toBe('POST');
-    expect(req.url).toBe(`/v21.0/${PAGE_ID}/messages`);
+    expect(req.url).toBe(`/${META_GRAPH_VERSION}/${PAGE_ID}/messages`);
     expect(req.headers.authorization).toBe('Bearer page-token');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.body).toEqual({ ...to, message: { text: 'Hello!' } });
@@ -152,8 +153,8 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
     ).resolves.toEqual({ providerMessageId: 'm_1' });
 
     expect(graph.requests.map((r) => [r.url, r.headers.authorization])).toEqual([
-      [`/v21.0/${PAGE_ID}/message_attachments`, 'Bearer page-token'],
-      [`/v21.0/${PAGE_ID}/messages`, 'Bearer page-token'],
+      [`/${META_GRAPH_VERSION}/${PAGE_ID}/message_attachments`, 'Bearer page-token'],
+      [`/${META_GRAPH_VERSION}/${PAGE_ID}/messages`, 'Bearer page-token'],
     ]);
     expect(graph.requests[0].body).toEqual({ message: { attachment: { type: 'image', payload: { url: 'https://cdn.example/banner.png', is_reusable: true } } } });
     expect(graph.requests[1].body).toEqual(
@@ -175,7 +176,7 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
     const err = await failure(interactive(messenger, 'social_b/mediaTemplate', { mediaType: 'image', mediaUrl: 'https://cdn.example/x.png' }));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toContain('Failed to fetch the file');
-    expect(graph.requests.map((r) => r.url)).toEqual([`/v21.0/${PAGE_ID}/message_attachments`]);
+    expect(graph.requests.map((r) => r.url)).toEqual([`/${META_GRAPH_VERSION}/${PAGE_ID}/message_attachments`]);
   });
 
   it('sends receiptTemplate as the receipt template', async () => {

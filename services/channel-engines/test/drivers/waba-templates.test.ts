@@ -1,3 +1,4 @@
+import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import { startFakeProvider, type FakeProvider } from '@convo/test-support';
 import { channelOf, failure, settingsWith } from '../support/driver-fixtures';
 import { TemplateCatalogs, templateOf } from '../../src/drivers/waba-templates';
@@ -24,7 +25,7 @@ afterAll(() => graph.close());
 beforeEach(() => {
   graph.reset();
   templates = Array.from({ length: 250 }, (_, i) => ({ name: `t${i}`, language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] }));
-  catalogs = new TemplateCatalogs(settingsWith(1_000, { metaGraphUrl: `${graph.url}/v21.0` }), CACHE_MS);
+  catalogs = new TemplateCatalogs(settingsWith(1_000, { metaGraphUrl: `${graph.url}/${META_GRAPH_VERSION}` }), CACHE_MS);
 });
 
 const channel = (over = {}) => channelOf('waba', { id: 9, wabaId: 'WABA-1', bmToken: 'bm-token', tokenApi: '1', ...over });
@@ -34,7 +35,7 @@ describe('TemplateCatalogs', () => {
     const { templates: got } = await catalogs.list(channel(), false);
     expect(got).toHaveLength(250);
     expect(graph.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('after'))).toEqual([null, '100', '200']);
-    expect(graph.requests[0].url).toMatch(/^\/v21\.0\/WABA-1\/message_templates\?fields=name%2Clanguage%2Cstatus%2Ccategory%2Ccomponents&limit=100$/);
+    expect(graph.requests[0].url).toBe(`/${META_GRAPH_VERSION}/WABA-1/message_templates?fields=name%2Clanguage%2Cstatus%2Ccategory%2Ccomponents&limit=100`);
     expect(graph.requests.every((r) => r.headers.authorization === 'Bearer bm-token')).toBe(true);
   });
 

@@ -1,3 +1,4 @@
+import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
 import { channelOf, contentOf, failure, settingsWith } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
@@ -17,7 +18,7 @@ let driver: WabaDriver;
 
 beforeAll(async () => {
   graph = await startFakeProvider(accepted);
-  driver = new WabaDriver(settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/v21.0` }));
+  driver = new WabaDriver(settingsWith(TIMEOUT_MS, { metaGraphUrl: `${graph.url}/${META_GRAPH_VERSION}` }));
 });
 afterAll(() => graph.close());
 beforeEach(() => graph.reset());
@@ -34,7 +35,7 @@ describe('WabaDriver: the request each message becomes', () => {
     expect(graph.requests).toHaveLength(1);
     const [req] = graph.requests;
     expect(req.method).toBe('POST');
-    expect(req.url).toBe(`/v21.0/${PHONE_ID}/messages`);
+    expect(req.url).toBe(`/${META_GRAPH_VERSION}/${PHONE_ID}/messages`);
     expect(req.headers.authorization).toBe('Bearer bm-token');
     expect(req.headers['content-type']).toBe('application/json');
     expect(req.body).toEqual({ ...envelope, type: 'text', text: { body: 'Hello!' } });
@@ -74,7 +75,7 @@ describe('WabaDriver: the request each message becomes', () => {
 
   it('sends waba/button as reply buttons whose ids are their titles', async () => {
     await interactive('waba/button', { message: 'Confirm your order?', button1: 'Yes', button2: 'No', button3: 'Talk to us' });
-    expect(graph.requests[0].url).toBe(`/v21.0/${PHONE_ID}/messages`);
+    expect(graph.requests[0].url).toBe(`/${META_GRAPH_VERSION}/${PHONE_ID}/messages`);
     expect(graph.requests[0].body).toEqual({
       ...envelope,
       type: 'interactive',

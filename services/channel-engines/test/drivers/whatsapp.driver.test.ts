@@ -108,6 +108,7 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
       {
         kind: 'message',
         from: '5511987654321',
+        lid: '',
         contactName: 'Ana',
         providerMessageId: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293',
         body: 'Oi, tudo bem?',
@@ -127,6 +128,12 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
     );
     expect(event).toMatchObject({ messageType: 'document', body: 'Contrato', mimeType: 'application/pdf', fileName: 'contrato.pdf', replyTo: '3EB0F1C2D3E4F5A6B7C8' });
     expect(event.mediaUrl).toBeUndefined();
+  });
+
+  it('reads a chat WhatsApp addresses by LID under the LID alone (the message names no number)', () => {
+    const id = { fromMe: false, remote: '179950657237125@lid', id: 'ACCFD0B51ECCFF508B1B64BA46376A15', _serialized: 'false_179950657237125@lid_ACCFD0B51ECCFF508B1B64BA46376A15' };
+    const [event] = parse(incoming({ id, from: '179950657237125@lid' }));
+    expect(event).toMatchObject({ kind: 'message', from: '', lid: '179950657237125@lid', body: 'Oi, tudo bem?' });
   });
 
   it('reads a voice note, a list choice and a location', () => {

@@ -1,3 +1,4 @@
+import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import * as grpc from '@grpc/grpc-js';
 import { deliveryRecords } from '../support/driver-fixtures';
 import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
@@ -32,7 +33,7 @@ describe('Meta kinds over gRPC', () => {
     );
     svc = await startServiceForTest(channelEnginesService, {
       name: 'channel-engines-meta-test',
-      env: { PROVIDER_TIMEOUT_MS: '1000', META_GRAPH_URL: `${graph.url}/v21.0/` },
+      env: { PROVIDER_TIMEOUT_MS: '1000', META_GRAPH_URL: `${graph.url}/${META_GRAPH_VERSION}/` },
     });
   });
 
@@ -54,7 +55,7 @@ describe('Meta kinds over gRPC', () => {
     expect(res).toMatchObject({ providerMessageId: 'wamid.OK', driver: 'waba' });
     expect(graph.requests.map((r) => [r.url, r.headers.authorization, r.body])).toEqual([
       [
-        '/v21.0/106540352242922/messages',
+        `/${META_GRAPH_VERSION}/106540352242922/messages`,
         'Bearer bm-token',
         { messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511987654321', type: 'text', text: { body: 'Hi' } },
       ],
@@ -71,7 +72,7 @@ describe('Meta kinds over gRPC', () => {
       content: { interactiveType: 'social_b/quickReply', interactiveJson: JSON.stringify({ message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] }) },
     });
     expect(res).toMatchObject({ providerMessageId: 'm_OK', driver: 'social_b' });
-    expect(graph.requests[0].url).toBe('/v21.0/1234567890/messages');
+    expect(graph.requests[0].url).toBe(`/${META_GRAPH_VERSION}/1234567890/messages`);
     expect(graph.requests[0].body).toEqual({
       recipient: { id: '24075368705412345' },
       messaging_type: 'RESPONSE',
@@ -147,7 +148,7 @@ describe('Meta kinds over gRPC', () => {
   it('SendPresence: a sender action through the Send API; applied false, calling nobody, on a kind without presence', async () => {
     await expect(svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: true, driver: 'social_b' });
     expect(graph.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([
-      { url: '/v21.0/1234567890/messages', body: { recipient: { id: '2468' }, sender_action: 'typing_on' } },
+      { url: `/${META_GRAPH_VERSION}/1234567890/messages`, body: { recipient: { id: '2468' }, sender_action: 'typing_on' } },
     ]);
     graph.reset();
     await expect(svc.client.SendPresence({ channel: target({ type: 'webchat' }), to: 'visitor-1', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: false, driver: 'webchat' });

@@ -30,6 +30,9 @@ const wabaMessage = (message: Record<string, unknown>) => ({
   channelType: 'waba',
   accountId: PHONE_ID,
   from: WA_ID,
+  bsuid: '',
+  parentBsuid: '',
+  username: '',
   contactName: 'Sheena Nelson',
   providerMessageId: 'wamid.IN1',
   replyTo: '',
@@ -107,6 +110,8 @@ describe('parseMetaWebhook: WhatsApp Cloud API statuses', () => {
         channelType: 'waba',
         accountId: PHONE_ID,
         from: WA_ID,
+        bsuid: '',
+        parentBsuid: '',
         providerMessageId: 'wamid.OUT1',
         status: value,
         timestampMs: 1750263773000,
@@ -174,6 +179,167 @@ describe('parseMetaWebhook: WhatsApp Cloud API statuses', () => {
       ['message', 'P2', 'wamid.C', 'Kerry', 'c'],
       ['message', 'P2', 'wamid.D', 'Kerry', 'd'],
     ]);
+  });
+});
+
+// ---- WhatsApp Cloud API: identities beyond the phone (business-scoped user ids) ---------------
+// Shapes from Meta's "Business-scoped user IDs" page (incoming messages, status messages and the
+// REQUEST_CONTACT_INFO contacts webhook examples).
+
+const BSUID = 'US.13491208655302741918';
+const PARENT = 'US.ENT.11815799212886844830';
+
+describe('parseMetaWebhook: WhatsApp contacts known by business-scoped user id', () => {
+  const sheena = { profile: { name: 'Sheena Nelson', username: '@realsheenanelson' }, user_id: BSUID, parent_user_id: PARENT };
+  const text = { id: 'wamid.IN2', timestamp: '1749416383', type: 'text', text: { body: 'Does it come in another color?' } };
+
+  it('reads a message with no phone at all (a user with a username) under its BSUID, parent BSUID, name and username', () => {
+    const message = { from_user_id: BSUID, from_parent_user_id: PARENT, ...text };
+    expect(parseMetaWebhook(waba({ contacts: [sheena], messages: [message] }))).toEqual([
+      {
+        kind: 'message',
+        channelType: 'waba',
+        accountId: PHONE_ID,
+        from: '',
+        bsuid: BSUID,
+        parentBsuid: PARENT,
+        username: '@realsheenanelson',
+        contactName: 'Sheena Nelson',
+        providerMessageId: 'wamid.IN2',
+        replyTo: '',
+        timestampMs: 1749416383000,
+        messageType: 'text',
+        body: 'Does it come in another color?',
+        rawJson: JSON.stringify(message),
+      },
+    ]);
+  });
+
+  it('reads both identities when Meta shares the phone too, so the two can be linked', () => {
+    const value = {
+      contacts: [{ profile: { name: 'Pablo M.' }, wa_id: WA_ID, user_id: BSUID }],
+      messages: [{ from: WA_ID, from_user_id: BSUID, ...text }],
+    };
+    expect(parseMetaWebhook(waba(value))[0]).toMatchObject({ from: WA_ID, bsuid: BSUID, parentBsuid: '', username: '', contactName: 'Pablo M.' });
+  });
+
+  it('finds each sender’s contacts entry by wa_id or by user_id, whichever it has', () => {
+    const value = {
+      contacts: [
+        { profile: { name: 'Ana' }, wa_id: '5511987654321', user_id: 'BR.1111' },
+        { profile: { name: 'Bia', username: '@bia' }, user_id: 'BR.2222' },
+      ],
+      messages: [
+        { from_user_id: 'BR.2222', ...text, id: 'wamid.B' },
+        { from: '5511987654321', ...text, id: 'wamid.A' },
+      ],
+    };
+    expect(parseMetaWebhook(waba(value)).map((e) => [e.providerMessageId, e.from, e.bsuid, e.contactName, e.username])).toEqual([
+      ['wamid.B', '', 'BR.2222', 'Bia', '@bia'],
+      ['wamid.A', '5511987654321', 'BR.1111', 'Ana', ''],
+    ]);
+  });
+
+  it('still yields a message that names neither a phone nor a BSUID, with an empty from', () => {
+    expect(parseMetaWebhook(waba({ messages: [text] }))).toEqual([expect.objectContaining({ kind: 'message', from: '', bsuid: '', body: 'Does it come in another color?' })]);
+  });
+
+  it('links the phone a REQUEST_CONTACT_INFO reply shares to the BSUID of a sender Meta named without one', () => {
+    const message = {
+      from_user_id: BSUID,
+      id: 'wamid.CR1',
+      timestamp: '1749416383',
+      type: 'contacts',
+      origin: 'contact_request',
+      contacts: [{ vcard: 'BEGIN:VCARD\nVERSION:3.0\nTEL;type=CELL:+1 650-555-1234\nEND:VCARD', phones: [{ phone: '+1 650-555-1234' }] }],
+    };
+    expect(parseMetaWebhook(waba({ contacts: [{ profile: { name: 'Sheena Nelson', username: '@realsheenanelson' }, user_id: BSUID }], messages: [message] }))).toEqual([
+      expect.objectContaining({ from: WA_ID, bsuid: BSUID, messageType: 'contacts', body: '+1 650-555-1234', contactName: 'Sheena Nelson' }),
+    ]);
+  });
+
+  it('prefers the shared card’s wa_id to its written phone, and reads the name beside it', () => {
+    const message = {
+      from_user_id: BSUID,
+      ...text,
+      type: 'contacts',
+      origin: 'contact_request',
+      contacts: [{ name: { formatted_name: 'Sheena Nelson', first_name: 'Sheena' }, phones: [{ phone: '+1 (650) 555-1234', wa_id: WA_ID, type: 'CELL' }] }],
+    };
+    expect(parseMetaWebhook(waba({ contacts: [sheena], messages: [message] }))[0]).toMatchObject({
+      from: WA_ID,
+      bsuid: BSUID,
+      messageType: 'contacts',
+      body: 'Sheena Nelson: +1 (650) 555-1234',
+    });
+  });
+
+  it('reads an ordinary shared contact as a contacts message with its names and phones, never as the sender', () => {
+    const message = {
+      from_user_id: BSUID,
+      ...text,
+      type: 'contacts',
+      contacts: [
+        { name: { formatted_name: 'John Smith' }, phones: [{ phone: '+1 (940) 555-1234', wa_id: '19405551234', type: 'HOME' }, { phone: '+1 (650) 555-9999', type: 'WORK' }] },
+        { name: { formatted_name: 'Front desk' } },
+      ],
+    };
+    expect(parseMetaWebhook(waba({ contacts: [sheena], messages: [message] }))[0]).toMatchObject({
+      from: '',
+      bsuid: BSUID,
+      messageType: 'contacts',
+      body: 'John Smith: +1 (940) 555-1234, +1 (650) 555-9999\nFront desk',
+    });
+  });
+
+  it('keeps the sender’s own phone when a contact-request reply comes from a known number', () => {
+    const message = { from: WA_ID, from_user_id: BSUID, ...text, type: 'contacts', origin: 'contact_request', contacts: [{ phones: [{ phone: '+55 11 98765-4321', wa_id: '5511987654321' }] }] };
+    expect(parseMetaWebhook(waba({ contacts: [{ wa_id: WA_ID, user_id: BSUID, profile: { name: 'Pablo' } }], messages: [message] }))[0]).toMatchObject({ from: WA_ID, bsuid: BSUID });
+  });
+});
+
+describe('parseMetaWebhook: WhatsApp statuses with business-scoped user ids', () => {
+  const pricing = { billable: true, pricing_model: 'PMP', type: 'regular', category: 'marketing' };
+  const pablo = { profile: { name: 'Pablo M.', username: '@pablomorales' }, wa_id: WA_ID, user_id: BSUID, parent_user_id: PARENT };
+
+  it('reads a delivered status of a message sent to the phone, with the BSUID and parent Meta add', () => {
+    const s = { id: 'wamid.OUT1', status: 'delivered', timestamp: '1750030073', recipient_id: WA_ID, recipient_user_id: BSUID, parent_recipient_user_id: PARENT, pricing };
+    expect(parseMetaWebhook(waba({ contacts: [pablo], statuses: [s] }))).toEqual([
+      {
+        kind: 'status',
+        channelType: 'waba',
+        accountId: PHONE_ID,
+        from: WA_ID,
+        bsuid: BSUID,
+        parentBsuid: PARENT,
+        providerMessageId: 'wamid.OUT1',
+        status: 'delivered',
+        timestampMs: 1750030073000,
+        error: '',
+        rawJson: JSON.stringify(s),
+      },
+    ]);
+  });
+
+  it('reads a status of a message sent to the BSUID when Meta shares no phone (no recipient_id, no wa_id)', () => {
+    const { wa_id: _phone, ...noPhone } = pablo;
+    const s = { id: 'wamid.OUT2', status: 'read', timestamp: '1750030073', recipient_user_id: BSUID, parent_user_id: PARENT, pricing };
+    expect(parseMetaWebhook(waba({ contacts: [noPhone], statuses: [s] }))[0]).toMatchObject({ kind: 'status', from: '', bsuid: BSUID, parentBsuid: PARENT, status: 'read' });
+  });
+
+  it('reads a status of a message sent to the parent BSUID as the parent, the BSUID coming from contacts', () => {
+    const s = { id: 'wamid.OUT3', status: 'delivered', timestamp: '1750030073', recipient_user_id: PARENT, recipient_parent_user_id: PARENT, pricing };
+    expect(parseMetaWebhook(waba({ contacts: [pablo], statuses: [s] }))[0]).toMatchObject({ from: WA_ID, bsuid: BSUID, parentBsuid: PARENT });
+  });
+
+  it('reads a sent status naming only the phone: the BSUID comes from the contacts entry of that wa_id', () => {
+    const s = { id: 'wamid.OUT4', status: 'sent', timestamp: '1750030073', recipient_id: WA_ID, pricing };
+    expect(parseMetaWebhook(waba({ contacts: [{ ...pablo, profile: { name: 'Pablo M.' } }], statuses: [s] }))[0]).toMatchObject({ from: WA_ID, bsuid: BSUID, parentBsuid: PARENT });
+  });
+
+  it('reads a failed status, which comes without contacts, by its recipient_user_id', () => {
+    const s = { id: 'wamid.OUT5', status: 'failed', timestamp: '1750030073', recipient_user_id: BSUID, errors: [{ code: 131026, title: 'Message undeliverable' }] };
+    expect(parseMetaWebhook(waba({ statuses: [s] }))[0]).toMatchObject({ from: '', bsuid: BSUID, parentBsuid: '', status: 'failed', error: '(#131026) Message undeliverable' });
   });
 });
 

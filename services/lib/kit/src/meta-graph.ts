@@ -9,10 +9,20 @@ import { request, type Dispatcher } from 'undici';
 
 export type GraphMethod = 'GET' | 'POST' | 'DELETE';
 
+/**
+ * The Graph API version every service calls Meta with unless META_GRAPH_URL says otherwise: the one
+ * place it is set. v25.0 (released 2026-02-18) is supported until 2028-07-29 by Meta's version
+ * table (developers.facebook.com/docs/graph-api/changelog/versions); move it on before then.
+ */
+export const META_GRAPH_VERSION = 'v25.0';
+
+/** META_GRAPH_URL's default: Meta's Graph host with META_GRAPH_VERSION. */
+export const DEFAULT_META_GRAPH_URL = `https://graph.facebook.com/${META_GRAPH_VERSION}`;
+
 export interface MetaGraphOptions {
-  /** META_GRAPH_URL, e.g. `https://graph.facebook.com/v21.0` (a trailing `/` is dropped). */
+  /** META_GRAPH_URL, e.g. DEFAULT_META_GRAPH_URL (a trailing `/` is dropped). */
   baseUrl: string;
-  /** Appended to baseUrl when given (`v21.0`), for a base URL without its version. */
+  /** Appended to baseUrl when given (e.g. META_GRAPH_VERSION), for a base URL without its version. */
   version?: string;
   /** The total time of one call: connection, headers and body. */
   timeoutMs: number;

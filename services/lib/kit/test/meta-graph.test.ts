@@ -1,6 +1,6 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MetaGraphClient, MetaGraphError } from '../src/meta-graph';
+import { DEFAULT_META_GRAPH_URL, META_GRAPH_VERSION, MetaGraphClient, MetaGraphError } from '../src/meta-graph';
 
 /** A fake Graph API on loopback: each test sets how it answers; every request is recorded. */
 interface Seen {
@@ -46,15 +46,23 @@ beforeEach(() => {
   seen.length = 0;
 });
 
+describe('META_GRAPH_VERSION', () => {
+  // Meta's version table: v25.0 is supported until 2028-07-29 (v21.0, the earlier default, stops 2027-01-21).
+  it('is the default base of every Meta call, a version Meta still supports', () => {
+    expect(DEFAULT_META_GRAPH_URL).toBe(`https://graph.facebook.com/${META_GRAPH_VERSION}`);
+    expect(Number(META_GRAPH_VERSION.replace(/^v/, ''))).toBeGreaterThanOrEqual(25);
+  });
+});
+
 describe('MetaGraphClient', () => {
   it('sends the token as a bearer header, JSON bodies, and joins base, version and path', async () => {
     answer = (_req, res) => json(res, 200, { id: '42' });
-    const graph = new MetaGraphClient({ baseUrl: `${base}/`, version: 'v21.0', timeoutMs: 2000 });
+    const graph = new MetaGraphClient({ baseUrl: `${base}/`, version: META_GRAPH_VERSION, timeoutMs: 2000 });
     await expect(graph.post('123/messages', 'tok', { a: 1 })).resolves.toEqual({ id: '42' });
     await expect(graph.delete('/123/personas', 'tok')).resolves.toEqual({ id: '42' });
     expect(seen).toEqual([
-      { method: 'POST', url: '/v21.0/123/messages', authorization: 'Bearer tok', body: '{"a":1}' },
-      { method: 'DELETE', url: '/v21.0/123/personas', authorization: 'Bearer tok', body: '' },
+      { method: 'POST', url: `/${META_GRAPH_VERSION}/123/messages`, authorization: 'Bearer tok', body: '{"a":1}' },
+      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/123/personas`, authorization: 'Bearer tok', body: '' },
     ]);
   });
 
