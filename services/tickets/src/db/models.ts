@@ -32,6 +32,14 @@ export interface ContactDoc {
   extraInfo?: Array<{ name: string; value: string }>;
   /** The contact's latest incoming message (OpenForContact's inbound_at): the waba 24-hour window. */
   lastInboundAt?: Date;
+  /**
+   * Identities beyond the phone (docs/api/contact-identities.md), each when known; a contact known
+   * only by one of them holds it in `number` too, as its key. `username` is for display only.
+   */
+  bsuid?: string;
+  parentBsuid?: string;
+  lid?: string;
+  username?: string;
   createdAt: Date;
   updatedAt?: Date;
 }
@@ -60,8 +68,8 @@ export interface TicketDoc {
   tenantId: number;
   channelId: number;
   contactId: number;
-  /** `lastInboundAt` is the contact's, copied here so that a send reads it with the ticket. */
-  contact: { number: string; name: string; email: string; lastInboundAt?: Date };
+  /** `lastInboundAt` and the identities are the contact's, copied here so that a send or a read has them with the ticket. */
+  contact: { number: string; name: string; email: string; lastInboundAt?: Date; bsuid?: string; parentBsuid?: string; lid?: string; username?: string };
   status: TicketStatus;
   userId?: number | null;
   queueId?: number | null;
@@ -171,6 +179,10 @@ export function registerModels(conn: Connection) {
       walletIds: { type: [Number], default: undefined },
       extraInfo: { type: [new Schema({ name: String, value: String }, { _id: false })], default: undefined },
       lastInboundAt: Date,
+      bsuid: String,
+      parentBsuid: String,
+      lid: String,
+      username: String,
       createdAt: Date,
       updatedAt: Date,
     },
@@ -188,7 +200,7 @@ export function registerModels(conn: Connection) {
     tenantId: { type: Number, required: true },
     channelId: Number,
     contactId: Number,
-    contact: { number: String, name: String, email: String, lastInboundAt: Date },
+    contact: { number: String, name: String, email: String, lastInboundAt: Date, bsuid: String, parentBsuid: String, lid: String, username: String },
     status: String,
     userId: Number,
     queueId: Number,
