@@ -1,4 +1,4 @@
-import { contactIdentity, isBsuid, isLid, type proto } from '@convo/kit';
+import { contactIdentity, type ContactIdentityKind, isBsuid, isLid, type proto } from '@convo/kit';
 import type { ContactDoc, TicketDoc } from '../db/models';
 
 export type { TicketDoc };
@@ -16,7 +16,7 @@ type Identities = Pick<proto.tickets.ContactRecord, 'bsuid' | 'parentBsuid' | 'l
  */
 export function identitiesOf(c: Pick<ContactDoc, 'number' | 'bsuid' | 'parentBsuid' | 'lid' | 'username'>): Identities {
   const key = isBsuid(c.number) || isLid(c.number) ? contactIdentity(c.number) : undefined;
-  const keyed = (kind: string) => (key?.kind === kind ? key.value : '');
+  const keyed = (kind: ContactIdentityKind) => (key?.kind === kind ? key.value : '');
   return {
     bsuid: c.bsuid || keyed('bsuid'),
     parentBsuid: c.parentBsuid || keyed('parentBsuid'),
