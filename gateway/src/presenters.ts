@@ -1,4 +1,4 @@
-import { withoutPassword, type proto } from '@convo/kit';
+import { shownIdentities, withoutPassword, type proto } from '@convo/kit';
 
 const orNull = <T>(v: T | undefined) => (v === undefined ? null : v);
 
@@ -13,14 +13,17 @@ export type LastMessageRecord = ReturnType<typeof lastMessageRecord>;
 
 /**
  * The ticket record (docs/api/external.md, "Ticket record"). Reads pass the ticket's last message (null when it
- * has none); answers of changes leave `lastMessage` out rather than pay a call for it.
+ * has none); answers of changes leave `lastMessage` out rather than pay a call for it. Its contact,
+ * like every contact an answer shows, never shows the key a contact known only by its BSUID or LID
+ * holds in `number` (docs/api/contact-identities.md): `number` is "" then, and the identities sit
+ * beside it, each only when known.
  */
 export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: LastMessageRecord | null) => ({
   id: t.id,
   ticketId: t.id,
   status: t.status,
   whatsappId: t.channelId,
-  contact: t.contact && { id: t.contact.id, number: t.contact.number, name: t.contact.name, email: t.contact.email || null },
+  contact: t.contact && { id: t.contact.id, ...shownIdentities(t.contact), name: t.contact.name, email: t.contact.email || null },
   userId: orNull(t.userId),
   queueId: orNull(t.queueId),
   chatFlowId: orNull(t.chatFlowId),
@@ -92,7 +95,7 @@ export const noteRecord = (n: proto.tickets.Note__Output) => ({
 /** A contact of a channel (showcontact, createContact, updateContact, listContacts). */
 export const contactRecord = (c: proto.tickets.ContactRecord__Output) => ({
   id: c.id,
-  number: c.number,
+  ...shownIdentities(c),
   name: c.name,
   email: c.email || null,
   firstName: c.firstName || null,

@@ -230,11 +230,23 @@ async function replay(tenantId: number, id: string) {
   await gql('mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', { t: tenantId, id });
 }
 
+/** A ticket's contact as the console reads it: its number is "" when it has none (docs/api/contact-identities.md). */
+interface ContactShown {
+  name: string;
+  number: string;
+  username: string | null;
+  bsuid: string | null;
+  lid: string | null;
+}
+const CONTACT_FIELDS = 'contact { name number username bsuid lid }';
+/** The name and whichever identity the contact has, the number first. */
+const contactLabel = (c: ContactShown) => [c.name, c.number || c.username || c.bsuid || c.lid].filter(Boolean).join(' ');
+
 interface TicketRow {
   id: number;
   status: string;
   updatedAt: string;
-  contact: { name: string; number: string };
+  contact: ContactShown;
   channel: { name: string };
 }
 
@@ -243,7 +255,7 @@ async function ticketList(where: HTMLElement, tenantId: number) {
     'form',
     { 'data-testid': 'ticket-filters' },
     h('select', { name: 'status' }, ...['', 'open', 'pending', 'closed'].map((s) => h('option', { value: s }, s || 'any status'))),
-    h('input', { name: 'search', placeholder: 'name, number or e-mail', maxlength: '100' }),
+    h('input', { name: 'search', placeholder: 'name, number, e-mail, BSUID, LID or username', maxlength: '100' }),
     h('button', { type: 'submit' }, 'Filter'),
   );
   const results = h('div');
@@ -253,7 +265,7 @@ async function ticketList(where: HTMLElement, tenantId: number) {
     const search = String(f.get('search') ?? '') || null;
     const data = await gql<{ tickets: { totalCount: number; nodes: TicketRow[] } }>(
       `query($t: Int!, $status: TicketStatus, $search: String) {
-        tickets(tenantId: $t, first: 50, status: $status, search: $search) { totalCount nodes { id status updatedAt contact { name number } channel { name } } }
+        tickets(tenantId: $t, first: 50, status: $status, search: $search) { totalCount nodes { id status updatedAt ${CONTACT_FIELDS} channel { name } } }
       }`,
       { t: tenantId, status, search },
     );
@@ -261,7 +273,7 @@ async function ticketList(where: HTMLElement, tenantId: number) {
       h('p', {}, `${data.tickets.totalCount} tickets`),
       table(
         ['Ticket', 'Status', 'Contact', 'Channel', 'Last activity'],
-        data.tickets.nodes.map((t) => [link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`), t.status, `${t.contact.name} ${t.contact.number}`, t.channel.name, t.updatedAt]),
+        data.tickets.nodes.map((t) => [link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`), t.status, contactLabel(t.contact), t.channel.name, t.updatedAt]),
         'tickets',
       ),
     );
@@ -276,10 +288,10 @@ async function ticketList(where: HTMLElement, tenantId: number) {
 
 async function ticketView(tenantId: number, ticketId: number) {
   const data = await gql<{
-    ticket: { id: number; status: string; contact: { name: string; number: string }; messagePage: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] } } | null;
+    ticket: { id: number; status: string; contact: ContactShown; messagePage: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] } } | null;
   }>(
     `query($t: Int!, $id: Int!) {
-      ticket(tenantId: $t, id: $id) { id status contact { name number } messagePage(first: 100) { totalCount nodes { id direction body status createdAt } } }
+      ticket(tenantId: $t, id: $id) { id status ${CONTACT_FIELDS} messagePage(first: 100) { totalCount nodes { id direction body status createdAt } } }
     }`,
     { t: tenantId, id: ticketId },
   );
@@ -289,7 +301,7 @@ async function ticketView(tenantId: number, ticketId: number) {
     h(
       'section',
       { 'data-testid': 'conversation' },
-      h('h2', {}, `Ticket #${t.id} · ${t.status} · ${t.contact.name} ${t.contact.number}`),
+      h('h2', {}, `Ticket #${t.id} · ${t.status} · ${contactLabel(t.contact)}`),
       h('p', {}, link(`#/tenant/${tenantId}`, '← tenant'), ` · ${t.messagePage.totalCount} messages`),
       ...t.messagePage.nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))),
     ),

@@ -1,3 +1,5 @@
+import { BSUID_PATTERN, LID_PATTERN } from '@convo/kit';
+
 /**
  * The records the REST facade answers with (presenters.ts), as JSON Schema for the OpenAPI
  * document: every field listed, none beyond them (additionalProperties: false), so the e2e suite's
@@ -51,6 +53,21 @@ export const list = (items: Schema) => ({ type: 'array', items });
 export const ints = list(int);
 export const strs = list(str);
 
+/**
+ * A contact's identities as every answer shows them (docs/api/contact-identities.md): `number`
+ * always, the others only when known.
+ */
+const IDENTITIES = {
+  number: { ...str, description: 'The phone number\'s digits (on social channels the platform user id); "" when the contact has none, known only by its BSUID or LID' },
+  bsuid: { ...str, pattern: BSUID_PATTERN, description: 'waba: the business-scoped user id Meta gives the contact (`CC.<alphanumeric>`); when known' },
+  parentBsuid: { ...str, pattern: BSUID_PATTERN, description: 'waba: the parent BSUID (`CC.ENT.<alphanumeric>`) where the business has one; when known' },
+  lid: { ...str, pattern: LID_PATTERN, description: 'Unofficial engines: the contact\'s LID (`<digits>@lid`); when known' },
+  username: { ...str, description: 'waba: the contact\'s WhatsApp username, for display only (it changes); when known' },
+};
+const requiredBut = (properties: Record<string, Schema>, optional: string[]) => Object.keys(properties).filter((k) => !optional.includes(k));
+const SOMETIMES_KNOWN = ['bsuid', 'parentBsuid', 'lid', 'username'];
+const TicketContact = { id: int, ...IDENTITIES, name: str, email: nullable('string') };
+
 export const LastMessage = { type: ['object', 'null'], properties: { messageId: str, body: str, direction: str, at: str }, additionalProperties: false };
 
 export const Ticket = record(
@@ -59,7 +76,7 @@ export const Ticket = record(
     ticketId: int,
     status: { enum: ['open', 'pending', 'closed'] },
     whatsappId: int,
-    contact: record({ id: int, number: str, name: str, email: nullable('string') }),
+    contact: record(TicketContact, requiredBut(TicketContact, SOMETIMES_KNOWN)),
     userId: nullable('integer'),
     queueId: nullable('integer'),
     chatFlowId: nullable('integer'),
@@ -108,9 +125,9 @@ export const Message = record({
 
 export const Note = record({ id: int, notes: str, ticketId: int, userId: nullable('integer'), idFront: nullable('string'), createdAt: str, updatedAt: str });
 
-export const Contact = record({
+const ContactFields = {
   id: int,
-  number: str,
+  ...IDENTITIES,
   name: str,
   email: nullable('string'),
   firstName: nullable('string'),
@@ -123,7 +140,8 @@ export const Contact = record({
   walletIds: { ...ints, description: 'The users who own the contact (updateContactWallet)' },
   createdAt: str,
   updatedAt: str,
-});
+};
+export const Contact = record(ContactFields, requiredBut(ContactFields, SOMETIMES_KNOWN));
 
 export const CatalogItem = record({ id: int, name: str, createdAt: str });
 export const KanbanColumn = record({ id: int, name: str, position: nullable('integer'), createdAt: str });

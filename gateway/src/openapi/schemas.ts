@@ -56,7 +56,15 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
       },
     },
   ),
-  TicketResult: envelopeOf(ref('Ticket')),
+  TicketResult: envelopeOf(ref('Ticket'), {
+    // A contact an unofficial engine knows by its LID and its phone (docs/api/contact-identities.md).
+    id: 43, ticketId: 43, status: 'pending', whatsappId: 5,
+    contact: { id: 10, number: '5511912345678', lid: '148592765938274@lid', name: 'Bruno', email: null },
+    userId: null, queueId: null, chatFlowId: null, kanbanId: null, reasonId: null, value: null, externalKey: null,
+    botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [],
+    createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:05:00.000Z', closedAt: null,
+    paused: false, pauseReason: null, pausedAt: null, evaluation: null, lastMessage: null,
+  }),
   TicketList: envelopeOf(record({ tickets: list(ref('Ticket')), count: int })),
   TicketPage: envelopeOf(pageOf('tickets', ref('Ticket'))),
   SendResult: acceptedOr(SendAccepted, { message: 'Message accepted for delivery', ticketId: 42, messageId: '3f6c…' }),
@@ -82,7 +90,12 @@ export const COMPONENT_SCHEMAS: Record<string, Schema> = {
   NoteResult: envelopeOf(ref('Note')),
   NotePage: envelopeOf(pageOf('notes', ref('Note'), { ticketId: int })),
   PausePage: envelopeOf(pageOf('pauses', ref('Pause'), { ticketId: int })),
-  ContactResult: envelopeOf(ref('Contact')),
+  ContactResult: envelopeOf(ref('Contact'), {
+    // A waba contact who never gave the business its number: known by its BSUID and username.
+    id: 11, number: '', bsuid: 'BR.13491208655302741918', username: 'ana.souza', name: 'Ana Souza', email: null,
+    firstName: null, lastName: null, businessName: null, externalKey: null, whatsappId: 3, tagIds: [], kanban: null, walletIds: [],
+    createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z',
+  }),
   ContactCreated: envelopeOf(record({ contact: ref('Contact'), created: bool })),
   ContactPage: envelopeOf(pageOf('contacts', ref('Contact'))),
   TagPage: envelopeOf(pageOf('tags', ref('CatalogItem'))),

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
-import { ApiParams } from '../schemas/common';
+import { ApiParams, contactKeyOf } from '../schemas/common';
 import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive';
 import { principalOf, security } from './principal';
 import { pathsOf } from './segments';
@@ -33,8 +33,8 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
         type: def.type,
         json: JSON.stringify(json),
         ticketId,
-        // waba routes address a number on the integration's own channel.
-        number: number?.replace(/\D/g, '') ?? '',
+        // waba routes address a contact (number or BSUID) on the integration's own channel.
+        number: number === undefined ? '' : contactKeyOf(number),
         channelId: def.route === 'waba' ? principal.sessionId : 0,
         body: def.text(body),
         routeVia: routeVia ?? '',

@@ -2,7 +2,7 @@ import type { proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
-import { ApiParams } from '../schemas/common';
+import { ApiParams, contactKeyOf } from '../schemas/common';
 import {
   GroupMediaUrlBody,
   GroupSendBody,
@@ -47,7 +47,7 @@ export async function numberSendRoutes(
     const res = await clients.messaging.SendByTicket({
       tenantId,
       ticketId: 0,
-      number: b.number.replace(/\D/g, ''),
+      number: contactKeyOf(b.number),
       channelId: sessionId,
       body: b.body ?? '',
       externalKey: b.externalKey ?? '',

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { ContactNumber, NonEmpty, StringEnum } from './common';
+import { ContactId, NonEmpty, StringEnum } from './common';
 import { rule } from '../validation/rules';
 import { contentRules, isHttpUrl, RouteVia, SendMessageBody } from './message.schemas';
 
@@ -18,10 +18,10 @@ const PublicUrl = (description: string) => Type.String({ minLength: 1, maxLength
 
 /** What every send by number takes besides its content. */
 const NumberSendFields = {
-  number: ContactNumber("The contact on the integration's channel; its current ticket there is used, or opened"),
+  number: ContactId("The contact on the integration's channel; its current ticket there is used, or opened"),
   externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
   isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
-  validateNumber: Type.Optional(Type.Boolean({ default: false, description: "Checks the number on the channel's network first" })),
+  validateNumber: Type.Optional(Type.Boolean({ default: false, description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" })),
   routeVia: RouteVia,
 };
 
@@ -88,11 +88,11 @@ export const PresenceBody = Type.Object({
 
 // ---- contacts ----------------------------------------------------------------------------------
 
-export const ContactNumberBody = Type.Object({ number: ContactNumber() });
+export const ContactNumberBody = Type.Object({ number: ContactId("Any identity of the contact on the integration's channel") });
 
 const text = (description?: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 export const ContactBody = Type.Object({
-  number: ContactNumber('The contact on the integration\'s channel (updateContact finds it by this)'),
+  number: ContactId("The contact on the integration's channel (updateContact finds it by this)"),
   name: text(),
   email: Type.Optional(Type.String({ maxLength: 254, description: 'An e-mail address, or "" to clear it' })),
   firstName: text(),

@@ -1,4 +1,4 @@
-import { CONTACT_NUMBER_MAX_LENGTH, CONTACT_NUMBER_PATTERN } from '@convo/kit';
+import { BSUID_PATTERN, CONTACT_ID_MAX_LENGTH, CONTACT_ID_PATTERN, CONTACT_NUMBER_PATTERN, contactIdentity } from '@convo/kit';
 import Type from 'typebox';
 
 /** A string enum as plain JSON Schema `enum`, which gives one clear error instead of an anyOf list. */
@@ -20,9 +20,27 @@ export const NonEmpty = (description?: string, maxLength = 4096) => Type.String(
 
 export const ApiParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLength: 64 }) });
 
+/** The shortest identity a contact field takes: a BSUID of one character after its country (`BR.1`). */
+const CONTACT_ID_MIN_LENGTH = 4;
+const CONTACT_ID_FORMS = 'a number (E.164, with or without +; on social channels the platform user id), a BSUID (`BR.13491208655302741918`, a parent `US.ENT.11815799212886844830`) or a LID (`<digits>@lid`)';
+
 /**
- * A contact number as integrators write it: digits with an optional + and common separators (the
- * kit's contact-number rule; the services check its digits).
+ * A contact's field wherever the API takes its `number` (docs/api/contact-identities.md): a number
+ * as integrators write it (digits with an optional + and common separators), or one of the
+ * identities a contact may have instead, told apart by form (the kit's contactIdentity; the
+ * services check what the form leaves open, such as the digit count).
  */
-export const ContactNumber = (description = 'E.164, with or without + (on social channels the platform user id)') =>
-  Type.String({ minLength: 8, maxLength: CONTACT_NUMBER_MAX_LENGTH, pattern: CONTACT_NUMBER_PATTERN, description });
+export const ContactId = (description: string) =>
+  Type.String({ minLength: CONTACT_ID_MIN_LENGTH, maxLength: CONTACT_ID_MAX_LENGTH, pattern: CONTACT_ID_PATTERN, description: `${description}: ${CONTACT_ID_FORMS}` });
+
+/** The official channel's routes: a phone number or a BSUID (a LID belongs to the unofficial engines). */
+export const WabaContactId = (description: string) =>
+  Type.String({
+    minLength: CONTACT_ID_MIN_LENGTH,
+    maxLength: CONTACT_ID_MAX_LENGTH,
+    pattern: `${CONTACT_NUMBER_PATTERN}|${BSUID_PATTERN}`,
+    description: `${description}: a number (E.164, with or without +) or a BSUID (\`BR.13491208655302741918\`, a parent \`US.ENT.11815799212886844830\`)`,
+  });
+
+/** A contact field as the services take it: a number's digits, a BSUID or a LID trimmed, anything else's digits (refused there). */
+export const contactKeyOf = (raw: string) => contactIdentity(raw)?.value ?? raw.replace(/\D/g, '');

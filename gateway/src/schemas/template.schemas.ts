@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
-import { ContactNumber, Id } from './common';
+import { contactKeyOf, Id, WabaContactId } from './common';
 
 /**
  * The template sends of the official channel (waba): `POST {root}/template`, `/templateBody` and
@@ -39,7 +39,8 @@ const Components = Type.Array(Component, { maxItems: 20, description: "The Cloud
 const TemplateData = Type.Object({
   messaging_product: Opt(Str(20)),
   recipient_type: Opt(Str(20)),
-  to: Opt(ContactNumber('The contact (when number is absent)')),
+  to: Opt(WabaContactId('The contact (when number is absent)')),
+  recipient: Opt(WabaContactId("The contact as the Cloud API names a BSUID (when number and to are absent)")),
   type: Opt(Str(20)),
   template: Type.Object({
     name: Type.String({ minLength: 1, maxLength: 512 }),
@@ -48,9 +49,12 @@ const TemplateData = Type.Object({
   }),
 });
 
+/** The contact, under the name either shape gives it. */
+const contactOf = (b: { number?: string; templateData?: { to?: string; recipient?: string } }) => b.number || b.templateData?.to || b.templateData?.recipient || '';
+
 export const TemplateSendBody = Type.Object(
   {
-    number: Opt(ContactNumber("The contact on the integration's channel; its current ticket there is used, or opened")),
+    number: Opt(WabaContactId("The contact on the integration's channel; its current ticket there is used, or opened")),
     externalKey: Opt(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
     isClosed: Opt(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
     ticketId: Opt(Id("Pins the message to this open ticket of the contact on the integration's channel")),
@@ -64,7 +68,7 @@ export const TemplateSendBody = Type.Object(
     const issues = [];
     if (!b.templateData && !b.templateName) issues.push({ field: 'templateData', message: 'is required (or templateName and templateLangCode)' });
     if (!b.templateData && b.templateName && !b.templateLangCode) issues.push({ field: 'templateLangCode', message: 'is required with templateName' });
-    if (!b.number && !b.templateData?.to) issues.push({ field: 'number', message: 'is required' });
+    if (!contactOf(b)) issues.push({ field: 'number', message: 'is required' });
     return issues;
   }),
 );
@@ -74,7 +78,7 @@ type Component = Static<typeof Component>;
 
 /** Either shape as one template: name, language, and the components Meta takes (params become the body's). */
 export function templateOf(b: TemplateSendBody): { number: string; name: string; language: string; components: Component[] } {
-  const number = (b.number ?? b.templateData?.to ?? '').replace(/\D/g, '');
+  const number = contactKeyOf(contactOf(b));
   if (b.templateData) {
     const t = b.templateData.template;
     return { number, name: t.name, language: t.language.code, components: t.components ?? [] };

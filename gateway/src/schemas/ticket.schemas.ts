@@ -1,19 +1,19 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
-import { Amount, ContactNumber, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
+import { Amount, ContactId, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
 
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
 const IdList = (description: string) => Type.String({ pattern: `^ *${ID_TEXT} *(, *${ID_TEXT} *)*$`, maxLength: 1100, description });
 
 export const CreateTicketBody = Type.Object({
   body: NonEmpty('First message, sent to the contact'),
-  number: Type.Optional(ContactNumber('E.164, with or without +; checked on the network first when validateNumber is true')),
+  number: Type.Optional(ContactId("The contact on the integration's channel (validateNumber checks a number, not another identity, on the network first)")),
   email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'E-mail variant, with channelId' })),
   channelId: Type.Optional(Id('Webmail channel of the e-mail variant')),
   externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   userId: Type.Optional(Id()),
   status: Type.Optional(StringEnum(['open', 'pending'])),
-  validateNumber: Type.Optional(Type.Boolean()),
+  validateNumber: Type.Optional(Type.Boolean({ description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" })),
   queueId: Type.Optional(NullableId('null: no queue (as absent)')),
   chatFlowId: Type.Optional(NullableId('null: no chat flow (as absent)')),
   kanbanId: Type.Optional(Id()),
@@ -41,13 +41,13 @@ export type UpdateTicketBody = Static<typeof UpdateTicketBody>;
 export const ListTicketsQuery = Type.Object({
   pageNumber: Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: '1-based; pages hold 20 tickets' }),
   status: Type.Optional(StringEnum(['open', 'pending', 'closed'])),
-  searchParam: Type.Optional(Type.String({ maxLength: 100, description: "Plain text in the contact's name, number or e-mail" })),
+  searchParam: Type.Optional(Type.String({ maxLength: 100, description: "Plain text in the contact's name, number, e-mail, BSUID, LID or username" })),
   queuesIds: Type.Optional(IdList('Comma-separated queue ids')),
   whatsappIds: Type.Optional(IdList('Comma-separated channel ids')),
 });
 export type ListTicketsQuery = Static<typeof ListTicketsQuery>;
 
-export const NumberBody = Type.Object({ number: ContactNumber('Contact number, E.164 with or without +') });
+export const NumberBody = Type.Object({ number: ContactId("Any identity of the contact, across the tenant's channels") });
 
 export const UpdateQueueBody = Type.Object({ ticketId: Id(), queueId: Id('A queue of the tenant (GraphQL createQueue)') });
 

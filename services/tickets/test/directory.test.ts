@@ -212,3 +212,90 @@ describe('DiscardTicket of a ticket OpenForContact opened', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 });
+
+// ---- a contact's identities beyond the phone ------------------------------------------------
+
+// docs/api/contact-identities.md: in the answers, the GraphQL Contact and the free-text searches. The
+// identities are written here as the inbound path links them: on the contact, on its tickets' copy
+// and on their listing rows.
+
+const BSUID = 'BR.13491208655302741918';
+const PARENT_BSUID = 'BR.ENT.99887766554433221100';
+const LID = '148592765938274@lid';
+
+/** A ticket of a new contact, whose identities are then set as linking them would. */
+async function ticketWith(tenantId: number, identities: Record<string, string>, number = newNumber()) {
+  const { ticket } = await client.CreateTicket({ tenantId, channelId: 7, number });
+  const contactId = ticket!.contact!.id;
+  const onCopy = Object.fromEntries(Object.entries(identities).map(([k, v]) => [`contact.${k}`, v]));
+  await svc.db.collection('contacts').updateOne({ _id: contactId } as never, { $set: identities });
+  await svc.db.collection('tickets').updateOne({ _id: ticket!.id } as never, { $set: onCopy });
+  await svc.db.collection('ticket_rows').updateOne({ _id: ticket!.id } as never, { $set: onCopy });
+  return ticket!;
+}
+
+describe("a contact's identities in the answers", () => {
+  it('carries bsuid, parentBsuid, lid and username on the ticket and the contact record, "" when unknown', async () => {
+    const tenantId = newTenantId();
+    const ticket = await ticketWith(tenantId, { bsuid: BSUID, parentBsuid: PARENT_BSUID, username: 'ana.souza' });
+    const read = await client.GetTicket({ tenantId, ticketId: ticket.id });
+    expect(read.contact).toMatchObject({ number: ticket.contact!.number, bsuid: BSUID, parentBsuid: PARENT_BSUID, lid: '', username: 'ana.souza' });
+    const contact = await client.GetContactById({ tenantId, contactId: ticket.contact!.id });
+    expect(contact).toMatchObject({ number: ticket.contact!.number, bsuid: BSUID, parentBsuid: PARENT_BSUID, lid: '', username: 'ana.souza' });
+  });
+
+  it('shows the identity a contact is keyed by in its own field too, whatever the document says of it', async () => {
+    const tenantId = newTenantId();
+    const ticket = await ticketWith(tenantId, {});
+    await svc.db.collection('tickets').updateOne({ _id: ticket.id } as never, { $set: { 'contact.number': LID } });
+    expect((await client.GetTicket({ tenantId, ticketId: ticket.id })).contact).toMatchObject({ number: LID, lid: LID, bsuid: '' });
+  });
+});
+
+describe('the GraphQL Contact', () => {
+  const query = 'query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { contact { id number name email bsuid parentBsuid lid username } } }';
+
+  it('shows a contact known only by its BSUID with number "" and its identities, null when unknown', async () => {
+    const tenantId = newTenantId();
+    const ticket = await ticketWith(tenantId, { bsuid: BSUID, username: 'ana.souza' });
+    await svc.db.collection('tickets').updateOne({ _id: ticket.id } as never, { $set: { 'contact.number': BSUID } });
+    const { contact } = (await gql(query, { t: tenantId, id: ticket.id })).ticket;
+    expect(contact).toEqual({ id: ticket.contact!.id, number: '', name: '', email: '', bsuid: BSUID, parentBsuid: null, lid: null, username: 'ana.souza' });
+  });
+
+  it('shows a phone contact as before, its identities null', async () => {
+    const tenantId = newTenantId();
+    const ticket = await ticketWith(tenantId, {});
+    const { contact } = (await gql(query, { t: tenantId, id: ticket.id })).ticket;
+    expect(contact).toMatchObject({ number: ticket.contact!.number, bsuid: null, parentBsuid: null, lid: null, username: null });
+  });
+});
+
+describe('the free-text searches', () => {
+  it('find a ticket by the BSUID, the LID (or its digits) and the username of its contact', async () => {
+    const tenantId = newTenantId();
+    const waba = await ticketWith(tenantId, { bsuid: BSUID, username: 'ana.souza' });
+    const engine = await ticketWith(tenantId, { lid: LID });
+    await ticketWith(tenantId, {});
+    const search = async (text: string) => (await client.ListTickets({ tenantId, page: 1, search: text })).tickets.map((t) => t.id);
+    const graph = async (text: string) =>
+      (await gql('query($t: Int!, $s: String) { tickets(tenantId: $t, search: $s) { nodes { id } } }', { t: tenantId, s: text })).tickets.nodes.map((n: { id: number }) => n.id);
+
+    expect(await search('br.1349120865')).toEqual([waba.id]);
+    expect(await search('Ana.Souza')).toEqual([waba.id]);
+    expect(await search(LID)).toEqual([engine.id]);
+    expect(await search('148592765938274')).toEqual([engine.id]);
+    expect(await graph(BSUID)).toEqual([waba.id]);
+  });
+
+  it('find a contact of listContacts by its BSUID, LID or username', async () => {
+    const tenantId = newTenantId();
+    const waba = await ticketWith(tenantId, { bsuid: BSUID, username: 'ana.souza' });
+    const engine = await ticketWith(tenantId, { lid: LID });
+    const search = async (text: string) => (await client.ListContacts({ tenantId, page: 1, search: text })).contacts.map((c) => c.id);
+
+    expect(await search(BSUID)).toEqual([waba.contact!.id]);
+    expect(await search('souza')).toEqual([waba.contact!.id]);
+    expect(await search('148592765938274@')).toEqual([engine.contact!.id]);
+  });
+});

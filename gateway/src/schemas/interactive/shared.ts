@@ -1,7 +1,7 @@
 import type { FieldIssue } from '@convo/kit';
 import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
 import { normalizePixKey, PIX_TYPES, type PixType } from '../../validation/pix';
-import { ContactNumber, Id, StringEnum } from '../common';
+import { Id, StringEnum, WabaContactId } from '../common';
 
 /** What the interactive routes share: the definition's shape, schema building blocks, cross-field rules, history texts. */
 
@@ -42,8 +42,8 @@ export const TicketId = { ticketId: Id('The ticket to send to') };
 /** WhatsApp's limits: a body of 1024 characters on button messages, 4096 on lists; footers of 60. */
 export const Body_ = (maxLength: number) => Strict({ text: Text(maxLength, 'Message text') });
 export const Footer = Opt(Strict({ text: Text(60, 'Footer text') }));
-/** The WABA routes' contact number (a phone: WhatsApp has no platform user ids). */
-export const Number_ = ContactNumber('E.164, with or without +');
+/** The WABA routes' contact: a phone (WhatsApp has no platform user ids) or a BSUID. */
+export const Number_ = WabaContactId("The contact on the integration's channel");
 
 /** A list row as WhatsApp draws it: id ≤ 200, title ≤ 24, description ≤ 72. */
 export const Row = Strict({ id: Text(200, 'Comes back when the row is chosen'), title: Text(24), description: Opt(Text(72)) });

@@ -226,7 +226,8 @@ export class IngestService {
 
   private async writeMessageEvent(doc: MessageDoc, ticket: Ticket, channel: Channel, e: InboundEvent): Promise<void> {
     if (!wantsIncoming(channel)) return;
-    const body = messagePayload(doc, ticket, channel, { number: e.from, name: e.contactName, email: e.email }, e.rawJson);
+    const from = { number: e.from, name: e.contactName, email: e.email, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username };
+    const body = messagePayload(doc, ticket, channel, from, e.rawJson);
     await this.repo.outbox.add(
       outboxEvent({ id: messageEventId(doc._id), tenantId: doc.tenantId, channelId: channel.id, method: 'message', target: 'channel', body }),
     );

@@ -1,4 +1,5 @@
-import { contactNumberDigits, isPhoneDigits, Issues, validation, type proto } from '@convo/kit';
+import { Issues, validation, type proto } from '@convo/kit';
+import { isWabaContact } from './send-checks';
 
 /**
  * The channel type each interactive route segment sends through. A route's JSON is in its
@@ -13,7 +14,7 @@ export const ROUTE_CHANNEL_TYPE: Readonly<Record<string, string>> = {
   social_b: 'social_b',
 };
 
-/** waba routes address a number on the integration's channel; every other route names a ticket. */
+/** waba routes address a contact (a number or a BSUID) on the integration's channel; every other route names a ticket. */
 export const isNumberRoute = (route: string) => route === 'waba';
 
 /** The request's own consistency, checked before anything is read or written. */
@@ -25,7 +26,7 @@ export function checkInteractive(req: proto.messaging.SendInteractiveRequest__Ou
     .check(!!req.body.trim(), 'body', 'is required (the text kept in the ticket history)');
   if (isNumberRoute(req.route)) {
     issues
-      .check(isPhoneDigits(contactNumberDigits(req.number)), 'number', 'must be an E.164 number')
+      .check(isWabaContact(req.number), 'number', 'must be an E.164 number or a BSUID')
       .check(req.channelId > 0, 'channelId', "is required (the integration's channel)");
   } else {
     issues.check(req.ticketId !== undefined && req.ticketId > 0, 'ticketId', 'is required');

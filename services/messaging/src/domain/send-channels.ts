@@ -1,4 +1,4 @@
-import { channelTarget, conflict, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, contactIdentity, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
 import { requireRouteChannel } from './interactive';
 import { findTemplate } from './templates';
 
@@ -76,8 +76,13 @@ export class SendChannels {
     return channel;
   }
 
-  /** validateNumber: the channel's network is asked whether the number has an account there. */
+  /**
+   * validateNumber: the channel's network is asked whether the number has an account there. A
+   * BSUID or a LID is not asked about: the network itself gave it, and its check takes phones only.
+   */
   async requireOnNetwork(channel: proto.tenants.Channel__Output, number: string): Promise<void> {
+    const kind = contactIdentity(number)?.kind;
+    if (kind && kind !== 'number') return;
     const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
     if (!exists) {
       throw validation('The number has no account on the channel network', [

@@ -1,4 +1,4 @@
-import { contactNumberDigits, DomainError, type grpc, Issues, type proto, validation } from '@convo/kit';
+import { contactIdentity, DomainError, type grpc, Issues, isPhoneDigits, type proto, validation } from '@convo/kit';
 
 // What a send request must hold, and how much time it has left, checked before anything is stored.
 
@@ -27,10 +27,23 @@ export function requireTimeLeft(deadline?: grpc.Deadline): void {
   }
 }
 
-/** A send by number names the contact and the integration's channel. */
+/**
+ * A contact of the official channel as its number routes name it: a phone number or a BSUID (or a
+ * parent BSUID); a LID belongs to the unofficial engines, longer digits to the social channels.
+ */
+export function isWabaContact(raw: string): boolean {
+  const id = contactIdentity(raw);
+  return !!id && (id.kind === 'number' ? isPhoneDigits(id.value) : id.kind !== 'lid');
+}
+
+/**
+ * A send by number names the contact and the integration's channel. The contact is a number or
+ * another identity, told apart by form (docs/api/contact-identities.md); which identity suits
+ * which kind of channel is the contact's channel's to say when it is sent.
+ */
 export function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
   new Issues()
-    .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), or send ticketId')
+    .check(contactIdentity(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), a BSUID or a LID, or send ticketId')
     .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
     .throwIfAny('Invalid send by number');
 }
@@ -42,10 +55,10 @@ export function checkGroupSend(req: proto.messaging.SendByTicketRequest__Output)
     .throwIfAny('Invalid send to a group');
 }
 
-/** A template send names the number and the template; its components, if any, are a list. */
+/** A template send names the contact (a number or a BSUID) and the template; its components, if any, are a list. */
 export function checkTemplateSend(req: proto.messaging.SendTemplateRequest__Output): object[] {
   new Issues()
-    .check(contactNumberDigits(req.number) !== undefined, 'number', 'is required: an E.164 number')
+    .check(isWabaContact(req.number), 'number', 'is required: an E.164 number or a BSUID')
     .check(!!req.name, 'template.name', 'is required')
     .check(!!req.language, 'template.language.code', 'is required')
     .throwIfAny('Invalid template send');

@@ -1,8 +1,10 @@
-import type { proto } from '@convo/kit';
+import { shownIdentities, type proto } from '@convo/kit';
 import type { MessageDoc } from '../db/models';
 
 // The bodies of customer webhooks, one function per `method` (docs/webhooks.md shows each).
-// Absent values are null, as in the REST records.
+// Absent values are null, as in the REST records, but for a contact's identities beyond the phone
+// (docs/api/contact-identities.md): as in every answer, `number` is "" when the contact has none,
+// and `bsuid`, `parentBsuid`, `lid` and `username` are there only when known.
 
 const orNull = (s: string | undefined | null) => (s ? s : null);
 const iso = (d: Date | null | undefined) => (d ? d.toISOString() : null);
@@ -13,7 +15,7 @@ export function ticketSummary(t: proto.tickets.Ticket__Output) {
     id: t.id,
     status: t.status,
     whatsappId: t.channelId,
-    contact: t.contact ? { id: t.contact.id, number: orNull(t.contact.number), name: orNull(t.contact.name), email: orNull(t.contact.email) } : null,
+    contact: t.contact ? { id: t.contact.id, ...shownIdentities(t.contact), name: orNull(t.contact.name), email: orNull(t.contact.email) } : null,
     userId: t.userId ?? null,
     queueId: t.queueId ?? null,
     createdAt: t.createdAt,
@@ -21,14 +23,30 @@ export function ticketSummary(t: proto.tickets.Ticket__Output) {
   };
 }
 
-/** `method: "message"`: a contact wrote on the channel (every kind, e-mail included). */
+/** Who wrote: the event's contact, with the identities it carried besides (or instead of) the number. */
+export interface Sender {
+  number: string;
+  name: string;
+  email: string;
+  bsuid?: string;
+  parentBsuid?: string;
+  lid?: string;
+  username?: string;
+}
+
+/**
+ * `method: "message"`: a contact wrote on the channel (every kind, e-mail included). `msg.from` is
+ * the sender's number, null when it has none (an e-mail sender, one known only by its BSUID or LID);
+ * its other identities follow it when the event carried them.
+ */
 export function messagePayload(
   m: MessageDoc,
   ticket: proto.tickets.Ticket__Output,
   channel: Pick<proto.tenants.Channel__Output, 'id' | 'type'>,
-  from: { number: string; name: string; email: string },
+  from: Sender,
   raw: string,
 ) {
+  const { number, ...identities } = shownIdentities(from);
   return {
     method: 'message' as const,
     msg: {
@@ -38,7 +56,8 @@ export function messagePayload(
       channelType: channel.type,
       direction: 'in' as const,
       fromMe: false,
-      from: orNull(from.number),
+      from: orNull(number),
+      ...identities,
       contactName: orNull(from.name),
       email: orNull(from.email),
       type: m.messageType || 'text',

@@ -2,7 +2,7 @@ import { insertOnce } from '@convo/kit/claims';
 import { nextSequence } from '@convo/kit/mongo';
 import type { Connection, QueryFilter } from 'mongoose';
 import type { ContactDoc, IdentityField, Models } from './models';
-import { escapeRegex } from './search';
+import { escapeRegex, SEARCHED_IDENTITIES } from './search';
 
 /** listContacts' filters; every one is optional but the tenant. */
 export interface ContactQuery {
@@ -148,7 +148,10 @@ function contactFilter(q: ContactQuery): QueryFilter<ContactDoc> {
   if (search) {
     const text = { $regex: escapeRegex(search), $options: 'i' };
     const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
-    filter.$or = [{ name: text }, { email: text }, { emailAddress: text }, { number: digits ? { $regex: escapeRegex(digits) } : text }];
+    filter.$or = [
+      ...['name', 'email', 'emailAddress', ...SEARCHED_IDENTITIES].map((field) => ({ [field]: text })),
+      { number: digits ? { $regex: escapeRegex(digits) } : text },
+    ];
   }
   return filter;
 }

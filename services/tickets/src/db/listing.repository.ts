@@ -3,7 +3,7 @@ import type { mongo, QueryFilter } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import { cellMatcher, cellOf, countMoves, eraKey, eraOf, eraOfKey, parseCell, slotDocId, slotOf, SLOT_MS, SLOTS_PER_ERA, sumCells, type Cells, type Listed, type TicketCountDoc, type TicketSlotDoc } from './listing';
 import type { Models, TicketDoc, TicketRowDoc, TicketStatus } from './models';
-import { escapeRegex } from './search';
+import { escapeRegex, SEARCHED_IDENTITIES } from './search';
 
 /**
  * The most tickets and rows may differ in number at start and still be left to heal by the writes
@@ -291,7 +291,9 @@ function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
   const search = q.search?.trim();
   if (search) {
     const text = { $regex: escapeRegex(search), $options: 'i' };
-    const or: QueryFilter<TicketRowDoc>[] = [{ 'contact.name': text }, { 'contact.email': text }];
+    // The identities beyond the phone too (docs/api/contact-identities.md): more alternatives of
+    // the same filter on the rows the order already reads, no other read.
+    const or: QueryFilter<TicketRowDoc>[] = ['contact.name', 'contact.email', ...SEARCHED_IDENTITIES.map((f) => `contact.${f}`)].map((field) => ({ [field]: text }));
     // "+55 (11) 9876" finds 5511987654321: numbers are stored as digits.
     const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
     or.push({ 'contact.number': digits ? { $regex: escapeRegex(digits) } : text });

@@ -3,7 +3,7 @@ import type { ContactDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
 import type { CatalogService } from './catalog.service';
 import { ContactIdentities, identitiesOf, ticketContactOf } from './contact-identities';
-import { iso } from './ticket-view';
+import { identityFields, iso } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** listContacts answers pages of this many contacts, as listTickets does. */
@@ -193,10 +193,7 @@ export function toContactRecord(c: ContactDoc): proto.tickets.ContactRecord {
     ...(c.kanbanId ? { kanbanId: c.kanbanId } : {}),
     walletIds: c.walletIds ?? [],
     extraInfo: (c.extraInfo ?? []).map((e) => ({ name: e.name, value: e.value })),
-    bsuid: c.bsuid ?? '',
-    parentBsuid: c.parentBsuid ?? '',
-    lid: c.lid ?? '',
-    username: c.username ?? '',
+    ...identityFields(c),
     createdAt: iso(c.createdAt),
     updatedAt: iso(c.updatedAt ?? c.createdAt),
   };

@@ -1,10 +1,29 @@
-import type { proto } from '@convo/kit';
-import type { TicketDoc } from '../db/models';
+import { contactIdentity, type ContactIdentityKind, isBsuid, isLid, type proto } from '@convo/kit';
+import type { ContactDoc, TicketDoc } from '../db/models';
 
 export type { TicketDoc };
 
 export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
+
+type Identities = Pick<proto.tickets.ContactRecord, 'bsuid' | 'parentBsuid' | 'lid' | 'username'>;
+
+/**
+ * A contact's identities beyond the phone as the answers carry them ('' when unknown). `number`
+ * stays the stored key, which for a contact known only by its BSUID or LID is that identity: the
+ * answers show it in its own field too, so that whoever shows the contact (kit's shownIdentities)
+ * blanks the number and loses nothing.
+ */
+export function identityFields(c: Pick<ContactDoc, 'number' | 'bsuid' | 'parentBsuid' | 'lid' | 'username'>): Identities {
+  const key = isBsuid(c.number) || isLid(c.number) ? contactIdentity(c.number) : undefined;
+  const keyed = (kind: ContactIdentityKind) => (key?.kind === kind ? key.value : '');
+  return {
+    bsuid: c.bsuid || keyed('bsuid'),
+    parentBsuid: c.parentBsuid || keyed('parentBsuid'),
+    lid: c.lid || keyed('lid'),
+    username: c.username ?? '',
+  };
+}
 
 export function toTicket(t: TicketDoc): proto.tickets.Ticket {
   return {
@@ -18,10 +37,7 @@ export function toTicket(t: TicketDoc): proto.tickets.Ticket {
       name: t.contact.name,
       email: t.contact.email,
       lastInboundAt: iso(t.contact.lastInboundAt),
-      bsuid: t.contact.bsuid ?? '',
-      parentBsuid: t.contact.parentBsuid ?? '',
-      lid: t.contact.lid ?? '',
-      username: t.contact.username ?? '',
+      ...identityFields(t.contact),
     },
     userId: opt(t.userId),
     queueId: opt(t.queueId),

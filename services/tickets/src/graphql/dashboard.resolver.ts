@@ -21,7 +21,7 @@ export class DashboardResolver {
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('tagId', () => Int, { nullable: true }) tagId: number | null,
     @Arg('userId', () => Int, { nullable: true }) userId: number | null,
-    @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number or e-mail." }) search: string | null,
+    @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number, e-mail, BSUID, LID or username." }) search: string | null,
     @Arg('first', () => Int, { defaultValue: 20, description: `At most ${DASHBOARD_MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<TicketConnection> {

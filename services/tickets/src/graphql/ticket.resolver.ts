@@ -1,14 +1,35 @@
+import { shownIdentities, type proto } from '@convo/kit';
 import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TicketDoc } from '../domain/ticket-view';
 import type { NotesService } from '../domain/notes.service';
 import { toTicket } from '../domain/ticket-view';
 import type { TicketsService } from '../domain/tickets.service';
 import { TicketNote } from './dashboard.type';
-import { Ticket } from './ticket.type';
+import { type Contact, Ticket } from './ticket.type';
+
+/** The contact as every answer shows it: the key of a contact known only by its BSUID or LID never as its number. */
+const toGraphContact = (c: proto.tickets.Contact): Contact => {
+  const shown = shownIdentities(c);
+  return {
+    id: c.id ?? 0,
+    number: shown.number,
+    name: c.name ?? '',
+    email: c.email ?? '',
+    bsuid: shown.bsuid ?? null,
+    parentBsuid: shown.parentBsuid ?? null,
+    lid: shown.lid ?? null,
+    username: shown.username ?? null,
+  };
+};
 
 export const toGraphTicket = (doc: TicketDoc): Ticket => {
   const ticket = toTicket(doc);
-  return { ...ticket, pauseReason: ticket.pauseReason || null, channel: { id: doc.channelId, tenantId: doc.tenantId } } as Ticket;
+  return {
+    ...ticket,
+    contact: toGraphContact(ticket.contact!),
+    pauseReason: ticket.pauseReason || null,
+    channel: { id: doc.channelId, tenantId: doc.tenantId },
+  } as Ticket;
 };
 
 @Resolver(() => Ticket)

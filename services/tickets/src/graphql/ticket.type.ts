@@ -20,12 +20,22 @@ export class ChannelRef {
   @Field(() => Int) tenantId!: number;
 }
 
+/** A ticket's contact, with the identities it may have beyond the phone (docs/api/contact-identities.md). */
 @ObjectType()
 export class Contact {
   @Field(() => Int) id!: number;
-  @Field() number!: string;
+  @Field({ description: 'The phone number\'s digits (on social channels the platform user id); "" when the contact has none, known only by its BSUID or LID.' })
+  number!: string;
   @Field() name!: string;
   @Field() email!: string;
+  @Field(() => String, { nullable: true, description: 'waba: the business-scoped user id Meta gives the contact (CC.<alphanumeric>), when known.' })
+  bsuid!: string | null;
+  @Field(() => String, { nullable: true, description: 'waba: the parent BSUID (CC.ENT.<alphanumeric>) where the business has one, when known.' })
+  parentBsuid!: string | null;
+  @Field(() => String, { nullable: true, description: "Unofficial engines: the contact's LID (<digits>@lid), when known." })
+  lid!: string | null;
+  @Field(() => String, { nullable: true, description: "waba: the contact's WhatsApp username, for display only (it changes), when known." })
+  username!: string | null;
 }
 
 @Directive('@key(fields: "id")')
