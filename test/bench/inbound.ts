@@ -31,6 +31,10 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const REPS = Number(process.env.BENCH_REPS ?? 3);
 /** Contacts per channel: each sends to its own ticket. */
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 64);
+// `both`: every event names its contact by two identities, as the providers do now: Meta's with the
+// BSUID beside the phone (contacts[].user_id, messages[].from_user_id), the engine's by LID with the
+// phone in key.remoteJidAlt (Baileys 7). `phone` (the default): the phone alone.
+const IDENTITIES = process.env.BENCH_IDENTITIES === 'both' ? 'both' : 'phone';
 /** Unmeasured load on mesh and floor first (tickets opened, code warmed; see run.ts). */
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 15);
 const PACED_S = Number(process.env.BENCH_PACED_SECONDS ?? 20);
@@ -56,6 +60,12 @@ interface Event {
   pmid: string;
 }
 
+/** The engine's key of a contact's message: its phone's JID, or (`both`) its LID with the phone beside it. */
+const engineAddress = (contact: string) =>
+  IDENTITIES === 'both'
+    ? { remoteJid: `27637599${contact}0001@lid`, remoteJidAlt: `551196660${contact}@s.whatsapp.net`, addressingMode: 'lid' }
+    : { remoteJid: `551196660${contact}@s.whatsapp.net` };
+
 let seq = 0;
 /** The next provider event: Meta's and the engine's in turn, over CONTACTS numbers each. */
 function nextEvent(target: Target): Event {
@@ -68,8 +78,8 @@ function nextEvent(target: Target): Event {
       entry: [{ id: 'WABA-BENCH', changes: [{ field: 'messages', value: {
         messaging_product: 'whatsapp',
         metadata: { display_phone_number: '15550009999', phone_number_id: PHONE_NUMBER_ID },
-        contacts: [{ profile: { name: `Meta ${contact}` }, wa_id: `551195550${contact}` }],
-        messages: [{ from: `551195550${contact}`, id: pmid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: `Hello #${n}` } }],
+        contacts: [{ profile: { name: `Meta ${contact}` }, wa_id: `551195550${contact}`, ...(IDENTITIES === 'both' && { user_id: `BR.90000${prefix}${contact}` }) }],
+        messages: [{ from: `551195550${contact}`, ...(IDENTITIES === 'both' && { from_user_id: `BR.90000${prefix}${contact}` }), id: pmid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: `Hello #${n}` } }],
       } }] }],
     });
     const signature = `sha256=${createHmac('sha256', META_APP_SECRET).update(body).digest('hex')}`;
@@ -78,7 +88,7 @@ function nextEvent(target: Target): Event {
   const pmid = `3EB0${prefix}${n}`;
   const body = JSON.stringify({
     event: 'messages.upsert',
-    data: { type: 'notify', messages: [{ key: { remoteJid: `551196660${contact}@s.whatsapp.net`, fromMe: false, id: pmid }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: `Engine ${contact}`, message: { conversation: `Hello #${n}` } }] },
+    data: { type: 'notify', messages: [{ key: { ...engineAddress(contact), fromMe: false, id: pmid }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: `Engine ${contact}`, message: { conversation: `Hello #${n}` } }] },
   });
   return { path: `/webhooks/engine/${target.engineChannelId}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${ENGINE_TOKEN}` }, body, pmid };
 }
@@ -340,7 +350,7 @@ async function main() {
     receiverProc.child.disconnect();
   }
 
-  console.log(`\nInbound: provider webhook → stored → customer webhook; ${CONNECTIONS} connections, ${CONTACTS} contacts on each of 2 channels (waba, engine_a), ${DURATION_S} s peak and ${PACED_S} s at half of it per repetition after ${WARMUP_S} s of warm-up, ${REPS} repetitions, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, database: ${mesh.database.kind}\n`);
+  console.log(`\nInbound: provider webhook → stored → customer webhook; ${CONNECTIONS} connections, ${CONTACTS} contacts on each of 2 channels (waba, engine_a) named by ${IDENTITIES === 'both' ? 'two identities (phone and BSUID, LID and phone)' : 'their phone'}, ${DURATION_S} s peak and ${PACED_S} s at half of it per repetition after ${WARMUP_S} s of warm-up, ${REPS} repetitions, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, database: ${mesh.database.kind}\n`);
   console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'ans p99', 'fail', 'cpu ms/ev', 'floor acc/s', 'floor cpu ms/ev', 'acc ratio', 'cpu ratio', 'missing after drain (mesh/floor)'].join(' | '));
   const ratios: Array<{ acc: number; cpu: number }> = [];
   peaks.mesh.forEach((m, i) => {
