@@ -54,7 +54,8 @@ export class EngineCDriver implements Driver {
    */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     const number = engineAddress(this.kind, to);
-    await this.post(channel, '/message/presence', state === 'typing' ? { number, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number, presence: 'paused' });
+    const body = state === 'typing' ? { number, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number, presence: 'paused' };
+    await this.post(channel, '/message/presence', body);
     return true;
   }
 

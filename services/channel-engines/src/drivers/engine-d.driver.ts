@@ -92,7 +92,13 @@ function message(payload: Json): InboundEvent[] {
   const event = obj(payload.event);
   const info = obj(event.Info);
   const read = baileysMessage({
-    key: { remoteJid: str(info.Chat), remoteJidAlt: str(info.SenderAlt), senderPn: str(info.Sender), fromMe: info.IsFromMe === true, id: str(info.ID) },
+    key: {
+      remoteJid: str(info.Chat),
+      remoteJidAlt: str(info.SenderAlt),
+      senderPn: str(info.Sender),
+      fromMe: info.IsFromMe === true,
+      id: str(info.ID),
+    },
     pushName: str(info.PushName),
     message: { ...obj(baileysSpelling(event.Message)), mediaUrl: str(obj(payload.s3).url) },
   });

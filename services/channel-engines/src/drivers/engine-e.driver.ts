@@ -24,7 +24,8 @@ export class EngineEDriver extends RestEngineDriver {
 
   /** `POST /api/{session}/typing { phone, isGroup, value }`: startTyping (true) or stopTyping (false). */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(this.route(channel, '/typing'), { ...recipient(engineAddress(this.kind, to)), value: state === 'typing' }, this.headers(channel));
+    const body = { ...recipient(engineAddress(this.kind, to)), value: state === 'typing' };
+    await this.post(this.route(channel, '/typing'), body, this.headers(channel));
     return true;
   }
 

@@ -59,7 +59,8 @@ export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
  */
 export function engineAddress(kind: string, to: string): string {
   if (isBsuid(to)) {
-    throw validation(`${kind} channels cannot reach a business-scoped user id (${to}): it belongs to the official API`, [
+    const why = `${kind} channels cannot reach a business-scoped user id (${to}): it belongs to the official API`;
+    throw validation(why, [
       { field: 'to', message: `must be a phone number or a LID (<digits>@lid) on ${kind} channels` },
     ]);
   }

@@ -48,7 +48,8 @@ function wabaEntry(entry: Json): InboundEvent[] {
  */
 function personOf(people: Json[], ...ids: string[]): Json {
   const named = ids.filter(Boolean);
-  return people.find((c) => [c.wa_id, c.user_id, c.parent_user_id].some((id) => named.includes(scalarStr(id)))) ?? {};
+  const isNamed = (c: Json) => [c.wa_id, c.user_id, c.parent_user_id].some((id) => named.includes(scalarStr(id)));
+  return people.find(isNamed) ?? {};
 }
 
 /**
@@ -60,7 +61,6 @@ function personOf(people: Json[], ...ids: string[]): Json {
 function wabaMessage(m: Json, account: Partial<InboundEvent>, people: Json[]): InboundEvent {
   const person = personOf(people, scalarStr(m.from), scalarStr(m.from_user_id), scalarStr(m.from_parent_user_id));
   const profile = obj(person.profile);
-  const content = wabaContent(m);
   return {
     kind: 'message',
     ...account,
@@ -72,7 +72,7 @@ function wabaMessage(m: Json, account: Partial<InboundEvent>, people: Json[]): I
     providerMessageId: scalarStr(m.id),
     replyTo: scalarStr(obj(m.context).id),
     timestampMs: seconds(m.timestamp),
-    ...content,
+    ...wabaContent(m),
     rawJson: JSON.stringify(m),
   };
 }
@@ -112,11 +112,16 @@ function wabaContent(m: Json): Partial<InboundEvent> {
     const b = obj(m.button);
     return { messageType: 'button', body: scalarStr(b.payload) || scalarStr(b.text) };
   }
-  if (type === 'contacts') return { messageType: 'contacts', body: list(m.contacts).map((c) => contactCard(obj(c))).filter(Boolean).join('\n') };
+  if (type === 'contacts') {
+    return { messageType: 'contacts', body: list(m.contacts).map((c) => contactCard(obj(c))).filter(Boolean).join('\n') };
+  }
   return { messageType: 'unknown', body: '', error: errorText(m.errors) };
 }
 
-/** A shared contact card as one line: "Ana Souza: +55 11 98765-4321, +55 11 3333-4444" (the name or the phones alone when the other is missing). */
+/**
+ * A shared contact card as one line: "Ana Souza: +55 11 98765-4321, +55 11 3333-4444" (the name or
+ * the phones alone when the other is missing).
+ */
 function contactCard(card: Json): string {
   const name = scalarStr(obj(card.name).formatted_name);
   const phones = list(card.phones)
@@ -136,8 +141,8 @@ function contactCard(card: Json): string {
 function wabaStatus(s: Json, account: Partial<InboundEvent>, people: Json[]): InboundEvent {
   const recipient = scalarStr(s.recipient_user_id);
   const person = personOf(people, scalarStr(s.recipient_id), recipient);
-  const parent =
-    scalarStr(s.recipient_parent_user_id) || scalarStr(s.parent_recipient_user_id) || scalarStr(s.parent_user_id) || scalarStr(person.parent_user_id);
+  const parents = [s.recipient_parent_user_id, s.parent_recipient_user_id, s.parent_user_id, person.parent_user_id];
+  const parent = parents.map(scalarStr).find(Boolean) ?? '';
   const toParent = !!recipient && (recipient === parent || contactIdentity(recipient)?.kind === 'parentBsuid');
   return {
     kind: 'status',
