@@ -6,7 +6,7 @@ module.exports = {
   // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
   // after this suite: jest.index-coverage.config.js.
   globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',
-  // The mesh is six processes and a database: start-up takes seconds, not milliseconds.
+  // The mesh is nine processes and a database: start-up takes seconds, not milliseconds.
   testTimeout: 120_000,
   // Each suite stops its mesh in afterAll; a straggling handle (a gRPC stream, a keep-alive socket)
   // must not hold CI open. The mesh kills its child processes when this process exits.

@@ -3,7 +3,11 @@ import * as grpc from '@grpc/grpc-js';
 import type { FastifyRequest } from 'fastify';
 import type { Clients } from './clients';
 
-export type Principal = proto.tenants.ApiPrincipal__Output;
+/**
+ * The caller of an external route: the integration its token resolved to (tenants'
+ * ResolveApiToken), or the warm-up's own principal (warmup.ts), the only one marked `warmup`.
+ */
+export type Principal = proto.tenants.ApiPrincipal__Output & { warmup?: true };
 type Channel = proto.tenants.Channel__Output;
 
 /** How tenants names an edited channel on the revocation feed: `channel:<id>:…` (IntegrationsService.channelChanged). */

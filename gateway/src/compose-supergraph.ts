@@ -4,39 +4,42 @@
 // files and depends on no service's code (turbo.json builds the services first).
 import { composeServices } from '@apollo/composition';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse } from 'graphql';
 import type { SubgraphName } from './config';
-import { SUPERGRAPH_PATH } from './graphql';
+import { SUBGRAPH_FILES, SUPERGRAPH_PATH } from './schema-files';
 
-const SERVICES_DIR = join(__dirname, '..', '..', 'services');
+const NAMES = Object.keys(SUBGRAPH_FILES) as SubgraphName[];
 
-/** Each subgraph's SDL file, by the name the gateway routes to it. */
-export const SUBGRAPH_FILES: Record<SubgraphName, string> = {
-  tickets: join(SERVICES_DIR, 'tickets', 'subgraph.graphql'),
-  messaging: join(SERVICES_DIR, 'messaging', 'subgraph.graphql'),
-  engines: join(SERVICES_DIR, 'channel-engines', 'subgraph.graphql'),
-  social: join(SERVICES_DIR, 'social-config', 'subgraph.graphql'),
-  tenants: join(SERVICES_DIR, 'tenants', 'subgraph.graphql'),
-};
+/** The supergraph's SDL, composed from each subgraph's (in one order, whatever the object's); throws with every composition error. */
+export function composeSupergraph(sdls: Record<SubgraphName, string>): string {
+  const services = NAMES.map((name) => ({ name, url: `http://${name}.invalid/graphql`, typeDefs: parse(sdls[name]) }));
+  const result = composeServices(services);
+  if (result.errors?.length) throw new Error(result.errors.map((e) => `composition error: ${e.message}`).join('\n'));
+  return result.supergraphSdl!;
+}
 
-function main() {
-  const services = Object.entries(SUBGRAPH_FILES).map(([name, file]) => {
-    let sdl: string;
+function readSubgraphs(): Record<SubgraphName, string> {
+  const read = (file: string) => {
     try {
-      sdl = readFileSync(file, 'utf8');
+      return readFileSync(file, 'utf8');
     } catch {
       throw new Error(`${file} is missing: build the services first (npm run build builds them before the gateway)`);
     }
-    return { name, url: `http://${name}.invalid/graphql`, typeDefs: parse(sdl) };
-  });
-  const result = composeServices(services);
-  if (result.errors?.length) {
-    for (const e of result.errors) console.error(`composition error: ${e.message}`);
-    process.exit(1);
-  }
-  writeFileSync(SUPERGRAPH_PATH, result.supergraphSdl!);
-  console.log(`supergraph composed from ${services.length} subgraph files → ${SUPERGRAPH_PATH}`);
+  };
+  return Object.fromEntries(NAMES.map((name) => [name, read(SUBGRAPH_FILES[name])])) as Record<SubgraphName, string>;
 }
 
-if (require.main === module) main();
+function main() {
+  const sdls = readSubgraphs();
+  writeFileSync(SUPERGRAPH_PATH, composeSupergraph(sdls));
+  console.log(`supergraph composed from ${NAMES.length} subgraph files → ${SUPERGRAPH_PATH}`);
+}
+
+if (require.main === module) {
+  try {
+    main();
+  } catch (err) {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  }
+}

@@ -1,7 +1,8 @@
 import { EnvReader } from '@convo/kit';
 import { randomBytes } from 'node:crypto';
-import type { RateLimitConfig } from './rate-limits';
-import type { WarmupConfig } from './warmup';
+
+// The settings' shapes are declared here, beside the code that reads them, and this module imports
+// nothing else of the gateway: every other module may depend on it without closing a circle.
 
 export interface GatewayConfig {
   port: number;
@@ -48,6 +49,38 @@ export interface DashboardConfig {
   introspection: boolean;
   maxDepth: number;
   maxComplexity: number;
+}
+
+/** A limit of rate-limits.ts: at most `max` requests a window. */
+export interface Limit {
+  max: number;
+  windowMs: number;
+}
+
+export interface RateLimitConfig {
+  redisUrl: string;
+  /** Prefix of the counters' Redis keys (one per installation sharing a Redis). */
+  redisPrefix: string;
+  perToken: Limit;
+  perTenant: Limit;
+  /** Anonymous web-chat visitor creation, per client address and per channel. */
+  visitorsPerAddress: Limit;
+  visitorsPerChannel: Limit;
+  /** Web-chat message reads (long polls), per client address and per channel. */
+  pollsPerAddress: Limit;
+  pollsPerChannel: Limit;
+  /** Long polls open at once on one gateway; more wait no longer than a short poll. */
+  maxOpenPolls: number;
+  /** Tenant administrators' sign-in (`POST /graphql/login`), per client address and per e-mail. */
+  loginPerAddress: Limit;
+  loginPerEmail: Limit;
+}
+
+export interface WarmupConfig {
+  /** How long the warm-up may take, at most (WARMUP_MS; 0 turns it off). */
+  ms: number;
+  /** How many requests it sends, at most (WARMUP_REQUESTS). */
+  requests: number;
 }
 
 export const SUBGRAPHS = ['tickets', 'messaging', 'engines', 'social', 'tenants'] as const;

@@ -3,7 +3,6 @@ import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CALLER_HEADER, callerHeaderValue } from '@convo/kit';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
@@ -15,10 +14,8 @@ import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
 import { explorerRedirect } from './browser-pages';
 import { SessionSigner } from './dashboard/session';
+import { SUPERGRAPH_PATH } from './schema-files';
 import { subgraphTarget } from './subgraph-fetch';
-
-/** Composed at build time by compose-supergraph.ts; start-up needs no subgraph to be up. */
-export const SUPERGRAPH_PATH = join(__dirname, '..', 'supergraph.graphql');
 
 interface Context {
   caller: GraphqlCaller;

@@ -1,6 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Redis from 'ioredis';
+import type { Limit, RateLimitConfig } from './config';
 import { envelope } from './errors';
 
 /**
@@ -13,30 +14,6 @@ import { envelope } from './errors';
  * tightest limit, and a 429 `Retry-After`. When Redis fails the request is let through (the limits
  * protect the gateway from one client; they must not take it down with Redis).
  */
-
-export interface Limit {
-  max: number;
-  windowMs: number;
-}
-
-export interface RateLimitConfig {
-  redisUrl: string;
-  /** Prefix of the counters' Redis keys (one per installation sharing a Redis). */
-  redisPrefix: string;
-  perToken: Limit;
-  perTenant: Limit;
-  /** Anonymous web-chat visitor creation, per client address and per channel. */
-  visitorsPerAddress: Limit;
-  visitorsPerChannel: Limit;
-  /** Web-chat message reads (long polls), per client address and per channel. */
-  pollsPerAddress: Limit;
-  pollsPerChannel: Limit;
-  /** Long polls open at once on one gateway; more wait no longer than a short poll. */
-  maxOpenPolls: number;
-  /** Tenant administrators' sign-in (`POST /graphql/login`), per client address and per e-mail. */
-  loginPerAddress: Limit;
-  loginPerEmail: Limit;
-}
 
 interface Outcome {
   isAllowed: boolean;

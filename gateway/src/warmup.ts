@@ -12,16 +12,13 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Gateway } from './app';
 import type { Authenticator, Principal } from './auth';
+import type { WarmupConfig } from './config';
 
-export interface WarmupConfig {
-  /** How long the warm-up may take, at most (WARMUP_MS; 0 turns it off). */
-  ms: number;
-  /** How many requests it sends, at most (WARMUP_REQUESTS). */
-  requests: number;
-}
-
-/** Whom the warm-up's requests act as: no tenant has id 0, so no tenant's data is ever read or written. */
-export const WARMUP_PRINCIPAL: Principal = { apiId: 'warm-up', tenantId: 0, sessionId: 0, userId: 0 } as Principal;
+/**
+ * Whom the warm-up's requests act as: no tenant has id 0, so no tenant's data is ever read or
+ * written. Marked `warmup`, so that the routes tell its requests apart without importing this module.
+ */
+const WARMUP_PRINCIPAL: Principal = { apiId: 'warm-up', tenantId: 0, sessionId: 0, userId: 0, warmup: true } as Principal;
 
 /** Requests in flight at once: as a loaded gateway has them, so that concurrent paths warm too. */
 const CONCURRENCY = 8;

@@ -1,7 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { installErrorHandler } from '../src/errors';
-import { installRateLimits, type RateLimitConfig } from '../src/rate-limits';
+import type { RateLimitConfig } from '../src/config';
+import { installRateLimits } from '../src/rate-limits';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 

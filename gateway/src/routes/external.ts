@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
-import type { Limit, RateLimits } from '../rate-limits';
-import { WARMUP_PRINCIPAL } from '../warmup';
+import type { Limit } from '../config';
+import type { RateLimits } from '../rate-limits';
 import { channelContactRoutes } from './channels-contacts.routes';
 import { crmRoutes } from './crm.routes';
 import { directoryRoutes } from './directory.routes';
@@ -36,7 +36,7 @@ export async function externalApi(
     app.addHook('onRequest', async (req, reply) => {
       const p = req.principal;
       if (!p) return;
-      const keys: [Limit, string][] = p === WARMUP_PRINCIPAL ? warmup : [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]];
+      const keys: [Limit, string][] = p.warmup ? warmup : [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]];
       if (!(await rateLimits.charge(req, reply, keys))) return reply;
     });
   }

@@ -27,8 +27,10 @@ const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : Buffer.alloc(0
  * Provider webhooks: Meta's (WhatsApp Cloud API, Messenger, Instagram) and unofficial engines'.
  * The body stays raw in this plugin (its own content-type parser; the global JSON parser is
  * untouched), because signatures are computed over the exact bytes received, before any parsing.
- * A 200 is answered only once messaging has stored the events and their customer-webhook events
- * (IngestEvents): any failure answers an error, and the provider delivers again.
+ * Checked, the body goes as received to messaging in one call (IngestInbound), which has
+ * channel-engines parse it (ParseInbound) and stores the events and their customer-webhook events.
+ * A 200 is answered only once all of that is stored: any failure answers an error, and the
+ * provider delivers again.
  */
 export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) {
   const { clients } = opts;

@@ -47,7 +47,7 @@ const secretFor = (name: KeptSecret, dataDir: string | undefined): string =>
 /**
  * Where a child keeps the code V8 compiled for it, across starts (Node ≥ 22.1 reads
  * NODE_COMPILE_CACHE; Node 20 ignores it). One folder per process: compiling the modules is a
- * large part of a process's start-up CPU, and the eight processes share two cores here.
+ * large part of a process's start-up CPU, and the nine processes share two cores here.
  */
 const compileCacheEnv = (dir: string): Record<string, string> => ({ NODE_COMPILE_CACHE: dir });
 
@@ -286,7 +286,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     if (opts.startTogether) {
       await Promise.all([...frontAndWorkers(), ...parts.map((p) => startPart(p))]);
     } else {
-      // The services first, then the gateway and the workers: on two cores, eight Node processes
+      // The services first, then the gateway and the workers: on two cores, nine Node processes
       // loading at once each take several times longer (a gateway under an e2e suite's load then
       // missed its 30 s).
       await Promise.all(parts.map((p) => startPart(p)));

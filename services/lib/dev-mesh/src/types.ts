@@ -21,7 +21,7 @@ export interface MeshOptions {
   restartOnCrash?: boolean;
   /**
    * Starts the gateway and the workers with the services rather than after them (npm start). The
-   * eight processes load their code at once and the gateway, the longest to load, no longer waits
+   * nine processes load their code at once and the gateway, the longest to load, no longer waits
    * for the services' turn: the cores stay busy to the end (`npm run bench:start`, docs/benchmarks.md). Each
    * process takes longer to come up, so each gets the services' 60 s.
    */

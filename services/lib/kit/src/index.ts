@@ -1,8 +1,9 @@
 // What every process loads. What only a service process needs is imported by its sub-path (the
 // `exports` of package.json), so the gateway and the workers do not load mongoose, Apollo's
-// subgraph and type-graphql at start-up (a second of CPU per process, which eight processes
+// subgraph and type-graphql at start-up (a second of CPU per process, which nine processes
 // starting on two cores feel):
 //   @convo/kit/mongo                   connectDatabase, isDuplicateKey, nextSequence
+//   @convo/kit/claims                  ClaimStore, insertOnce
 //   @convo/kit/database-hooks          onDatabaseConnected (tooling preloaded into a process)
 //   @convo/kit/service                 runService, startService, ServiceSpec
 //   @convo/kit/worker-process          runWorkerProcess (the relay, dispatcher and reconciler)
@@ -10,7 +11,8 @@
 //   @convo/kit/grpc/health             checkHealth alone (the mesh supervisor, image checks)
 //   @convo/kit/graphql/subgraph        buildSubgraph, SubgraphTypes
 //   @convo/kit/graphql/{scalars,enums,loaders}  what the services' GraphQL types use
-//   @convo/kit/graphql/write-sdl       writeSdl (every service's build step)
+//   @convo/kit/graphql/write-sdl       writeSdl, subgraphSdl (every service's build step)
+//   @convo/kit/meta-graph              MetaGraphClient, MetaGraphError (channel-engines' and social-config's Graph calls)
 //   @convo/kit/observability/register  first import of every process's entry file
 export * from './cache';
 export * from './config';
