@@ -217,6 +217,32 @@ describe('contact identities beyond the phone number', () => {
     expect(JSON.stringify(contact.body.data)).toContain(phone);
   });
 
+  it("links the phone a BSUID-only user shares by answering Meta's contact request (a contacts message, origin contact_request)", async () => {
+    const [phone, bsuid] = [newPhone(), newBsuid()];
+    await meta(wabaMessage({ bsuid, username: 'bia.r' }, `wamid.CR1-${unique()}`, 'quero ser atendida'));
+    const first = await eventually('ticket', () => hooksFor(t1.waba.channelId).find((h) => h.body?.msg?.body === 'quero ser atendida'));
+    const shared = {
+      contacts: [{ profile: { name: 'Bia', username: 'bia.r' }, user_id: bsuid }],
+      messages: [
+        {
+          from_user_id: bsuid,
+          id: `wamid.CR2-${unique()}`,
+          timestamp: String(Math.floor(Date.now() / 1000)),
+          type: 'contacts',
+          origin: 'contact_request',
+          contacts: [{ name: { formatted_name: 'Bia R', first_name: 'Bia' }, phones: [{ phone: `+${phone}`, wa_id: phone, type: 'MOBILE' }] }],
+        },
+      ],
+    };
+    expect((await meta(shared)).status).toBe(200);
+    const reply = await eventually('the shared contact', () => hooksFor(t1.waba.channelId).find((h) => h.body?.ticket?.id === first.body.ticket.id && h.body?.ticket?.contact?.number === phone));
+    expect(reply.body.ticket.contact).toMatchObject({ number: phone, bsuid });
+    // From now on the contact is answered by phone.
+    graph.wrote(phone);
+    await post(t1.waba, '/sendMessageByTicket', { ticketId: first.body.ticket.id, body: 'agora pelo número' });
+    await eventually('the reply by phone', () => graph.sends().find((r) => r.body?.text?.body === 'agora pelo número' && r.body.to === phone && !r.body.recipient));
+  });
+
   it('answers a LID-only Evolution contact at its @lid JID, then moves to the phone once remoteJidAlt names it, on one ticket', async () => {
     const [lid, phone] = [newLid(), newPhone()];
     expect((await engineHook(t1.b, evolutionUpsert(waMessage(lid, `EV-${unique()}`, 'só LID')))).status).toBe(200);

@@ -1,5 +1,6 @@
-import { channelTarget, contactAddress, grpc, inStoredTrace, isBsuid, isLid, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, grpc, inStoredTrace, isBsuid, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
 import { backoffMs } from '../backoff';
+import { addressAtDelivery } from './address';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
@@ -29,7 +30,7 @@ export interface DispatchPeers {
   targets: Targets;
   /** A signed link to a stored file, made when the attempt is made. */
   mediaLink(mediaId: string, fileName: string): string;
-  /** The ticket's contact as tickets has it now (its identities: see addressOf). */
+  /** The ticket's contact as tickets has it now (its identities: see addressAtDelivery). */
   contactOf(tenantId: number, ticketId: number): Promise<proto.tickets.Contact__Output | null | undefined>;
 }
 
@@ -259,7 +260,7 @@ export class Dispatcher {
       return this.failed(message, classify(err));
     }
     if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
-    const to = await this.addressOf(message);
+    const to = await addressAtDelivery(message, (tenantId, ticketId) => this.peers.contactOf(tenantId, ticketId), this.log);
     const route = await this.routeOf(message, channel, to);
     let providerMessageId: string;
     try {
@@ -324,22 +325,6 @@ export class Dispatcher {
       if (linked?.status === 'CONNECTED' && carries) return { through: linked, via: 'linked' };
     }
     return { through: channel, via: 'official' };
-  }
-
-  /**
-   * Where the message goes, decided at delivery: as accepted (the ticket's contact's best address
-   * then), unless that was a BSUID or a LID (a contact known by no phone), when the contact's
-   * identities are read again and its phone, linked meanwhile, wins. Should tickets not answer,
-   * the address accepted still reaches the contact.
-   */
-  private async addressOf(message: MessageDoc): Promise<string> {
-    const to = message.to ?? '';
-    if (!isBsuid(to) && !isLid(to)) return to;
-    const contact = await this.peers.contactOf(message.tenantId, message.ticketId).catch((err: unknown) => {
-      this.log.warn({ err, messageId: message._id }, "the contact's identities could not be read: sent to the address accepted");
-      return null;
-    });
-    return (contact && contactAddress(contact)) || to;
   }
 
   private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {

@@ -256,9 +256,8 @@ export class SendService {
     const { tenantId, channelId } = req;
     const given = checkTemplateSend(req);
     const channel = await this.channels.wabaChannel(tenantId, channelId);
-    const template = requireApproved(await this.channels.template(channel, req.name, req.language), req.name, req.language);
+    const template = requirePhoneFor(requireApproved(await this.channels.template(channel, req.name, req.language), req.name, req.language), req.number);
     const components = checkParameters(template, given as object[]);
-    requirePhoneFor(template, req.number);
     const message: TemplateMessage = { name: template.name, language: { code: template.language }, ...(components.length && { components }) };
 
     const messageId = newMessageId();

@@ -92,7 +92,7 @@ export function renderBody(template: Template, components: SendComponent[]): str
  * business-scoped user id Meta refuses them (error 131062), so a contact named by its BSUID is
  * refused at acceptance, 409 ERR_PHONE_REQUIRED, with nothing stored.
  */
-export function requirePhoneFor(template: Template, contact: string): void {
-  if (template.category.toUpperCase() !== 'AUTHENTICATION' || contactIdentity(contact)?.kind === 'number') return;
+export function requirePhoneFor(template: Template, contact: string): Template {
+  if (template.category.toUpperCase() !== 'AUTHENTICATION' || contactIdentity(contact)?.kind === 'number') return template;
   throw conflict('ERR_PHONE_REQUIRED', `Template ${template.name} is an authentication template: Meta sends those to a phone number only, not to a BSUID`);
 }

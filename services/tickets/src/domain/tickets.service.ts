@@ -4,9 +4,9 @@ import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
 import type { TicketsDatabase } from '../db/repositories';
 import { IDENTITY_FIELDS, TICKET_STATUSES, type ContactDoc, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
-import { ContactIdentities, identitiesOf, requestIdentities, ticketContactOf, type Identities, type Profile } from './contact-identities';
+import { ContactIdentities, identitiesOf, requestIdentities, type Identities, type Profile } from './contact-identities';
 import { TicketCopies } from './ticket-copies';
-import { toTicket } from './ticket-view';
+import { inboundTime, newTicketDoc, toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
@@ -370,39 +370,4 @@ export class TicketsService {
     if (!ticket) throw notFound('ticket');
     return ticket;
   }
-}
-
-/** A ticket of the contact (on the contact's channel) with nothing applied yet. */
-function newTicketDoc(id: number, tenantId: number, contact: ContactDoc, status: TicketStatus): TicketDoc {
-  const now = new Date();
-  return {
-    _id: id,
-    tenantId,
-    channelId: contact.channelId,
-    contactId: contact._id,
-    contact: { ...ticketContactOf(contact), ...(contact.lastInboundAt && { lastInboundAt: contact.lastInboundAt }) },
-    status,
-    userId: null,
-    queueId: null,
-    chatFlowId: null,
-    kanbanId: null,
-    reasonId: null,
-    value: null,
-    externalKey: '',
-    botBuilderStatus: false,
-    llmAssistantStatus: false,
-    workflowStatus: false,
-    tagIds: [],
-    createdAt: now,
-    updatedAt: now,
-    closedAt: null,
-  };
-}
-
-/** OpenForContact's inbound_at: an ISO time, or none; anything else is refused. */
-function inboundTime(raw: string): Date | undefined {
-  if (!raw) return undefined;
-  const at = new Date(raw);
-  if (Number.isNaN(at.getTime())) throw validation('Invalid contact', [{ field: 'inbound_at', message: 'must be an ISO time' }]);
-  return at;
 }
