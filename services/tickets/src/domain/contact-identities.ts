@@ -100,7 +100,8 @@ export class ContactIdentities {
 
   /**
    * The channel's contact of these identities, created, linked or merged as needed. The common
-   * case, a known contact holding everything given, costs one read.
+   * case, a known contact holding everything given, costs one read; linking a new identity to it a
+   * write, the update of its tickets' copies and one read of the identity's other holders.
    */
   async resolve(tenantId: number, channelId: number, ids: Identities, profile: Profile = {}): Promise<ContactDoc> {
     const given = IDENTITY_FIELDS.filter((f) => ids[f]);
@@ -110,7 +111,11 @@ export class ContactIdentities {
       for (const field of given) {
         for (const doc of await this.repo.contacts.findByIdentity(tenantId, channelId, field, ids[field]!)) found.set(doc._id, doc);
         const only = found.size === 1 ? [...found.values()][0] : undefined;
-        if (field === given[0] && only && !only.mergedInto && holdsAll(only, ids)) return this.keepUsername(only, profile.username);
+        if (field !== given[0] || !only || only.mergedInto) continue;
+        if (holdsAll(only, ids)) return this.keepUsername(only, profile.username);
+        // Found by its first identity and lacking another: linked at once, the other identities'
+        // holders found by settle's read after the write (one read fewer than looking first).
+        break;
       }
       // A contact that an engine message stored with its LID's digits as the number, before
       // identities: found by those digits, and repaired by the link below.
