@@ -81,11 +81,6 @@ export class IngestService {
     this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
   }
 
-  /**
-   * One contact's events in the order given (its messages are stored in the order it wrote them);
-   * different contacts side by side, a few at a time, so that a large batch answers in time.
-   * Results come back in the order of the events.
-   */
   /** A provider webhook as received: channel-engines parses it, then its events are ingested. */
   async ingestInbound(req: proto.channelEngines.ParseInboundRequest__Output): Promise<proto.messaging.IngestInboundResponse> {
     const { events } = await this.peers.engines.ParseInbound(req);
@@ -93,6 +88,11 @@ export class IngestService {
     return { received: events.length, results };
   }
 
+  /**
+   * One contact's events in the order given (its messages are stored in the order it wrote them);
+   * different contacts side by side, a few at a time, so that a large batch answers in time.
+   * Results come back in the order of the events.
+   */
   async ingestEvents(events: InboundEvent[]): Promise<proto.messaging.IngestEventsResponse> {
     const results: Result[] = new Array(events.length);
     const lanes = new Map<string, number[]>();
