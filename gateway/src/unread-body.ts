@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
 /**
@@ -28,8 +29,10 @@ export const DRAIN_BOUNDS: DrainBounds = { maxBytes: 32 * 1024 * 1024, maxMs: 10
 
 export function installUnreadBodyDrain(app: FastifyInstance, bounds: DrainBounds = DRAIN_BOUNDS): void {
   app.addHook('onSend', async (req, reply, payload) => {
-    // `complete`: the whole message was received, as on every request without a body.
-    if (!req.raw.complete && !req.raw.socket.destroyed) {
+    // `complete`: the whole message was received, as on every request without a body. An injected
+    // request (the warm-up's) has no socket to read.
+    const socket = req.raw.socket;
+    if (!req.raw.complete && socket instanceof Socket && !socket.destroyed) {
       reply.removeHeader('connection');
       drain(req.raw, bounds);
     }

@@ -172,6 +172,14 @@ describe('reading a refused body is bounded', () => {
     return { closed, ms: Date.now() - answeredAt };
   };
 
+  it('leaves an injected request alone: it has no connection to read or close', async () => {
+    const post = (payload: string) => app.inject({ method: 'POST', url: '/json', headers: { 'content-type': 'application/json' }, payload });
+    expect((await post('{"a":1}')).statusCode).toBe(200);
+    expect((await post('x'.repeat(2048))).statusCode).toBe(413);
+    // Past maxMs: nothing was armed to cut a connection that is not there.
+    await new Promise((r) => setTimeout(r, 1_200));
+  });
+
   it('closes the connection once the rest passes maxBytes', async () => {
     const conn = endless(16 * 1024, 1);
     const { closed, ms } = await closedAfterAnswer(conn, 900);
