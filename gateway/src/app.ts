@@ -10,6 +10,7 @@ import { createClients, type Clients } from './clients';
 import { browserPages } from './browser-pages';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
+import { installUnreadBodyDrain } from './unread-body';
 import { boundedValidatorCompiler } from './validation/compiler';
 import { installBoundedJsonParser } from './validation/json-parser';
 import { markParsedMultipart, readFile, refuseFileOutsideMediaRoutes } from './validation/multipart';
@@ -53,6 +54,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);
   const readiness = { ready: false };
   installErrorHandler(app);
+  // An answer sent before its body is in never breaks the connection under the client (unread-body.ts).
+  installUnreadBodyDrain(app);
   // Before any route: every route's body is admitted under the one budget.
   installBodyBudget(app, config.bodyBudgetBytes);
   // RED per route and GET /metrics (kit/observability); hidden from the OpenAPI document.

@@ -9,7 +9,7 @@ import { envelope } from './errors';
  * and rate limits), under one process-wide byte budget: it takes its declared `Content-Length`
  * (a chunked body: its route's body limit, the most it may turn out to be) and gives it back when
  * its answer is done or its connection closes. A request that does not fit answers at once 503
- * `ERR_BUSY` with `Retry-After`, its body unread (Node drains it without keeping it), instead of being read into memory and timing out
+ * `ERR_BUSY` with `Retry-After`, its body unread (read into nothing afterwards: unread-body.ts), instead of being read into memory and timing out
  * later. A lone request larger than the budget is still admitted when nothing else is held, so a
  * budget below a route's body limit never refuses that route outright.
  *

@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { installErrorHandler } from '../src/errors';
 import type { RateLimitConfig } from '../src/config';
 import { installRateLimits } from '../src/rate-limits';
@@ -68,16 +71,47 @@ describe.each([
   });
 });
 
+/**
+ * A gateway replica in a process of its own, as Kubernetes runs them: the built limiter (dist/,
+ * built before the tests run) behind the same route as appWith, its URL printed once it listens.
+ * Two replicas in one process would share whatever is keyed by the process (its pid, an id made
+ * at start) and hide it.
+ */
+function replicaProcess(cfg: RateLimitConfig): Promise<{ url: string; child: ChildProcess }> {
+  const dist = join(__dirname, '..', 'dist');
+  const script = `
+    const Fastify = require('fastify');
+    const { installErrorHandler } = require(${JSON.stringify(join(dist, 'errors.js'))});
+    const { installRateLimits } = require(${JSON.stringify(join(dist, 'rate-limits.js'))});
+    (async () => {
+      const cfg = JSON.parse(process.env.RATE_LIMIT_CONFIG);
+      const app = Fastify();
+      installErrorHandler(app);
+      const limits = await installRateLimits(app, cfg);
+      app.get('/t/:token/:tenant', async (req, reply) => {
+        const { token, tenant } = req.params;
+        if (!(await limits.charge(req, reply, [[cfg.perToken, 'api:' + token], [cfg.perTenant, 'tenant:' + tenant]]))) return reply;
+        return { success: true };
+      });
+      console.log(await app.listen({ port: 0, host: '127.0.0.1' }));
+    })();`;
+  const child = spawn(process.execPath, ['-e', script], { cwd: join(__dirname, '..'), env: { ...process.env, RATE_LIMIT_CONFIG: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (url) => resolve({ url, child }));
+    child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));
+  });
+}
+
 describe('rate limits shared through Redis', () => {
-  it('counts across two gateway replicas', async () => {
+  it('counts across two gateway replicas, each its own process', async () => {
     const cfg = config({ redisUrl: REDIS_URL });
-    const [one, two] = [await appWith(cfg), await appWith(cfg)];
+    const replicas = await Promise.all([replicaProcess(cfg), replicaProcess(cfg)]);
     try {
       const codes = [];
-      for (const app of [one, two, one, two]) codes.push((await app.inject({ method: 'GET', url: '/t/x/9' })).statusCode);
+      for (const { url } of [...replicas, ...replicas]) codes.push((await fetch(`${url}/t/x/9`)).status);
       expect(codes).toEqual([200, 200, 200, 429]);
     } finally {
-      await Promise.all([one.close(), two.close()]);
+      for (const { child } of replicas) child.kill('SIGKILL');
     }
   });
 

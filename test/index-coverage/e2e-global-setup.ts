@@ -1,8 +1,10 @@
-// globalSetup of the e2e suite: a fresh query log for this run. process.env set here is inherited
-// by jest's workers and, through startMesh, by every process of every mesh; each appends to the
-// file with O_APPEND writes of whole lines, so parallel test files and processes never interleave.
+// globalSetup of the e2e suite: a fresh query log and database error log for this run. process.env
+// set here is inherited by jest's workers and, through startMesh, by every process of every mesh;
+// each appends to the files with O_APPEND writes of whole lines, so parallel test files and
+// processes never interleave.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { databaseErrorsFile } from '../support/database-errors-file';
 import { queryLogFile } from '../support/query-log-file';
 
 export default function setup(): void {
@@ -10,4 +12,9 @@ export default function setup(): void {
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, '');
   process.env.QUERY_LOG = file;
+  // The meshes' embedded databases (dev-db) append FerretDB's unexpected errors here.
+  const errors = databaseErrorsFile();
+  mkdirSync(dirname(errors), { recursive: true });
+  writeFileSync(errors, '');
+  process.env.DEV_DB_ERROR_LOG = errors;
 }

@@ -131,6 +131,20 @@ describe('ApplyPaymentWebhook: each gateway as the real one', () => {
     expect(await h.count('payment_events')).toBe(events);
   });
 
+  it('Asaas: refuses a delivery without its access token, or with an empty one (401), changing and recording nothing', async () => {
+    const t = await tenantOn('gateway_a');
+    const d = await paidEvent('gateway_a', t.customerId);
+    const { 'asaas-access-token': token, ...others } = d.headers;
+    expect(token).toBe(SECRETS.gateway_a);
+    const events = await h.count('payment_events');
+    for (const headers of [others, { ...others, 'asaas-access-token': '' }]) {
+      expect((await rpcError(deliver('gateway_a', { ...d, headers }))).code).toBe(grpc.status.UNAUTHENTICATED);
+    }
+    expect(await paymentStatus(t.id)).toBe('pending');
+    expect(await h.count('payment_events')).toBe(events);
+    await expect(deliver('gateway_a', d)).resolves.toMatchObject({ applied: true });
+  });
+
   it('Stripe: refuses other bytes than those signed, a signature older than 300 s, and takes any matching v1', async () => {
     const t = await tenantOn('gateway_b');
     const ev = stripeEvent(t.customerId, 'invoice.paid');

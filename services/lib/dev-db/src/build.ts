@@ -12,7 +12,8 @@ export const FERRETDB_VERSION = 'v1.24.2';
 const LOCK_TIMEOUT_MS = 15 * 60_000;
 const GO_TIMEOUT_MS = 15 * 60_000;
 
-export type Log = (line: string) => void;
+/** `unexpected`: an error of the database itself (ferretdb-log.ts), recorded beyond the log. */
+export type Log = (line: string, unexpected?: boolean) => void;
 
 /**
  * Builds FerretDB into `<repoRoot>/.cache/ferretdb/bin/ferretdb` unless it is already there.

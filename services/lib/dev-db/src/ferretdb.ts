@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { MongoClient } from 'mongodb';
+import type { Log } from './build';
 import { isProcessAlive, sleep } from './exec';
+import { readLogLine } from './ferretdb-log';
 import { findOnPath, runRoot } from './paths';
 import { freePorts, isPortOpen, releasePorts } from './ports';
 import type { Database, DatabaseKind } from './types';
@@ -15,8 +17,6 @@ const READY_TIMEOUT_MS = 20_000;
 const STOP_GRACE_MS = 5_000;
 const START_ATTEMPTS = 3;
 const STDERR_LINES_KEPT = 20;
-
-type Log = (line: string) => void;
 
 /** Where FerretDB keeps the data, and what becomes of it once FerretDB has stopped. */
 export interface Storage {
@@ -211,11 +211,11 @@ class FerretDbProcess {
   private collect(stream: Readable | null): void {
     if (!stream) return;
     createInterface({ input: stream }).on('line', (line) => {
-      const entry = parseLogLine(line);
+      const entry = readLogLine(line);
       this.output.push(entry.text);
       if (this.output.length > STDERR_LINES_KEPT) this.output.shift();
-      // Warnings are routine (every driver disconnect logs one); only errors deserve the caller's log.
-      if (entry.isError) this.log(`[ferretdb] ${entry.text}`);
+      // Warnings are routine and expected conflicts no fault (ferretdb-log.ts): only the rest is the caller's.
+      if (entry.kind === 'unexpected') this.log(`[ferretdb] ${entry.text}`, true);
     });
   }
 
@@ -266,17 +266,4 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 function describeExit(exit: Exit): string {
   if (exit.error) return exit.error.message;
   return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
-}
-
-/** FerretDB logs JSON; keep just the parts a person needs in an error message. */
-function parseLogLine(line: string): { text: string; isError: boolean } {
-  try {
-    const entry = JSON.parse(line) as { level?: string; msg?: string; error?: string };
-    if (!entry.msg) return { text: line, isError: true };
-    // Some messages embed whole wire dumps after their first line.
-    const text = [entry.level, entry.msg.split('\n')[0], entry.error].filter(Boolean).join(' | ');
-    return { text, isError: !/^(DEBUG|INFO|WARN)/.test(entry.level ?? '') };
-  } catch {
-    return { text: line, isError: true };
-  }
 }

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ensureFerretDb, type Log } from './build';
 import { claimDataDir, liveOwner, OWNER_FILE, readRecord, RECORD_FILE, sqliteDir, writeRecord } from './datadir';
 import { sqliteStorage, startFerretDb, type Storage } from './ferretdb';
+import { recordingUnexpected } from './ferretdb-log';
 import { startMemoryServer } from './memory';
 import { cachedFerretDbBinary, findOnPath, isExecutable } from './paths';
 import { dropDatabase, findPostgres, keptName, postgresStorage, prepareDatabase, startMaintenance, throwawayName } from './postgres';
@@ -21,7 +22,7 @@ const BACKENDS: Backend[] = ['postgresql', 'sqlite'];
  * DEV_DB_BACKEND=postgresql|sqlite (or opts.backend) forces one FerretDB storage, without fallback.
  */
 export async function startDatabase(opts: StartOptions = {}): Promise<Database> {
-  const log = opts.log ?? (() => {});
+  const log = recordingUnexpected(opts.log ?? (() => {}), opts.errorLog ?? process.env.DEV_DB_ERROR_LOG, opts.name ?? 'dev');
   const external = process.env.MONGODB_URI;
   if (external) return { uri: external, kind: 'external', stop: async () => {} };
 

@@ -24,6 +24,11 @@ export interface StartOptions {
   name?: string;
   log?: (line: string) => void;
   /**
+   * Also appends FerretDB's unexpected errors (not its expected conflicts: ferretdb-log.ts) to this
+   * file, one line each, so that a test run can fail on them: DEV_DB_ERROR_LOG, which it overrides.
+   */
+  errorLog?: string;
+  /**
    * Keeps the data across stop() and later starts with the same folder (`npm start`); wipe it with
    * resetDatabase(dataDir). Without it every start gets an empty database that stop() deletes.
    */

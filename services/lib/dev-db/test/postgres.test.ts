@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -163,6 +163,34 @@ describePostgres('startDatabase with FerretDB over PostgreSQL', () => {
     started.push(db);
     expect(await databaseExists(leftover)).toBe(false);
     await db.stop();
+  }, 60_000);
+
+  it("relays FerretDB's unexpected errors with their statement and records them in errorLog, a duplicate key neither", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devdb-errors-'));
+    const errorLog = join(dir, 'errors.log');
+    const lines: string[] = [];
+    const db = await startDatabase({ name: 'devdb-test-errors', log: (line) => lines.push(line), errorLog });
+    started.push(db);
+    const client = await MongoClient.connect(db.uri);
+    try {
+      const things = client.db('devdb_test').collection<{ _id: number; s: string }>('things');
+      await things.insertMany(Array.from({ length: 5_000 }, (_, i) => ({ _id: i, s: `${'x'.repeat(100)}${i}` })));
+      // A claim lost: FerretDB logs the unique index's refusal at ERROR; the client is told E11000.
+      await expect(things.insertOne({ _id: 1, s: 'again' })).rejects.toMatchObject({ code: 11000 });
+      // A scan cut short by its time limit: PostgreSQL's work is cancelled, which FerretDB logs at ERROR.
+      for (let i = 0; i < 20 && !lines.length; i++) {
+        await things.find({ s: { $regex: 'nomatch$' } }).maxTimeMS(1).toArray().catch(() => undefined);
+        await sleep(50);
+      }
+      expect(lines.length).toBeGreaterThan(0);
+      expect(lines.every((line) => /^\[ferretdb\] ERROR \| (Query|Acquire) \| context canceled/.test(line))).toBe(true);
+      expect(lines.some((line) => line.includes('duplicate key'))).toBe(false);
+      expect(readFileSync(errorLog, 'utf8').trim().split('\n')).toEqual(lines.map((line) => expect.stringContaining(` devdb-test-errors ${line}`)));
+    } finally {
+      await client.close();
+      await db.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 60_000);
 
   const dist = join(__dirname, '..', 'dist', 'index.js');

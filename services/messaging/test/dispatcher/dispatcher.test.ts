@@ -164,15 +164,17 @@ describe('stopping the dispatcher', () => {
 /**
  * The dispatcher against an in-memory queue that keeps what it is told (statuses, retry times), and
  * a provider whose first answer to one message is a transient failure: the retry path end to end,
- * with the rounds driven by the test.
+ * with the rounds driven by the test. `provider` is the provider's own work on each message it takes
+ * (a slow one answers later).
  */
-function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.UNAVAILABLE) {
+function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.UNAVAILABLE, provider: (reference: string) => Promise<void> = async () => undefined) {
   const store = new Map<string, MessageDoc>();
   const events: string[] = [];
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const queuedNow = () => [...store.values()].filter((m) => m.status === 'queued');
   const repo = {
-    queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)),
+    // In no particular order, as the database answers (here the newest first).
+    queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)).reverse(),
     queuedOfTicket: async (tenantId: number, ticketId: number) =>
       queuedNow()
         .filter((m) => m.tenantId === tenantId && m.ticketId === ticketId)
@@ -205,6 +207,7 @@ function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.U
           // By default what channel-engines answers when the provider answered 503: a transient provider failure.
           throw Object.assign(new Error(`${failure} failed`), { code: failure, details: 'failed', metadata: new grpc.Metadata() });
         }
+        await provider(req.reference);
         return { providerMessageId: `P-${req.reference}` };
       },
     },
@@ -338,5 +341,55 @@ describe('the address a message leaves for', () => {
     await phone.dispatcher.attempt(message('5511987654321'));
     expect(phone.sentTo).toEqual(['5511987654321']);
     expect(phone.asked).toEqual([]);
+  });
+});
+
+describe("a ticket's messages at a slow provider", () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('go one at a time and in acceptance order, tickets side by side, while rounds run and more are accepted', async () => {
+    const TICKETS = 4;
+    const EACH = 8;
+    /** What the provider has of each ticket at this moment, and the most it ever had. */
+    const inFlight = new Map<number, number>();
+    let mostOfOneTicket = 0;
+    let mostAtOnce = 0;
+    const ticketOf = (reference: string) => Number(/^t(\d+)-/.exec(reference)![1]);
+    const q = withQueue('', 1, undefined, async (reference) => {
+      const ticket = ticketOf(reference);
+      inFlight.set(ticket, (inFlight.get(ticket) ?? 0) + 1);
+      mostOfOneTicket = Math.max(mostOfOneTicket, inFlight.get(ticket)!);
+      mostAtOnce = Math.max(mostAtOnce, [...inFlight.values()].reduce((a, b) => a + b, 0));
+      await sleep(2 + Math.random() * 10);
+      inFlight.set(ticket, inFlight.get(ticket)! - 1);
+    });
+    // Each ticket's messages are accepted one after another: half before the first round, the rest
+    // while its first ones are at the provider.
+    const accept = (ticket: number, n: number) => q.add(queued(`t${ticket}-${String(n).padStart(2, '0')}`, ticket, Date.now() + n));
+    for (let n = 0; n < EACH / 2; n++) for (let t = 1; t <= TICKETS; t++) accept(t, n);
+    const later = (async () => {
+      for (let n = EACH / 2; n < EACH; n++) {
+        await sleep(8);
+        for (let t = 1; t <= TICKETS; t++) accept(t, n);
+      }
+    })();
+
+    const dispatcher = q.dispatcher();
+    const everyOneSent = () => q.store.size === TICKETS * EACH && [...q.store.values()].every((m) => m.status === 'sent');
+    for (let i = 0; i < 2_000 && !everyOneSent(); i++) {
+      await dispatcher.tick();
+      await sleep(2);
+    }
+    await later;
+    expect(everyOneSent()).toBe(true);
+
+    expect(mostOfOneTicket).toBe(1);
+    // The provider was slow enough for deliveries to overlap: tickets went side by side.
+    expect(mostAtOnce).toBeGreaterThan(1);
+    const delivered = q.events.filter((e) => e.startsWith('deliver ')).map((e) => e.slice('deliver '.length));
+    for (let t = 1; t <= TICKETS; t++) {
+      const accepted = Array.from({ length: EACH }, (_, n) => `t${t}-${String(n).padStart(2, '0')}`);
+      expect(delivered.filter((id) => ticketOf(id) === t)).toEqual(accepted);
+    }
   });
 });
