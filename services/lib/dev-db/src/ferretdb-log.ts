@@ -27,7 +27,11 @@ export interface LogEntry {
 export const EXPECTED_ERRORS: Record<string, string> = {
   '23505': 'a unique index refused a write (a claim already taken, a document inserted once): the client is told E11000',
   '42P07': 'an index or collection that already exists (another process created it meanwhile)',
+  '57014': 'a statement cancelled because its client went away or its time limit ran out: the client has its own error',
 };
+
+/** A statement whose client's context ended (a process killed, a request's deadline): as 57014. */
+const CLIENT_GONE = /context canceled|context deadline exceeded/;
 
 /** Enough of a statement to tell which collection and which operation. */
 const SQL_SHOWN = 300;
@@ -55,7 +59,8 @@ export function readLogLine(line: string): LogEntry {
   // Some messages embed whole wire dumps after their first line.
   const text = [level, entry.msg.split('\n')[0], error, sql].filter(Boolean).join(' | ');
   if (/^(DEBUG|INFO|WARN)/.test(level)) return { text, kind: 'routine' };
-  const reason = EXPECTED_ERRORS[/\(SQLSTATE (\w{5})\)$/.exec(error ?? '')?.[1] ?? ''];
+  const state = CLIENT_GONE.test(error ?? '') ? '57014' : (/\(SQLSTATE (\w{5})\)$/.exec(error ?? '')?.[1] ?? '');
+  const reason = EXPECTED_ERRORS[state];
   return reason ? { text, kind: 'expected', reason } : { text, kind: 'unexpected' };
 }
 

@@ -30,7 +30,13 @@ describe("FerretDB's log lines", () => {
       text: 'ERROR | Query | ERROR: deadlock detected (SQLSTATE 40P01) | UPDATE "convo_messaging"."messages_1d2e3f4a" SET _jsonb = $1 WHERE _jsonb->\'_id\' = $2',
     });
     expect(entry.text).not.toContain('secret');
-    expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Acquire', err: 'context canceled' }))).toEqual({ kind: 'unexpected', text: 'ERROR | Acquire | context canceled' });
+    expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Query', err: 'ERROR: out of shared memory (SQLSTATE 53200)' }))).toEqual({
+      kind: 'unexpected',
+      text: 'ERROR | Query | ERROR: out of shared memory (SQLSTATE 53200)',
+    });
+    // A client gone (a process killed, a deadline run out) is the client's own error, not the database's.
+    expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Acquire', err: 'context canceled' })).kind).toBe('expected');
+    expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Query', err: 'ERROR: canceling statement due to user request (SQLSTATE 57014)' })).kind).toBe('expected');
   });
 
   it('takes a duplicate key (a claim lost, an insert a unique index guards) and an index that exists for expected conflicts', () => {
