@@ -165,7 +165,7 @@ describePostgres('startDatabase with FerretDB over PostgreSQL', () => {
     await db.stop();
   }, 60_000);
 
-  it("relays FerretDB's unexpected errors with their statement and records them in errorLog, a duplicate key neither", async () => {
+  it("leaves FerretDB's expected errors out of the log and of errorLog: a duplicate key, a statement its client's time limit cancelled", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'devdb-errors-'));
     const errorLog = join(dir, 'errors.log');
     const lines: string[] = [];
@@ -177,15 +177,16 @@ describePostgres('startDatabase with FerretDB over PostgreSQL', () => {
       await things.insertMany(Array.from({ length: 5_000 }, (_, i) => ({ _id: i, s: `${'x'.repeat(100)}${i}` })));
       // A claim lost: FerretDB logs the unique index's refusal at ERROR; the client is told E11000.
       await expect(things.insertOne({ _id: 1, s: 'again' })).rejects.toMatchObject({ code: 11000 });
-      // A scan cut short by its time limit: PostgreSQL's work is cancelled, which FerretDB logs at ERROR.
-      for (let i = 0; i < 20 && !lines.length; i++) {
-        await things.find({ s: { $regex: 'nomatch$' } }).maxTimeMS(1).toArray().catch(() => undefined);
-        await sleep(50);
+      // Scans cut short by their time limit: PostgreSQL's work is cancelled (context canceled), the
+      // client told so; FerretDB logs it at ERROR.
+      let cut = 0;
+      for (let i = 0; i < 10; i++) {
+        cut += await things.find({ s: { $regex: 'nomatch$' } }).maxTimeMS(1).toArray().then(() => 0, () => 1);
       }
-      expect(lines.length).toBeGreaterThan(0);
-      expect(lines.every((line) => /^\[ferretdb\] ERROR \| (Query|Acquire) \| context canceled/.test(line))).toBe(true);
-      expect(lines.some((line) => line.includes('duplicate key'))).toBe(false);
-      expect(readFileSync(errorLog, 'utf8').trim().split('\n')).toEqual(lines.map((line) => expect.stringContaining(` devdb-test-errors ${line}`)));
+      expect(cut).toBeGreaterThan(0);
+      await sleep(500);
+      expect(lines.filter((line) => line.includes('ERROR'))).toEqual([]);
+      expect(existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '').toBe('');
     } finally {
       await client.close();
       await db.stop();
