@@ -133,6 +133,21 @@ describe('contact identities', () => {
     expect(await liveContactsOf(third)).toEqual([expect.objectContaining({ number: `${digits}@lid`, lid: `${digits}@lid` })]);
   });
 
+  it("merges the LID-digits contact into the phone's when both exist and an event names the pair", async () => {
+    const tenantId = newTenantId();
+    const [phone, lid] = [newPhone(), newLid()];
+    // Before identities: the person's LID-only messages made one contact (its digits), the ones
+    // carrying remoteJidAlt another (the phone).
+    const byDigits = await open(tenantId, { number: lid.split('@')[0] });
+    const byPhone = await open(tenantId, { number: phone });
+    expect(byDigits.ticket!.contact!.id).not.toBe(byPhone.ticket!.contact!.id);
+    await open(tenantId, { number: phone, lid });
+    expect(await liveContactsOf(tenantId)).toEqual([expect.objectContaining({ number: phone, lid })]);
+    for (const t of [byDigits, byPhone]) {
+      expect((await client.GetTicket({ tenantId, ticketId: t.ticket!.id })).contact).toMatchObject({ number: phone, lid });
+    }
+  });
+
   it('never takes a LID digits for a phone when a provider puts them beside the LID', async () => {
     const tenantId = newTenantId();
     const lid = newLid();

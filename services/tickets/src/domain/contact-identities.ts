@@ -119,9 +119,7 @@ export class ContactIdentities {
       }
       // A contact that an engine message stored with its LID's digits as the number, before
       // identities: found by those digits, and repaired by the link below.
-      if (ids.lid && !found.size) {
-        for (const doc of await this.repo.contacts.findByIdentity(tenantId, channelId, 'number', lidDigits(ids.lid))) if (!doc.lid) found.set(doc._id, doc);
-      }
+      if (ids.lid && !found.size) for (const doc of await this.misfiled(tenantId, channelId, ids.lid)) found.set(doc._id, doc);
       const contact = found.size ? await this.unite(tenantId, [...found.values()], ids, profile) : await this.create(tenantId, channelId, ids, profile);
       if (contact) return contact;
     }
@@ -258,10 +256,18 @@ export class ContactIdentities {
     for (const field of ['bsuid', 'parentBsuid', 'lid'] as const) {
       if (!ids[field]) continue;
       const holders = await this.repo.contacts.findByIdentity(contact.tenantId, contact.channelId, field, ids[field]);
+      // A LID's other holder may be a contact stored with its digits as the number before identities
+      // (the same person's LID-only messages, while its phone's went to this contact).
+      if (field === 'lid') holders.push(...(await this.misfiled(contact.tenantId, contact.channelId, ids.lid!)));
       const others = holders.filter((d) => d._id !== contact._id && !d.mergedInto);
       if (others.length) return this.unite(contact.tenantId, [contact, ...others], ids, {});
     }
     return contact;
+  }
+
+  /** Contacts keyed by a LID's digits and holding no LID: stored so by engine messages before identities. */
+  private async misfiled(tenantId: number, channelId: number, lid: string): Promise<ContactDoc[]> {
+    return (await this.repo.contacts.findByIdentity(tenantId, channelId, 'number', lidDigits(lid))).filter((d) => !d.lid);
   }
 
   /** A known contact's username, kept as the latest the provider gave (display only). */

@@ -178,7 +178,7 @@ export class TicketsService {
           await this.repo.claims.opens.release(claimId, { ticketId: id });
           throw err;
         }
-        return { ticket: toTicket(ticket), created: true };
+        return { ticket: toTicket(await this.followMerge(ticket)), created: true };
       }
       const claim = await this.repo.claims.opens.find(claimId);
       const opened = claim && (await this.awaitTicket(tenantId, claim.ticketId));
@@ -191,6 +191,17 @@ export class TicketsService {
   private contactFor(tenantId: number, channelId: number, ids: Identities, email: string, profile?: Profile): Promise<ContactDoc> {
     if (IDENTITY_FIELDS.some((f) => ids[f])) return this.identities.resolve(tenantId, channelId, ids, profile);
     return this.repo.contacts.findOrCreateByEmail(tenantId, channelId, email);
+  }
+
+  /**
+   * A new ticket whose contact was merged while it was being opened (the merge moved the tickets
+   * there were, not this one): moved to the contact it went into now, as the merge's own steps do.
+   */
+  private async followMerge(ticket: TicketDoc): Promise<TicketDoc> {
+    const contact = await this.repo.contacts.findContactById(ticket.tenantId, ticket.contactId);
+    if (!contact?.mergedInto) return ticket;
+    await this.identities.live(contact);
+    return (await this.repo.tickets.findTicket(ticket.tenantId, ticket._id)) ?? ticket;
   }
 
   /** The ticket once it exists, or null after `waitMs` (its creator failed or is stuck). */
