@@ -6,7 +6,8 @@ import { IDENTITY_FIELDS, TICKET_STATUSES, type ContactDoc, type TicketDoc, type
 import type { CatalogService } from './catalog.service';
 import { ContactIdentities, identitiesOf, requestIdentities, type Identities, type Profile } from './contact-identities';
 import { TicketCopies } from './ticket-copies';
-import { inboundTime, newTicketDoc, toTicket } from './ticket-view';
+import { inboundTime, newTicketDoc } from './new-ticket';
+import { toTicket } from './ticket-view';
 import type { TenantUsers } from './users';
 
 /** createTicket's externalKey deduplicates for this long (the seed leaves it open; see docs/decisions.md). */
