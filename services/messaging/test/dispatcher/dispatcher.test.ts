@@ -336,6 +336,31 @@ describe('the address a message leaves for', () => {
     expect([...still.sentTo, ...down.sentTo]).toEqual(['BR.1234567890', '276375994109100@lid']);
   });
 
+  it('keeps a BSUID on the official API when coexistence would divert the message to the linked engine', async () => {
+    const through: number[] = [];
+    const channels: Record<number, object> = {
+      1: { id: 1, tenantId: 1, type: 'waba', sendIntervalMs: 0, hybridMode: 'coexistence', linkedChannelId: 2 },
+      2: { id: 2, tenantId: 1, type: 'engine_a', status: 'CONNECTED', sendIntervalMs: 0 },
+    };
+    const peers = {
+      engines: {
+        Deliver: async (req: { channel: { id: number }; reference: string }) => {
+          through.push(req.channel.id);
+          return { providerMessageId: `P-${req.reference}` };
+        },
+      },
+      targets: { channel: async (_t: number, id: number) => channels[id], channelIntegrations: async () => [] },
+      mediaLink: () => '',
+      contactOf: async () => ({ number: 'BR.1234567890', bsuid: 'BR.1234567890' }),
+    } as unknown as DispatchPeers;
+    const log = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
+    const dispatcher = new Dispatcher({ applyStatus: async () => 'applied' } as unknown as MessagesRepository, {} as PartitionLeases, peers, { intervalMs: {}, providerDeadlineMs: 1_000 } as never, log);
+    const auto = (to: string) => queuedText({ ticketId: 9, body: 'hi', to, routeVia: 'auto', windowUntil: new Date(Date.now() + 60_000) });
+    await dispatcher.attempt(auto('5511987654321'));
+    await dispatcher.attempt(auto('BR.1234567890'));
+    expect(through).toEqual([2, 1]);
+  });
+
   it('asks tickets nothing for a message accepted for a phone', async () => {
     const phone = withContact({ number: '5511000000000' });
     await phone.dispatcher.attempt(message('5511987654321'));
