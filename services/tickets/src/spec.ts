@@ -8,6 +8,7 @@ import { EvaluationService } from './domain/evaluation.service';
 import { NotesService } from './domain/notes.service';
 import { PausesService } from './domain/pauses.service';
 import { TICKET_SNAPSHOT_MS, TicketCopies } from './domain/ticket-copies';
+import { TicketOpening } from './domain/ticket-opening';
 import { TicketsService } from './domain/tickets.service';
 import { TenantUsersOverGrpc, USER_CACHE_MS, type TenantUsers } from './domain/users';
 import { ticketsHandlers } from './grpc/tickets.handlers';
@@ -66,10 +67,12 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
     const copies = new TicketCopies(config.snapshotMs);
     const tickets = new TicketsService(repo, catalog, users, copies);
+    const opening = new TicketOpening(repo, catalog, users);
     const notes = new NotesService(repo, users);
     const { schema } = await buildTicketsSubgraph(tickets, notes, catalog);
     const handlers = ticketsHandlers({
       tickets,
+      opening,
       copies,
       notes,
       pauses: new PausesService(repo),

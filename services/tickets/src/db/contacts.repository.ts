@@ -1,7 +1,8 @@
 import { insertOnce } from '@convo/kit/claims';
 import { nextSequence } from '@convo/kit/mongo';
 import type { Connection, QueryFilter } from 'mongoose';
-import type { ContactDoc, IdentityField, Models } from './models';
+import type { ContactDoc, IdentityField } from './contact.model';
+import type { Models } from './models';
 import { escapeRegex, SEARCHED_IDENTITIES } from './search';
 
 /** listContacts' filters; every one is optional but the tenant. */

@@ -1,6 +1,7 @@
 import { conflict, contactIdentity, isBsuid, isLid, validation } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
-import { IDENTITY_FIELDS, type ContactDoc, type IdentityField, type TicketContact } from '../db/models';
+import { IDENTITY_FIELDS, type ContactDoc, type IdentityField } from '../db/contact.model';
+import type { TicketContact } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
 
 /** A contact's identities as a request or an inbound event gives them; any may be missing. */

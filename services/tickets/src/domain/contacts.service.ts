@@ -1,5 +1,5 @@
 import { conflict, notFound, Issues, validation, type proto } from '@convo/kit';
-import type { ContactDoc } from '../db/models';
+import type { ContactDoc } from '../db/contact.model';
 import type { TicketsDatabase } from '../db/repositories';
 import type { CatalogService } from './catalog.service';
 import { ContactIdentities, identitiesOf, ticketContactOf } from './contact-identities';

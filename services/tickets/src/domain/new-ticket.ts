@@ -1,5 +1,6 @@
 import { validation } from '@convo/kit';
-import type { ContactDoc, TicketDoc, TicketStatus } from '../db/models';
+import type { ContactDoc } from '../db/contact.model';
+import type { TicketDoc, TicketStatus } from '../db/models';
 import { ticketContactOf } from './contact-identities';
 
 // What createTicket and OpenForContact build a new ticket from.

@@ -1,5 +1,6 @@
 import type { proto } from '@convo/kit';
-import type { ContactDoc, TicketDoc } from '../db/models';
+import type { ContactDoc } from '../db/contact.model';
+import type { TicketDoc } from '../db/models';
 
 export type { TicketDoc };
 

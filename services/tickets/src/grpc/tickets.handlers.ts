@@ -5,10 +5,12 @@ import type { EvaluationService } from '../domain/evaluation.service';
 import type { NotesService } from '../domain/notes.service';
 import type { PausesService } from '../domain/pauses.service';
 import type { TicketCopies } from '../domain/ticket-copies';
+import type { TicketOpening } from '../domain/ticket-opening';
 import type { TicketsService } from '../domain/tickets.service';
 
 export interface TicketsDomain {
   tickets: TicketsService;
+  opening: TicketOpening;
   /** The copies GetTicket hands out to messaging (TICKET_SNAPSHOT_MS). */
   copies: TicketCopies;
   notes: NotesService;
@@ -18,11 +20,11 @@ export interface TicketsDomain {
   catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, copies, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({ tickets, opening, copies, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
-    OpenForContact: (req) => tickets.openForContact(req),
-    CreateTicket: (req) => tickets.createTicket(req),
-    DiscardTicket: (req) => tickets.discardTicket(req),
+    OpenForContact: (req) => opening.openForContact(req),
+    CreateTicket: (req) => opening.createTicket(req),
+    DiscardTicket: (req) => opening.discardTicket(req),
     // Also on GetTicketStream, messaging's (the kit serves it with this handler: grpc/call-stream.ts).
     GetTicket: async (req) => copies.handOut(await tickets.getTicket(req.tenantId, req.ticketId)),
     UpdateTicket: (req) => tickets.updateTicket(req),
