@@ -11,6 +11,8 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { readyBanner } from './banner';
+import { killChild, restartDelayMs, terminateChild, waitUntil } from './children';
 import { KEPT_SECRETS, keptSecret, type KeptSecret } from './kept-secrets';
 import { NODE_FLAGS } from './node-flags';
 import { freePort } from './ports';
@@ -56,21 +58,6 @@ export async function resetMeshData(dataDir: string): Promise<void> {
   await resetDatabase(join(dataDir, 'db'));
   for (const file of Object.values(KEPT_SECRETS)) rmSync(join(dataDir, file), { force: true });
   rmSync(join(dataDir, 'compile-cache'), { recursive: true, force: true });
-}
-
-/** Delay before restart number `n` of a process: 0.5 s doubling, at most 30 s. */
-const restartDelayMs = (n: number) => Math.min(30_000, 500 * 2 ** Math.min(n - 1, 10));
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitUntil(what: string, deadlineMs: number, ready: () => Promise<boolean>, alive: () => boolean) {
-  const until = Date.now() + deadlineMs;
-  while (Date.now() < until) {
-    if (!alive()) throw new Error(`${what} exited during start-up`);
-    if (await ready()) return;
-    await sleep(150);
-  }
-  throw new Error(`${what} was not ready within ${deadlineMs / 1000} s`);
 }
 
 /** Each mesh process's connections to the embedded database, and the database's connections beyond theirs. */
@@ -196,18 +183,7 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
 
   const stop = async () => {
     stopping = true;
-    const order = [...processes.keys()];
-    await Promise.all(
-      order.map(async (name) => {
-        const child = processes.get(name);
-        if (!child || child.exitCode !== null || child.signalCode !== null) return;
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        await exited;
-        clearTimeout(timer);
-      }),
-    );
+    await Promise.all([...processes.values()].map((child) => terminateChild(child)));
     closeHealthClients();
     // QUERY_LOG (the e2e suite's index-coverage check): the indexes the services declared, as the
     // database has them, next to the queries they sent. Inherited by every process of the mesh.
@@ -292,22 +268,8 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
       await Promise.all(parts.map((p) => startPart(p)));
       await Promise.all(frontAndWorkers());
     }
-    const terminate = async (name: string) => {
-      const child = processes.get(name);
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    };
-    const kill = async (name: string) => {
-      const child = processes.get(name);
-      if (!child || child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    };
+    const terminate = (name: string) => terminateChild(processes.get(name));
+    const kill = (name: string) => killChild(processes.get(name));
     const restart = async (name: string, env?: Record<string, string>) => {
       const start = starters.get(name);
       if (!start) throw new Error(`no process ${name} to restart`);
@@ -365,23 +327,7 @@ if (require.main === module && process.argv[2] === 'reset') {
   }).then(
     (m) => {
       mesh = m;
-      console.log(
-        [
-          '',
-          // From this process's start: its own loading counts too.
-          `Mesh ready in ${(performance.now() / 1000).toFixed(1)} s (database: ${m.database.kind}, data kept in ${DEV_DATA_DIR}; npm run reset wipes it)`,
-          `  REST facade:       ${m.gatewayUrl}   (external API under /v2/api/external/{apiId}/...)`,
-          `  GraphQL:           ${m.graphqlUrl}`,
-          `  OpenAPI / Swagger: ${m.gatewayUrl}/docs`,
-          `  Metrics:           ${m.gatewayUrl}/metrics (and /metrics on every process's HTTP port)`,
-          `  Super-admin token: ${m.superAdminToken}`,
-          ...Object.entries(m.replicas)
-            .filter(([, names]) => names.length > 1)
-            .map(([d, names]) => `  ${d}: ${names.length} replicas (${names.map((n) => m.endpoints.get(n)?.grpc ?? m.endpoints.get(n)?.http).join(', ')})`),
-          'Ctrl-C stops everything.',
-          '',
-        ].join('\n'),
-      );
+      console.log(readyBanner(m, DEV_DATA_DIR));
     },
     (err: Error) => {
       console.error(`[mesh] failed to start: ${err.message}`);
