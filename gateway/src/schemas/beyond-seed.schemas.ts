@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { ContactId, NonEmpty, StringEnum } from './common';
 import { rule } from '../validation/rules';
-import { contentRules, isHttpUrl, RouteVia, SendMessageBody } from './message.schemas';
+import { isHttpUrl } from '@convo/kit';
+import { contentRules, RouteVia, SendMessageBody } from './message.schemas';
 
 /**
  * Routes beyond the seed that public clients of this API call (docs/api/beyond-the-seed.md):

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@convo/kit';
+import { isHttpUrl, type FieldIssue } from '@convo/kit';
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { Id } from './common';
@@ -8,15 +8,6 @@ export const MEDIA_SOURCES = ['media', 'mediaUrl', 'base64Data'] as const;
 
 export const isUpload = (v: unknown): v is UploadedFile =>
   typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data);
-
-export const isHttpUrl = (v: unknown): boolean => {
-  try {
-    const url = new URL(String(v));
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 
 /**
  * A message's content: one media source at most, each well formed (a multipart file; an http(s)

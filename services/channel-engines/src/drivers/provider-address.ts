@@ -38,9 +38,12 @@ type Lookup = (hostname: string, options: dns.LookupAllOptions, callback: (err: 
 
 /**
  * net.connect's lookup with the addresses checked, so that the ones checked are the ones connected
- * to; `lookup` is the system's (injectable, so a test can give any DNS answer offline).
+ * to; `lookup` is the system's (injectable, so a test can give any DNS answer offline). Engines
+ * may run on the cluster's private network, so only what providerAddressProblem names is refused;
+ * a tenant's webhook and media URLs go through the kit's safeRequest, which allows public
+ * addresses only.
  */
-export function guardedLookup(lookup: Lookup = dns.lookup): LookupFunction {
+export function providerLookup(lookup: Lookup = dns.lookup): LookupFunction {
   return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
     lookup(hostname, { ...options, all: true }, (err, list) => {
       if (err) return callback(err);
@@ -53,4 +56,4 @@ export function guardedLookup(lookup: Lookup = dns.lookup): LookupFunction {
 }
 
 /** The connection pool of every provider call: undici's defaults, with the guarded lookup. */
-export const providerAgent = new Agent({ connect: { lookup: guardedLookup() } });
+export const providerAgent = new Agent({ connect: { lookup: providerLookup() } });

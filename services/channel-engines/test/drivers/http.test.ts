@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { DomainError } from '@convo/kit';
 import { requestJson } from '../../src/drivers/http';
-import { guardedLookup, LinkLocalRefused } from '../../src/drivers/provider-address';
+import { providerLookup, LinkLocalRefused } from '../../src/drivers/provider-address';
 
 // The provider client itself, against real HTTP servers on loopback: what every driver relies on.
 
@@ -97,7 +97,7 @@ describe('a link-local provider address (cloud metadata)', () => {
     const answer = (address: string) => ((_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
       cb(null, [{ address: '10.1.2.3', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }]));
     const outcome = (address: string, all: boolean) =>
-      new Promise<unknown[]>((resolve) => guardedLookup(answer(address) as never)('engine.internal', { all } as never, (...args: unknown[]) => resolve(args)));
+      new Promise<unknown[]>((resolve) => providerLookup(answer(address) as never)('engine.internal', { all } as never, (...args: unknown[]) => resolve(args)));
     const [refused] = await outcome('169.254.169.254', false);
     expect(refused).toBeInstanceOf(LinkLocalRefused);
     expect((await outcome('fe80::a', true))[0]).toBeInstanceOf(LinkLocalRefused);

@@ -195,6 +195,9 @@ async function claimNext(conn: Connection, key: string, last: Map<string, number
   }
 }
 
+/** User text becomes a literal pattern for `$regex`: `a.b*` matches "a.b*", never "axbbb". */
+export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /**
  * A unique index refused the write: MongoDB's code 11000, or, from FerretDB's findAndModify,
  * PostgreSQL's own unique violation (SQLSTATE 23505) in the message.

@@ -1,7 +1,7 @@
 import { startDatabase } from '@convo/dev-db';
 import mongoose, { Schema } from 'mongoose';
 import { createServer, type AddressInfo } from 'node:net';
-import { backoffDelay, connectDatabase, DATABASE_RETRY, oneBatchFinds, onlyDuplicateKeys } from '../src/mongo';
+import { backoffDelay, connectDatabase, DATABASE_RETRY, escapeRegex, oneBatchFinds, onlyDuplicateKeys } from '../src/mongo';
 
 describe('connectDatabase', () => {
   it('backs off 0.5 s, doubling, capped at 10 s', () => {
@@ -161,4 +161,13 @@ describe('the embedded database under concurrent updates', () => {
   it('answers every update when they keep one fewer', async () => {
     expect(await run(3)).toBe(0);
   }, 60_000);
+});
+
+describe('escapeRegex', () => {
+  it('makes user text a literal pattern', () => {
+    const text = 'a.b* (c+d)? [e] {2} ^f$ g|h \\i';
+    const pattern = new RegExp(`^${escapeRegex(text)}$`);
+    expect(pattern.test(text)).toBe(true);
+    expect(new RegExp(escapeRegex('a.b*')).test('axbbb')).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
 import { parseAllowList } from '../src/net/allow-list';
-import { targetUrlProblem } from '../src/net/target-check';
+import { isHttpUrl, targetUrlProblem } from '../src/net/target-check';
 
 const resolver = (answers: Record<string, string[]>) => async (host: string) => {
   const addresses = answers[host];
@@ -37,5 +37,12 @@ describe('targetUrlProblem (webhook and callback URLs, checked when set)', () =>
     expect(await targetUrlProblem('http://127.0.0.1:8080/x', parseAllowList('127.0.0.1'), dns)).toBeUndefined();
     expect(await targetUrlProblem('https://inside.example/in', parseAllowList('10.0.0.0/8'), dns)).toBeUndefined();
     expect(await targetUrlProblem('https://inside.example/in', parseAllowList('inside.example'), dns)).toBeUndefined();
+  });
+});
+
+describe('isHttpUrl', () => {
+  it('takes absolute http and https URLs only', () => {
+    expect(['http://a.example/x', 'https://a.example', 'HTTPS://A.EXAMPLE/'].map(isHttpUrl)).toEqual([true, true, true]);
+    expect(['ftp://a.example', 'javascript:alert(1)', '/relative', 'a.example', '', undefined, 42].map(isHttpUrl)).toEqual([false, false, false, false, false, false, false]);
   });
 });

@@ -1,10 +1,8 @@
 // The read side of messages (a ticket's latest, search, the last message of each ticket), on the
 // same collection as the send path.
 import type { Connection, Model } from 'mongoose';
+import { escapeRegex } from '@convo/kit/mongo';
 import { registerModels, type MessageDoc } from './models';
-
-/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
-export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 

@@ -1,5 +1,5 @@
 import { type AllowList, type Issues, parseAllowList, targetUrlProblem } from '@convo/kit';
-import { isHttpUrl } from './validation';
+import { isHttpUrl } from '@convo/kit';
 
 /**
  * Webhook and status-callback URLs are checked when set (CONVENTIONS "Providers (outbound)"): the

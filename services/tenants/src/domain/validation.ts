@@ -1,13 +1,5 @@
-import type { Issues } from '@convo/kit';
+import { isHttpUrl, type Issues } from '@convo/kit';
 
-export const isHttpUrl = (value: string): boolean => {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-};
 
 /** Empty (clears the setting) or an http(s) URL. */
 export const isOptionalUrl = (value: string | undefined): boolean => !value || isHttpUrl(value);

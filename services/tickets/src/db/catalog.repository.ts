@@ -1,7 +1,7 @@
 import { isDuplicateKey, nextSequence } from '@convo/kit/mongo';
 import type { Connection, QueryFilter } from 'mongoose';
 import type { CatalogDoc, Models } from './models';
-import { escapeRegex } from './search';
+import { escapeRegex } from '@convo/kit/mongo';
 import type { TicketsRepository } from './tickets.repository';
 
 export type CatalogKind = 'tag' | 'queue' | 'kanban' | 'reason';

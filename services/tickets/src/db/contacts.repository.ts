@@ -3,7 +3,8 @@ import { nextSequence } from '@convo/kit/mongo';
 import type { Connection, QueryFilter } from 'mongoose';
 import type { ContactDoc, IdentityField } from './contact.model';
 import type { Models } from './models';
-import { escapeRegex, SEARCHED_IDENTITIES } from './search';
+import { escapeRegex } from '@convo/kit/mongo';
+import { SEARCHED_IDENTITIES } from './search';
 
 /** listContacts' filters; every one is optional but the tenant. */
 export interface ContactQuery {

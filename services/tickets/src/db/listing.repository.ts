@@ -3,7 +3,8 @@ import type { mongo, QueryFilter } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import { cellMatcher, cellOf, countMoves, eraKey, eraOf, eraOfKey, parseCell, slotDocId, slotOf, SLOT_MS, SLOTS_PER_ERA, sumCells, type Cells, type Listed, type TicketCountDoc, type TicketSlotDoc } from './listing';
 import type { Models, TicketDoc, TicketRowDoc, TicketStatus } from './models';
-import { escapeRegex, SEARCHED_IDENTITIES } from './search';
+import { escapeRegex } from '@convo/kit/mongo';
+import { SEARCHED_IDENTITIES } from './search';
 
 /**
  * The most tickets and rows may differ in number at start and still be left to heal by the writes

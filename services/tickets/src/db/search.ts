@@ -1,5 +1,2 @@
-/** User text becomes a literal pattern: `a.b*` matches "a.b*", never "axbbb". */
-export const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** A contact's identities beyond the phone that a free-text search matches, as the contact document names them. */
 export const SEARCHED_IDENTITIES = ['bsuid', 'parentBsuid', 'lid', 'username'] as const;

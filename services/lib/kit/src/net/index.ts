@@ -3,4 +3,4 @@
 export { classifyAddress, type AddressVerdict } from './ip-address';
 export { parseAllowList, type AllowList } from './allow-list';
 export { safeRequest, type SafeRequestOptions, type SafeResponse } from './safe-http';
-export { targetUrlProblem } from './target-check';
+export { isHttpUrl, targetUrlProblem } from './target-check';

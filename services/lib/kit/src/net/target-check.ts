@@ -9,6 +9,16 @@ import { type AllowList, isAddressAllowListed, isHostAllowListed } from './allow
 import { classifyAddress, parseIp } from './ip-address';
 import { checkUrl, type Resolver } from './safe-http';
 
+/** An absolute http:// or https:// URL (whatever its host: targetUrlProblem says whether it may be called). */
+export const isHttpUrl = (value: unknown): boolean => {
+  try {
+    const url = new URL(String(value));
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+};
+
 const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true });
 
 /** Why the URL may not be a webhook target, or undefined when it may. */
