@@ -3,6 +3,8 @@
 module.exports = {
   testEnvironment: 'node',
   setupFiles: [require.resolve('./mesh-secret.js')],
+  // Each file's time at the end of the run, slowest first (file-times.js).
+  reporters: ['default', require.resolve('./file-times.js')],
   testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   // A straggling handle must not hold CI open once every test has answered (channel-engines' suite
