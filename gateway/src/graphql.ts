@@ -2,13 +2,15 @@ import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSourceProcessOp
 import { ApolloServer } from '@apollo/server';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import type { FastifyInstance } from 'fastify';
+import { buildSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { CALLER_HEADER, callerHeaderValue } from '@convo/kit';
+import { tenantScopePlugin } from '@convo/kit/graphql/tenant-scope';
 import type { Authenticator } from './auth';
 import type { GatewayConfig, SubgraphName } from './config';
 import type { Clients } from './clients';
 import type { RateLimits } from './rate-limits';
-import { graphqlCallerHook, SessionStatus, tenantScopePlugin, type GraphqlCaller } from './dashboard/access';
+import { graphqlCallerHook, SessionStatus, type GraphqlCaller } from './dashboard/access';
 import { formatGatewayError, operationResolutionPlugin } from './dashboard/graphql-errors';
 import { complexityPlugin, depthRule } from './dashboard/limits';
 import { loginRoutes } from './dashboard/login.routes';
@@ -53,20 +55,23 @@ export async function mountGraphql(
 ): Promise<() => Promise<void>> {
   const limits = config.dashboard;
   const sessions = new SessionSigner(limits.sessionSecret, limits.sessionTtlSeconds);
+  const supergraphSdl = readFileSync(SUPERGRAPH_PATH, 'utf8');
   const gateway = new ApolloGateway({
-    supergraphSdl: readFileSync(SUPERGRAPH_PATH, 'utf8'),
+    supergraphSdl,
     buildService: ({ name }) => {
       const { url, fetcher } = subgraphTarget(config.subgraphs[name as SubgraphName], SUBGRAPH_TIMEOUT_MS);
       return new ForwardingDataSource({ url, fetcher: fetcher as never }, config.subgraphToken);
     },
   });
+  // The schema the gateway serves omits the `@tag`s that declare each root field's tenant scope; the supergraph keeps them.
+  const supergraph = buildSchema(supergraphSdl);
   const apollo = new ApolloServer<Context>({
     gateway,
     includeStacktraceInErrorResponses: false,
     formatError: formatGatewayError,
     introspection: limits.introspection,
     validationRules: [depthRule(limits)],
-    plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(), complexityPlugin<Context>(limits)],
+    plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(supergraph), complexityPlugin<Context>(limits)],
   });
   await apollo.start();
   await app.register(loginRoutes, { clients, sessions, rateLimits });

@@ -3,6 +3,7 @@ import type { DeliveryDoc, EnginesService } from '../domain/engines.service';
 import type { ChannelType } from '@convo/kit';
 import { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 import { Delivery } from './delivery.type';
+import { NoTenantData } from '@convo/kit/graphql/subgraph';
 
 export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, driver: d.driver as ChannelType, createdAt: d.createdAt.toISOString() });
 
@@ -19,6 +20,7 @@ export class DeliveryResolver {
   }
 
   @Query(() => [ChannelTypeEnum], { description: 'Channel kinds that have a driver.' })
+  @NoTenantData()
   driverKinds(): string[] {
     return this.engines.kinds();
   }

@@ -9,7 +9,8 @@
 //   @convo/kit/worker-process          runWorkerProcess (the relay, dispatcher and reconciler)
 //   @convo/kit/group-commit            groupCommit, perItemErrors
 //   @convo/kit/grpc/health             checkHealth alone (the mesh supervisor, image checks)
-//   @convo/kit/graphql/subgraph        buildSubgraph, SubgraphTypes
+//   @convo/kit/graphql/subgraph        buildSubgraph, SubgraphTypes, TenantScoped, NoTenantData
+//   @convo/kit/graphql/tenant-scope    tenantScopePlugin (the gateway; the subgraphs through subgraph)
 //   @convo/kit/graphql/{scalars,enums,loaders}  what the services' GraphQL types use
 //   @convo/kit/graphql/write-sdl       writeSdl, subgraphSdl (every service's build step)
 //   @convo/kit/meta-graph              MetaGraphClient, MetaGraphError (channel-engines' and social-config's Graph calls)

@@ -2,6 +2,7 @@ import { offsetCursor, readOffsetCursor } from '@convo/kit';
 import { Arg, Directive, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import { type InspectionService, type MessageDoc, MAX_MESSAGE_PAGE, TICKET_MESSAGES_LIMIT } from '../domain/inspection.service';
 import { Message, MessageConnection, TicketMessages } from './message.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 export const toGraphMessage = (m: MessageDoc): Message => ({
   ...m,
@@ -17,6 +18,7 @@ export class MessageResolver {
   constructor(private readonly inspection: InspectionService) {}
 
   @Query(() => Message, { nullable: true })
+  @TenantScoped('tenantId')
   async message(@Arg('tenantId', () => Int) tenantId: number, @Arg('id') id: string): Promise<Message | null> {
     const doc = await this.inspection.findMessage(tenantId, id);
     return doc ? toGraphMessage(doc) : null;

@@ -3,6 +3,7 @@ import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.
 import { WebhookDeliveryStatusEnum } from './enums';
 import type { InspectionService } from '../domain/inspection.service';
 import { WebhookAttempt, WebhookDelivery } from './webhook-delivery.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -43,6 +44,7 @@ export class WebhookDeliveryResolver {
   constructor(private readonly inspection: InspectionService) {}
 
   @Query(() => [WebhookDelivery], { description: "A tenant's webhook events, newest first." })
+  @TenantScoped('tenantId')
   async webhookDeliveries(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('status', () => WebhookDeliveryStatusEnum, { nullable: true }) status: OutboxStatus | null,
@@ -54,6 +56,7 @@ export class WebhookDeliveryResolver {
   }
 
   @Query(() => WebhookDelivery, { nullable: true })
+  @TenantScoped('tenantId')
   async webhookDelivery(@Arg('tenantId', () => Int) tenantId: number, @Arg('id') id: string): Promise<WebhookDelivery | null> {
     const event = await this.inspection.findWebhookDelivery(tenantId, id);
     return event ? toWebhookDelivery(event) : null;

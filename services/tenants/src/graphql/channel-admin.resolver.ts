@@ -5,6 +5,7 @@ import { Channel } from './channel.type';
 import { ChannelStatusEnum, ChannelTypeEnum } from './enums';
 import { toIntegration } from './tenant-dashboard.resolver';
 import { Integration } from './tenant-dashboard.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 /** What tenantApiCreateSession takes, less the hybrid link (a REST-only flow of its own). */
 @InputType()
@@ -57,6 +58,7 @@ export class ChannelAdminResolver {
   constructor(private readonly channels: ChannelsService) {}
 
   @Mutation(() => CreatedChannel, { description: 'Creates a channel of the tenant with its API integration, as tenantApiCreateSession.' })
+  @TenantScoped('tenantId')
   async createChannel(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('channel', () => NewChannel) input: NewChannel,
@@ -90,6 +92,7 @@ export class ChannelAdminResolver {
   }
 
   @Mutation(() => Channel, { description: "Edits a channel of the tenant (the fields of PUT /whatsapp/{id}); provider tokens are write-only." })
+  @TenantScoped('tenantId')
   async updateChannel(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('channelId', () => Int) channelId: number,

@@ -9,6 +9,7 @@ import { TenantStatusEnum } from './enums';
 import { toGraphTenant, toPlan } from './tenant.resolver';
 import { Plan, Tenant } from './tenant.type';
 import { CreatedIntegration, Integration, TenantConnection, TenantUsage, TenantUser } from './tenant-dashboard.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 const MAX_PAGE = 100;
 
@@ -95,6 +96,7 @@ export class TenantDashboardResolver {
   }
 
   @Mutation(() => CreatedIntegration, { description: "Creates an API integration on a channel of the tenant; its token is answered once." })
+  @TenantScoped('tenantId')
   async createIntegration(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('channelId', () => Int) channelId: number,
@@ -108,6 +110,7 @@ export class TenantDashboardResolver {
   }
 
   @Mutation(() => Boolean, { description: 'Deletes an integration of the tenant; its token stops working at once on every gateway.' })
+  @TenantScoped('tenantId')
   async revokeIntegration(@Arg('tenantId', () => Int) tenantId: number, @Arg('apiId') apiId: string): Promise<boolean> {
     await this.integrationsService.revokeApi(tenantId, apiId);
     return true;
@@ -116,6 +119,7 @@ export class TenantDashboardResolver {
   @Mutation(() => String, {
     description: "Gives the channel a new webhook signing secret, answered here; the previous one still signs for 24 hours.",
   })
+  @TenantScoped('tenantId')
   async rotateWebhookSecret(@Arg('tenantId', () => Int) tenantId: number, @Arg('channelId', () => Int) channelId: number): Promise<string> {
     await this.channelsService.getTenantChannel(tenantId, channelId);
     const { whatsapp } = await this.channelsService.updateChannel({ id: channelId, rotateWebhookSecret: true } as never);

@@ -6,6 +6,7 @@ import type { TenantsService } from '../domain/tenants.service';
 import { Channel } from './channel.type';
 import { AllowedChannelEnum } from './enums';
 import { Plan, Tenant } from './tenant.type';
+import { NoTenantData, TenantScoped } from '@convo/kit/graphql/subgraph';
 
 /** The tenant as GraphQL shows it: without a payment gateway, gateway and payment status are null (REST: ""). */
 export const toGraphTenant = (t: proto.tenants.Tenant): Tenant =>
@@ -27,17 +28,20 @@ export class TenantResolver {
   }
 
   @Query(() => Tenant, { nullable: true })
+  @TenantScoped('id')
   async tenant(@Arg('id', () => Int) id: number): Promise<Tenant | null> {
     const tenant = await this.tenantsService.findTenant(id);
     return tenant ? toGraphTenant(tenant) : null;
   }
 
   @Query(() => [Channel])
+  @TenantScoped('tenantId')
   async channels(@Arg('tenantId', () => Int) tenantId: number): Promise<Channel[]> {
     return (await this.channelsService.listChannels(tenantId)) as Channel[];
   }
 
   @Query(() => [Plan])
+  @NoTenantData()
   async plans(): Promise<Plan[]> {
     return (await this.plansService.listPlans()).map(toPlan);
   }

@@ -4,6 +4,7 @@ import { DASHBOARD_MAX_PAGE, type TicketsService } from '../domain/tickets.servi
 import { TicketConnection, TicketCounts } from './dashboard.type';
 import { toGraphTicket } from './ticket.resolver';
 import { Ticket, TicketStatus } from './ticket.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 /**
  * The dashboard's ticket list, counts and actions, all through the same domain service as the REST
@@ -14,6 +15,7 @@ export class DashboardResolver {
   constructor(private readonly service: TicketsService) {}
 
   @Query(() => TicketConnection, { description: "A tenant's tickets, newest activity first, filtered." })
+  @TenantScoped('tenantId')
   async tickets(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('status', () => TicketStatus, { nullable: true }) status: TicketStatus | null,
@@ -45,6 +47,7 @@ export class DashboardResolver {
   }
 
   @Query(() => TicketCounts, { description: "A tenant's tickets counted by status, queue and channel." })
+  @TenantScoped('tenantId')
   async ticketCounts(@Arg('tenantId', () => Int) tenantId: number): Promise<TicketCounts> {
     const [byStatus, byQueue, byChannel] = await Promise.all(
       (['status', 'queueId', 'channelId'] as const).map((field) => this.service.countTicketsBy(tenantId, field)),
@@ -55,16 +58,19 @@ export class DashboardResolver {
   }
 
   @Mutation(() => Ticket)
+  @TenantScoped('tenantId')
   async closeTicket(@Arg('tenantId', () => Int) tenantId: number, @Arg('ticketId', () => Int) ticketId: number): Promise<Ticket> {
     return this.setStatus(tenantId, ticketId, TicketStatus.closed);
   }
 
   @Mutation(() => Ticket)
+  @TenantScoped('tenantId')
   async reopenTicket(@Arg('tenantId', () => Int) tenantId: number, @Arg('ticketId', () => Int) ticketId: number): Promise<Ticket> {
     return this.setStatus(tenantId, ticketId, TicketStatus.open);
   }
 
   @Mutation(() => Ticket, { description: 'Assigns the ticket to a user (as updateticketinfo with userId).' })
+  @TenantScoped('tenantId')
   async assignTicket(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('ticketId', () => Int) ticketId: number,
@@ -75,6 +81,7 @@ export class DashboardResolver {
   }
 
   @Mutation(() => Ticket, { description: 'Moves the ticket to a queue of its tenant.' })
+  @TenantScoped('tenantId')
   async moveTicket(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('ticketId', () => Int) ticketId: number,
@@ -85,6 +92,7 @@ export class DashboardResolver {
   }
 
   @Mutation(() => Ticket)
+  @TenantScoped('tenantId')
   async addTicketTags(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('ticketId', () => Int) ticketId: number,
@@ -96,6 +104,7 @@ export class DashboardResolver {
   }
 
   @Mutation(() => Ticket)
+  @TenantScoped('tenantId')
   async removeTicketTag(
     @Arg('tenantId', () => Int) tenantId: number,
     @Arg('ticketId', () => Int) ticketId: number,

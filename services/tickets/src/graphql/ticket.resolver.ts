@@ -6,6 +6,7 @@ import { toTicket } from '../domain/ticket-view';
 import type { TicketsService } from '../domain/tickets.service';
 import { TicketNote } from './dashboard.type';
 import { type Contact, Ticket } from './ticket.type';
+import { TenantScoped } from '@convo/kit/graphql/subgraph';
 
 /** The contact as every answer shows it: the key of a contact known only by its BSUID or LID never as its number. */
 const toGraphContact = (c: proto.tickets.Contact): Contact => {
@@ -40,6 +41,7 @@ export class TicketResolver {
   ) {}
 
   @Query(() => Ticket, { nullable: true })
+  @TenantScoped('tenantId')
   async ticket(@Arg('tenantId', () => Int) tenantId: number, @Arg('id', () => Int) id: number): Promise<Ticket | null> {
     const doc = await this.tickets.findTicket(tenantId, id);
     return doc ? toGraphTicket(doc) : null;

@@ -5,20 +5,20 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import fastifyApollo, { fastifyApolloDrainPlugin } from '@as-integrations/fastify';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import Fastify from 'fastify';
-import { GraphQLError, Kind, parse, valueFromASTUntyped, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
-import type { ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, parse, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { DomainError, forbidden, unauthenticated } from '../errors';
+import { DomainError, unauthenticated } from '../errors';
 import { domainToHttp, grpcToHttp, isServiceError } from '../grpc/status';
-import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
+import { buildSchema, createResolversMap, Directive, type BuildSchemaOptions, type ContainerType } from 'type-graphql';
 import type { Logger } from '../logger';
 import { instrumentFastify, METRICS_PATH } from '../observability/http-metrics';
 import { traceIdServerFactory } from '../observability/http-trace';
 import { bearerMatches } from '../secrets';
 import { CALLER_HEADER, parseCallerHeader, type SubgraphContext } from './caller';
+import { checkTenantScopes, tenantScopePlugin, tenantScopeTag } from './tenant-scope';
 
 const FEDERATION_LINK =
-  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires"])';
+  'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@tag"])';
 
 /**
  * `__resolveReference`: the representation holds the entity's key fields, which differ per entity;
@@ -59,8 +59,19 @@ export async function buildSubgraph(options: SubgraphOptions): Promise<Subgraph>
     resolvers[typeName] = { ...(resolvers[typeName] ?? {}), __resolveReference: resolve };
   }
   const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers: resolvers as never });
+  checkTenantScopes(schema);
   return { schema, sdl };
 }
+
+/**
+ * Declares a root field a tenant administrator may ask, for the tenant its argument `arg` names
+ * (`tenantId`, or `id` for `tenant(id)`): the gateway and the subgraph refuse any other tenant's
+ * session. A root field without `@TenantScoped` or `@NoTenantData` is the platform's only.
+ */
+export const TenantScoped = (arg: string) => Directive(`@tag(name: "${tenantScopeTag.arg(arg)}")`);
+
+/** Declares a root field a tenant administrator may ask that holds no tenant's data (a catalogue every tenant reads alike). */
+export const NoTenantData = () => Directive(`@tag(name: "${tenantScopeTag.none}")`);
 
 /** Apollo's codes for a request the schema refuses: the message is about the request itself. */
 const REQUEST_ERROR_CODES: readonly string[] = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE'];
@@ -90,32 +101,6 @@ export function formatSubgraphError(formatted: GraphQLFormattedError, error: unk
   return { message: 'Internal error', ...(path && { path }), extensions: { code: 'ERR_INTERNAL' } };
 }
 
-/**
- * A tenant administrator's operation reaches its own tenant only: a root field's `tenantId`
- * argument must be the caller's tenant. The gateway refuses such an operation before any subgraph
- * is asked; the service holds the rule too, whoever forwards the operation.
- */
-export function tenantScopePlugin(): ApolloServerPlugin<SubgraphContext> {
-  return {
-    async requestDidStart() {
-      return {
-        async didResolveOperation({ contextValue, operation, request }) {
-          const caller = contextValue.caller;
-          if (caller.kind !== 'tenant' || !operation) return;
-          for (const sel of operation.selectionSet.selections) {
-            if (sel.kind !== Kind.FIELD) continue;
-            const arg = sel.arguments?.find((a) => a.name.value === 'tenantId');
-            if (arg && Number(valueFromASTUntyped(arg.value, request.variables ?? {})) !== caller.tenantId) {
-              const message = `${sel.name.value}: this session reaches tenant ${caller.tenantId} only`;
-              throw new GraphQLError(message, { originalError: forbidden(message), extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } } });
-            }
-          }
-        },
-      };
-    },
-  };
-}
-
 export interface SubgraphServer {
   port: number;
   close(): Promise<void>;
@@ -136,7 +121,7 @@ export async function startSubgraphServer(
     schema,
     includeStacktraceInErrorResponses: false,
     formatError: formatSubgraphError,
-    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled(), tenantScopePlugin()],
+    plugins: [fastifyApolloDrainPlugin(app), ApolloServerPluginInlineTraceDisabled(), tenantScopePlugin<SubgraphContext>(schema)],
   });
   await apollo.start();
   // /metrics answers without the token: Prometheus scrapes it (the network policy limits who may).

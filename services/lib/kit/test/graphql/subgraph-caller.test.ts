@@ -1,7 +1,10 @@
 import { buildSchema } from 'graphql';
 import { callerHeaderValue, CALLER_HEADER, graphqlCallerOf, parseCallerHeader } from '../../src/graphql/caller';
 import { startSubgraphServer } from '../../src/graphql/subgraph';
+import { tenantScopeTag } from '../../src/graphql/tenant-scope';
 import { createLogger } from '../../src/logger';
+
+const TAG = 'directive @tag(name: String!) repeatable on FIELD_DEFINITION';
 
 // The caller the gateway names to the subgraphs: written by the gateway, read back by each service.
 describe('x-convo-caller', () => {
@@ -18,7 +21,7 @@ describe('x-convo-caller', () => {
   });
 
   it("is the context's caller on a subgraph's resolvers", async () => {
-    const schema = buildSchema('type Query { caller: String }');
+    const schema = buildSchema(`${TAG} type Query { caller: String @tag(name: "${tenantScopeTag.none}") }`);
     schema.getQueryType()!.getFields().caller.resolve = (_root, _args, context) => JSON.stringify(graphqlCallerOf(context));
     const token = 's'.repeat(32);
     const server = await startSubgraphServer(schema, 0, { token, log: createLogger('test', 'silent'), host: '127.0.0.1' });
@@ -41,19 +44,21 @@ describe('x-convo-caller', () => {
 });
 
 describe("a tenant session's reach, held by the subgraph too", () => {
-  it("refuses a root field whose tenantId is not the caller's tenant; the platform and unnamed callers are not limited", async () => {
-    const schema = buildSchema('type Query { echo(tenantId: Int!): Int }');
-    schema.getQueryType()!.getFields().echo.resolve = (_root, args: { tenantId: number }) => args.tenantId;
+  it("refuses a root field whose declared tenant is not the caller's, or that declares none; the platform and unnamed callers are not limited", async () => {
+    const schema = buildSchema(`${TAG} type Query { echo(tenantId: Int!): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") platformEcho(tenantId: Int!): Int }`);
+    const fields = schema.getQueryType()!.getFields();
+    fields.echo.resolve = fields.platformEcho.resolve = (_root, args: { tenantId: number }) => args.tenantId;
     const token = 's'.repeat(32);
     const server = await startSubgraphServer(schema, 0, { token, log: createLogger('test', 'silent'), host: '127.0.0.1' });
     try {
-      const ask = async (caller: string | undefined, tenantId: number) => {
+      const ask = async (caller: string | undefined, tenantId: number, field = 'echo') => {
         const res = await fetch(`http://127.0.0.1:${server.port}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(caller && { [CALLER_HEADER]: caller }) },
-          body: JSON.stringify({ query: 'query($t: Int!) { echo(tenantId: $t) }', variables: { t: tenantId } }),
+          body: JSON.stringify({ query: `query($t: Int!) { ${field}(tenantId: $t) }`, variables: { t: tenantId } }),
         });
-        return (await res.json()) as { data?: { echo: number } | null; errors?: Array<{ extensions: { code: string } }> };
+        expect(res.status).toBe(caller?.startsWith('tenant:') && (field !== 'echo' || tenantId !== 7) ? 403 : 200);
+        return (await res.json()) as { data?: Record<string, number> | null; errors?: Array<{ message: string; extensions: { code: string } }> };
       };
       expect((await ask('tenant:7', 7)).data).toEqual({ echo: 7 });
       const refused = await ask('tenant:7', 8);
@@ -61,6 +66,9 @@ describe("a tenant session's reach, held by the subgraph too", () => {
       expect(refused.data ?? null).toBeNull();
       expect((await ask('platform', 8)).data).toEqual({ echo: 8 });
       expect((await ask(undefined, 8)).data).toEqual({ echo: 8 });
+      const platformOnly = await ask('tenant:7', 7, 'platformEcho');
+      expect(platformOnly.errors?.[0]).toMatchObject({ message: 'platformEcho is for the platform administrator only', extensions: { code: 'ERR_FORBIDDEN' } });
+      expect((await ask('platform', 7, 'platformEcho')).data).toEqual({ platformEcho: 7 });
     } finally {
       await server.close();
     }
