@@ -10,6 +10,7 @@ import { createClients, type Clients } from './clients';
 import { browserPages } from './browser-pages';
 import type { GatewayConfig } from './config';
 import { installErrorHandler } from './errors';
+import { sendAnswersAsReturned } from './plain-answers';
 import { installUnreadBodyDrain } from './unread-body';
 import { boundedValidatorCompiler } from './validation/compiler';
 import { installBoundedJsonParser } from './validation/json-parser';
@@ -49,6 +50,8 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     serverFactory: traceIdServerFactory(),
   });
   app.setValidatorCompiler(boundedValidatorCompiler());
+  // Response schemas document the answers; they do not rewrite them (plain-answers.ts).
+  sendAnswersAsReturned(app);
   installBoundedJsonParser(app);
   const clients = createClients(config);
   const auth = new Authenticator(clients, config.superAdminToken, config.tokenCacheMs);

@@ -1,15 +1,29 @@
 import { shownIdentities, withoutPassword, type proto } from '@convo/kit';
+import type { Static } from 'typebox';
+import type { ApiRecord, ChannelRecord, HybridRecord } from './schemas/channel.schemas';
+import type { ContactRecord } from './schemas/contact.schemas';
+import type { CatalogItem, ChannelSummary, KanbanColumn, User } from './schemas/crm.schemas';
+import type { MessageRecord } from './schemas/message.schemas';
+import type { TenantRecord } from './schemas/tenant.schemas';
+import type { LastMessageRecord, Note, Pause, TicketRecord } from './schemas/ticket.schemas';
+
+/**
+ * The records the REST facade answers with. Each presenter returns the static type of its
+ * record's schema (schemas/*.schemas.ts), which is the answer the OpenAPI document shows: a field
+ * added, renamed or of another type here fails the type check until the schema says the same.
+ */
 
 const orNull = <T>(v: T | undefined) => (v === undefined ? null : v);
 
 /** The newest message of a ticket, as reads show it. */
-export const lastMessageRecord = (m: proto.messaging.LastMessage__Output) => ({
+export const lastMessageRecord = (m: proto.messaging.LastMessage__Output): LastMessageRecord => ({
   messageId: m.messageId,
   body: m.body,
   direction: m.direction,
   at: m.createdAt,
 });
-export type LastMessageRecord = ReturnType<typeof lastMessageRecord>;
+
+const ticketContact = (c: proto.tickets.Contact__Output): TicketRecord['contact'] => ({ id: c.id, ...shownIdentities(c), name: c.name, email: c.email || null });
 
 /**
  * The ticket record (docs/api/external.md, "Ticket record"). Reads pass the ticket's last message (null when it
@@ -18,12 +32,14 @@ export type LastMessageRecord = ReturnType<typeof lastMessageRecord>;
  * holds in `number` (docs/api/contact-identities.md): `number` is "" then, and the identities sit
  * beside it, each only when known.
  */
-export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: LastMessageRecord | null) => ({
+export const ticketRecord = (t: proto.tickets.Ticket__Output, lastMessage?: LastMessageRecord | null): TicketRecord => ({
   id: t.id,
   ticketId: t.id,
-  status: t.status,
+  // The tickets service writes no other status.
+  status: t.status as TicketRecord['status'],
   whatsappId: t.channelId,
-  contact: t.contact && { id: t.contact.id, ...shownIdentities(t.contact), name: t.contact.name, email: t.contact.email || null },
+  // Every ticket carries its contact; the field is nullable only by proto3's rule for message fields.
+  contact: t.contact ? ticketContact(t.contact) : (null as unknown as TicketRecord['contact']),
   userId: orNull(t.userId),
   queueId: orNull(t.queueId),
   chatFlowId: orNull(t.chatFlowId),
@@ -61,11 +77,12 @@ const parseJson = (text: string): unknown => {
 };
 
 /** The message record of every message read (docs/api/external.md, "Message record"). */
-export const messageRecord = (m: proto.messaging.Message__Output) => ({
+export const messageRecord = (m: proto.messaging.Message__Output): MessageRecord => ({
   messageId: m.messageId,
   ticketId: m.ticketId,
   whatsappId: m.channelId,
-  direction: m.direction,
+  // messaging stores no other direction.
+  direction: m.direction as MessageRecord['direction'],
   body: m.body,
   status: m.status,
   mediaUrl: m.mediaUrl || null,
@@ -82,7 +99,7 @@ export const messageRecord = (m: proto.messaging.Message__Output) => ({
   updatedAt: m.updatedAt,
 });
 
-export const noteRecord = (n: proto.tickets.Note__Output) => ({
+export const noteRecord = (n: proto.tickets.Note__Output): Static<typeof Note> => ({
   id: n.id,
   notes: n.notes,
   ticketId: n.ticketId,
@@ -93,7 +110,7 @@ export const noteRecord = (n: proto.tickets.Note__Output) => ({
 });
 
 /** A contact of a channel (showcontact, createContact, updateContact, listContacts). */
-export const contactRecord = (c: proto.tickets.ContactRecord__Output) => ({
+export const contactRecord = (c: proto.tickets.ContactRecord__Output): ContactRecord => ({
   id: c.id,
   ...shownIdentities(c),
   name: c.name,
@@ -111,18 +128,19 @@ export const contactRecord = (c: proto.tickets.ContactRecord__Output) => ({
 });
 
 /** A kanban column of listKanban / createKanban / updateKanban. */
-export const kanbanRecord = (c: proto.tickets.CatalogItem__Output) => ({ id: c.id, name: c.name, position: c.position ?? null, createdAt: c.createdAt });
+export const kanbanRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof KanbanColumn> => ({ id: c.id, name: c.name, position: c.position ?? null, createdAt: c.createdAt });
 
 /**
  * A channel as the external API shows it (listChannels, showChannelById): what it is, its state,
  * its number and its hybrid link. No secret of any kind (provider tokens, the webhook signing
  * secret), and no engine address.
  */
-export const channelSummary = (c: proto.tenants.Channel__Output) => ({
+export const channelSummary = (c: proto.tenants.Channel__Output): Static<typeof ChannelSummary> => ({
   id: c.id,
   name: c.name,
   type: c.type,
-  status: c.status,
+  // tenants stores no other channel status.
+  status: c.status as Static<typeof ChannelSummary>['status'],
   number: c.type === 'waba' ? c.tokenApi || null : null,
   wabaId: c.wabaId || null,
   pageId: c.pageId || null,
@@ -134,13 +152,13 @@ export const channelSummary = (c: proto.tenants.Channel__Output) => ({
 });
 
 /** A tag or a queue of listTags / listQueues. */
-export const catalogRecord = (c: proto.tickets.CatalogItem__Output) => ({ id: c.id, name: c.name, createdAt: c.createdAt });
+export const catalogRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof CatalogItem> => ({ id: c.id, name: c.name, createdAt: c.createdAt });
 
 /** A user of listUsers (no credentials of any kind). */
-export const userRecord = (u: proto.tenants.User__Output) => ({ id: u.id, name: u.name, email: u.email, profile: u.profile });
+export const userRecord = (u: proto.tenants.User__Output): Static<typeof User> => ({ id: u.id, name: u.name, email: u.email, profile: u.profile });
 
 /** One entry of a ticket's pause log. */
-export const pauseRecord = (p: proto.tickets.Pause__Output) => ({
+export const pauseRecord = (p: proto.tickets.Pause__Output): Static<typeof Pause> => ({
   id: p.id,
   ticketId: p.ticketId,
   pauseReason: p.pauseReason,
@@ -164,7 +182,7 @@ const proxyFields = (t: proto.tenants.Tenant__Output) =>
   );
 
 /** The tenant record of the tenant API; gateway tokens and proxy secrets come back masked (`****abcd`). */
-export const tenantRecord = (t: proto.tenants.Tenant__Output) => ({
+export const tenantRecord = (t: proto.tenants.Tenant__Output): TenantRecord => ({
   id: t.id,
   name: t.name,
   status: t.status,
@@ -188,7 +206,7 @@ export const tenantRecord = (t: proto.tenants.Tenant__Output) => ({
 });
 
 /** An API integration; `authToken` only in the answer of tenantApiCreateSession, which generated it. */
-export const apiRecord = (a: proto.tenants.ApiIntegration__Output) => ({
+export const apiRecord = (a: proto.tenants.ApiIntegration__Output): ApiRecord => ({
   apiId: a.apiId,
   name: a.name,
   sessionId: a.sessionId,
@@ -201,7 +219,7 @@ export const apiRecord = (a: proto.tenants.ApiIntegration__Output) => ({
 });
 
 /** `data.hybrid`: the link as applied, or the seed's error code. */
-export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
+export const hybridRecord = (h: proto.tenants.HybridResult__Output): HybridRecord =>
   h.applied
     ? { applied: true, whatsappId: h.whatsappId, hybridMode: h.hybridMode, linkedChannelId: orNull(h.linkedChannelId) }
     : { applied: false, error: h.error };
@@ -210,7 +228,7 @@ export const hybridRecord = (h: proto.tenants.HybridResult__Output) =>
  * Provider secrets (bmToken, engineToken, pageToken, an SMTP password) are never returned. The webhook signing secret
  * is: the customer needs it to verify webhooks, and only the super-admin reads channel records.
  */
-export const channelRecord = (c: proto.tenants.Channel__Output) => ({
+export const channelRecord = (c: proto.tenants.Channel__Output): ChannelRecord => ({
   id: c.id,
   tenantId: c.tenantId,
   name: c.name,

@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import type { Authenticator } from '../src/auth';
 import type { Clients } from '../src/clients';
 import { SWAGGER_OPTIONS } from '../src/openapi/document';
+import { sendAnswersAsReturned } from '../src/plain-answers';
 import { externalApi } from '../src/routes/external';
 import { inboundRoutes } from '../src/routes/inbound.routes';
 import { mediaRoutes } from '../src/routes/media.routes';
@@ -20,6 +21,7 @@ type Json = Record<string, any>;
 async function openapiDocument(): Promise<Json> {
   const app = Fastify();
   app.setValidatorCompiler(boundedValidatorCompiler());
+  sendAnswersAsReturned(app);
   const clients = {} as Clients;
   const auth = { external: async () => undefined, superAdmin: async () => undefined, watchRevocations: () => undefined, close: () => undefined } as unknown as Authenticator;
   await app.register(swagger, SWAGGER_OPTIONS);
@@ -66,6 +68,21 @@ describe('the OpenAPI document', () => {
     const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: '/openapi.json', config });
     const errors = problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
     expect(errors).toEqual([]);
+  });
+
+  it("gives every operation its route's summary and a named 200 schema", () => {
+    const ops = Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+    expect(ops.length).toBeGreaterThan(60);
+    const missing = ops.filter(({ op }) => {
+      const content = op.responses['200'].content ?? {};
+      const ref = content['application/json']?.schema?.$ref as string | undefined;
+      const named = !!ref && !!doc.components.schemas[ref.replace('#/components/schemas/', '')];
+      return !op.summary || !(named || content['text/plain']);
+    });
+    expect(missing.map(({ at }) => at)).toEqual([]);
+    // No bearer token opens the providers' webhooks and a new web chat visitor: each says so.
+    const open = ops.filter(({ op }) => Array.isArray(op.security) && op.security.length === 0).map(({ op }) => op.operationId);
+    expect(open.sort()).toEqual(['getWebhooksMeta', 'webchatVisitors', 'webhooksEngine', 'webhooksMeta', 'webhooksPayments']);
   });
 
   it('has no example that contradicts its own schema', () => {

@@ -1,7 +1,6 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import { seedPathOf } from '../routes/segments';
-import { COMPONENT_SCHEMAS, successOf } from './schemas';
-import { PUBLIC_OPERATIONS, SUMMARIES } from './summaries';
+import { ErrorEnvelope } from '../schemas/envelopes';
 
 type Operation = { operationId?: string; summary?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[]; description?: string; 'x-alias-of'?: string };
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
@@ -37,13 +36,25 @@ const ERROR_RESPONSES = {
 };
 const ERROR_REFS = { '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' };
 
-/** Meta's subscription check answers the challenge as text; every other operation its envelope. */
-const successResponse = (operationId: string) =>
-  operationId === 'getWebhooksMeta'
-    ? { description: 'The hub.challenge received', content: { 'text/plain': { schema: { type: 'string' } } } }
-    : { description: 'Success', content: { 'application/json': { schema: { $ref: `#/components/schemas/${successOf(operationId) ?? 'Success'}` } } } };
+type Schemas = Record<string, unknown>;
 
-/** Response schemas, operationIds, tags and error answers, set once here for every route. */
+/**
+ * The schema with each part that has a `$id` moved to `components.schemas[$id]` (without it) and
+ * replaced by a `$ref` there: the records and envelopes the routes' answers are made of
+ * (schemas/envelopes.ts) become named components, each written once however many routes answer it.
+ */
+export function namedToRefs(node: unknown, schemas: Schemas): unknown {
+  if (Array.isArray(node)) return node.map((n) => namedToRefs(n, schemas));
+  if (!node || typeof node !== 'object') return node;
+  // Examples are data, not schemas.
+  const { $id, ...rest } = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'examples' ? v : namedToRefs(v, schemas)]));
+  if (typeof $id !== 'string') return $id === undefined ? rest : { $id, ...rest };
+  if (schemas[$id] !== undefined && JSON.stringify(schemas[$id]) !== JSON.stringify(rest)) throw new Error(`Two different answer schemas are named ${$id}`);
+  schemas[$id] = rest;
+  return { $ref: `#/components/schemas/${$id}` };
+}
+
+/** Operation ids, tags, aliases' summaries and error answers, set once here for every route; the rest is each route's schema. */
 export function completeDocument(doc: Doc): Doc {
   const paths: NonNullable<Doc['paths']> = {};
   for (const [rawPath, item] of Object.entries(doc.paths ?? {})) {
@@ -55,23 +66,24 @@ export function completeDocument(doc: Doc): Doc {
       if (typeof op !== 'object' || !op || Array.isArray(op)) continue;
       op.operationId ??= operationIdOf(method, path, Object.keys(item).length === 1);
       // An engine's real name beside the seed's segment (routes/segments.ts): the same route.
-      op.summary ??= SUMMARIES[op.operationId];
-      // Routes a bearer token does not open say so (an empty requirement), rather than saying nothing.
-      if (PUBLIC_OPERATIONS.has(op.operationId)) op.security ??= [];
       const seedPath = seedPathOf(path);
       if (seedPath) {
         op['x-alias-of'] = seedPath;
-        op.summary ??= doc.paths?.[seedPath]?.[method]?.summary ?? SUMMARIES[operationIdOf(method, seedPath)];
+        op.summary ??= doc.paths?.[seedPath]?.[method]?.summary;
         op.description = `Alias of \`${seedPath}\` (the engine's real name in place of the seed's segment): the same schema and behaviour.`;
       }
       op.tags = op.tags?.length ? op.tags : [path.startsWith(EXTERNAL_ROOT) ? 'external' : 'platform'];
+      // The route's `response: { 200: … }`; @fastify/swagger writes "Default Response" where its schema has no description.
+      const success = (op.responses?.['200'] ?? {}) as { description?: string };
       op.responses = {
-        '200': successResponse(op.operationId),
+        '200': { ...success, description: !success.description || success.description === 'Default Response' ? 'Success' : success.description },
         ...Object.fromEntries(Object.entries(ERROR_REFS).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }])),
       };
     }
   }
-  return { ...doc, paths, components: { ...doc.components, schemas: { ...(doc.components?.schemas as object), ...COMPONENT_SCHEMAS }, responses: ERROR_RESPONSES } };
+  const schemas: Schemas = { ...(doc.components?.schemas as Schemas) };
+  namedToRefs(ErrorEnvelope, schemas);
+  return { ...doc, paths, components: { ...doc.components, schemas, responses: ERROR_RESPONSES } };
 }
 
 /** The document served at /docs/json: OpenAPI 3.1 from the route schemas, completed above. */
@@ -82,6 +94,15 @@ export const SWAGGER_OPTIONS: SwaggerOptions = {
     // The gateway serving this document; paths are absolute from its root.
     servers: [{ url: '/', description: 'This gateway' }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+  },
+  // Each answer schema's named parts go to components.schemas as the route is documented.
+  transform: (input) => {
+    const { schema, url } = input;
+    const response = (schema as { response?: Schemas } | undefined)?.response;
+    if (!response || !('openapiObject' in input)) return { schema, url };
+    const components = (input.openapiObject.components ??= {}) as { schemas?: Schemas };
+    const schemas = (components.schemas ??= {});
+    return { schema: { ...schema, response: namedToRefs(response, schemas) as Schemas }, url };
   },
   transformObject: (input) => completeDocument(('openapiObject' in input ? input.openapiObject : {}) as Doc) as never,
 };

@@ -3,9 +3,10 @@ import * as grpc from '@grpc/grpc-js';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { createHmac } from 'node:crypto';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
+import { InboundResult } from '../schemas/webhook.schemas';
 
 /** Meta batches many events per POST and engines may inline thumbnails: generous, but bounded. */
 const INBOUND_BODY_LIMIT = 8 * 1024 * 1024;
@@ -40,19 +41,26 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
 
   const ingest = async (reply: FastifyReply, request: proto.channelEngines.ParseInboundRequest) => {
     const { received, results } = await clients.messaging.IngestInbound(request);
-    return reply.send({ success: true, data: { received, results } });
+    // messaging writes no outcome beyond those InboundResult lists.
+    const answer: Static<typeof InboundResult> = { success: true, data: { received, results: results as Static<typeof InboundResult>['data']['results'] } };
+    return reply.send(answer);
   };
 
   r.get(
     '/webhooks/meta',
     {
       schema: {
+        summary: "Meta's subscription check (hub.challenge)",
         tags: ['webhooks'],
+        security: [],
         querystring: Type.Object({
           'hub.mode': Type.Optional(Type.String({ maxLength: 32 })),
           'hub.verify_token': Type.Optional(Type.String({ maxLength: 512 })),
           'hub.challenge': Type.Optional(Type.String({ maxLength: 512 })),
         }),
+        // Meta reads the challenge back as text.
+        produces: ['text/plain'],
+        response: { 200: Type.String({ description: 'The hub.challenge received' }) },
       },
     },
     async (req, reply) => {
@@ -63,7 +71,15 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     },
   );
 
-  r.post('/webhooks/meta', { bodyLimit: INBOUND_BODY_LIMIT, schema: { tags: ['webhooks'] } }, async (req, reply) => {
+  r.post('/webhooks/meta', {
+      bodyLimit: INBOUND_BODY_LIMIT,
+      schema: {
+        summary: "Meta's events (WhatsApp Cloud API, Instagram, Messenger), signed with X-Hub-Signature-256",
+        response: { 200: InboundResult },
+        tags: ['webhooks'],
+        security: [],
+      },
+    }, async (req, reply) => {
     if (!opts.metaAppSecret) throw new DomainError('unavailable', 'ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set');
     const body = bodyOf(req.body);
     const header = req.headers['x-hub-signature-256'];
@@ -79,7 +95,10 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     {
       bodyLimit: INBOUND_BODY_LIMIT,
       schema: {
+        summary: "An engine's events for one channel, with the channel's engine token",
         tags: ['webhooks'],
+        security: [],
+        response: { 200: InboundResult },
         params: Type.Object({ channelId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) }),
         querystring: Type.Object({ token: Type.Optional(Type.String({ maxLength: 1024 })) }),
       },

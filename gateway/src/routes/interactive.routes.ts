@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams, contactKeyOf } from '../schemas/common';
+import { SendResult } from '../schemas/envelopes';
 import { INTERACTIVE, type InteractiveDef } from '../schemas/interactive';
 import { principalOf, security } from './principal';
 import { pathsOf } from './segments';
@@ -21,7 +22,7 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
   app.post(
     path,
     // The schema carries the route's cross-field rules (x-rules): one validation, one envelope.
-    { schema: { params: ApiParams, body: def.schema, tags, security, summary: def.summary } },
+    { schema: { summary: def.summary, params: ApiParams, body: def.schema, response: { 200: SendResult }, tags, security } },
     async (req) => {
       const body = (req.body ?? {}) as Record<string, unknown>;
 
@@ -39,7 +40,7 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
         body: def.text(body),
         routeVia: routeVia ?? '',
       });
-      return { success: true, data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+      return { success: true as const, data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
     },
   );
 }

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
+import { SendResult } from '../schemas/envelopes';
 import { isUpload, SendMessageBody } from '../schemas/message.schemas';
 import { decodedFileOf, installMediaJsonParser } from '../validation/base64-stream';
 import { principalOf, security } from './principal';
@@ -30,10 +31,10 @@ export function mediaOf(b: Pick<SendMessageBody, 'media' | 'mediaUrl' | 'base64D
 const stripExtension = (name: string) => name.replace(/\.[^.]*$/, '');
 
 /** The answer of every send accepted through SendByTicket (by ticket or by number). */
-export const sendAnswer = (res: proto.messaging.SendByTicketResponse__Output) =>
+export const sendAnswer = (res: proto.messaging.SendByTicketResponse__Output): SendResult =>
   res.skipped
-    ? { success: true, idempotent: true, skipped: true, ticketId: res.ticketId }
-    : { success: true, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+    ? { success: true as const, idempotent: true as const, skipped: true as const, ticketId: res.ticketId }
+    : { success: true as const, data: { message: 'Message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
 
 /** sendMessageByTicket: the one way to send to any ticket, whatever the channel kind. */
 export async function messageRoutes(
@@ -45,7 +46,16 @@ export async function messageRoutes(
 
   r.post(
     '/sendMessageByTicket',
-    { bodyLimit: mediaBodyLimit, config: { media: true }, schema: { params: ApiParams, body: SendMessageBody, tags: ['messages'], security, consumes: ['application/json', 'multipart/form-data'] } },
+    { bodyLimit: mediaBodyLimit, config: { media: true }, schema: {
+        summary: 'Send a message (text or file) to the contact of a ticket',
+        params: ApiParams,
+        body: SendMessageBody,
+        response: { 200: SendResult },
+        tags: ['messages'],
+        security,
+        consumes: ['application/json', 'multipart/form-data'],
+      },
+    },
     async (req) => {
       const b = req.body;
       const media = mediaOf(b, mediaMaxBytes);

@@ -12,6 +12,8 @@ import {
   SendUrlBody,
   SendVoiceBody,
 } from '../schemas/beyond-seed.schemas';
+import { SendResult } from '../schemas/envelopes';
+import { PresenceResult } from '../schemas/message.schemas';
 import { mediaOf, sendAnswer } from './messages.routes';
 import { principalOf, security } from './principal';
 import { installMediaJsonParser } from '../validation/base64-stream';
@@ -67,6 +69,7 @@ export async function numberSendRoutes(
       schema: {
         params: ApiParams,
         body: SendByNumberBody,
+        response: { 200: SendResult },
         tags,
         security,
         consumes: ['application/json', 'multipart/form-data'],
@@ -78,19 +81,19 @@ export async function numberSendRoutes(
 
   r.post(
     '/url',
-    { schema: { params: ApiParams, body: SendUrlBody, tags, security, summary: 'Send a file by its public URL to a number' } },
+    { schema: { params: ApiParams, body: SendUrlBody, response: { 200: SendResult }, tags, security, summary: 'Send a file by its public URL to a number' } },
     async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/base64',
-    { ...media, schema: { params: ApiParams, body: SendBase64Body, tags, security, summary: 'Send a file in base64 to a number' } },
+    { ...media, schema: { params: ApiParams, body: SendBase64Body, response: { 200: SendResult }, tags, security, summary: 'Send a file in base64 to a number' } },
     async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/voice',
-    { schema: { params: ApiParams, body: SendVoiceBody, tags, security, summary: 'Send an audio by its public URL to a number as a voice note' } },
+    { schema: { params: ApiParams, body: SendVoiceBody, response: { 200: SendResult }, tags, security, summary: 'Send an audio by its public URL to a number as a voice note' } },
     async (req) => {
       const { audio, ...rest } = req.body;
       return send(req, rest, { url: audio, mimeType: '', fileName: '', voice: true });
@@ -119,23 +122,24 @@ export async function numberSendRoutes(
 
   r.post(
     '/group',
-    { schema: { params: ApiParams, body: GroupSendBody, tags, security, summary: 'Send a text to a WhatsApp group of the integration\'s engine channel' } },
+    { schema: { params: ApiParams, body: GroupSendBody, response: { 200: SendResult }, tags, security, summary: 'Send a text to a WhatsApp group of the integration\'s engine channel' } },
     async (req) => sendToGroup(req, req.body),
   );
 
   r.post(
     '/groupMediaUrl',
-    { schema: { params: ApiParams, body: GroupMediaUrlBody, tags, security, summary: 'Send a file by its public URL to a WhatsApp group' } },
+    { schema: { params: ApiParams, body: GroupMediaUrlBody, response: { 200: SendResult }, tags, security, summary: 'Send a file by its public URL to a WhatsApp group' } },
     async (req) => sendToGroup(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/sendPresence',
-    { schema: { params: ApiParams, body: PresenceBody, tags, security, summary: 'Show "typing…" (or stop it) to the contact of a ticket' } },
+    { schema: { params: ApiParams, body: PresenceBody, response: { 200: PresenceResult }, tags, security, summary: 'Show "typing…" (or stop it) to the contact of a ticket' } },
     async (req) => {
       const { ticketId, state } = req.body;
       const res = await clients.messaging.SendPresence({ tenantId: principalOf(req).tenantId, ticketId, state });
-      return { success: true, data: { ticketId: res.ticketId, state: res.state, applied: res.applied } };
+      // messaging answers the state it was given.
+      return { success: true as const, data: { ticketId: res.ticketId, state: res.state as typeof state, applied: res.applied } };
     },
   );
 }

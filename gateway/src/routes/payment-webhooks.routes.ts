@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
 import { PaymentWebhookParams } from '../schemas/tenant.schemas';
+import { PaymentWebhookResult } from '../schemas/webhook.schemas';
 
 /** Gateway events are small; anything bigger is not one. */
 const WEBHOOK_BODY_LIMIT = 64 * 1024;
@@ -23,7 +24,11 @@ export async function paymentWebhookRoutes(app: FastifyInstance, { clients }: { 
 
   app.post<{ Params: { gateway: string } }>(
     '/webhooks/payments/:gateway',
-    { bodyLimit: WEBHOOK_BODY_LIMIT, schema: { params: PaymentWebhookParams, tags: ['webhooks'] } },
+    {
+      bodyLimit: WEBHOOK_BODY_LIMIT,
+      // No bearer token (an empty requirement says so): the gateway's proof is checked by the tenants service.
+      schema: { summary: "A payment gateway's event", params: PaymentWebhookParams, response: { 200: PaymentWebhookResult }, tags: ['webhooks'], security: [] },
+    },
     async (req) => {
       const res = await clients.tenants.ApplyPaymentWebhook({
         gateway: req.params.gateway,
@@ -31,7 +36,7 @@ export async function paymentWebhookRoutes(app: FastifyInstance, { clients }: { 
         headers: headerMap(req),
         query: req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '',
       });
-      return { success: true, data: { received: true, applied: res.applied, duplicate: res.duplicate, outcome: res.outcome } };
+      return { success: true as const, data: { received: true, applied: res.applied, duplicate: res.duplicate, outcome: res.outcome } };
     },
   );
 }

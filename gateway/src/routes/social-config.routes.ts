@@ -2,11 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
-import { GreetingBody, IceBreakersBody, PersistentMenuBody, PersonasBody } from '../schemas/social.schemas';
+import { GreetingBody, IceBreakersBody, PersistentMenuBody, PersonasBody, SocialConfigResult } from '../schemas/social.schemas';
 import { principalOf, security } from './principal';
 import { pathsOf } from './segments';
 
 const tags = ['social configuration'];
+const response = { 200: SocialConfigResult };
 
 /**
  * The four channel-level configuration endpoints (what depends on `action` is each schema's rule) of the social channels. The channel is the
@@ -25,28 +26,28 @@ export async function socialConfigRoutes(app: FastifyInstance, { clients }: { cl
   const configure = async (req: FastifyRequest, feature: string, action: string, body: Record<string, unknown> = {}) => {
     const { tenantId, sessionId } = principalOf(req);
     const res = await clients.socialConfig.Configure({ tenantId, channelId: sessionId, feature, action, json: JSON.stringify(body) });
-    return { success: true, data: JSON.parse(res.json) as Record<string, unknown> };
+    return { success: true as const, data: JSON.parse(res.json) as Record<string, unknown> };
   };
 
-  r.post('/social_a/iceBreakers', { schema: { params: ApiParams, body: IceBreakersBody, tags, security } }, async (req) => {
+  r.post('/social_a/iceBreakers', { schema: { summary: "Get, set or delete the Instagram channel's ice breakers", params: ApiParams, body: IceBreakersBody, response, tags, security } }, async (req) => {
     const { action, iceBreakers } = req.body;
     if (action !== 'set') return configure(req, 'iceBreakers', action);
     return configure(req, 'iceBreakers', action, { iceBreakers });
   });
 
-  r.post('/social_a/persistentMenu', { schema: { params: ApiParams, body: PersistentMenuBody, tags, security } }, async (req) => {
+  r.post('/social_a/persistentMenu', { schema: { summary: "Get, set or delete the Instagram channel's persistent menu", params: ApiParams, body: PersistentMenuBody, response, tags, security } }, async (req) => {
     const { action, composerInputDisabled, menuItems } = req.body;
     if (action !== 'set') return configure(req, 'persistentMenu', action);
     return configure(req, 'persistentMenu', action, { composerInputDisabled, menuItems });
   });
 
-  r.post('/social_b/greeting', { schema: { params: ApiParams, body: GreetingBody, tags, security } }, async (req) => {
+  r.post('/social_b/greeting', { schema: { summary: "Get, set or delete the Messenger page's greeting", params: ApiParams, body: GreetingBody, response, tags, security } }, async (req) => {
     const { action, greetings } = req.body;
     if (action !== 'set') return configure(req, 'greeting', action);
     return configure(req, 'greeting', action, { greetings });
   });
 
-  r.post('/social_b/personas', { schema: { params: ApiParams, body: PersonasBody, tags, security } }, async (req) => {
+  r.post('/social_b/personas', { schema: { summary: "List, create or delete the Messenger page's personas", params: ApiParams, body: PersonasBody, response, tags, security } }, async (req) => {
     const { action, name, profilePictureUrl, personaId } = req.body;
     if (action === 'list') return configure(req, 'personas', action);
     if (action === 'create') {

@@ -2,7 +2,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Clients } from '../clients';
 import { ApiParams } from '../schemas/common';
-import { templateOf, TemplateSendBody } from '../schemas/template.schemas';
+import { SendResult } from '../schemas/envelopes';
+import { TemplateList, templateOf, TemplateSendBody } from '../schemas/template.schemas';
 import { sendAnswer } from './messages.routes';
 import { principalOf, security } from './principal';
 
@@ -18,7 +19,16 @@ export async function templateRoutes(app: FastifyInstance, { clients }: { client
   for (const path of ['/template', '/templateBody', '/templateMarketingBody']) {
     r.post(
       path,
-      { schema: { params: ApiParams, body: TemplateSendBody, tags, security, summary: 'Send an approved template to a number (official channel); allowed outside the 24-hour window' } },
+      {
+        schema: {
+          summary: 'Send an approved template to a number (official channel); allowed outside the 24-hour window',
+          params: ApiParams,
+          body: TemplateSendBody,
+          response: { 200: SendResult },
+          tags,
+          security,
+        },
+      },
       async (req) => {
         const b = req.body;
         const { number, name, language, components } = templateOf(b);
@@ -41,12 +51,12 @@ export async function templateRoutes(app: FastifyInstance, { clients }: { client
 
   r.get(
     '/templates',
-    { schema: { params: ApiParams, tags, security, summary: "The official channel's message templates (Meta's catalog, cached per channel)" } },
+    { schema: { summary: "The official channel's message templates (Meta's catalog, cached per channel)", params: ApiParams, response: { 200: TemplateList }, tags, security } },
     async (req) => {
       const { tenantId, sessionId } = principalOf(req);
       const { templates } = await clients.messaging.ListTemplates({ tenantId, channelId: sessionId });
       return {
-        success: true,
+        success: true as const,
         data: {
           templates: templates.map((t) => ({
             name: t.name,

@@ -5,6 +5,7 @@ import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { apiRecord, channelRecord, hybridRecord, tenantRecord, userRecord } from '../presenters';
 import { security } from './principal';
+import { ApiDeleted, ApiResult, CreateSessionResult } from '../schemas/channel.schemas';
 import { canonicalGatewayNames } from '../schemas/payment-aliases';
 import {
   CreateApiBody,
@@ -14,6 +15,9 @@ import {
   PAYMENT_GATEWAYS,
   ShowTenantBody,
   StoreTenantBody,
+  StoreTenantResult,
+  TenantPage,
+  TenantResult,
   UpdateTenantBody,
 } from '../schemas/tenant.schemas';
 
@@ -73,11 +77,11 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   app.addHook('preClose', async () => auth.close());
   const tags = ['tenant'];
 
-  r.get('/tenantApiListTenants', { schema: { querystring: ListTenantsQuery, tags, security } }, async (req) => {
+  r.get('/tenantApiListTenants', { schema: { summary: 'A page of the tenants', querystring: ListTenantsQuery, response: { 200: TenantPage }, tags, security } }, async (req) => {
     const q = req.query;
     const res = await clients.tenants.ListTenants({ page: q.page, limit: q.limit, status: q.status, name: q.name });
     return {
-      success: true,
+      success: true as const,
       data: { tenants: res.tenants.map(tenantRecord), page: res.page, limit: res.limit, total: res.total, hasMore: res.hasMore },
     };
   });
@@ -85,7 +89,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
   // Real gateway names (asaas, stripe, …) become the seed's before the body is validated.
   const preValidation = async (req: { body: unknown }) => canonicalGatewayNames(req.body);
 
-  r.post('/tenantApiStoreTenant', { schema: { body: StoreTenantBody, tags, security }, preValidation }, async (req) => {
+  r.post('/tenantApiStoreTenant', { schema: { summary: 'Create a tenant and its administrator', body: StoreTenantBody, response: { 200: StoreTenantResult }, tags, security }, preValidation }, async (req) => {
     const b = req.body as StoreTenantBody;
     const gw = b.paymentGateway ?? '';
     const res = await clients.tenants.StoreTenant({
@@ -105,20 +109,20 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       gatewayAEnabled: b.gateway_a === 'enabled',
     });
     // `data.id`: where provisioning panels read the new tenant's id (also at data.tenant.id).
-    return { success: true, data: { id: res.tenant!.id, tenant: tenantRecord(res.tenant!), adminUser: { ...userRecord(res.adminUser!), tenantId: res.adminUser!.tenantId } } };
+    return { success: true as const, data: { id: res.tenant!.id, tenant: tenantRecord(res.tenant!), adminUser: { ...userRecord(res.adminUser!), tenantId: res.adminUser!.tenantId } } };
   });
 
-  r.post('/tenantApiShowTenant', { schema: { body: ShowTenantBody, tags, security } }, async (req) => ({
-    success: true,
+  r.post('/tenantApiShowTenant', { schema: { summary: 'One tenant by id', body: ShowTenantBody, response: { 200: TenantResult }, tags, security } }, async (req) => ({
+    success: true as const,
     data: tenantRecord(await clients.tenants.ShowTenant({ id: req.body.id })),
   }));
 
-  r.post('/tenantApiUpdateTenant', { schema: { body: UpdateTenantBody, tags, security }, preValidation }, async (req) => ({
-    success: true,
+  r.post('/tenantApiUpdateTenant', { schema: { summary: 'Update the tenant with this identity', body: UpdateTenantBody, response: { 200: TenantResult }, tags, security }, preValidation }, async (req) => ({
+    success: true as const,
     data: tenantRecord(await clients.tenants.UpdateTenant(updateRequest(req.body as UpdateTenantBody))),
   }));
 
-  r.post('/tenantApiCreateSession', { schema: { body: CreateSessionBody, tags, security } }, async (req) => {
+  r.post('/tenantApiCreateSession', { schema: { summary: 'Create a channel (session) and its API integration', body: CreateSessionBody, response: { 200: CreateSessionResult }, tags, security } }, async (req) => {
     const b = req.body;
     const res = await clients.tenants.CreateSession({
       tenant: b.tenant,
@@ -142,7 +146,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       sendIntervalMs: b.sendIntervalMs,
     });
     return {
-      success: true,
+      success: true as const,
       data: {
         id: res.whatsapp!.id, // the new channel's id, as clients read it (also at data.whatsapp.id)
         whatsapp: channelRecord(res.whatsapp!),
@@ -152,7 +156,7 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
     };
   });
 
-  r.post('/tenantCreateApi', { schema: { body: CreateApiBody, tags, security } }, async (req) => {
+  r.post('/tenantCreateApi', { schema: { summary: 'Create an API integration with your own token', body: CreateApiBody, response: { 200: ApiResult }, tags, security } }, async (req) => {
     const b = req.body;
     const api = await clients.tenants.CreateApi({
       name: b.name,
@@ -163,13 +167,13 @@ export async function tenantRoutes(app: FastifyInstance, { clients, auth }: { cl
       authToken: b.authToken,
       tenant: b.tenant,
     });
-    return { success: true, data: { api: apiRecord(api) } };
+    return { success: true as const, data: { api: apiRecord(api) } };
   });
 
-  r.post('/tenantDeleteApi', { schema: { body: DeleteApiBody, tags, security } }, async (req) => {
+  r.post('/tenantDeleteApi', { schema: { summary: 'Delete an API integration', body: DeleteApiBody, response: { 200: ApiDeleted }, tags, security } }, async (req) => {
     const res = await clients.tenants.DeleteApi(req.body);
     // This process stops trusting its cache for the integration at once; others hear it from the stream.
     auth.revoke([res.apiId]);
-    return { success: true, data: { apiId: res.apiId, deleted: res.deleted } };
+    return { success: true as const, data: { apiId: res.apiId, deleted: res.deleted } };
   });
 }

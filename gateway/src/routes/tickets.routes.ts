@@ -6,9 +6,13 @@ import { lastMessageRecord, ticketRecord } from '../presenters';
 import { ApiParams } from '../schemas/common';
 import {
   CreateTicketBody,
+  CreateTicketResult,
   ListTicketsQuery,
   NumberBody,
   TicketIdBody,
+  TicketList,
+  TicketPage,
+  TicketResult,
   UpdateQueueBody,
   UpdateTicketBody,
 } from '../schemas/ticket.schemas';
@@ -30,7 +34,7 @@ const idList = (csv?: string) => (csv ? csv.split(',').map((s) => Number(s.trim(
 export async function ticketRoutes(app: FastifyInstance, { clients }: { clients: Clients }) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.post('/createTicket', { schema: { params: ApiParams, body: CreateTicketBody, tags, security } }, async (req) => {
+  r.post('/createTicket', { schema: { summary: 'Open a ticket and send its first message', params: ApiParams, body: CreateTicketBody, response: { 200: CreateTicketResult }, tags, security } }, async (req) => {
     const b = req.body;
     const { tenantId, sessionId } = principalOf(req);
     // One operation in messaging: the checks, the ticket and its first message queued, or nothing.
@@ -55,12 +59,12 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       validateNumber: b.validateNumber ?? false,
     });
     return {
-      success: true,
+      success: true as const,
       data: { ticketId: ticket!.id, created, messageId: messageId || null, ticket: ticketRecord(ticket!) },
     };
   });
 
-  r.get('/listTickets', { schema: { params: ApiParams, querystring: ListTicketsQuery, tags, security } }, async (req) => {
+  r.get('/listTickets', { schema: { summary: 'A page of tickets, most recently active first', params: ApiParams, querystring: ListTicketsQuery, response: { 200: TicketPage }, tags, security } }, async (req) => {
     const q = req.query;
     const tenantId = principalOf(req).tenantId;
     const queueIds = idList(q.queuesIds);
@@ -74,7 +78,7 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       channelIds,
     });
     return {
-      success: true,
+      success: true as const,
       data: {
         tickets: await withLastMessages(clients, tenantId, page.tickets),
         count: page.count,
@@ -85,20 +89,20 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
     };
   });
 
-  r.post('/showticket', { schema: { params: ApiParams, body: NumberBody, tags, security } }, async (req) => {
+  r.post('/showticket', { schema: { summary: "A contact number's current ticket", params: ApiParams, body: NumberBody, response: { 200: TicketResult }, tags, security } }, async (req) => {
     const tenantId = principalOf(req).tenantId;
     const { tickets } = await clients.tickets.FindContactTickets({ tenantId, number: req.body.number, all: false });
     const [record] = await withLastMessages(clients, tenantId, tickets);
-    return { success: true, data: record };
+    return { success: true as const, data: record };
   });
 
-  r.post('/showallticket', { schema: { params: ApiParams, body: NumberBody, tags, security } }, async (req) => {
+  r.post('/showallticket', { schema: { summary: 'Every ticket of a contact number', params: ApiParams, body: NumberBody, response: { 200: TicketList }, tags, security } }, async (req) => {
     const tenantId = principalOf(req).tenantId;
     const { tickets } = await clients.tickets.FindContactTickets({ tenantId, number: req.body.number, all: true });
-    return { success: true, data: { tickets: await withLastMessages(clients, tenantId, tickets), count: tickets.length } };
+    return { success: true as const, data: { tickets: await withLastMessages(clients, tenantId, tickets), count: tickets.length } };
   });
 
-  r.post('/showTicketById', { schema: { params: ApiParams, body: TicketIdBody, tags, security } }, async (req) => {
+  r.post('/showTicketById', { schema: { summary: 'One ticket by id, with its last message', params: ApiParams, body: TicketIdBody, response: { 200: TicketResult }, tags, security } }, async (req) => {
     const tenantId = principalOf(req).tenantId;
     const ticketId = req.body.ticketId;
     // Both at once: the last-message read is tenant-filtered, so asking before the ticket is known leaks nothing.
@@ -106,10 +110,10 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       clients.tickets.GetTicket({ tenantId, ticketId }),
       clients.messaging.LastMessages({ tenantId, ticketIds: [ticketId] }),
     ]);
-    return { success: true, data: ticketRecord(ticket, messages[0] ? lastMessageRecord(messages[0]) : null) };
+    return { success: true as const, data: ticketRecord(ticket, messages[0] ? lastMessageRecord(messages[0]) : null) };
   });
 
-  r.post('/updateticketinfo', { schema: { params: ApiParams, body: UpdateTicketBody, tags, security } }, async (req) => {
+  r.post('/updateticketinfo', { schema: { summary: "Change a ticket's status, user, queue, chat flow, kanban column, reason or bot flags", params: ApiParams, body: UpdateTicketBody, response: { 200: TicketResult }, tags, security } }, async (req) => {
     const b = req.body;
     const tenantId = principalOf(req).tenantId;
     const ticket = await clients.tickets.UpdateTicket({
@@ -130,12 +134,12 @@ export async function ticketRoutes(app: FastifyInstance, { clients }: { clients:
       llmAssistantStatus: b.llmAssistantStatus,
       workflowStatus: b.workflowStatus,
     });
-    return { success: true, data: ticketRecord(ticket) };
+    return { success: true as const, data: ticketRecord(ticket) };
   });
 
-  r.post('/updatequeue', { schema: { params: ApiParams, body: UpdateQueueBody, tags, security } }, async (req) => {
+  r.post('/updatequeue', { schema: { summary: 'Move a ticket to a queue', params: ApiParams, body: UpdateQueueBody, response: { 200: TicketResult }, tags, security } }, async (req) => {
     const { ticketId, queueId } = req.body;
     const ticket = await clients.tickets.SetQueue({ tenantId: principalOf(req).tenantId, ticketId, queueId });
-    return { success: true, data: ticketRecord(ticket) };
+    return { success: true as const, data: ticketRecord(ticket) };
   });
 }

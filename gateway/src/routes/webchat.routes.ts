@@ -3,12 +3,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import type { RateLimits } from '../rate-limits';
 import { envelope } from '../errors';
 import { Id, NonEmpty } from '../schemas/common';
+import { Envelope, Exact, Nullable } from '../schemas/envelopes';
 import { security } from './principal';
 
 /** A long poll asks channel-engines this often while nothing is queued for the visitor. */
@@ -30,6 +31,26 @@ const VisitorMessageBody = Type.Object({
   id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:-]+$', description: "The widget's id of this message: a retry with the same id is stored once" })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The visitor's name, shown to agents" })),
 });
+
+const WebchatMessage = Exact(
+  {
+    id: Type.String(),
+    text: Type.String(),
+    mediaUrl: Nullable('string'),
+    mimeType: Nullable('string'),
+    fileName: Nullable('string'),
+    interactiveType: Nullable('string'),
+    interactive: Type.Unknown(),
+    createdAt: Type.String(),
+  },
+  { $id: 'WebchatMessage' },
+);
+const WebchatVisitor = Envelope(Exact({ visitorId: Type.String(), visitorToken: Type.String() }), { $id: 'WebchatVisitor' });
+const WebchatMessages = Envelope(
+  Exact({ messages: Type.Array(WebchatMessage), cursor: Nullable('string', { description: 'Pass as `after` to poll on' }) }),
+  { $id: 'WebchatMessages' },
+);
+const WebchatSent = Envelope(Exact({ id: Type.String(), messageId: Nullable('string'), duplicate: Type.Boolean() }), { $id: 'WebchatSent' });
 
 // ---- visitor tokens ------------------------------------------------------------------------
 
@@ -68,7 +89,7 @@ function visitorOf(header: string | undefined, key: Buffer, channelId: number): 
 
 // ---- routes --------------------------------------------------------------------------------
 
-const record = (m: proto.channelEngines.WebchatMessage__Output) => ({
+const record = (m: proto.channelEngines.WebchatMessage__Output): Static<typeof WebchatMessage> => ({
   id: m.id,
   text: m.text,
   mediaUrl: m.mediaUrl || null,
@@ -120,17 +141,20 @@ export async function webchatRoutes(
     return !(await rateLimits.charge(req, reply, [[perAddress, `w${kind}-ip:${req.ip}`], [perChannel, `w${kind}-ch:${channelId}`]]));
   };
 
-  r.post('/webchat/:channelId/visitors', { schema: { params: WebchatParams, tags } }, async (req, reply) => {
+  r.post('/webchat/:channelId/visitors', {
+    // No bearer token (an empty requirement says so): a new visitor has none yet.
+    schema: { summary: 'Start a web chat visitor session', params: WebchatParams, response: { 200: WebchatVisitor }, tags, security: [] },
+  }, async (req, reply) => {
     const { channelId } = req.params;
     if (await limited(req, reply, 'visitors', channelId)) return reply;
     await requireWebchat(channelId);
     const visitorId = newVisitorId();
-    return { success: true, data: { visitorId, visitorToken: visitorToken(key, channelId, visitorId) } };
+    return { success: true as const, data: { visitorId, visitorToken: visitorToken(key, channelId, visitorId) } };
   });
 
   r.get(
     '/webchat/:channelId/messages',
-    { onRequest: visitorAuth, schema: { params: WebchatParams, querystring: PullQuery, tags, security } },
+    { onRequest: visitorAuth, schema: { summary: "Poll the visitor's conversation", params: WebchatParams, querystring: PullQuery, response: { 200: WebchatMessages }, tags, security } },
     async (req, reply) => {
       const { channelId } = req.params;
       const { after = '', wait, limit } = req.query;
@@ -138,10 +162,11 @@ export async function webchatRoutes(
       if (await limited(req, reply, 'polls', channelId)) return reply;
       // A cap on long polls held open at once by this gateway: one more is told to come back.
       if (wait > 0 && rateLimits?.config.maxOpenPolls && polls.size >= rateLimits.config.maxOpenPolls) {
-        return reply.code(429).header('retry-after', 1).send(envelope('ERR_RATE_LIMITED', 'Too many open long polls; retry in 1 s'));
+        // An error answer: the envelope every error has, not this route's 200 (the type provider types only that).
+        return (reply as FastifyReply).code(429).header('retry-after', 1).send(envelope('ERR_RATE_LIMITED', 'Too many open long polls; retry in 1 s'));
       }
       const answer = (messages: proto.channelEngines.WebchatMessage__Output[]) => ({
-        success: true,
+        success: true as const,
         data: { messages: messages.map(record), cursor: messages.at(-1)?.id ?? (after || null) },
       });
       // A widget that hangs up, or the gateway shutting down, ends the poll at once.
@@ -165,7 +190,7 @@ export async function webchatRoutes(
 
   r.post(
     '/webchat/:channelId/messages',
-    { onRequest: visitorAuth, schema: { params: WebchatParams, body: VisitorMessageBody, tags, security } },
+    { onRequest: visitorAuth, schema: { summary: 'Send a message as the visitor', params: WebchatParams, body: VisitorMessageBody, response: { 200: WebchatSent }, tags, security } },
     async (req) => {
       const { channelId } = req.params;
       const b = req.body;
@@ -188,7 +213,7 @@ export async function webchatRoutes(
         ],
       });
       const [result] = results;
-      return { success: true, data: { id, messageId: result?.messageId || null, duplicate: result?.outcome === 'duplicate' } };
+      return { success: true as const, data: { id, messageId: result?.messageId || null, duplicate: result?.outcome === 'duplicate' } };
     },
   );
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
 import type { Clients } from '../clients';
 import { channelRecord, hybridRecord } from '../presenters';
+import { ChannelResult } from '../schemas/channel.schemas';
 import { UpdateWhatsappBody, WhatsappParams } from '../schemas/tenant.schemas';
 import { security } from './principal';
 import { linkValue } from './tenant.routes';
@@ -14,7 +15,16 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
 
   r.put(
     '/whatsapp/:whatsappId',
-    { schema: { params: WhatsappParams, body: UpdateWhatsappBody, tags: ['tenant'], security } },
+    {
+      schema: {
+        summary: 'Edit a channel, its webhook and its hybrid link',
+        params: WhatsappParams,
+        body: UpdateWhatsappBody,
+        response: { 200: ChannelResult },
+        tags: ['tenant'],
+        security,
+      },
+    },
     async (req) => {
       const b = req.body;
       const res = await clients.tenants.UpdateChannel({
@@ -36,7 +46,7 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
         rotateWebhookSecret: b.rotateWebhookSecret ?? false,
       });
       return {
-        success: true,
+        success: true as const,
         data: { whatsapp: channelRecord(res.whatsapp!), ...(res.hybrid?.present ? { hybrid: hybridRecord(res.hybrid) } : {}) },
       };
     },

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { rule } from '../validation/rules';
-import { Id, NullableId } from './common';
+import { Id, NullableId, StringEnum } from './common';
+import { Envelope, Exact, Nullable, PAGE } from './envelopes';
 
 /**
  * Kanban columns, reasons, queues, a ticket's tags, channels, contacts by id and a page of
@@ -73,3 +74,44 @@ export const ContactWalletBody = Type.Object(
 );
 
 export const ListMessagesQuery = Type.Object({ ticketId: Id(), pageNumber: PageNumber });
+
+// ---- answers -----------------------------------------------------------------------------------
+
+/** A tag, a queue or a reason. */
+export const CatalogItem = Exact({ id: Type.Integer(), name: Type.String(), createdAt: Type.String() }, { $id: 'CatalogItem' });
+export const KanbanColumn = Exact({ id: Type.Integer(), name: Type.String(), position: Nullable('integer'), createdAt: Type.String() }, { $id: 'KanbanColumn' });
+/** A user of listUsers (no credentials of any kind). */
+export const User = Exact({ id: Type.Integer(), name: Type.String(), email: Type.String(), profile: Type.String() }, { $id: 'User' });
+
+/** A channel as the external API shows it: what it is, its state, its number and its hybrid link; no secret, no engine address. */
+export const ChannelSummary = Exact(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    type: Type.String(),
+    status: StringEnum(['CONNECTED', 'DISCONNECTED']),
+    number: Nullable('string', { description: "waba: the phone-number id (tokenAPI); other kinds: null (the engine's number is not stored)" }),
+    wabaId: Nullable('string'),
+    pageId: Nullable('string'),
+    emailAddress: Nullable('string'),
+    hybridMode: Type.String(),
+    linkedChannelId: Nullable('integer'),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
+  { $id: 'ChannelSummary' },
+);
+
+export const TagPage = Envelope(Exact({ tags: Type.Array(CatalogItem), ...PAGE }), { $id: 'TagPage' });
+export const QueuePage = Envelope(Exact({ queues: Type.Array(CatalogItem), ...PAGE }), { $id: 'QueuePage' });
+export const UserPage = Envelope(Exact({ users: Type.Array(User), ...PAGE }), { $id: 'UserPage' });
+export const ReasonPage = Envelope(Exact({ reasons: Type.Array(CatalogItem), ...PAGE }), { $id: 'ReasonPage' });
+export const CatalogResult = Envelope(CatalogItem, { $id: 'CatalogResult' });
+export const KanbanPage = Envelope(Exact({ kanbans: Type.Array(KanbanColumn), ...PAGE }), { $id: 'KanbanPage' });
+export const KanbanResult = Envelope(KanbanColumn, { $id: 'KanbanResult', example: { id: 3, name: 'Negotiation', position: 2, createdAt: '2026-11-26T12:00:00.000Z' } });
+export const CatalogDeleted = Envelope(
+  Exact({ id: Type.Integer(), deleted: Type.Literal(true), ticketsCleared: Type.Integer({ description: 'Tickets that carried it and no longer do' }) }),
+  { $id: 'CatalogDeleted' },
+);
+export const ChannelList = Envelope(Exact({ channels: Type.Array(ChannelSummary), count: Type.Integer() }), { $id: 'ChannelList' });
+export const ChannelSummaryResult = Envelope(ChannelSummary, { $id: 'ChannelSummaryResult' });

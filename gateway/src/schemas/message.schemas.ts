@@ -1,7 +1,8 @@
 import { isHttpUrl, type FieldIssue } from '@convo/kit';
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
-import { Id } from './common';
+import { Id, StringEnum } from './common';
+import { Envelope, Exact, Nullable } from './envelopes';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export const MEDIA_SOURCES = ['media', 'mediaUrl', 'base64Data'] as const;
@@ -62,3 +63,45 @@ export interface UploadedFile {
   fileName: string;
   truncated: boolean;
 }
+
+// ---- answers -----------------------------------------------------------------------------------
+
+/** The message record of every message read (docs/api/external.md, "Message record"). */
+export const Message = Exact(
+  {
+    messageId: Type.String(),
+    ticketId: Type.Integer(),
+    whatsappId: Type.Integer(),
+    direction: StringEnum(['in', 'out']),
+    body: Type.String(),
+    status: Type.String(),
+    mediaUrl: Nullable('string'),
+    mimeType: Nullable('string'),
+    fileName: Nullable('string'),
+    subject: Nullable('string'),
+    interactive: Type.Unsafe<{ type: string; content: unknown } | null>({
+      type: ['object', 'null'],
+      properties: { type: Type.String(), content: Type.Unknown() },
+      description: 'Interactive sends: "<route>/<type>" and the content sent',
+    }),
+    error: Nullable('string'),
+    providerMessageId: Nullable('string'),
+    via: Nullable('string'),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
+  { $id: 'Message' },
+);
+export type MessageRecord = Static<typeof Message>;
+
+export const MessageResult = Envelope(Message, { $id: 'MessageResult' });
+export const MessageHistory = Envelope(Exact({ ticketId: Type.Integer(), messages: Type.Array(Message), hasMore: Type.Boolean() }), { $id: 'MessageHistory' });
+export const MessageSearch = Envelope(
+  Exact({ messages: Type.Array(Message), count: Type.Integer(), hasMore: Type.Boolean(), page: Type.Integer(), limit: Type.Integer() }),
+  { $id: 'MessageSearch' },
+);
+export const MessagePage = Envelope(
+  Exact({ ticketId: Type.Integer(), messages: Type.Array(Message), hasMore: Type.Boolean(), pageNumber: Type.Integer(), pageSize: Type.Integer() }),
+  { $id: 'MessagePage' },
+);
+export const PresenceResult = Envelope(Exact({ ticketId: Type.Integer(), state: StringEnum(['typing', 'paused']), applied: Type.Boolean() }), { $id: 'PresenceResult' });

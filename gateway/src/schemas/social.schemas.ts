@@ -2,6 +2,7 @@ import type { FieldIssue } from '@convo/kit';
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { NonEmpty, StringEnum } from './common';
+import { Envelope } from './envelopes';
 
 // The channel-level configuration of the social channels. What depends on `action` ("R when
 // set", "payload R for postback") is each schema's rule (x-rules).
@@ -84,3 +85,8 @@ export const PersonasBody = Type.Object({
   return b.action === 'delete' && !b.personaId ? [required('personaId', 'delete')] : [];
 }));
 export type PersonasBody = Static<typeof PersonasBody>;
+
+export const SocialConfigResult = Envelope(
+  Type.Unsafe<Record<string, unknown>>({ type: 'object', description: 'The configuration as stored after Meta accepted it (docs/api/social-config.md)' }),
+  { $id: 'SocialConfigResult' },
+);

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { contactKeyOf, Id, WabaContactId } from './common';
+import { Envelope, Exact } from './envelopes';
 
 /**
  * The template sends of the official channel (waba): `POST {root}/template`, `/templateBody` and
@@ -89,3 +90,26 @@ export function templateOf(b: TemplateSendBody): { number: string; name: string;
   }
   return { number, name: b.templateName!, language: b.templateLangCode!, components };
 }
+
+/** The official channel's catalog: each template with the parameters each of its components takes. */
+export const TemplateList = Envelope(
+  Exact({
+    templates: Type.Array(
+      Exact({
+        name: Type.String(),
+        language: Type.String(),
+        category: Type.String(),
+        status: Type.String(),
+        parameters: Exact({
+          header: Type.Integer(),
+          body: Type.Integer(),
+          buttons: Type.Array(Exact({ index: Type.Integer(), type: Type.String(), parameters: Type.Integer() })),
+        }),
+      }),
+    ),
+  }),
+  {
+    $id: 'TemplateList',
+    example: { templates: [{ name: 'order_update', language: 'pt_BR', category: 'UTILITY', status: 'APPROVED', parameters: { header: 0, body: 2, buttons: [] } }] },
+  },
+);

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { Count, Id, NonEmpty, StringEnum } from './common';
+import { Envelope, Exact, Nullable } from './envelopes';
 import { GATEWAY_ALIASES, gatewayAliasFields } from './payment-aliases';
 
 export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
@@ -159,3 +160,63 @@ export const DeleteApiBody = Type.Object({
 export type DeleteApiBody = Static<typeof DeleteApiBody>;
 
 export const PaymentWebhookParams = Type.Object({ gateway: Type.String({ maxLength: 32 }) });
+
+// ---- answers -----------------------------------------------------------------------------------
+
+const Flag = StringEnum(['enabled', 'disabled']);
+const AT = '2026-11-26T12:00:00.000Z';
+
+/** The tenant record of the tenant API; gateway tokens and proxy secrets come back masked (`****abcd`). */
+export const Tenant = Exact(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    status: Type.String(),
+    maxUsers: Type.Integer(),
+    maxConnections: Type.Integer(),
+    identity: Type.Optional(Nullable('string')),
+    planId: Type.Optional(Nullable('integer')),
+    paymentGateway: Type.Optional(Nullable('string')),
+    gateway_a: Type.Optional(Flag),
+    paymentStatus: Type.Optional(Nullable('string')),
+    supportChatEnabled: Type.Optional(Flag),
+    menuVisibility: Type.Optional(Type.Array(Type.String())),
+    allowedChannels: Type.Optional(Type.Array(Type.String())),
+    channelConnectionLimits: Type.Optional(Type.Unsafe<Record<string, number>>({ type: 'object', additionalProperties: Type.Integer() })),
+    oauthEnabled: Type.Optional(Type.Boolean()),
+    oauthProxyUrl: Type.Optional(Nullable('string')),
+    social_aWebhookProxyUrl: Type.Optional(Nullable('string')),
+    social_aWebhookProxySecret: Type.Optional(Nullable('string', { description: 'Masked (`****abcd`)' })),
+    social_bWebhookProxyUrl: Type.Optional(Nullable('string')),
+    social_bWebhookProxySecret: Type.Optional(Nullable('string', { description: 'Masked (`****abcd`)' })),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
+  {
+    $id: 'Tenant',
+    description: 'The tenant record (docs/api/tenant.md); each stored payment-gateway account adds `<gateway>CustomerId` and `<gateway>Token` (masked)',
+    patternProperties: { '^[a-z_]+(CustomerId|Token)$': Type.String() },
+  },
+);
+export type TenantRecord = Static<typeof Tenant>;
+
+export const TenantPage = Envelope(
+  Exact({ tenants: Type.Array(Tenant), page: Type.Integer(), limit: Type.Integer(), total: Type.Integer(), hasMore: Type.Boolean() }),
+  { $id: 'TenantPage' },
+);
+export const TenantResult = Envelope(Tenant, { $id: 'TenantResult' });
+export const StoreTenantResult = Envelope(
+  Exact({
+    id: Type.Integer({ description: 'The new tenant (= tenant.id)' }),
+    tenant: Tenant,
+    adminUser: Exact({ id: Type.Integer(), tenantId: Type.Integer(), name: Type.String(), email: Type.String(), profile: Type.String() }),
+  }),
+  {
+    $id: 'StoreTenantResult',
+    example: {
+      id: 7,
+      tenant: { id: 7, name: 'Acme Ltda', status: 'active', maxUsers: 10, maxConnections: 5, createdAt: AT, updatedAt: AT },
+      adminUser: { id: 12, tenantId: 7, name: 'Ana', email: 'ana@acme.example', profile: 'admin' },
+    },
+  },
+);

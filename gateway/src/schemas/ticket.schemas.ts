@@ -1,6 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { Amount, ContactId, Id, ID_TEXT, NonEmpty, NullableId, StringEnum } from './common';
+import { IDENTITIES } from './contact.schemas';
+import { AcceptedOr, Envelope, Exact, Nullable, NullableObject, PAGE } from './envelopes';
 
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
 const IdList = (description: string) => Type.String({ pattern: `^ *${ID_TEXT} *(, *${ID_TEXT} *)*$`, maxLength: 1100, description });
@@ -91,3 +93,97 @@ export const SearchMessagesQuery = Type.Object({
 export type SearchMessagesQuery = Static<typeof SearchMessagesQuery>;
 
 export const MessageIdQuery = Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+// ---- answers -----------------------------------------------------------------------------------
+
+const TicketContact = Exact({ id: Type.Integer(), ...IDENTITIES, name: Type.String(), email: Nullable('string') });
+
+/** The newest message of a ticket, as reads show it. */
+const LastMessage = Type.Object({ messageId: Type.String(), body: Type.String(), direction: Type.String(), at: Type.String() });
+export type LastMessageRecord = Static<typeof LastMessage>;
+
+const TicketStatus = StringEnum(['open', 'pending', 'closed']);
+
+/** The ticket record (docs/api/external.md, "Ticket record"). */
+export const Ticket = Exact(
+  {
+    id: Type.Integer(),
+    ticketId: Type.Integer(),
+    status: TicketStatus,
+    whatsappId: Type.Integer(),
+    contact: TicketContact,
+    userId: Type.Optional(Nullable('integer')),
+    queueId: Type.Optional(Nullable('integer')),
+    chatFlowId: Type.Optional(Nullable('integer')),
+    kanbanId: Type.Optional(Nullable('integer')),
+    reasonId: Type.Optional(Nullable('integer')),
+    value: Type.Optional(Nullable('number')),
+    externalKey: Type.Optional(Nullable('string')),
+    botBuilderStatus: Type.Optional(Type.Boolean()),
+    llmAssistantStatus: Type.Optional(Type.Boolean()),
+    workflowStatus: Type.Optional(Type.Boolean()),
+    tagIds: Type.Array(Type.Integer()),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+    closedAt: Type.Optional(Nullable('string')),
+    paused: Type.Boolean(),
+    pauseReason: Type.Optional(Nullable('string')),
+    pausedAt: Type.Optional(Nullable('string')),
+    evaluation: NullableObject(Type.Object({ sentAt: Type.String(), messageId: Type.String(), answer: Nullable('string'), answeredAt: Nullable('string') })),
+    lastMessage: Type.Optional(NullableObject(LastMessage, { description: 'Reads only: the newest message, null when there is none' })),
+  },
+  { $id: 'Ticket' },
+);
+export type TicketRecord = Static<typeof Ticket>;
+
+export const Note = Exact(
+  { id: Type.Integer(), notes: Type.String(), ticketId: Type.Integer(), userId: Nullable('integer'), idFront: Nullable('string'), createdAt: Type.String(), updatedAt: Type.String() },
+  { $id: 'Note' },
+);
+export const Pause = Exact(
+  {
+    id: Type.Integer(),
+    ticketId: Type.Integer(),
+    pauseReason: Type.String(),
+    startedAt: Type.String(),
+    endedAt: Nullable('string'),
+    endedBy: Nullable('string'),
+    durationSeconds: Nullable('integer'),
+  },
+  { $id: 'Pause' },
+);
+
+const AT = '2026-11-26T12:00:00.000Z';
+export const CreateTicketResult = Envelope(Exact({ ticketId: Type.Integer(), created: Type.Boolean(), messageId: Nullable('string'), ticket: Ticket }), {
+  $id: 'CreateTicketResult',
+  example: {
+    ticketId: 42,
+    created: true,
+    messageId: '3f6c…',
+    ticket: {
+      id: 42, ticketId: 42, status: 'open', whatsappId: 3, contact: { id: 9, number: '5511987654321', name: 'Ana', email: null },
+      tagIds: [], createdAt: AT, updatedAt: AT, paused: false, evaluation: null,
+    },
+  },
+});
+export const TicketResult = Envelope(Ticket, {
+  $id: 'TicketResult',
+  // A contact an unofficial engine knows by its LID and its phone (docs/api/contact-identities.md).
+  example: {
+    id: 43, ticketId: 43, status: 'pending', whatsappId: 5,
+    contact: { id: 10, number: '5511912345678', lid: '148592765938274@lid', name: 'Bruno', email: null },
+    userId: null, queueId: null, chatFlowId: null, kanbanId: null, reasonId: null, value: null, externalKey: null,
+    botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [],
+    createdAt: AT, updatedAt: '2026-11-26T12:05:00.000Z', closedAt: null,
+    paused: false, pauseReason: null, pausedAt: null, evaluation: null, lastMessage: null,
+  },
+});
+export const TicketList = Envelope(Exact({ tickets: Type.Array(Ticket), count: Type.Integer() }), { $id: 'TicketList' });
+export const TicketPage = Envelope(Exact({ tickets: Type.Array(Ticket), ...PAGE }), { $id: 'TicketPage' });
+export const NoteResult = Envelope(Note, { $id: 'NoteResult' });
+export const NotePage = Envelope(Exact({ ticketId: Type.Integer(), notes: Type.Array(Note), ...PAGE }), { $id: 'NotePage' });
+export const PausePage = Envelope(Exact({ ticketId: Type.Integer(), pauses: Type.Array(Pause), ...PAGE }), { $id: 'PausePage' });
+export const EvaluationResult = AcceptedOr(
+  'EvaluationResult',
+  Exact({ message: Type.String(), ticketId: Type.Integer(), messageId: Type.String(), evaluation: Ticket.properties.evaluation, ticket: Ticket }),
+);
