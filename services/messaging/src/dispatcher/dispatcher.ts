@@ -4,7 +4,8 @@ import { addressAtDelivery } from './address';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
-import type { Targets } from '../relay/targets';
+import type { ChannelIntegrations } from '../channels/channel-integrations';
+import type { ChannelLookup } from '../channels/channel-lookup';
 import type { DispatcherConfig } from './config';
 import { classify, type Failure } from './failures';
 
@@ -26,8 +27,10 @@ type Settings = Pick<
 export interface DispatchPeers {
   /** channel-engines' deliveries (its client streams them: DeliverStream). */
   engines: Pick<ServiceClient<'channelEngines'>, 'Deliver'>;
-  /** Channels (with their credentials) and their integrations, cached for a few seconds. */
-  targets: Targets;
+  /** Channels (with their credentials), kept for a few seconds. */
+  channels: Pick<ChannelLookup, 'find'>;
+  /** Their integrations (who listens for statuses), kept for a few seconds. */
+  integrations: Pick<ChannelIntegrations, 'of'>;
   /** A signed link to a stored file, made when the attempt is made. */
   mediaLink(mediaId: string, fileName: string): string;
   /** The ticket's contact as tickets has it now (its identities: see addressAtDelivery). */
@@ -238,7 +241,7 @@ export class Dispatcher {
   }
 
   private async intervalOf(message: MessageDoc): Promise<number> {
-    const channel = await this.peers.targets.channel(message.tenantId, message.channelId).catch(() => null);
+    const channel = await this.peers.channels.find(message.tenantId, message.channelId).catch(() => null);
     if (channel && channel.sendIntervalMs !== undefined && channel.sendIntervalMs !== null) return channel.sendIntervalMs;
     return this.settings.intervalMs[channel?.type ?? ''] ?? 0;
   }
@@ -255,7 +258,7 @@ export class Dispatcher {
   private async attemptTraced(message: MessageDoc): Promise<AttemptOutcome> {
     let channel: proto.tenants.Channel__Output | null;
     try {
-      channel = await this.peers.targets.channel(message.tenantId, message.channelId);
+      channel = await this.peers.channels.find(message.tenantId, message.channelId);
     } catch (err) {
       return this.failed(message, classify(err));
     }
@@ -320,7 +323,7 @@ export class Dispatcher {
       !!channel.linkedChannelId &&
       (message.windowUntil?.getTime() ?? 0) > Date.now();
     if (divert) {
-      const linked = await this.peers.targets.channel(message.tenantId, channel.linkedChannelId!).catch(() => null);
+      const linked = await this.peers.channels.find(message.tenantId, channel.linkedChannelId!).catch(() => null);
       const carries = !message.interactiveType || INTERACTIVE_CARRIERS.has(linked?.type ?? '');
       if (linked?.status === 'CONNECTED' && carries) return { through: linked, via: 'linked' };
     }
@@ -363,7 +366,7 @@ export class Dispatcher {
    */
   private async listened(message: MessageDoc): Promise<boolean> {
     try {
-      const integrations = await this.peers.targets.channelIntegrations(message.tenantId, message.channelId);
+      const integrations = await this.peers.integrations.of(message.tenantId, message.channelId);
       return !!integrations?.some((i) => i.urlMessageStatus);
     } catch {
       return true;

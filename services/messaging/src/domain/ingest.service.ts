@@ -1,4 +1,5 @@
 import { grpc, isServiceError, TtlCache, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { ANY_TENANT, type ChannelLookup } from '../channels/channel-lookup';
 import { createHash } from 'node:crypto';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, MessageStatus } from '../db/models';
@@ -66,7 +67,6 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
  * succeed (an account no channel has) is `ignored` instead, or the provider would retry forever.
  */
 export class IngestService {
-  private readonly channels: TtlCache<string, Channel>;
   private readonly linkedWindows: LinkedWindows;
   /** Identity pairs that statuses linked lately (see linkStatusIdentities). */
   private readonly linkedPairs = new TtlCache<string, true>(LINKED_PAIRS_MS, 50_000, 'linked-pairs');
@@ -75,9 +75,9 @@ export class IngestService {
     private readonly repo: MessagesRepository,
     private readonly peers: IngestPeers,
     private readonly log: Logger,
+    private readonly channels: ChannelLookup,
     channelCacheMs = 5_000,
   ) {
-    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
     this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
   }
 
@@ -97,7 +97,7 @@ export class IngestService {
     const results: Result[] = new Array(events.length);
     const lanes = new Map<string, number[]>();
     events.forEach((e, i) => {
-      const lane = `${cacheKey(e)}|${contactOfEvent(e) || e.email}`;
+      const lane = `${channelKey(e)}|${contactOfEvent(e) || e.email}`;
       lanes.set(lane, [...(lanes.get(lane) ?? []), i]);
     });
     const queue = [...lanes.values()];
@@ -316,27 +316,20 @@ export class IngestService {
       }),
     );
     const updated = await this.peers.tenants.SetChannelStatus({ tenantId: channel.tenantId, channelId: channel.id, status: e.connection });
-    this.channels.set(cacheKey(e), updated);
+    this.channels.changed(updated);
     return result('connection_applied');
   }
 
   // ---- channels ---------------------------------------------------------------------------------
 
   /**
-   * Engine events name the channel; Meta events name the account (phone-number id, page id). Found
-   * channels are reused for a few seconds; an unknown one is asked again next time (not cached), so
-   * a channel created a moment ago is not missed.
+   * Engine events name the channel; Meta events name the account (phone-number id, page id). Read
+   * through the channel lookup, which keeps found channels for a few seconds and never an unknown
+   * one, so a channel created a moment ago is not missed.
    */
   private async channelOf(e: InboundEvent): Promise<Channel | null> {
-    const key = cacheKey(e);
-    const hit = this.channels.get(key);
-    if (hit) return hit;
     try {
-      const channel = e.channelId
-        ? await this.peers.tenants.GetChannel({ tenantId: 0, channelId: e.channelId })
-        : await this.peers.tenants.FindChannelByAccount({ type: e.channelType, accountId: e.accountId });
-      this.channels.set(key, channel);
-      return channel;
+      return e.channelId ? await this.channels.get(ANY_TENANT, e.channelId) : await this.channels.byAccount(e.channelType, e.accountId);
     } catch (err) {
       if (!hasCode(err, grpc.status.NOT_FOUND, grpc.status.INVALID_ARGUMENT)) throw err;
       this.log.info({ channelId: e.channelId, channelType: e.channelType, accountId: e.accountId }, 'inbound event for an unknown channel ignored');
@@ -345,7 +338,8 @@ export class IngestService {
   }
 }
 
-const cacheKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);
+/** The channel an event names, as a key: its id, or its account. */
+const channelKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);
 
 function incomingDoc(messageId: string, channel: Channel, ticket: Ticket, e: InboundEvent, answersSurvey: boolean): MessageDoc {
   const now = new Date();

@@ -1,4 +1,5 @@
 import { channelTarget, conflict, currentTraceparent, DomainError, type grpc, type Logger, notFound, type proto, type ServiceClient, validation } from '@convo/kit';
+import type { ChannelLookup } from '../channels/channel-lookup';
 import type { MessagesRepository } from '../db/messages.repository';
 import { newMessageId } from './message-id';
 import { checkInteractive, isNumberRoute, requireRouteChannel } from './interactive';
@@ -48,9 +49,9 @@ export class SendService {
     private readonly peers: Peers,
     private readonly media: MediaService,
     private readonly log: Logger,
-    channelCacheMs = 5_000,
+    channels: ChannelLookup,
   ) {
-    this.channels = new SendChannels(peers, channelCacheMs);
+    this.channels = new SendChannels(peers.engines, channels);
     this.tickets = new TicketSnapshots(peers.tickets);
   }
 

@@ -231,7 +231,7 @@ export class Relay {
   private async fanOut(lease: Lease): Promise<void> {
     const { event } = lease;
     try {
-      const integrations = (await this.targets.channelIntegrations(event.tenantId, event.channelId)) ?? [];
+      const integrations = (await this.targets.integrations.of(event.tenantId, event.channelId)) ?? [];
       const field = event.urlField;
       const children = integrations.filter((i) => field && i[field]).map((i) => childEvent(event, i.apiId));
       await this.outbox.addMany(children);
