@@ -1,10 +1,11 @@
 import { grpc, isServiceError, TtlCache, type Logger, type ServiceClient, type proto } from '@convo/kit';
-import { ANY_TENANT, type ChannelLookup } from '../channels/channel-lookup';
 import { createHash } from 'node:crypto';
+import { ANY_TENANT, type ChannelLookup } from '../channels/channel-lookup';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, MessageStatus } from '../db/models';
 import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
 import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
+import { contactOfEvent, eventIdentities, inboundTime, incomingDoc } from './inbound-event';
 import { LinkedWindows } from './linked-window';
 
 type InboundEvent = proto.channelEngines.InboundEvent__Output;
@@ -30,29 +31,13 @@ const RATING = /^[1-5]$/;
 const WATERMARK_LIMIT = 200;
 /** How many contacts of one delivery are worked on at once. */
 const INGEST_LANES = 4;
-/** An incoming message reached us: `delivered` is the status it is stored with. */
-const INCOMING_STATUS: MessageStatus = 'delivered';
 
 const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
 /** Pairs of identities a status linked lately: each is asked of tickets once in this long. */
 const LINKED_PAIRS_MS = 10 * 60_000;
-/**
- * The contact an event names, by its best identity (a phone, else its BSUID, parent BSUID or LID),
- * as tickets takes it in a contact's `number`.
- */
-const contactOfEvent = (e: InboundEvent) => e.from || e.bsuid || e.parentBsuid || e.lid;
-/** The identities of an event, as OpenForContact takes them. */
-const eventIdentities = (e: InboundEvent) => ({ number: e.from, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username });
 const ignored = () => result('ignored');
 const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
-
-/** When the contact wrote, as the provider says (never in the future), ISO. */
-const inboundTime = (e: InboundEvent): string => {
-  const now = Date.now();
-  const at = Number(e.timestampMs);
-  return new Date(at > 0 ? Math.min(at, now) : now).toISOString();
-};
 
 /** A survey was sent on the ticket and not answered yet. */
 const awaitsAnswer = (t: Ticket) => !!t.evaluation?.sentAt && !t.evaluation.answer;
@@ -340,32 +325,3 @@ export class IngestService {
 
 /** The channel an event names, as a key: its id, or its account. */
 const channelKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);
-
-function incomingDoc(messageId: string, channel: Channel, ticket: Ticket, e: InboundEvent, answersSurvey: boolean): MessageDoc {
-  const now = new Date();
-  const sentMs = Number(e.timestampMs);
-  return {
-    _id: messageId,
-    tenantId: channel.tenantId,
-    ticketId: ticket.id,
-    channelId: channel.id,
-    direction: 'in',
-    body: e.body,
-    status: INCOMING_STATUS,
-    providerMessageId: e.providerMessageId,
-    error: e.error,
-    mediaUrl: e.mediaUrl,
-    mediaId: '',
-    mimeType: e.mimeType,
-    fileName: e.fileName,
-    externalKey: '',
-    subject: e.subject,
-    messageType: e.messageType || 'text',
-    replyTo: e.replyTo,
-    providerMediaId: e.providerMediaId,
-    providerTimestamp: sentMs ? new Date(sentMs) : null,
-    evaluationAnswer: answersSurvey,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
