@@ -1,6 +1,7 @@
 import { createClient } from '@convo/kit';
 import { buildSubgraph, type SubgraphTypes } from '@convo/kit/graphql/subgraph';
 import { type ServiceSpec } from '@convo/kit/service';
+import { ChannelLookup } from './channels/channel-lookup';
 import { MessageReadRepository } from './db/message-read.repository';
 import { MessagesRepository } from './db/messages.repository';
 import { GridFsMediaStore } from './db/media.store';
@@ -39,12 +40,14 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
       tenants: createClient('tenants', config.tenantsAddr),
       engines: createClient('channelEngines', config.enginesAddr),
     };
+    // One lookup for acceptance and ingest: a channel change ingest makes is seen by the sends.
+    const channels = new ChannelLookup(peers.tenants, config.channelCacheMs);
     const send = new SendService(
       repo,
       peers,
       new MediaService(new GridFsMediaStore(db), config.media),
       log,
-      config.channelCacheMs,
+      channels,
     );
     const inspection = new InspectionService(repo);
     const resolvers = new Map<unknown, unknown>([
@@ -65,7 +68,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     await reads.init();
     const read = new ReadService(reads, peers.tickets);
     // Customer-webhook events are written here; the relay (relay/main.ts) delivers them.
-    const ingest = new IngestService(repo, peers, log, config.channelCacheMs);
+    const ingest = new IngestService(repo, peers, log, channels, config.channelCacheMs);
     return { handlers: messagingHandlers(send, read, ingest), schema };
   },
 };

@@ -5,14 +5,10 @@ import { collectProcessMetrics, flushTraces, METRICS_CONTENT_TYPE, metricsText }
 import type { Connection } from 'mongoose';
 import { runProcess } from './process-runner';
 import { createServer, type Server } from 'node:http';
+import type { Worker } from './worker-loop';
 
-/** A background worker (messaging's webhook relay and dispatcher, tenants' payment reconciler) once it runs. */
-export interface Worker {
-  /** The loop goes round. */
-  readonly healthy: boolean;
-  /** Stops taking work and finishes or hands back what it holds, within `graceMs`. */
-  stop(graceMs: number): Promise<void>;
-}
+// The loop a worker runs inside this process, from the same sub-path.
+export { LoopWorker, type LoopSettings, type Worker } from './worker-loop';
 
 export interface WorkerProcessOptions {
   name: string;

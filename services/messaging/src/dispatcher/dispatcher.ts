@@ -1,12 +1,15 @@
-import { channelTarget, grpc, inStoredTrace, isBsuid, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, grpc, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { LoopWorker } from '@convo/kit/worker-process';
 import { backoffMs } from '../backoff';
 import { addressAtDelivery } from './address';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
-import type { Targets } from '../relay/targets';
+import type { ChannelIntegrations } from '../channels/channel-integrations';
+import type { ChannelLookup } from '../channels/channel-lookup';
 import type { DispatcherConfig } from './config';
 import { classify, type Failure } from './failures';
+import { routeOf, type Route } from './route';
 
 const MIN_ROUND_GAP_MS = 15;
 /** Messages of one ticket a run reads at once (in order), when the round's read was cut short. */
@@ -26,8 +29,10 @@ type Settings = Pick<
 export interface DispatchPeers {
   /** channel-engines' deliveries (its client streams them: DeliverStream). */
   engines: Pick<ServiceClient<'channelEngines'>, 'Deliver'>;
-  /** Channels (with their credentials) and their integrations, cached for a few seconds. */
-  targets: Targets;
+  /** Channels (with their credentials), kept for a few seconds. */
+  channels: Pick<ChannelLookup, 'find'>;
+  /** Their integrations (who listens for statuses), kept for a few seconds. */
+  integrations: Pick<ChannelIntegrations, 'of'>;
   /** A signed link to a stored file, made when the attempt is made. */
   mediaLink(mediaId: string, fileName: string): string;
   /** The ticket's contact as tickets has it now (its identities: see addressAtDelivery). */
@@ -35,19 +40,6 @@ export interface DispatchPeers {
 }
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
-
-/**
- * Coexistence: the interactive types a waba channel's linked engine carries (in its own dialect:
- * channel-engines' waba-on-engine), and the engine kinds that can. Templates never leave that way.
- */
-const LINKED_INTERACTIVE = new Set(['waba/button', 'waba/list']);
-const INTERACTIVE_CARRIERS = new Set(['engine_a', 'engine_b', 'engine_c']);
-
-/** The channel a message leaves through now, and how its record names that way (`via`). */
-interface Route {
-  through: proto.tenants.Channel__Output;
-  via: string;
-}
 
 /**
  * Delivers queued messages. The work is split by channel into partitions (PartitionLeases); this
@@ -62,10 +54,7 @@ interface Route {
  * change is recorded on the message, and becomes a `message.status` event when an integration of the
  * channel listens for one.
  */
-export class Dispatcher {
-  private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private wakeUp: () => void = () => {};
+export class Dispatcher extends LoopWorker {
   /** Tickets with a run under way, and how many runs each partition has. */
   private readonly busyTickets = new Set<number>();
   /** Tickets whose next message waits for a retry, until when. */
@@ -78,7 +67,6 @@ export class Dispatcher {
   private readonly nextSlot = new Map<number, number>();
   /** Accepted by the provider but not yet recorded (the database failed): recorded before anything else. */
   private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string; route: Route }>();
-  private lastTickAt = 0;
   private lastRoundAt = 0;
 
   constructor(
@@ -86,42 +74,13 @@ export class Dispatcher {
     private readonly leases: PartitionLeases,
     private readonly peers: DispatchPeers,
     private readonly settings: Settings,
-    private readonly log: Logger,
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
-  }
-
-  /** Alive: the loop went round recently. */
-  get healthy(): boolean {
-    return this.running && Date.now() - this.lastTickAt < Math.max(30_000, this.settings.roundMs * 10);
+    log: Logger,
+  ) {
+    super(log, { roundFailed: 'dispatch round failed', stallMs: Math.max(30_000, settings.roundMs * 10), minGapMs: MIN_ROUND_GAP_MS });
   }
 
   get partitions(): number[] {
     return this.leases.heldPartitions;
-  }
-
-  /**
-   * Stops starting attempts, lets those under way finish within `graceMs` (each is bounded by the
-   * provider deadline), then gives the partitions back so that another dispatcher continues at once.
-   */
-  async stop(graceMs: number): Promise<void> {
-    this.running = false;
-    this.wakeUp();
-    await this.loopDone;
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([Promise.allSettled([...this.runs]), grace]);
-    clearTimeout(timer);
-    await this.flushUnrecorded().catch((err: unknown) => this.log.error({ err }, 'sent messages not recorded at shutdown'));
-    // Runs still under way keep their partitions' leases until these run out: nobody else starts them.
-    if (!this.runs.size) return this.leases.releaseAll();
-    // The process exits with them: a message the provider took meanwhile is not recorded as sent,
-    // and is sent again once its partition's lease runs out (at most once more per such run).
-    this.log.warn({ runs: this.runs.size, graceMs, partitions: this.leases.heldPartitions.length }, 'stopped with deliveries under way at the end of the shutdown grace');
   }
 
   /**
@@ -131,25 +90,29 @@ export class Dispatcher {
    * dispatcher's reads grow with the backlog; at one read per poll, the messages accepted meanwhile
    * wait at most DISPATCH_POLL_MS and each read serves every run it starts.
    */
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const started = Date.now();
-      let waitMs = this.settings.pollMs;
-      try {
-        waitMs = Math.min(waitMs, await this.tick());
-      } catch (err) {
-        this.log.error({ err }, 'dispatch round failed');
-      }
-      this.lastTickAt = Date.now();
-      if (!this.running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(1, waitMs));
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          setTimeout(resolve, Math.max(0, started + MIN_ROUND_GAP_MS - Date.now()));
-        };
-      });
-    }
+  protected override async round(): Promise<number> {
+    return Math.max(1, Math.min(this.settings.pollMs, await this.tick()));
+  }
+
+  protected override waitAfterFailure(): number {
+    return Math.max(1, this.settings.pollMs);
+  }
+
+  /** Runs under way: each attempt is bounded by the provider deadline. */
+  protected override underWay(): Iterable<Promise<void>> {
+    return this.runs;
+  }
+
+  /**
+   * After the grace, the partitions go back so that another dispatcher continues at once; runs
+   * still under way keep their partitions' leases until these run out: nobody else starts them.
+   */
+  protected override async handBack(graceMs: number): Promise<void> {
+    await this.flushUnrecorded().catch((err: unknown) => this.log.error({ err }, 'sent messages not recorded at shutdown'));
+    if (!this.runs.size) return this.leases.releaseAll();
+    // The process exits with them: a message the provider took meanwhile is not recorded as sent,
+    // and is sent again once its partition's lease runs out (at most once more per such run).
+    this.log.warn({ runs: this.runs.size, graceMs, partitions: this.leases.heldPartitions.length }, 'stopped with deliveries under way at the end of the shutdown grace');
   }
 
   /**
@@ -238,7 +201,7 @@ export class Dispatcher {
   }
 
   private async intervalOf(message: MessageDoc): Promise<number> {
-    const channel = await this.peers.targets.channel(message.tenantId, message.channelId).catch(() => null);
+    const channel = await this.peers.channels.find(message.tenantId, message.channelId).catch(() => null);
     if (channel && channel.sendIntervalMs !== undefined && channel.sendIntervalMs !== null) return channel.sendIntervalMs;
     return this.settings.intervalMs[channel?.type ?? ''] ?? 0;
   }
@@ -255,13 +218,13 @@ export class Dispatcher {
   private async attemptTraced(message: MessageDoc): Promise<AttemptOutcome> {
     let channel: proto.tenants.Channel__Output | null;
     try {
-      channel = await this.peers.targets.channel(message.tenantId, message.channelId);
+      channel = await this.peers.channels.find(message.tenantId, message.channelId);
     } catch (err) {
       return this.failed(message, classify(err));
     }
     if (!channel) return this.failed(message, { transient: false, retryAfterMs: null, reason: 'the channel no longer exists' });
     const to = await addressAtDelivery(message, (tenantId, ticketId) => this.peers.contactOf(tenantId, ticketId), this.log);
-    const route = await this.routeOf(message, channel, to);
+    const route = await routeOf(message, channel, to, this.peers.channels);
     let providerMessageId: string;
     try {
       ({ providerMessageId } = await this.peers.engines.Deliver(
@@ -300,33 +263,6 @@ export class Dispatcher {
     return 'sent';
   }
 
-  /**
-   * The way a message leaves, decided now (the link may have gone down since acceptance): on a
-   * waba channel in coexistence, a routeVia "auto" message still inside the contact's window (as
-   * acceptance read it) leaves through the linked channel while that one is CONNECTED, buttons and
-   * lists too when the linked engine shows them; templates, out-of-window messages, and everything
-   * while the link is down take the official API. Other kinds leave through their own channel (no
-   * `via` recorded).
-   */
-  private async routeOf(message: MessageDoc, channel: proto.tenants.Channel__Output, to: string): Promise<Route> {
-    // Other kinds have one way out: nothing to record (a field every message would carry).
-    if (channel.type !== 'waba') return { through: channel, via: '' };
-    const divert =
-      message.routeVia === 'auto' &&
-      // An engine reaches a phone, never a BSUID.
-      !isBsuid(to) &&
-      (!message.interactiveType || LINKED_INTERACTIVE.has(message.interactiveType)) &&
-      channel.hybridMode === 'coexistence' &&
-      !!channel.linkedChannelId &&
-      (message.windowUntil?.getTime() ?? 0) > Date.now();
-    if (divert) {
-      const linked = await this.peers.targets.channel(message.tenantId, channel.linkedChannelId!).catch(() => null);
-      const carries = !message.interactiveType || INTERACTIVE_CARRIERS.has(linked?.type ?? '');
-      if (linked?.status === 'CONNECTED' && carries) return { through: linked, via: 'linked' };
-    }
-    return { through: channel, via: 'official' };
-  }
-
   private async recordSent(message: MessageDoc, providerMessageId: string, route: Route): Promise<void> {
     // A retried message clears its last error and due time; a first attempt has neither to clear.
     const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
@@ -363,7 +299,7 @@ export class Dispatcher {
    */
   private async listened(message: MessageDoc): Promise<boolean> {
     try {
-      const integrations = await this.peers.targets.channelIntegrations(message.tenantId, message.channelId);
+      const integrations = await this.peers.integrations.of(message.tenantId, message.channelId);
       return !!integrations?.some((i) => i.urlMessageStatus);
     } catch {
       return true;

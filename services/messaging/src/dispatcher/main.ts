@@ -5,7 +5,8 @@ import { createClient } from '@convo/kit';
 import { MessagesRepository } from '../db/messages.repository';
 import { signedMediaLink } from '../domain/media.service';
 import { PartitionLeases } from '../leases/partitions';
-import { Targets } from '../relay/targets';
+import { ChannelIntegrations } from '../channels/channel-integrations';
+import { ChannelLookup } from '../channels/channel-lookup';
 import { observeDeliveryQueue } from '../queue-metrics';
 import { runWorkerProcess } from '@convo/kit/worker-process';
 import { readDispatcherConfig } from './config';
@@ -36,7 +37,8 @@ runWorkerProcess({
       leases,
       {
         engines,
-        targets: new Targets(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
+        channels: new ChannelLookup(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
+        integrations: new ChannelIntegrations(tenants, messaging.channelCacheMs, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(messaging.media, mediaId, fileName),
         contactOf: async (tenantId, ticketId) => (await tickets.GetTicket({ tenantId, ticketId })).contact,
       },

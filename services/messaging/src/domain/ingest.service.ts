@@ -1,9 +1,11 @@
 import { grpc, isServiceError, TtlCache, type Logger, type ServiceClient, type proto } from '@convo/kit';
 import { createHash } from 'node:crypto';
+import { ANY_TENANT, type ChannelLookup } from '../channels/channel-lookup';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, MessageStatus } from '../db/models';
 import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
 import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
+import { contactOfEvent, eventIdentities, inboundTime, incomingDoc } from './inbound-event';
 import { LinkedWindows } from './linked-window';
 
 type InboundEvent = proto.channelEngines.InboundEvent__Output;
@@ -29,29 +31,13 @@ const RATING = /^[1-5]$/;
 const WATERMARK_LIMIT = 200;
 /** How many contacts of one delivery are worked on at once. */
 const INGEST_LANES = 4;
-/** An incoming message reached us: `delivered` is the status it is stored with. */
-const INCOMING_STATUS: MessageStatus = 'delivered';
 
 const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
 /** Pairs of identities a status linked lately: each is asked of tickets once in this long. */
 const LINKED_PAIRS_MS = 10 * 60_000;
-/**
- * The contact an event names, by its best identity (a phone, else its BSUID, parent BSUID or LID),
- * as tickets takes it in a contact's `number`.
- */
-const contactOfEvent = (e: InboundEvent) => e.from || e.bsuid || e.parentBsuid || e.lid;
-/** The identities of an event, as OpenForContact takes them. */
-const eventIdentities = (e: InboundEvent) => ({ number: e.from, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username });
 const ignored = () => result('ignored');
 const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
-
-/** When the contact wrote, as the provider says (never in the future), ISO. */
-const inboundTime = (e: InboundEvent): string => {
-  const now = Date.now();
-  const at = Number(e.timestampMs);
-  return new Date(at > 0 ? Math.min(at, now) : now).toISOString();
-};
 
 /** A survey was sent on the ticket and not answered yet. */
 const awaitsAnswer = (t: Ticket) => !!t.evaluation?.sentAt && !t.evaluation.answer;
@@ -66,7 +52,6 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
  * succeed (an account no channel has) is `ignored` instead, or the provider would retry forever.
  */
 export class IngestService {
-  private readonly channels: TtlCache<string, Channel>;
   private readonly linkedWindows: LinkedWindows;
   /** Identity pairs that statuses linked lately (see linkStatusIdentities). */
   private readonly linkedPairs = new TtlCache<string, true>(LINKED_PAIRS_MS, 50_000, 'linked-pairs');
@@ -75,9 +60,9 @@ export class IngestService {
     private readonly repo: MessagesRepository,
     private readonly peers: IngestPeers,
     private readonly log: Logger,
+    private readonly channels: ChannelLookup,
     channelCacheMs = 5_000,
   ) {
-    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
     this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
   }
 
@@ -97,7 +82,7 @@ export class IngestService {
     const results: Result[] = new Array(events.length);
     const lanes = new Map<string, number[]>();
     events.forEach((e, i) => {
-      const lane = `${cacheKey(e)}|${contactOfEvent(e) || e.email}`;
+      const lane = `${channelKey(e)}|${contactOfEvent(e) || e.email}`;
       lanes.set(lane, [...(lanes.get(lane) ?? []), i]);
     });
     const queue = [...lanes.values()];
@@ -316,27 +301,20 @@ export class IngestService {
       }),
     );
     const updated = await this.peers.tenants.SetChannelStatus({ tenantId: channel.tenantId, channelId: channel.id, status: e.connection });
-    this.channels.set(cacheKey(e), updated);
+    this.channels.changed(updated);
     return result('connection_applied');
   }
 
   // ---- channels ---------------------------------------------------------------------------------
 
   /**
-   * Engine events name the channel; Meta events name the account (phone-number id, page id). Found
-   * channels are reused for a few seconds; an unknown one is asked again next time (not cached), so
-   * a channel created a moment ago is not missed.
+   * Engine events name the channel; Meta events name the account (phone-number id, page id). Read
+   * through the channel lookup, which keeps found channels for a few seconds and never an unknown
+   * one, so a channel created a moment ago is not missed.
    */
   private async channelOf(e: InboundEvent): Promise<Channel | null> {
-    const key = cacheKey(e);
-    const hit = this.channels.get(key);
-    if (hit) return hit;
     try {
-      const channel = e.channelId
-        ? await this.peers.tenants.GetChannel({ tenantId: 0, channelId: e.channelId })
-        : await this.peers.tenants.FindChannelByAccount({ type: e.channelType, accountId: e.accountId });
-      this.channels.set(key, channel);
-      return channel;
+      return e.channelId ? await this.channels.get(ANY_TENANT, e.channelId) : await this.channels.byAccount(e.channelType, e.accountId);
     } catch (err) {
       if (!hasCode(err, grpc.status.NOT_FOUND, grpc.status.INVALID_ARGUMENT)) throw err;
       this.log.info({ channelId: e.channelId, channelType: e.channelType, accountId: e.accountId }, 'inbound event for an unknown channel ignored');
@@ -345,33 +323,5 @@ export class IngestService {
   }
 }
 
-const cacheKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);
-
-function incomingDoc(messageId: string, channel: Channel, ticket: Ticket, e: InboundEvent, answersSurvey: boolean): MessageDoc {
-  const now = new Date();
-  const sentMs = Number(e.timestampMs);
-  return {
-    _id: messageId,
-    tenantId: channel.tenantId,
-    ticketId: ticket.id,
-    channelId: channel.id,
-    direction: 'in',
-    body: e.body,
-    status: INCOMING_STATUS,
-    providerMessageId: e.providerMessageId,
-    error: e.error,
-    mediaUrl: e.mediaUrl,
-    mediaId: '',
-    mimeType: e.mimeType,
-    fileName: e.fileName,
-    externalKey: '',
-    subject: e.subject,
-    messageType: e.messageType || 'text',
-    replyTo: e.replyTo,
-    providerMediaId: e.providerMediaId,
-    providerTimestamp: sentMs ? new Date(sentMs) : null,
-    evaluationAnswer: answersSurvey,
-    createdAt: now,
-    updatedAt: now,
-  };
-}
+/** The channel an event names, as a key: its id, or its account. */
+const channelKey = (e: InboundEvent) => (e.channelId ? `id:${e.channelId}` : `${e.channelType}:${e.accountId}`);

@@ -1,4 +1,5 @@
-import { channelTarget, conflict, contactIdentity, notFound, type proto, type ServiceClient, TtlCache, validation } from '@convo/kit';
+import { channelTarget, conflict, contactIdentity, notFound, type proto, type ServiceClient, validation } from '@convo/kit';
+import type { ChannelLookup } from '../channels/channel-lookup';
 import { requireRouteChannel } from './interactive';
 import { findTemplate } from './templates';
 
@@ -13,28 +14,20 @@ const NUMBER_KINDS = /^(whatsapp|engine_[a-h]|waba|social_a|social_b)$/;
 /** Channel kinds whose engine sends to WhatsApp groups (a group JID as the recipient). */
 const GROUP_KINDS = /^(whatsapp|engine_a|engine_b|engine_c)$/;
 
-export interface ChannelPeers {
-  tenants: ServiceClient<'tenants'>;
-  engines: ServiceClient<'channelEngines'>;
-}
-
 /**
- * The channel a send goes through: read from the tenants service (cached for a few seconds), and
- * checked against what the send asks of it (the ticket's state, the route, the number's network).
+ * The channel a send goes through: read through the process's channel lookup (kept for a few
+ * seconds), and checked against what the send asks of it (the ticket's state, the route, the
+ * number's network).
  */
 export class SendChannels {
-  /** Channels change rarely and every send needs one: a few seconds of staleness saves a hop. */
-  private readonly channels: TtlCache<string, proto.tenants.Channel__Output>;
-
   constructor(
-    private readonly peers: ChannelPeers,
-    channelCacheMs = 5_000,
-  ) {
-    this.channels = new TtlCache(channelCacheMs, 10_000, 'channel');
-  }
+    private readonly engines: ServiceClient<'channelEngines'>,
+    private readonly channels: Pick<ChannelLookup, 'get'>,
+  ) {}
 
+  /** The tenant's channel; another tenant's or none is NOT_FOUND. */
   get(tenantId: number, channelId: number) {
-    return this.channels.getOrLoad(`${tenantId}:${channelId}`, () => this.peers.tenants.GetChannel({ tenantId, channelId }));
+    return this.channels.get(tenantId, channelId);
   }
 
   /**
@@ -43,9 +36,9 @@ export class SendChannels {
    */
   async template(channel: proto.tenants.Channel__Output, name: string, language: string) {
     const target = channelTarget(channel);
-    const kept = findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: false })).templates, name, language);
+    const kept = findTemplate((await this.engines.ListTemplates({ channel: target, refresh: false })).templates, name, language);
     if (kept?.status === 'APPROVED') return kept;
-    return findTemplate((await this.peers.engines.ListTemplates({ channel: target, refresh: true })).templates, name, language);
+    return findTemplate((await this.engines.ListTemplates({ channel: target, refresh: true })).templates, name, language);
   }
 
   /**
@@ -83,7 +76,7 @@ export class SendChannels {
   async requireOnNetwork(channel: proto.tenants.Channel__Output, number: string): Promise<void> {
     const kind = contactIdentity(number)?.kind;
     if (kind && kind !== 'number') return;
-    const { exists } = await this.peers.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
+    const { exists } = await this.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
     if (!exists) {
       throw validation('The number has no account on the channel network', [
         { field: 'number', message: `not on the ${channel.type} network` },

@@ -7,7 +7,7 @@ import { observeWebhookOutbox } from '../queue-metrics';
 import { runWorkerProcess } from '@convo/kit/worker-process';
 import { readRelayConfig } from './config';
 import { Relay } from './relay';
-import { Targets } from './targets';
+import { relayTargets } from './targets';
 
 const config = readRelayConfig();
 runWorkerProcess({
@@ -24,7 +24,7 @@ runWorkerProcess({
     await outbox.init();
     observeWebhookOutbox(outbox, log);
     const tenants = createClient('tenants', config.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });
-    const relay = new Relay(outbox, new Targets(tenants, config.targetCacheMs, config.rpcDeadlineMs), config, log);
+    const relay = new Relay(outbox, relayTargets(tenants, config.targetCacheMs, config.rpcDeadlineMs), config, log);
     relay.start();
     return relay;
   },

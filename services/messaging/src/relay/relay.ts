@@ -1,4 +1,5 @@
 import { DomainError, safeRequest, type Logger, type SafeRequestOptions, type SafeResponse } from '@convo/kit';
+import { LoopWorker } from '@convo/kit/worker-process';
 import { childEvent } from '../outbox/events';
 import type { AttemptResult, Lease, OutboxRepository } from '../outbox/outbox.repository';
 import type { OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
@@ -25,52 +26,21 @@ type Settings = Pick<
  * headers, and records every attempt. Any number of relays may run on one database: an event is
  * held by one relay at a time, until its attempt finishes or its lease runs out.
  */
-export class Relay {
-  private running = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private wakeUp: () => void = () => {};
+export class Relay extends LoopWorker {
   private readonly inFlight = new Map<string, { lease: Lease; done: Promise<void> }>();
   /** Attempts given up at shutdown: whatever they learn later is not theirs to record. */
   private readonly released = new Set<string>();
-  private lastTickAt = 0;
+  private idleRounds = 0;
   private lastPruneAt = 0;
 
   constructor(
     private readonly outbox: OutboxRepository,
     private readonly targets: Targets,
     private readonly settings: Settings,
-    private readonly log: Logger,
+    log: Logger,
     private readonly send: Send = safeRequest,
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loopDone = this.loop();
-  }
-
-  /** Alive: the loop went round recently (a stuck loop fails the liveness probe). */
-  get healthy(): boolean {
-    return this.running && Date.now() - this.lastTickAt < Math.max(30_000, this.settings.pollMs * 10);
-  }
-
-  /**
-   * Stops claiming, lets attempts under way finish within `graceMs` (each is bounded by the request
-   * timeout), then releases what is still held so another relay takes it at once rather than after
-   * the lease. The caller exits right after, which closes any request still open.
-   */
-  async stop(graceMs: number): Promise<void> {
-    this.running = false;
-    this.wakeUp();
-    await this.loopDone;
-    const pending = [...this.inFlight.values()];
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    await Promise.race([Promise.allSettled(pending.map((p) => p.done)), grace]);
-    clearTimeout(timer);
-    const held = [...this.inFlight.values()].map(({ lease }) => lease);
-    held.forEach((lease) => this.released.add(lease.attemptId));
-    await Promise.allSettled(held.map((lease) => this.outbox.release(lease)));
+  ) {
+    super(log, { roundFailed: 'relay round failed', stallMs: Math.max(30_000, settings.pollMs * 10) });
   }
 
   /**
@@ -80,27 +50,34 @@ export class Relay {
    * stored between rounds waited up to 500 ms: in bench:inbound at a steady rate, the customer got
    * it 0.4–0.7 s after the provider had its answer); an idle relay reads the outbox every `pollMs`.
    */
-  private async loop(): Promise<void> {
-    let idleRounds = 0;
-    while (this.running) {
-      try {
-        idleRounds = (await this.tick()) ? 0 : idleRounds + 1;
-        await this.pruneNowAndThen();
-      } catch (err) {
-        idleRounds++;
-        this.log.error({ err }, 'relay round failed');
-      }
-      this.lastTickAt = Date.now();
-      if (!this.running) break;
-      const waitMs = Math.min(this.settings.pollMs, this.settings.busyPollMs * 2 ** Math.min(idleRounds, 20));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
+  protected override async round(): Promise<number> {
+    this.idleRounds = (await this.tick()) ? 0 : this.idleRounds + 1;
+    await this.pruneNowAndThen();
+    return this.idleWait();
+  }
+
+  protected override waitAfterFailure(): number {
+    this.idleRounds++;
+    return this.idleWait();
+  }
+
+  private idleWait(): number {
+    return Math.min(this.settings.pollMs, this.settings.busyPollMs * 2 ** Math.min(this.idleRounds, 20));
+  }
+
+  /** Attempts under way: each is bounded by the request timeout. */
+  protected override underWay(): Array<Promise<void>> {
+    return [...this.inFlight.values()].map((p) => p.done);
+  }
+
+  /**
+   * After the grace, what is still held is released so another relay takes it at once rather than
+   * after the lease. The caller exits right after, which closes any request still open.
+   */
+  protected override async handBack(): Promise<void> {
+    const held = [...this.inFlight.values()].map(({ lease }) => lease);
+    held.forEach((lease) => this.released.add(lease.attemptId));
+    await Promise.allSettled(held.map((lease) => this.outbox.release(lease)));
   }
 
   /**
@@ -231,7 +208,7 @@ export class Relay {
   private async fanOut(lease: Lease): Promise<void> {
     const { event } = lease;
     try {
-      const integrations = (await this.targets.channelIntegrations(event.tenantId, event.channelId)) ?? [];
+      const integrations = (await this.targets.integrations.of(event.tenantId, event.channelId)) ?? [];
       const field = event.urlField;
       const children = integrations.filter((i) => field && i[field]).map((i) => childEvent(event, i.apiId));
       await this.outbox.addMany(children);

@@ -60,10 +60,8 @@ function setUp() {
           providerAnswers.push(() => resolve({ providerMessageId: `P-${req.reference}` }));
         }),
     },
-    targets: {
-      channel: async () => ({ id: 1, tenantId: 1, type: 'engine_a', sendIntervalMs: 0 }),
-      channelIntegrations: async () => [],
-    },
+    channels: { find: async () => ({ id: 1, tenantId: 1, type: 'engine_a', sendIntervalMs: 0 }) },
+    integrations: { of: async () => [] },
     mediaLink: () => '',
   } as unknown as DispatchPeers;
   const settings = {
@@ -211,10 +209,8 @@ function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.U
         return { providerMessageId: `P-${req.reference}` };
       },
     },
-    targets: {
-      channel: async () => ({ id: 1, tenantId: 1, type: 'engine_a', sendIntervalMs: 0 }),
-      channelIntegrations: async () => [],
-    },
+    channels: { find: async () => ({ id: 1, tenantId: 1, type: 'engine_a', sendIntervalMs: 0 }) },
+    integrations: { of: async () => [] },
     mediaLink: () => '',
   } as unknown as DispatchPeers;
   const settings = {
@@ -306,7 +302,8 @@ describe('the address a message leaves for', () => {
           return { providerMessageId: `P-${req.reference}` };
         },
       },
-      targets: { channel: async () => ({ id: 1, tenantId: 1, type, sendIntervalMs: 0 }), channelIntegrations: async () => [] },
+      channels: { find: async () => ({ id: 1, tenantId: 1, type, sendIntervalMs: 0 }) },
+      integrations: { of: async () => [] },
       mediaLink: () => '',
       contactOf: async (_tenantId: number, ticketId: number) => {
         asked.push(ticketId);
@@ -349,7 +346,8 @@ describe('the address a message leaves for', () => {
           return { providerMessageId: `P-${req.reference}` };
         },
       },
-      targets: { channel: async (_t: number, id: number) => channels[id], channelIntegrations: async () => [] },
+      channels: { find: async (_t: number, id: number) => channels[id] },
+      integrations: { of: async () => [] },
       mediaLink: () => '',
       contactOf: async () => ({ number: 'BR.1234567890', bsuid: 'BR.1234567890' }),
     } as unknown as DispatchPeers;

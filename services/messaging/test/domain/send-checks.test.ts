@@ -1,5 +1,6 @@
 import type { DomainError, FieldIssue, proto, ServiceClient } from '@convo/kit';
 import { checkInteractive } from '../../src/domain/interactive';
+import { ChannelLookup } from '../../src/channels/channel-lookup';
 import { SendChannels } from '../../src/domain/send-channels';
 import { checkNumberSend, checkTemplateSend, isWabaContact } from '../../src/domain/send-checks';
 
@@ -67,7 +68,7 @@ describe('validateNumber', () => {
   const channel = { id: 3, tenantId: 1, type: 'waba' } as proto.tenants.Channel__Output;
 
   it('asks the network about a phone number only: a BSUID or a LID passes unasked', async () => {
-    const channels = new SendChannels(peers);
+    const channels = new SendChannels(peers.engines, new ChannelLookup(peers.tenants, 0));
     await expect(channels.requireOnNetwork(channel, BSUID)).resolves.toBeUndefined();
     await expect(channels.requireOnNetwork({ ...channel, type: 'engine_a' }, LID)).resolves.toBeUndefined();
     expect(asked).toEqual([]);

@@ -8,7 +8,7 @@ import { eventId, outboxEvent } from '../../src/outbox/events';
 import type { OutboxEventDoc, WebhookMethod } from '../../src/outbox/outbox.models';
 import { OutboxRepository } from '../../src/outbox/outbox.repository';
 import { Relay } from '../../src/relay/relay';
-import { Targets } from '../../src/relay/targets';
+import { relayTargets } from '../../src/relay/targets';
 
 // Relays in this process against the real tenants service (targets, secrets, 410 switch-off), the
 // real database, and a customer endpoint on loopback that records what it receives.
@@ -40,7 +40,7 @@ const SETTINGS = {
 
 /** No caching (0 ms): every attempt sees the channel as tenants has it now. */
 function startRelay(over: Partial<typeof SETTINGS> = {}) {
-  const relay = new Relay(outbox, new Targets(tenants, 0, 3_000), { ...SETTINGS, relayId: `relay-${relays.length + 1}`, ...over }, log);
+  const relay = new Relay(outbox, relayTargets(tenants, 0, 3_000), { ...SETTINGS, relayId: `relay-${relays.length + 1}`, ...over }, log);
   relays.push(relay);
   relay.start();
   return relay;

@@ -6,9 +6,10 @@ import { ticketsService } from '@convo/tickets';
 import { MessagesRepository } from '../../src/db/messages.repository';
 import { readDispatcherConfig } from '../../src/dispatcher/config';
 import { Dispatcher } from '../../src/dispatcher/dispatcher';
+import { ChannelIntegrations } from '../../src/channels/channel-integrations';
+import { ChannelLookup } from '../../src/channels/channel-lookup';
 import { signedMediaLink } from '../../src/domain/media.service';
 import { PartitionLeases } from '../../src/leases/partitions';
-import { Targets } from '../../src/relay/targets';
 import { messagingService } from '../../src/spec';
 
 /** The real messaging service and the real peers it calls, each with a client. */
@@ -52,13 +53,15 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
     await leases.init();
     const { providerDeadlineMs } = config.messaging;
     const ticketsClient = createClient('tickets', tickets.address, { caller: 'messaging' });
+    const tenantsClient = createClient('tenants', tenants.address, { caller: 'messaging' });
     dispatcher = new Dispatcher(
       repo,
       leases,
       {
         // As the dispatcher's process calls: as messaging (tenants hands it the channel's credentials).
         engines: createClient('channelEngines', engines.address, { caller: 'messaging' }),
-        targets: new Targets(createClient('tenants', tenants.address, { caller: 'messaging' }), 0, config.rpcDeadlineMs),
+        channels: new ChannelLookup(tenantsClient, 0, config.rpcDeadlineMs),
+        integrations: new ChannelIntegrations(tenantsClient, 0, config.rpcDeadlineMs),
         mediaLink: (mediaId, fileName) => signedMediaLink(config.messaging.media, mediaId, fileName),
         contactOf: async (tenantId, ticketId) => (await ticketsClient.GetTicket({ tenantId, ticketId })).contact,
       },

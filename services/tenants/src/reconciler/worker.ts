@@ -1,5 +1,5 @@
 import type { Logger } from '@convo/kit';
-import type { Worker } from '@convo/kit/worker-process';
+import { LoopWorker } from '@convo/kit/worker-process';
 import { randomUUID } from 'node:crypto';
 import type { PaymentsRepository } from '../db/payments.repository';
 import type { Reconciler } from '../domain/payments/reconciler';
@@ -16,51 +16,37 @@ export interface ReconcilerLoopOptions {
 /**
  * The reconciler's loop: the period's run is requested by whichever replica comes first (its id
  * is the period, a claim), and requested runs (the period's, an operator's) are taken one by one.
+ * A round is a whole reconciliation, so the loop is healthy however long one takes, and stopping
+ * waits for the run under way within the grace.
  */
-export class ReconcilerLoop implements Worker {
-  private timer?: NodeJS.Timeout;
-  private current?: Promise<void>;
-  private stopped = false;
-  healthy = true;
-
+export class ReconcilerLoop extends LoopWorker {
   constructor(
     private readonly payments: PaymentsRepository,
     private readonly reconciler: Reconciler,
     private readonly suspensions: Suspensions,
     private readonly options: ReconcilerLoopOptions,
-    private readonly log: Logger,
+    log: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
-
-  start(): void {
-    const tick = () => {
-      if (this.stopped) return;
-      this.current = this.tick()
-        .catch((err: unknown) => this.log.error({ err }, 'reconciliation tick failed'))
-        .finally(() => {
-          if (!this.stopped) this.timer = setTimeout(tick, this.options.pollMs);
-        });
-    };
-    tick();
+  ) {
+    super(log, { roundFailed: 'reconciliation tick failed', roundIsWork: true });
   }
 
-  private async tick(): Promise<void> {
+  protected override async round(): Promise<number> {
     await this.suspensions.run();
     if (this.options.intervalMs > 0) {
       const period = Math.floor(this.now() / this.options.intervalMs);
       await this.payments.requestRun(newRun(`period:${period}`, 0, 'period', this.now()));
     }
     for (const run of await this.payments.requestedRuns(5)) {
-      if (this.stopped) return;
+      if (!this.running) break;
       if (!(await this.payments.takeRun(run._id, this.options.runnerId))) continue;
       await this.reconciler.run(run);
     }
+    return this.options.pollMs;
   }
 
-  async stop(graceMs: number): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await Promise.race([this.current, new Promise((r) => setTimeout(r, graceMs))]);
+  protected override waitAfterFailure(): number {
+    return this.options.pollMs;
   }
 }
 
