@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { PAYMENT_GATEWAYS, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import type { Authenticator } from '../auth';
@@ -12,7 +12,6 @@ import {
   CreateSessionBody,
   DeleteApiBody,
   ListTenantsQuery,
-  PAYMENT_GATEWAYS,
   ShowTenantBody,
   StoreTenantBody,
   StoreTenantResult,

@@ -1,19 +1,10 @@
+import { GATEWAY_ALIASES } from '@convo/kit';
 import Type from 'typebox';
 import { StringEnum } from './common';
 
-/**
- * The real gateways the seed's neutral names stand for (CONVENTIONS, "Payment gateways as the real
- * ones"). A real provisioning client sends `paymentGateway: "asaas"` with `asaasCustomerId`,
- * `asaasToken` and `asaas: "enabled"`; those names are accepted wherever the seed takes
- * `gateway_a` … `gateway_d`, and answers use the seed's names.
- */
-export const GATEWAY_ALIASES = {
-  asaas: 'gateway_a',
-  stripe: 'gateway_b',
-  mercadopago: 'gateway_c',
-  efi: 'gateway_d',
-  gerencianet: 'gateway_d',
-} as const;
+// A real provisioning client sends `paymentGateway: "asaas"` with `asaasCustomerId`, `asaasToken`
+// and `asaas: "enabled"`; those names (the kit's GATEWAY_ALIASES) are accepted wherever the seed
+// takes `gateway_a` … `gateway_d`, and answers use the seed's names.
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 

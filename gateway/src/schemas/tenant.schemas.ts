@@ -1,10 +1,10 @@
+import { GATEWAY_ALIASES, PAYMENT_GATEWAYS } from '@convo/kit';
 import Type, { type Static } from 'typebox';
 import { rule } from '../validation/rules';
 import { Count, Id, NonEmpty, StringEnum } from './common';
 import { Envelope, Exact, Nullable } from './envelopes';
-import { GATEWAY_ALIASES, gatewayAliasFields } from './payment-aliases';
+import { gatewayAliasFields } from './payment-aliases';
 
-export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
 export const SESSION_TYPES = [
   'whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h',
   'waba', 'social_a', 'social_b', 'webchat', 'marketplace', 'webmail',

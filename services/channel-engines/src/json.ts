@@ -11,20 +11,15 @@ import { validation } from '@convo/kit';
  * read, before anything is sent.
  */
 
-/** A JSON object. */
-export type Json = Record<string, unknown>;
+// A JSON object, and the object reader the gateway's validation shares (the kit's).
+import { isObject, obj, type Json } from '@convo/kit';
 
-export function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject, obj, type Json };
 
 // ---- tolerant --------------------------------------------------------------------------------
 
 /** A string field, or '' when absent or of another type (engines omit and null fields freely). */
 export const str = (value: unknown): string => (typeof value === 'string' ? value : '');
-
-/** An object field, or {} when absent. */
-export const obj = (value: unknown): Json => (isObject(value) ? value : {});
 
 /** The non-empty strings of a list field (the message ids a receipt covers); [] when it is no list. */
 export const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);

@@ -1,4 +1,4 @@
-import type { FieldIssue } from '@convo/kit';
+import { obj, type FieldIssue } from '@convo/kit';
 import Type, { type TObject, type TProperties, type TSchema } from 'typebox';
 import { normalizePixKey, PIX_TYPES, type PixType } from '../../validation/pix';
 import { Id, StringEnum, WabaContactId } from '../common';
@@ -69,7 +69,6 @@ export const TemplateButtons = (minItems: number) => List(TemplateButton, minIte
 
 export const isText = (v: unknown): v is string => typeof v === 'string';
 export const arr = (v: unknown): any[] => (Array.isArray(v) ? v : []);
-export const obj = (v: unknown): Body => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Body) : {});
 
 /** One issue per value repeating an earlier one (compared trimmed and case-insensitively). */
 export function unique(values: Array<{ field: string; value: unknown }>, what: string): FieldIssue[] {

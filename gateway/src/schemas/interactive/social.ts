@@ -1,6 +1,7 @@
+import { obj } from '@convo/kit';
 import Type from 'typebox';
 import { Amount, StringEnum } from '../common';
-import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, TemplateButtons, isText, arr, obj, templateButtonRules, lines, buttonsLine } from './shared';
+import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, TemplateButtons, isText, arr, templateButtonRules, lines, buttonsLine } from './shared';
 
 // ---- social_a (Instagram) and social_b (Messenger) -----------------------------------------
 
@@ -203,7 +204,7 @@ export const SOCIAL_B_ONLY: InteractiveDef[] = [
         arr(obj(screen).questions).flatMap((raw, i) => {
           const q = obj(raw);
           const allowed = FEEDBACK_SCORE_OPTIONS[q.type as string];
-          return allowed && q.score_option !== undefined && !allowed.includes(q.score_option)
+          return allowed && q.score_option !== undefined && !allowed.includes(q.score_option as string)
             ? [{ field: `feedback_screens[${s}].questions[${i}].score_option`, message: `must be ${allowed.join(' or ') || 'left out'} for ${q.type}` }]
             : [];
         }),

@@ -1,7 +1,8 @@
+import { obj } from '@convo/kit';
 import Type from 'typebox';
 import type { FieldIssue } from '@convo/kit';
 import { StringEnum } from '../common';
-import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, Body_, Footer, Sections, Pix, isText, arr, obj, unique, listRules, pixRules, pollRules, hasCents, lines, buttonsLine, labelOf, rowTitles } from './shared';
+import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, Body_, Footer, Sections, Pix, isText, arr, unique, listRules, pixRules, pollRules, hasCents, lines, buttonsLine, labelOf, rowTitles } from './shared';
 
 // ---- engine_a and engine_b (WhatsApp native flow; Evolution for engine_b) ------------------
 

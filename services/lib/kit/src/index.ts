@@ -39,5 +39,7 @@ export * as proto from './proto-types';
 export * from './net';
 export * from './channel-target';
 export * from './channel-types';
+export * from './payment-gateways';
+export * from './json';
 export * from './contact-number';
 export * from './observability';

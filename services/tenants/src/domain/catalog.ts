@@ -1,32 +1,21 @@
 // The enumerations of the seed and the decisions that map one vocabulary onto another
 // (docs/api/tenant.md). Everything here is data; the rules that use it live beside it.
-import { CHANNEL_TYPES, UNOFFICIAL_TYPES, type ChannelType } from '@convo/kit';
+import { CHANNEL_TYPES, GATEWAY_ALIASES, PAYMENT_GATEWAYS, UNOFFICIAL_TYPES, type ChannelType, type PaymentGateway } from '@convo/kit';
 
 export const TENANT_STATUSES = ['active', 'inactive'] as const;
 export const PROFILES = ['admin', 'user'] as const;
-export const PAYMENT_GATEWAYS = ['gateway_a', 'gateway_b', 'gateway_c', 'gateway_d'] as const;
-export type PaymentGateway = (typeof PAYMENT_GATEWAYS)[number];
 export const PAYMENT_STATUSES = ['paid', 'pending', 'overdue', 'refunded', 'canceled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-/**
- * The gateways the seed's neutral names stand for (CONVENTIONS, "Payment gateways as the real
- * ones"): each real name is accepted wherever the seed takes a gateway name; answers use the seed's.
- */
-export const GATEWAY_ALIASES: Readonly<Record<string, PaymentGateway>> = {
-  asaas: 'gateway_a',
-  stripe: 'gateway_b',
-  mercadopago: 'gateway_c',
-  efi: 'gateway_d',
-  gerencianet: 'gateway_d',
-};
 /** The seed's name of a gateway named either way; undefined for anything else. */
 export const canonicalGateway = (name: string): PaymentGateway | undefined =>
-  isOneOf(PAYMENT_GATEWAYS, name) ? name : Object.prototype.hasOwnProperty.call(GATEWAY_ALIASES, name) ? GATEWAY_ALIASES[name] : undefined;
+  isOneOf(PAYMENT_GATEWAYS, name) ? name : Object.prototype.hasOwnProperty.call(GATEWAY_ALIASES, name) ? GATEWAY_ALIASES[name as keyof typeof GATEWAY_ALIASES] : undefined;
 export const ENABLED_DISABLED = ['enabled', 'disabled'] as const;
 
 export const CHANNEL_STATUSES = ['DISCONNECTED', 'CONNECTED'] as const;
 // Channel kinds are the kit's (channel-engines has a driver for each).
 export { CHANNEL_TYPES, UNOFFICIAL_TYPES, type ChannelType };
+// The payment gateways and their real names are the kit's (the gateway validates with them too).
+export { GATEWAY_ALIASES, PAYMENT_GATEWAYS, type PaymentGateway };
 
 export const HYBRID_MODES = ['disabled', 'two_numbers', 'coexistence'] as const;
 export type HybridMode = (typeof HYBRID_MODES)[number];
