@@ -2,7 +2,7 @@ import type { ServiceClient } from '@convo/kit';
 import { commandsDuring, startServiceForTest, SUPER_ADMIN_TOKEN, type TestService } from '@convo/test-support';
 import { ticketsService } from '../src/spec';
 
-// Fields of the Ticket type a dashboard reads per row, on the real tickets
+// Fields of the Ticket type a dashboard reads per row (notes, closedAt), on the real tickets
 // subgraph over the embedded database.
 
 let svc: TestService<'tickets'>;
@@ -63,5 +63,21 @@ describe('Ticket.notes over a page of tickets', () => {
     expect(large.page.tickets.nodes).toHaveLength(40);
     for (const t of large.page.tickets.nodes) expect(t.notes.map((n) => n.notes)).toEqual(notesWritten.get(t.id));
     expect({ small: small.reads, large: large.reads }).toEqual({ small: 1, large: 1 });
+  });
+});
+
+describe('Ticket.closedAt', () => {
+  it('is null while open, the time of the close once closed, and null again after a reopen', async () => {
+    const tenantId = 9_703;
+    const ticket = (await client.CreateTicket({ tenantId, channelId: 7, number: newNumber() })).ticket!;
+    const closedAt = async () => (await gql<{ ticket: { closedAt: string | null } }>('query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { closedAt } }', { t: tenantId, id: ticket.id })).ticket.closedAt;
+    expect(await closedAt()).toBeNull();
+    const before = Date.now();
+    await client.UpdateTicket({ tenantId, ticketId: ticket.id, status: 'closed' });
+    const closed = await closedAt();
+    expect(Date.parse(closed!)).toBeGreaterThanOrEqual(before - 1000);
+    expect(Date.parse(closed!)).toBeLessThanOrEqual(Date.now() + 1000);
+    await client.UpdateTicket({ tenantId, ticketId: ticket.id, status: 'open' });
+    expect(await closedAt()).toBeNull();
   });
 });

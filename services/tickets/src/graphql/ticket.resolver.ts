@@ -30,6 +30,7 @@ export const toGraphTicket = (doc: TicketDoc): Ticket => {
     ...ticket,
     contact: toGraphContact(ticket.contact!),
     pauseReason: ticket.pauseReason || null,
+    closedAt: ticket.closedAt || null,
     channel: { id: doc.channelId, tenantId: doc.tenantId },
   } as Ticket;
 };
