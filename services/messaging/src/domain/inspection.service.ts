@@ -1,4 +1,5 @@
 import { checkPageSize, conflict, notFound } from '@convo/kit';
+import { groupByKey } from '@convo/kit/mongo';
 import type { DeliveryGroup } from '../db/delivery-groups';
 import type { MessagesRepository } from '../db/messages.repository';
 import { MESSAGE_STATUSES, type MessageDoc, type MessageStatus } from '../db/models';
@@ -96,8 +97,12 @@ export class InspectionService {
     return this.repo.outbox.findForTenant(tenantId, id);
   }
 
-  /** Every attempt of a webhook event, oldest first. */
-  webhookAttempts(eventId: string): Promise<AttemptDoc[]> {
-    return this.repo.outbox.attemptsOf(eventId);
+  /**
+   * Every attempt of each of these webhook events of the tenant, oldest first: one query for a page
+   * of events. Event ids are unique, and an attempt of another tenant's event is never answered.
+   */
+  async webhookAttemptsOf(tenantId: number, eventIds: readonly string[]): Promise<Map<string, AttemptDoc[]>> {
+    const attempts = (await this.repo.outbox.attemptsOfEvents(eventIds)).filter((a) => a.tenantId === tenantId);
+    return groupByKey(eventIds, attempts, (a) => a.eventId);
   }
 }
