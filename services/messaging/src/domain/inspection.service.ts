@@ -54,6 +54,13 @@ export class InspectionService {
     return { docs, totalCount };
   }
 
+  /** The ticket's newest `last` messages, oldest first, with the ticket's message count: the console's conversation. */
+  async ticketLatestMessages(tenantId: number, ticketId: number, last: number): Promise<{ docs: MessageDoc[]; totalCount: number }> {
+    checkPageSize(last, MAX_MESSAGE_PAGE, 'last');
+    const [newestFirst, totalCount] = await Promise.all([this.repo.latestByTicket(tenantId, ticketId, last), this.repo.countByTicket(tenantId, ticketId)]);
+    return { docs: newestFirst.reverse(), totalCount };
+  }
+
   /** A tenant's channels that have queued or failed messages, or pending or dead webhooks, by channel id. */
   async deliveryHealth(tenantId: number): Promise<ChannelDeliveryHealth[]> {
     const [messages, webhooks] = await Promise.all([this.repo.deliveryGroups(tenantId), this.repo.outbox.deliveryGroups(tenantId)]);
