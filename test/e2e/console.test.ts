@@ -14,10 +14,30 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots of each step, kept as test artifacts (ignored by git). */
 const SHOTS = join(__dirname, '..', 'artifacts', 'console');
 
+/** A contact writes these texts to the tenant's channel in one engine webhook, one second apart by their timestamps. */
+function contactWritesMany(mesh: Mesh, t: DashboardTenant, number: string, texts: string[], firstSecond: number) {
+  const messages = texts.map((text, i) => ({
+    key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: `IN-${number}-${firstSecond + i}` },
+    messageTimestamp: firstSecond + i,
+    pushName: 'Caio',
+    message: { conversation: text },
+  }));
+  return call(`${mesh.gatewayUrl}/webhooks/engine/${t.channelId}?token=engine-secret`, { body: { event: 'messages.upsert', data: { type: 'notify', messages } } });
+}
+
+/** Every dead webhook of the tenant, as deliveryHealth counts them (per channel). */
+async function deadCount(mesh: Mesh, t: DashboardTenant): Promise<{ dead: number; pending: number }> {
+  const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { deliveryHealth(tenantId: $t) { webhooksDead webhooksPending } }', { t: t.id });
+  const rows = res.body.data.deliveryHealth as Array<{ webhooksDead: number; webhooksPending: number }>;
+  return { dead: rows.reduce((n, r) => n + r.webhooksDead, 0), pending: rows.reduce((n, r) => n + r.webhooksPending, 0) };
+}
+
 /**
  * The operator console (/console) in a real browser, on a real mesh: a tenant administrator signs
- * in, sees the channel and its dead webhook, opens a ticket and reads its messages, replays the
- * webhook and sees it delivered; the super-admin signs in with the token and opens a tenant.
+ * in, sees the channel and its dead webhooks (counted in all, the newest listed), opens a ticket
+ * and reads its messages, a long ticket's newest ones kept up to date, keeps one error line while
+ * the API fails, replays a webhook and sees it delivered; the super-admin signs in with the token,
+ * sees a limit of 0 as unlimited, and opens a tenant.
  */
 describe('operator console in Chromium', () => {
   let mesh: Mesh;
@@ -27,6 +47,11 @@ describe('operator console in Chromium', () => {
   let page: Page;
   let tenant: DashboardTenant;
   let ticketId: number;
+  /** A contact's long conversation: 30 older messages, then the 100 newest. */
+  let longTicketId: number;
+  const LONG_NUMBER = '5511955003344';
+  /** A tenant whose connections limit is 0: unlimited. */
+  let unlimited: DashboardTenant;
   const crashes: string[] = [];
   const pageErrors: string[] = [];
 
@@ -48,6 +73,21 @@ describe('operator console in Chromium', () => {
       const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: dead) { id } }', { t: tenant.id });
       return res.body.data?.webhookDeliveries?.length > 0;
     });
+    // Another contact's long conversation (its 130 `message` webhooks die too: more than the console lists).
+    const older = await contactWritesMany(mesh, tenant, LONG_NUMBER, Array.from({ length: 30 }, (_, i) => `older ${i}`), 1718100000);
+    expect(older.status).toBe(200);
+    longTicketId = older.body.data.results[0].ticketId;
+    for (let batch = 0; batch < 4; batch++) {
+      const texts = Array.from({ length: 25 }, (_, i) => `newer ${batch * 25 + i}`);
+      expect((await contactWritesMany(mesh, tenant, LONG_NUMBER, texts, 1718200000 + batch * 25)).status).toBe(200);
+    }
+    await eventually('every webhook of the long conversation dead', async () => {
+      const { dead, pending } = await deadCount(mesh, tenant);
+      return dead >= 131 && pending === 0;
+    }, 60_000);
+    unlimited = await newDashboardTenant(mesh, 'Unlimited', engine.url);
+    const updated = await gql(mesh, mesh.superAdminToken, 'mutation($id: Int!) { updateTenant(id: $id, maxConnections: 0) { maxConnections } }', { id: unlimited.id });
+    expect(updated.body.data.updateTenant.maxConnections).toBe(0);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage();
     page.on('pageerror', (err) => pageErrors.push(err.message));
@@ -82,9 +122,31 @@ describe('operator console in Chromium', () => {
     await page.waitForSelector('[data-testid=channels] tbody tr');
     expect(await page.textContent('[data-testid=channels]')).toContain('Console line');
     await page.waitForSelector('[data-testid=dead-webhooks] tbody tr');
-    expect(await page.locator('[data-testid=dead-webhooks] tbody tr').count()).toBeGreaterThan(0);
+    // Every dead webhook counted (deliveryHealth), the newest 50 listed, and the page says so.
+    const { dead } = await deadCount(mesh, tenant);
+    expect(dead).toBeGreaterThanOrEqual(131);
+    await page.locator('[data-testid=dead-title]', { hasText: `Dead webhooks (${dead})` }).waitFor();
+    expect(await page.textContent('[data-testid=dead-partial]')).toBe(`Showing the newest 50 of ${dead}.`);
+    expect(await page.locator('[data-testid=dead-webhooks] tbody tr').count()).toBe(50);
     await page.waitForSelector(`[data-testid=tickets] a[href$="/ticket/${ticketId}"]`);
     await shot('1-tenant');
+  });
+
+  it('keeps one error line while the refresh fails, and clears it when the API answers again', async () => {
+    let failed = 0;
+    await page.route('**/graphql', (route) => {
+      failed++;
+      return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'ERR_UNAVAILABLE', message: 'Service unavailable' }) });
+    });
+    await page.locator('[data-testid=refresh-error]', { hasText: 'ERR_UNAVAILABLE: Service unavailable' }).waitFor();
+    // Three more refreshes fail: still the one line, no message appended.
+    await eventually('three more failed refreshes', () => failed >= 4, 20_000);
+    expect(await page.locator('.error').count()).toBe(1);
+    expect(await page.locator('[data-testid=refresh-error]').isVisible()).toBe(true);
+    await shot('1b-refresh-failing');
+    await page.unroute('**/graphql');
+    await page.waitForSelector('[data-testid=refresh-error]', { state: 'hidden', timeout: 10_000 });
+    expect(await page.locator('.error:visible').count()).toBe(0);
   });
 
   it("opens a ticket and reads its conversation, both directions", async () => {
@@ -96,6 +158,28 @@ describe('operator console in Chromium', () => {
     expect(await page.locator('[data-testid=conversation] .msg.in').count()).toBe(1);
     expect(await page.locator('[data-testid=conversation] .msg.out').count()).toBe(1);
     await shot('2-ticket');
+  });
+
+  it("shows a long ticket's newest messages, oldest of them first, and keeps them up to date", async () => {
+    await page.goto(`${mesh.gatewayUrl}/console/#/tenant/${tenant.id}/ticket/${longTicketId}`);
+    await page.locator('[data-testid=conversation] .msg', { hasText: 'newer 99' }).waitFor();
+    const bodies = async () => (await page.locator('[data-testid=conversation] .msg').evaluateAll((els) => els.map((e) => e.firstChild?.textContent ?? '')));
+    expect(await bodies()).toEqual(Array.from({ length: 100 }, (_, i) => `newer ${i}`));
+    expect(await page.textContent('[data-testid=conversation]')).toContain('130 messages, the newest 100 shown');
+    // The contact writes again: the open conversation shows it within a refresh or two, the oldest shown leaves.
+    expect((await contactWritesMany(mesh, tenant, LONG_NUMBER, ['the newest of all'], 1718300000)).status).toBe(200);
+    await page.locator('[data-testid=conversation] .msg', { hasText: 'the newest of all' }).waitFor({ timeout: 15_000 });
+    const now = await bodies();
+    expect(now).toHaveLength(100);
+    expect(now[0]).toBe('newer 1');
+    expect(now[99]).toBe('the newest of all');
+    expect(await page.textContent('[data-testid=conversation]')).toContain('131 messages, the newest 100 shown');
+    await shot('2b-long-ticket');
+    // Back where the next step expects the browser: the first ticket, opened from the tenant.
+    await page.goto(`${mesh.gatewayUrl}/console/#/tenant/${tenant.id}`);
+    await page.waitForSelector('[data-testid=dead-webhooks] tbody tr');
+    await page.goto(`${mesh.gatewayUrl}/console/#/tenant/${tenant.id}/ticket/${ticketId}`);
+    await page.waitForSelector('[data-testid=conversation] .msg');
   });
 
   it('replays a dead webhook from the console and sees it delivered', async () => {
@@ -121,6 +205,10 @@ describe('operator console in Chromium', () => {
     await page.click('[data-testid=login-token] button');
     await page.waitForSelector(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);
     expect(await page.textContent('[data-testid=tenants]')).toContain('1 / 5');
+    // A limit of 0 is unlimited: shown as such, never as over it.
+    const row = page.locator('[data-testid=tenants] tbody tr', { has: page.locator(`a[href="#/tenant/${unlimited.id}"]`) });
+    expect(await row.textContent()).toContain('1 / ∞');
+    expect(await row.locator('.bad').count()).toBe(0);
     // The payment webhooks operators look at (their content: e2e/payments.test.ts, through GraphQL).
     await page.waitForSelector('[data-testid=payment-webhooks] thead');
     await page.click(`[data-testid=tenants] a[href="#/tenant/${tenant.id}"]`);

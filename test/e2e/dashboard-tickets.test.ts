@@ -76,10 +76,14 @@ describe('dashboard tickets, end to end', () => {
 
   it('acts on its own tickets through the domain rules: close, reopen, move, tag, untag; filters follow', async () => {
     const t = a.id;
-    const closed = await data(a.session, `mutation { closeTicket(tenantId: ${t}, ticketId: ${ids.a1}) { id status } }`);
-    expect(closed.closeTicket).toEqual({ id: ids.a1, status: 'closed' });
+    expect((await data(a.session, `{ ticket(tenantId: ${t}, id: ${ids.a1}) { closedAt } }`)).ticket.closedAt).toBeNull();
+    const before = Date.now();
+    const closed = await data(a.session, `mutation { closeTicket(tenantId: ${t}, ticketId: ${ids.a1}) { id status closedAt } }`);
+    expect(closed.closeTicket).toMatchObject({ id: ids.a1, status: 'closed' });
+    expect(Date.parse(closed.closeTicket.closedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect((await data(a.session, LIST, { t, status: 'closed' })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a1]);
-    expect((await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status } }`)).reopenTicket.status).toBe('open');
+    // A reopen clears closedAt (the field's description says so).
+    expect((await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status closedAt } }`)).reopenTicket).toEqual({ status: 'open', closedAt: null });
 
     // A user of the tenant (its administrator); another tenant's or nobody's is refused (dashboard-isolation.test.ts).
     const assigned = await data(a.session, `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: ${a.adminUserId}) { userId } }`);

@@ -15,6 +15,8 @@ interface Session {
 
 const SESSION_KEY = 'convo.console.session';
 const REFRESH_MS = 3_000;
+/** Dead webhooks listed at once (the newest); the heading counts them all. */
+const DEAD_SHOWN = 50;
 
 const app = document.getElementById('app')!;
 let session: Session | undefined = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') ?? undefined;
@@ -87,6 +89,9 @@ function signInView() {
   show(h('section', {}, h('h2', {}, 'Sign in'), adminForm, tokenForm, status));
 }
 
+/** A plan's or tenant's limit as shown: 0 means unlimited (the tenants service's rule). */
+const limit = (max: number) => (max > 0 ? String(max) : '∞');
+
 interface TenantRow {
   id: number;
   name: string;
@@ -100,7 +105,7 @@ async function tenantsView() {
     '{ tenantConnection(first: 100) { totalCount nodes { id name status plan { name } usage { users maxUsers connections maxConnections } } } }',
   );
   const { nodes, totalCount } = data.tenantConnection;
-  const over = (used: number, max: number) => h('span', used > max ? { class: 'bad' } : {}, `${used} / ${max}`);
+  const over = (used: number, max: number) => h('span', max > 0 && used > max ? { class: 'bad' } : {}, `${used} / ${limit(max)}`);
   const payments = h('section', {}, h('h2', {}, 'Payment webhooks'));
   show(
     h(
@@ -179,23 +184,24 @@ async function tenantView(tenantId: number) {
   const dead = h('section', {}, h('h2', {}, 'Dead webhooks'));
   const tickets = h('section', {}, h('h2', {}, 'Tickets'));
   const heading = h('h2', {}, `Tenant ${tenantId}`);
-  show(h('section', {}, heading), channels, dead, tickets);
+  const refreshFailure = alertLine('refresh-error');
+  show(h('section', {}, heading, refreshFailure.el), channels, dead, tickets);
 
   const { tenant } = await gql<{ tenant: { name: string; usage: TenantRow['usage'] } | null }>(
     'query($id: Int!) { tenant(id: $id) { name usage { users maxUsers connections maxConnections } } }',
     { id: tenantId },
   );
-  if (tenant) heading.textContent = `Tenant ${tenantId} · ${tenant.name} · users ${tenant.usage.users}/${tenant.usage.maxUsers} · connections ${tenant.usage.connections}/${tenant.usage.maxConnections}`;
+  if (tenant) heading.textContent = `Tenant ${tenantId} · ${tenant.name} · users ${tenant.usage.users}/${limit(tenant.usage.maxUsers)} · connections ${tenant.usage.connections}/${limit(tenant.usage.maxConnections)}`;
 
   // Queue depth, failures and webhook health, refreshed every few seconds.
   const refresh = async () => {
     const data = await gql<{ channels: { id: number; name: string; type: string; status: string; webhookEnabled: boolean }[]; deliveryHealth: Health[]; webhookDeliveries: Dead[] }>(
-      `query($t: Int!) {
+      `query($t: Int!, $shown: Int!) {
         channels(tenantId: $t) { id name type status webhookEnabled }
         deliveryHealth(tenantId: $t) { channelId queued oldestQueuedAgeSeconds failed webhooksPending webhooksDead }
-        webhookDeliveries(tenantId: $t, status: dead) { id channelId target attempts lastError status }
+        webhookDeliveries(tenantId: $t, status: dead, limit: $shown) { id channelId target attempts lastError status }
       }`,
-      { t: tenantId },
+      { t: tenantId, shown: DEAD_SHOWN },
     );
     const healthOf = new Map(data.deliveryHealth.map((x) => [x.channelId, x]));
     channels.replaceChildren(
@@ -209,22 +215,48 @@ async function tenantView(tenantId: number) {
         'channels',
       ),
     );
+    // The list holds the newest DEAD_SHOWN; the count is every dead event of the tenant.
+    const deadCount = data.deliveryHealth.reduce((sum, x) => sum + x.webhooksDead, 0);
+    const shown = data.webhookDeliveries.length;
     dead.replaceChildren(
-      h('h2', {}, `Dead webhooks (${data.webhookDeliveries.length})`),
+      h('h2', { 'data-testid': 'dead-title' }, `Dead webhooks (${deadCount})`),
+      ...(shown < deadCount ? [h('p', { 'data-testid': 'dead-partial' }, `Showing the newest ${shown} of ${deadCount}.`)] : []),
       table(
         ['Event', 'Channel', 'Target', 'Attempts', 'Last error', ''],
-        data.webhookDeliveries.map((d) => [d.id, d.channelId, d.target, d.attempts, d.lastError, h('button', { 'data-replay': d.id, click: () => replay(tenantId, d.id).then(refresh, report(dead)) }, 'Replay')]),
+        data.webhookDeliveries.map((d) => [d.id, d.channelId, d.target, d.attempts, d.lastError, h('button', { 'data-replay': d.id, click: () => replay(tenantId, d.id).then(refreshShown, refreshFailure.show) }, 'Replay')]),
         'dead-webhooks',
       ),
     );
   };
+  /** A refresh that failed shows its error in the one line, cleared by the next that succeeds. */
+  const refreshShown = () => refresh().then(refreshFailure.clear, refreshFailure.show);
   const mine = viewNumber;
   await refresh();
-  if (mine === viewNumber) timer = setInterval(() => refresh().catch(report(channels)), REFRESH_MS);
+  if (mine === viewNumber) timer = setInterval(refreshShown, REFRESH_MS);
   await ticketList(tickets, tenantId);
 }
 
 const report = (where: HTMLElement) => (err: unknown) => where.append(failure(err));
+
+/**
+ * One error line that a view's repeated work (its refresh every few seconds) shows its latest
+ * failure in, replacing the one before, and clears once it succeeds again: a failing refresh
+ * does not append a message every REFRESH_MS.
+ */
+function alertLine(testId: string) {
+  const el = h('p', { class: 'error', role: 'alert', 'data-testid': testId, hidden: '' });
+  return {
+    el,
+    show: (err: unknown) => {
+      el.textContent = err instanceof Error ? err.message : String(err);
+      el.hidden = false;
+    },
+    clear: () => {
+      el.textContent = '';
+      el.hidden = true;
+    },
+  };
+}
 
 async function replay(tenantId: number, id: string) {
   await gql('mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', { t: tenantId, id });
@@ -286,26 +318,48 @@ async function ticketList(where: HTMLElement, tenantId: number) {
   await load();
 }
 
+/** Messages a ticket's conversation shows: its newest, as a long conversation is read from its end. */
+const CONVERSATION_SIZE = 100;
+
+interface ConversationTicket {
+  id: number;
+  status: string;
+  contact: ContactShown;
+  latestMessages: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] };
+}
+
+/** A ticket's newest messages (oldest of them first), refreshed every few seconds as the tenant view is. */
 async function ticketView(tenantId: number, ticketId: number) {
-  const data = await gql<{
-    ticket: { id: number; status: string; contact: ContactShown; messagePage: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] } } | null;
-  }>(
-    `query($t: Int!, $id: Int!) {
-      ticket(tenantId: $t, id: $id) { id status ${CONTACT_FIELDS} messagePage(first: 100) { totalCount nodes { id direction body status createdAt } } }
-    }`,
-    { t: tenantId, id: ticketId },
-  );
-  const t = data.ticket;
-  if (!t) return show(h('section', {}, h('h2', {}, `Ticket ${ticketId}`), h('p', { class: 'error' }, 'Not found')));
-  show(
-    h(
-      'section',
-      { 'data-testid': 'conversation' },
-      h('h2', {}, `Ticket #${t.id} · ${t.status} · ${contactLabel(t.contact)}`),
-      h('p', {}, link(`#/tenant/${tenantId}`, '← tenant'), ` · ${t.messagePage.totalCount} messages`),
-      ...t.messagePage.nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))),
-    ),
-  );
+  const mine = viewNumber;
+  const load = async () =>
+    (
+      await gql<{ ticket: ConversationTicket | null }>(
+        `query($t: Int!, $id: Int!, $last: Int!) {
+          ticket(tenantId: $t, id: $id) { id status ${CONTACT_FIELDS} latestMessages(last: $last) { totalCount nodes { id direction body status createdAt } } }
+        }`,
+        { t: tenantId, id: ticketId, last: CONVERSATION_SIZE },
+      )
+    ).ticket;
+  const first = await load();
+  if (!first) return show(h('section', {}, h('h2', {}, `Ticket ${ticketId}`), h('p', { class: 'error' }, 'Not found')));
+  const heading = h('h2');
+  const summary = h('p');
+  const messages = h('div', { 'data-testid': 'messages' });
+  const refreshFailure = alertLine('refresh-error');
+  const paint = (t: ConversationTicket) => {
+    const { totalCount, nodes } = t.latestMessages;
+    heading.textContent = `Ticket #${t.id} · ${t.status} · ${contactLabel(t.contact)}`;
+    const count = nodes.length < totalCount ? `${totalCount} messages, the newest ${nodes.length} shown` : `${totalCount} messages`;
+    summary.replaceChildren(link(`#/tenant/${tenantId}`, '← tenant'), ` · ${count}`);
+    messages.replaceChildren(...nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))));
+  };
+  paint(first);
+  show(h('section', { 'data-testid': 'conversation' }, heading, summary, refreshFailure.el, messages));
+  const refresh = async () => {
+    const t = await load();
+    if (t) paint(t);
+  };
+  if (mine === viewNumber) timer = setInterval(() => refresh().then(refreshFailure.clear, refreshFailure.show), REFRESH_MS);
 }
 
 // ---- routing --------------------------------------------------------------------------------

@@ -14,12 +14,12 @@ export interface QueryLimits {
 export const LARGEST_PAGE = 500;
 
 /**
- * A list field costs its children times the size asked (`first` or `limit`), one otherwise. A size
+ * A list field costs its children times the size asked (`first`, `last` or `limit`), one otherwise. A size
  * that is not a positive integer (0, negative, absurd) is counted at the largest page a service
  * answers: the service refuses it, but the estimate never takes it for a cheap one.
  */
 export const pageSizeEstimator: ComplexityEstimator = ({ args, childComplexity }) => {
-  const asked = args.first ?? args.limit;
+  const asked = args.first ?? args.last ?? args.limit;
   if (asked === undefined || asked === null) return 1 + childComplexity;
   const size = Number(asked);
   return 1 + childComplexity * (Number.isInteger(size) && size > 0 && size <= LARGEST_PAGE ? size : LARGEST_PAGE);

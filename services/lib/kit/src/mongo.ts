@@ -4,6 +4,8 @@ import { observeDatabase } from './observability/db-metrics';
 import { databaseConnected } from './database-hooks';
 import { processEnv } from './config';
 
+export { anyOf, firstOfEach, groupByKey } from './batch-reads';
+
 /** Delays between connection attempts: `initialMs`, doubling, never more than `maxMs`. */
 export interface Backoff {
   initialMs: number;

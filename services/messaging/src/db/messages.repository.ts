@@ -95,6 +95,11 @@ export class MessagesRepository {
     return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
   }
 
+  /** The ticket's newest `limit` messages, newest first: the same index read backwards. */
+  latestByTicket(tenantId: number, ticketId: number, limit: number) {
+    return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: -1, _id: -1 }).limit(limit).lean<MessageDoc[]>().exec();
+  }
+
   countByTicket(tenantId: number, ticketId: number) {
     return this.models.Message.countDocuments({ tenantId, ticketId }).exec();
   }

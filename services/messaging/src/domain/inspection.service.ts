@@ -1,4 +1,5 @@
 import { checkPageSize, conflict, notFound } from '@convo/kit';
+import { groupByKey } from '@convo/kit/mongo';
 import type { DeliveryGroup } from '../db/delivery-groups';
 import type { MessagesRepository } from '../db/messages.repository';
 import { MESSAGE_STATUSES, type MessageDoc, type MessageStatus } from '../db/models';
@@ -53,6 +54,13 @@ export class InspectionService {
     return { docs, totalCount };
   }
 
+  /** The ticket's newest `last` messages, oldest first, with the ticket's message count: the console's conversation. */
+  async ticketLatestMessages(tenantId: number, ticketId: number, last: number): Promise<{ docs: MessageDoc[]; totalCount: number }> {
+    checkPageSize(last, MAX_MESSAGE_PAGE, 'last');
+    const [newestFirst, totalCount] = await Promise.all([this.repo.latestByTicket(tenantId, ticketId, last), this.repo.countByTicket(tenantId, ticketId)]);
+    return { docs: newestFirst.reverse(), totalCount };
+  }
+
   /** A tenant's channels that have queued or failed messages, or pending or dead webhooks, by channel id. */
   async deliveryHealth(tenantId: number): Promise<ChannelDeliveryHealth[]> {
     const [messages, webhooks] = await Promise.all([this.repo.deliveryGroups(tenantId), this.repo.outbox.deliveryGroups(tenantId)]);
@@ -96,8 +104,12 @@ export class InspectionService {
     return this.repo.outbox.findForTenant(tenantId, id);
   }
 
-  /** Every attempt of a webhook event, oldest first. */
-  webhookAttempts(eventId: string): Promise<AttemptDoc[]> {
-    return this.repo.outbox.attemptsOf(eventId);
+  /**
+   * Every attempt of each of these webhook events of the tenant, oldest first: one query for a page
+   * of events. Event ids are unique, and an attempt of another tenant's event is never answered.
+   */
+  async webhookAttemptsOf(tenantId: number, eventIds: readonly string[]): Promise<Map<string, AttemptDoc[]>> {
+    const attempts = (await this.repo.outbox.attemptsOfEvents(eventIds)).filter((a) => a.tenantId === tenantId);
+    return groupByKey(eventIds, attempts, (a) => a.eventId);
   }
 }

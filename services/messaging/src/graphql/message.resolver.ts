@@ -52,4 +52,17 @@ export class TicketMessagesResolver {
       pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
     };
   }
+
+  @Directive('@requires(fields: "tenantId")')
+  @FieldResolver(() => MessageConnection, {
+    description: `The ticket's newest messages (last ≤ ${MAX_MESSAGE_PAGE}), oldest first: the end of a long conversation. totalCount tells how many there are in all; endCursor continues with messagePage(after:) when newer ones arrive.`,
+  })
+  async latestMessages(@Root() ticket: TicketMessages, @Arg('last', () => Int, { defaultValue: 50 }) last: number): Promise<MessageConnection> {
+    const { docs, totalCount } = await this.inspection.ticketLatestMessages(ticket.tenantId, ticket.id, last);
+    return {
+      nodes: docs.map(toGraphMessage),
+      totalCount,
+      pageInfo: { hasNextPage: false, endCursor: offsetCursor(totalCount) },
+    };
+  }
 }

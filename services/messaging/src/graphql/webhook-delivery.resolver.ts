@@ -1,4 +1,5 @@
-import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { tenantRowsLoader } from '@convo/kit/graphql/loaders';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { AttemptDoc, OutboxEventDoc, OutboxStatus } from '../outbox/outbox.models';
 import { WebhookDeliveryStatusEnum } from './enums';
 import type { InspectionService } from '../domain/inspection.service';
@@ -63,7 +64,9 @@ export class WebhookDeliveryResolver {
   }
 
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, oldest first.' })
-  async attemptLog(@Root() delivery: WebhookDelivery): Promise<WebhookAttempt[]> {
-    return (await this.inspection.webhookAttempts(delivery.id)).map(toAttempt);
+  async attemptLog(@Root() delivery: WebhookDelivery, @Ctx() context: unknown): Promise<WebhookAttempt[]> {
+    // A list of deliveries reads its attempts once per request: one query for the list.
+    const loader = tenantRowsLoader(context, 'WebhookDelivery.attemptLog', (tenantId, ids: readonly string[]) => this.inspection.webhookAttemptsOf(tenantId, ids));
+    return ((await loader.load(delivery.tenantId, delivery.id)) ?? []).map(toAttempt);
   }
 }

@@ -1,6 +1,6 @@
 import { insertOnce } from '@convo/kit/claims';
 import { groupCommit, perItemErrors } from '@convo/kit/group-commit';
-import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
+import { anyOf, isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { groupByChannelAndStatus } from '../db/delivery-groups';
 import { claimNextGeneration, generationId } from '../leases/generations';
@@ -248,6 +248,11 @@ export class OutboxRepository {
   }
 
   attemptsOf(eventId: string) {
-    return this.models.Attempt.find({ eventId }).sort({ gen: 1 }).lean<AttemptDoc[]>().exec();
+    return this.attemptsOfEvents([eventId]);
+  }
+
+  /** Every attempt of these events by event, oldest first: index (eventId, gen). */
+  attemptsOfEvents(eventIds: readonly string[]) {
+    return this.models.Attempt.find({ eventId: anyOf(eventIds) }).sort({ eventId: 1, gen: 1 }).lean<AttemptDoc[]>().exec();
   }
 }

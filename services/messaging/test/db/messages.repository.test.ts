@@ -2,6 +2,7 @@ import { connectDatabase, isDuplicateKey } from '@convo/kit/mongo';
 import { startDatabase, type Database } from '@convo/dev-db';
 import type { Connection } from 'mongoose';
 import { MessagesRepository } from '../../src/db/messages.repository';
+import { InspectionService } from '../../src/domain/inspection.service';
 import type { MessageDoc } from '../../src/db/models';
 import { commandsDuring } from '@convo/test-support';
 import { queuedText } from '../fixtures';
@@ -58,5 +59,19 @@ describe('the messages repository', () => {
       expect(await repo.findAnyById(d._id)).toMatchObject({ status: 'sent', providerMessageId: `P-${i}`, body: `d${i}` });
     }
     expect(await repo.queuedOfTicket(1, 7003, 100)).toEqual([]);
+  });
+});
+
+describe("a long ticket's newest messages (the console's conversation)", () => {
+  it('answers the last messages, oldest first, with the count of all, and refuses a size out of bounds', async () => {
+    const base = Date.now() - 1_000_000;
+    const docs = Array.from({ length: 130 }, (_, i) => ({ ...queued(7101, `m${i}`), createdAt: new Date(base + i * 1000) }));
+    await Promise.all(docs.map((d) => repo.insert(d)));
+    const inspection = new InspectionService(repo);
+    const { docs: latest, totalCount } = await inspection.ticketLatestMessages(1, 7101, 100);
+    expect(totalCount).toBe(130);
+    expect(latest.map((m) => m.body)).toEqual(docs.slice(30).map((d) => d.body));
+    expect((await inspection.ticketLatestMessages(1, 7101, 3)).docs.map((m) => m.body)).toEqual(['m127', 'm128', 'm129']);
+    await expect(inspection.ticketLatestMessages(1, 7101, 101)).rejects.toMatchObject({ code: 'ERR_VALIDATION' });
   });
 });

@@ -1,3 +1,4 @@
+import { anyOf } from '@convo/kit/mongo';
 import type { ApiIntegrationDoc, Models, RevocationDoc } from './models';
 
 /** API integrations and the log of their deletions (revocations). */
@@ -12,8 +13,9 @@ export class ApisRepository {
     return this.models.Api.find({ tenantId, sessionId }).sort({ createdAt: 1 }).lean<ApiIntegrationDoc[]>().exec();
   }
 
-  listTenantApis(tenantId: number, limit: number) {
-    return this.models.Api.find({ tenantId }).sort({ createdAt: 1 }).limit(limit).lean<ApiIntegrationDoc[]>().exec();
+  /** The integrations of these tenants by tenant, oldest first: index (tenantId, createdAt). At most `max`. */
+  firstApisOf(tenantIds: readonly number[], max: number) {
+    return this.models.Api.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, createdAt: 1 }).limit(max).lean<ApiIntegrationDoc[]>().exec();
   }
 
   findApiByTokenHash(tokenHash: string) {

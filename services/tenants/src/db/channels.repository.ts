@@ -1,4 +1,6 @@
 import { ClaimStore } from '@convo/kit/claims';
+import { anyOf } from '@convo/kit/mongo';
+import { countByTenant } from './count-by-tenant';
 import type { ChannelDoc, LinkClaimDoc, Models, SlotClaimDoc } from './models';
 
 /** Channels, the slots that count them against limits, and the claims of hybrid links. */
@@ -28,6 +30,11 @@ export class ChannelsRepository {
     return this.models.Channel.find({ tenantId }).sort({ _id: 1 }).lean<ChannelDoc[]>().exec();
   }
 
+  /** Every channel of these tenants, by tenant then id: index (tenantId, _id). */
+  listChannelsOf(tenantIds: readonly number[]) {
+    return this.models.Channel.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, _id: 1 }).lean<ChannelDoc[]>().exec();
+  }
+
   async insertChannel(channel: ChannelDoc): Promise<void> {
     await this.models.Channel.create(channel);
   }
@@ -44,6 +51,11 @@ export class ChannelsRepository {
 
   countChannels(tenantId: number): Promise<number> {
     return this.models.Channel.countDocuments({ tenantId }).exec();
+  }
+
+  /** How many channels each of these tenants has (a tenant with none is absent). */
+  countChannelsOf(tenantIds: readonly number[]) {
+    return countByTenant(this.models.Channel, tenantIds);
   }
 
   countChannelsOfKind(tenantId: number, channelKind: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { ClaimStore } from '@convo/kit/claims';
-import { nextSequence } from '@convo/kit/mongo';
+import { anyOf, nextSequence } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
+import { countByTenant } from './count-by-tenant';
 import type { CustomerClaimDoc, IdentityClaimDoc, Models, PlanDoc, SeedClaimDoc, TenantDoc, UserDoc } from './models';
 
 export type SequenceKind = 'tenant' | 'user' | 'plan' | 'channel';
@@ -36,6 +37,11 @@ export class TenantsRepository {
 
   findPlan(id: number) {
     return this.models.Plan.findById(id).lean<PlanDoc>().exec();
+  }
+
+  /** The plans of these ids (a page of tenants names few: plans are a small collection). */
+  findPlans(ids: readonly number[]) {
+    return this.models.Plan.find({ _id: anyOf(ids) }).lean<PlanDoc[]>().exec();
   }
 
   listPlans() {
@@ -157,6 +163,16 @@ export class TenantsRepository {
 
   countUsers(tenantId: number, search: string) {
     return this.models.User.countDocuments(userFilter(tenantId, search)).exec();
+  }
+
+  /** The users of these tenants by tenant, then name: index (tenantId, name, _id). At most `max`. */
+  firstUsersOf(tenantIds: readonly number[], max: number) {
+    return this.models.User.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, name: 1, _id: 1 }).limit(max).lean<UserDoc[]>().exec();
+  }
+
+  /** How many users each of these tenants has (a tenant with none is absent): one index range per tenant. */
+  countUsersOf(tenantIds: readonly number[]) {
+    return countByTenant(this.models.User, tenantIds);
   }
 
   findTenantAdmin(tenantId: number) {

@@ -1,4 +1,5 @@
 import { DomainError, Issues, notFound, type proto, validation } from '@convo/kit';
+import { groupByKey } from '@convo/kit/mongo';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
 import type { ApiIntegrationDoc, ChannelDoc } from '../db/models';
@@ -187,6 +188,12 @@ export class ChannelsService {
     return (await this.channels.listChannels(tenantId)).map(toChannel);
   }
 
+  /** Every channel of each of these tenants, oldest first: one query for all. */
+  async listChannelsOf(tenantIds: readonly number[]): Promise<Map<number, proto.tenants.Channel[]>> {
+    const docs = groupByKey(tenantIds, await this.channels.listChannelsOf(tenantIds), (c) => c.tenantId);
+    return new Map([...docs].map(([tenantId, channels]) => [tenantId, channels.map(toChannel)]));
+  }
+
   /** A channel of this tenant, never of any tenant: tenantId 0 finds none. */
   async getTenantChannel(tenantId: number, channelId: number) {
     if (!(tenantId > 0)) throw notFound('channel');
@@ -199,10 +206,10 @@ export class ChannelsService {
     return channel ? toChannel(channel) : null;
   }
 
-  /** A tenant's users and channels, counted against its limits. */
-  async usage(tenantId: number): Promise<{ users: number; connections: number }> {
-    const [users, connections] = await Promise.all([this.tenants.countUsers(tenantId, ''), this.channels.countChannels(tenantId)]);
-    return { users, connections };
+  /** The users and channels of each of these tenants: one count of each for all of them. */
+  async usageOf(tenantIds: readonly number[]): Promise<Map<number, { users: number; connections: number }>> {
+    const [users, connections] = await Promise.all([this.tenants.countUsersOf(tenantIds), this.channels.countChannelsOf(tenantIds)]);
+    return new Map(tenantIds.map((id) => [id, { users: users.get(id) ?? 0, connections: connections.get(id) ?? 0 }]));
   }
 
   /** tenantId 0: any tenant (internal callers that hold no tenant yet, e.g. engine webhooks). */

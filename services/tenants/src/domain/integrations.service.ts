@@ -1,5 +1,5 @@
 import { conflict, DomainError, forbidden, Issues, notFound, type proto, unauthenticated } from '@convo/kit';
-import { isDuplicateKey } from '@convo/kit/mongo';
+import { firstOfEach, isDuplicateKey } from '@convo/kit/mongo';
 import { randomBytes } from 'node:crypto';
 import type { ApisRepository } from '../db/apis.repository';
 import type { ChannelsRepository } from '../db/channels.repository';
@@ -36,9 +36,10 @@ export class IntegrationsService {
     private readonly targets: TargetUrls = new TargetUrls(),
   ) {}
 
-  /** A tenant's integrations, oldest first (at most `limit`); tokens are never shown. */
-  async listTenantApis(tenantId: number, limit: number): Promise<proto.tenants.ApiIntegration[]> {
-    return (await this.apis.listTenantApis(tenantId, limit)).map((a) => toApi(a));
+  /** The first `limit` integrations of each of these tenants, oldest first; tokens are never shown. */
+  async firstApisOf(tenantIds: readonly number[], limit: number): Promise<Map<number, proto.tenants.ApiIntegration[]>> {
+    const apis = await firstOfEach(tenantIds, limit, (a: ApiIntegrationDoc) => a.tenantId, (ids, max) => this.apis.firstApisOf(ids, max));
+    return new Map([...apis].map(([tenantId, docs]) => [tenantId, docs.map((a) => toApi(a))]));
   }
 
   /**

@@ -33,6 +33,11 @@ export class PlansService {
     return this.repo.findPlan(id);
   }
 
+  /** The plans of these ids, by id (the dashboard's page of tenants: one read for the page). */
+  async findPlans(ids: readonly number[]): Promise<Map<number, PlanDoc>> {
+    return new Map((await this.repo.findPlans(ids)).map((p) => [p._id, p]));
+  }
+
   async createPlan(input: NewPlan): Promise<PlanDoc> {
     const issues = new Issues();
     issues.check(input.name.trim().length > 0, 'name', 'is required');

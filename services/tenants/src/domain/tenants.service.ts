@@ -1,3 +1,4 @@
+import { firstOfEach } from '@convo/kit/mongo';
 import { checkPageSize, conflict, DomainError, Issues, notFound, safeEqual, unauthenticated, validation, type proto } from '@convo/kit';
 import { isDuplicateKey } from '@convo/kit/mongo';
 import type { PlanDoc, TenantDoc, UserDoc } from '../db/models';
@@ -149,9 +150,10 @@ export class TenantsService {
     return this.repo.countTenants({ name: name?.trim() || undefined });
   }
 
-  /** The first `limit` users of a tenant by name. */
-  async firstUsers(tenantId: number, limit: number): Promise<proto.tenants.User[]> {
-    return (await this.repo.pageUsers(tenantId, '', 0, limit)).map(toUser);
+  /** The first `limit` users of each of these tenants by name, one query for all unless one has more (firstOfEach). */
+  async firstUsersOf(tenantIds: readonly number[], limit: number): Promise<Map<number, proto.tenants.User[]>> {
+    const users = await firstOfEach(tenantIds, limit, (u: UserDoc) => u.tenantId, (ids, max) => this.repo.firstUsersOf(ids, max));
+    return new Map([...users].map(([tenantId, docs]) => [tenantId, docs.map(toUser)]));
   }
 
   async listTenants(req: proto.tenants.ListTenantsRequest__Output) {

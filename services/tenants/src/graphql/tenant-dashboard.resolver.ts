@@ -1,5 +1,6 @@
 import { offsetCursor, readOffsetCursor, type proto } from '@convo/kit';
-import { Arg, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { requestLoader } from '@convo/kit/graphql/loaders';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { ChannelsService } from '../domain/channels.service';
 import type { IntegrationsService } from '../domain/integrations.service';
 import type { PlansService } from '../domain/plans.service';
@@ -50,32 +51,39 @@ export class TenantDashboardResolver {
     };
   }
 
+  // Each field below is read once per request for every tenant of the page (a DataLoader per
+  // field, keyed by the tenant, or the plan's id): one query for the page, not one per row.
+
   @FieldResolver(() => Plan, { nullable: true })
-  async plan(@Root() tenant: Tenant): Promise<Plan | null> {
+  async plan(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<Plan | null> {
     if (tenant.planId === undefined || tenant.planId === null) return null;
-    const p = await this.plans.findPlan(tenant.planId);
+    const p = await requestLoader(context, 'Tenant.plan', (ids: readonly number[]) => this.plans.findPlans(ids)).load(tenant.planId);
     return p ? toPlan(p) : null;
   }
 
   @FieldResolver(() => [Channel], { description: 'Channels without their provider secrets.' })
-  async channels(@Root() tenant: Tenant): Promise<Channel[]> {
-    return (await this.channelsService.listChannels(tenant.id)) as Channel[];
+  async channels(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<Channel[]> {
+    const loader = requestLoader(context, 'Tenant.channels', (ids: readonly number[]) => this.channelsService.listChannelsOf(ids));
+    return ((await loader.load(tenant.id)) ?? []) as Channel[];
   }
 
   @FieldResolver(() => TenantUsage)
-  async usage(@Root() tenant: Tenant): Promise<TenantUsage> {
-    const { users, connections } = await this.channelsService.usage(tenant.id);
+  async usage(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<TenantUsage> {
+    const loader = requestLoader(context, 'Tenant.usage', (ids: readonly number[]) => this.channelsService.usageOf(ids));
+    const { users, connections } = (await loader.load(tenant.id)) ?? { users: 0, connections: 0 };
     return { users, maxUsers: tenant.maxUsers, connections, maxConnections: tenant.maxConnections };
   }
 
   @FieldResolver(() => [TenantUser], { description: 'The first 100 users by name.' })
-  async users(@Root() tenant: Tenant): Promise<TenantUser[]> {
-    return (await this.tenants.firstUsers(tenant.id, MAX_PAGE)).map((u) => ({ id: u.id ?? 0, name: u.name ?? '', email: u.email ?? '', profile: u.profile as TenantUser['profile'] }));
+  async users(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<TenantUser[]> {
+    const loader = requestLoader(context, 'Tenant.users', (ids: readonly number[]) => this.tenants.firstUsersOf(ids, MAX_PAGE));
+    return ((await loader.load(tenant.id)) ?? []).map((u) => ({ id: u.id ?? 0, name: u.name ?? '', email: u.email ?? '', profile: u.profile as TenantUser['profile'] }));
   }
 
   @FieldResolver(() => [Integration], { description: 'API integrations, oldest first (first 100); tokens are never shown.' })
-  async integrations(@Root() tenant: Tenant): Promise<Integration[]> {
-    return (await this.integrationsService.listTenantApis(tenant.id, MAX_PAGE)).map(toIntegration);
+  async integrations(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<Integration[]> {
+    const loader = requestLoader(context, 'Tenant.integrations', (ids: readonly number[]) => this.integrationsService.firstApisOf(ids, MAX_PAGE));
+    return ((await loader.load(tenant.id)) ?? []).map(toIntegration);
   }
 
   @Mutation(() => Tenant, { description: "Changes a tenant's status and limits (platform only), as tenantApiUpdateTenant." })

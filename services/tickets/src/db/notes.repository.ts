@@ -1,3 +1,4 @@
+import { anyOf } from '@convo/kit/mongo';
 import type { Models, NoteDoc, PauseDoc } from './models';
 
 /** A ticket's notes and the log of its pauses. */
@@ -21,6 +22,11 @@ export class NotesRepository {
   /** A ticket's notes, oldest first (index: tenantId, ticketId, createdAt). */
   listNotes(tenantId: number, ticketId: number, skip: number, limit: number) {
     return this.models.Note.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<NoteDoc[]>().exec();
+  }
+
+  /** The notes of these tickets of the tenant by ticket, oldest first (the same index), at most `max`. */
+  notesOf(tenantId: number, ticketIds: readonly number[], max: number) {
+    return this.models.Note.find({ tenantId, ticketId: anyOf(ticketIds) }).sort({ ticketId: 1, createdAt: 1, _id: 1 }).limit(max).lean<NoteDoc[]>().exec();
   }
 
   countNotes(tenantId: number, ticketId: number) {

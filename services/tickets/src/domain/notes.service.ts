@@ -1,4 +1,5 @@
 import { conflict, Issues, notFound, validation, type proto } from '@convo/kit';
+import { firstOfEach } from '@convo/kit/mongo';
 import type { NoteDoc } from '../db/models';
 import type { TicketsDatabase } from '../db/repositories';
 import type { TenantUsers } from './users';
@@ -85,9 +86,14 @@ export class NotesService {
     return { notes: notes.map(toNote), count, hasMore: page * NOTES_PAGE_SIZE < count, page, pageSize: NOTES_PAGE_SIZE };
   }
 
-  /** A ticket's first notes, oldest first, at most `limit` (GraphQL's Ticket.notes): the tenant's only. */
-  firstNotes(tenantId: number, ticketId: number, limit = 100): Promise<NoteDoc[]> {
-    return this.repo.notes.listNotes(tenantId, ticketId, 0, Math.min(Math.max(1, limit), 100));
+  /**
+   * The first notes of each of these tickets, oldest first, at most `limit` each (GraphQL's
+   * Ticket.notes, a page of tickets at once): the tenant's only, one query for all unless a ticket
+   * has more (firstOfEach).
+   */
+  firstNotesOf(tenantId: number, ticketIds: readonly number[], limit = 100): Promise<Map<number, NoteDoc[]>> {
+    const each = Math.min(Math.max(1, limit), 100);
+    return firstOfEach(ticketIds, each, (n: NoteDoc) => n.ticketId, (ids, max) => this.repo.notes.notesOf(tenantId, ids, max));
   }
 
   /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */

@@ -1,5 +1,6 @@
 import { shownIdentities, type proto } from '@convo/kit';
-import { Arg, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
+import { tenantRowsLoader } from '@convo/kit/graphql/loaders';
+import { Arg, Ctx, FieldResolver, Int, Query, Resolver, Root } from 'type-graphql';
 import type { TicketDoc } from '../domain/ticket-view';
 import type { NotesService } from '../domain/notes.service';
 import { toTicket } from '../domain/ticket-view';
@@ -29,6 +30,7 @@ export const toGraphTicket = (doc: TicketDoc): Ticket => {
     ...ticket,
     contact: toGraphContact(ticket.contact!),
     pauseReason: ticket.pauseReason || null,
+    closedAt: ticket.closedAt || null,
     channel: { id: doc.channelId, tenantId: doc.tenantId },
   } as Ticket;
 };
@@ -48,8 +50,10 @@ export class TicketResolver {
   }
 
   @FieldResolver(() => [TicketNote], { description: 'Internal notes, oldest first (first 100).' })
-  async notes(@Root() ticket: Ticket): Promise<TicketNote[]> {
-    return (await this.notesService.firstNotes(ticket.tenantId, ticket.id, 100)).map((n) => ({
+  async notes(@Root() ticket: Ticket, @Ctx() context: unknown): Promise<TicketNote[]> {
+    // A page of tickets reads its notes once per request: one query per tenant of the page.
+    const loader = tenantRowsLoader(context, 'Ticket.notes', (tenantId, ticketIds: readonly number[]) => this.notesService.firstNotesOf(tenantId, ticketIds, 100));
+    return ((await loader.load(ticket.tenantId, ticket.id)) ?? []).map((n) => ({
       id: n._id,
       notes: n.notes,
       userId: n.userId ?? null,

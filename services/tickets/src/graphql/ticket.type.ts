@@ -55,5 +55,10 @@ export class Ticket {
   @Field(() => String, { nullable: true }) pauseReason?: string | null;
   @Field(() => DateTime) createdAt!: string;
   @Field(() => DateTime) updatedAt!: string;
+  @Field(() => DateTime, {
+    nullable: true,
+    description: 'When the ticket was last closed; null while it is open or pending. A reopen (any status but closed) clears it, and closing again sets it anew.',
+  })
+  closedAt?: string | null;
   @Field(() => ChannelRef) channel!: ChannelRef;
 }

@@ -46,3 +46,30 @@ export async function findByIds<Id, D>(ids: readonly Id[], findOne: (id: Id) => 
   });
   return found;
 }
+
+/** Loads rows of one tenant by id: the rows of the given distinct ids, each with this tenant's id in its filter. */
+export type TenantBatchLoad<Id, V> = (tenantId: number, ids: readonly Id[]) => Promise<Map<Id, V>>;
+
+/**
+ * The request's loader named `kind` for tenant-owned rows named by (tenant, id): a ticket's notes,
+ * a webhook event's attempts. The tenant is part of every key, so a batch asks each tenant's rows
+ * with that tenant in the filter (one call per tenant of the batch, a dashboard page has one) and
+ * a row is never answered for another tenant than the one its parent names.
+ */
+export function tenantRowsLoader<Id extends number | string, V>(context: unknown, kind: string, load: TenantBatchLoad<Id, V>) {
+  const loader = requestLoader(context, kind, async (keys: readonly string[]) => {
+    const byTenant = new Map<number, Id[]>();
+    for (const key of keys) {
+      const [tenantId, id] = JSON.parse(key) as [number, Id];
+      byTenant.set(tenantId, [...(byTenant.get(tenantId) ?? []), id]);
+    }
+    const found = new Map<string, V>();
+    await Promise.all(
+      [...byTenant].map(async ([tenantId, ids]) => {
+        for (const [id, value] of await load(tenantId, ids)) found.set(JSON.stringify([tenantId, id]), value);
+      }),
+    );
+    return found;
+  });
+  return { load: (tenantId: number, id: Id): Promise<V | null> => loader.load(JSON.stringify([tenantId, id])) };
+}

@@ -1,4 +1,4 @@
-import { findByIds, requestLoader } from '../../src/graphql/loaders';
+import { findByIds, requestLoader, tenantRowsLoader } from '../../src/graphql/loaders';
 
 describe('requestLoader', () => {
   const source = () => {
@@ -26,6 +26,24 @@ describe('requestLoader', () => {
     await requestLoader(first, 'Other', load).load(1);
     await requestLoader({}, 'Thing', load).load(1);
     expect(batches).toEqual([[1], [1], [1]]);
+  });
+});
+
+describe('tenantRowsLoader', () => {
+  it("asks each tenant for its own ids, once per batch, and never answers one tenant's row for another", async () => {
+    const asked: Array<[number, number[]]> = [];
+    // Rows 1 and 2 belong to tenant 10, row 3 to tenant 20: a tenant's read finds only its own.
+    const owner = new Map([[1, 10], [2, 10], [3, 20]]);
+    const load = async (tenantId: number, ids: readonly number[]) => {
+      asked.push([tenantId, [...ids]]);
+      return new Map(ids.filter((id) => owner.get(id) === tenantId).map((id) => [id, `row ${id} of ${tenantId}`]));
+    };
+    const request = {};
+    const answers = await Promise.all(
+      [[10, 1], [10, 2], [20, 3], [10, 3], [10, 1]].map(([t, id]) => tenantRowsLoader(request, 'Rows', load).load(t, id)),
+    );
+    expect(answers).toEqual(['row 1 of 10', 'row 2 of 10', 'row 3 of 20', null, 'row 1 of 10']);
+    expect(asked.sort((a, b) => a[0] - b[0])).toEqual([[10, [1, 2, 3]], [20, [3]]]);
   });
 });
 
