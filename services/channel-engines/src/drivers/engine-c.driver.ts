@@ -94,7 +94,7 @@ export class EngineCDriver implements Driver {
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
     const { body } = await requestJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, {
       body: payload,
-      headers: tokenHeader(channel, 'token'),
+      headers: tokenHeader(this.settings, this.kind, channel, 'token', { required: true }),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
     });
