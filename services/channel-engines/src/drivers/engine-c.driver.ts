@@ -143,7 +143,8 @@ function interactive(kind: string, type: string, json: Json, number: string): Ua
     case 'poll':
       return menu(number, 'poll', json, { selectableCount: optionalInteger(json, 'selectableCount') ?? 1 });
     case 'carousel':
-      return { path: '/send/carousel', body: { number, text: optionalText(json, 'text'), carousel: carousel(json) } };
+      // uazapi's /send/carousel requires the message's own text above the cards (the gateway requires it too).
+      return { path: '/send/carousel', body: { number, text: requiredText(json, 'text'), carousel: carousel(json) } };
     case 'pixButton':
       return { path: '/send/pix-button', body: { number, ...pix(json) } };
     case 'locationButton':
