@@ -95,6 +95,8 @@ export const messageRecord = (m: proto.messaging.Message__Output): MessageRecord
   providerMessageId: m.providerMessageId || null,
   // Outgoing on a waba channel: the way it left ("official" or "linked"); null elsewhere.
   via: m.via || null,
+  // Outgoing on waba: what Meta's statuses reported of its price; null until one did, and elsewhere.
+  pricing: m.pricing ? { billable: m.pricing.billable, pricingModel: m.pricing.pricingModel, category: m.pricing.category } : null,
   createdAt: m.createdAt,
   updatedAt: m.updatedAt,
 });

@@ -676,6 +676,7 @@ describe('interactive messages, end to end', () => {
       ['a list has a row', 'engine_c', `${C}/list`, () => (ec({ text: 'Menu', listButton: 'Open', choices: ['[Only a section]'] })), 'choices'],
       ['a list row title is at most 24 characters', 'engine_c', `${C}/list`, () => (ec({ text: 'Menu', listButton: 'Open', choices: [`${'x'.repeat(25)}|id`] })), 'choices[0]'],
       ['an engine_c poll has at least 2 choices', 'engine_c', `${C}/poll`, () => (ec({ text: 'Q', choices: ['A'] })), 'choices'],
+      ['a carousel needs its text (uazapi requires it)', 'engine_c', `${C}/carousel`, () => (ec({ carousel: [card()] })), 'text'],
       ['a carousel button type is REPLY or URL', 'engine_c', `${C}/carousel`, () => (ec({ carousel: [card({ buttons: [{ text: 'Call', type: 'CALL' }] })] })), 'carousel[0].buttons[0].type'],
       ['a URL carousel button needs url', 'engine_c', `${C}/carousel`, () => (ec({ carousel: [card({ buttons: [{ text: 'See', type: 'URL' }] })] })), 'carousel[0].buttons[0].url'],
       ['a carousel card needs its image', 'engine_c', `${C}/carousel`, () => (ec({ carousel: [{ text: 'Card', buttons: [{ text: 'Buy', type: 'REPLY' }] }] })), 'carousel[0].image'],

@@ -27,6 +27,12 @@ export const wabaButtonReply = (from: string, id: string, choice: { id: string; 
 
 export const wabaStatus = (id: string, status: string, recipient: string, timestamp: string) => ({ id, status, timestamp, recipient_id: recipient });
 
+/** A change of the account's templates (`message_template_status_update`, `template_category_update`): `entry[].id` is the WABA id. */
+export const wabaTemplateChange = (wabaId: string, field: string, value: Record<string, unknown>, time = Math.floor(Date.now() / 1000)) => ({
+  object: 'whatsapp_business_account',
+  entry: [{ id: wabaId, time, changes: [{ field, value }] }],
+});
+
 export const messengerEnvelope = (pageId: string, messaging: unknown[]) => ({
   object: 'page',
   entry: [{ id: pageId, time: 1718000000000, messaging }],

@@ -66,6 +66,20 @@ export interface UploadedFile {
 
 // ---- answers -----------------------------------------------------------------------------------
 
+/** What Meta's statuses reported of a waba message's price (their `pricing`), or null. */
+const PRICING_FIELDS = {
+  billable: Type.Boolean({ description: 'Whether Meta charges the message' }),
+  pricingModel: Type.String({ description: '"PMP": per-message pricing (since July 2025)' }),
+  category: Type.String({ description: 'What the message is charged as: marketing, utility, authentication, service…' }),
+};
+const MessagePricing = Type.Unsafe<{ billable: boolean; pricingModel: string; category: string } | null>({
+  type: ['object', 'null'],
+  properties: PRICING_FIELDS,
+  required: Object.keys(PRICING_FIELDS),
+  additionalProperties: false,
+  description: "Outgoing on waba: the price Meta reported in the message's statuses; null until one did, and on other kinds",
+});
+
 /** The message record of every message read (docs/api/external.md, "Message record"). */
 export const Message = Exact(
   {
@@ -87,6 +101,7 @@ export const Message = Exact(
     error: Nullable('string'),
     providerMessageId: Nullable('string'),
     via: Nullable('string'),
+    pricing: MessagePricing,
     createdAt: Type.String(),
     updatedAt: Type.String(),
   },

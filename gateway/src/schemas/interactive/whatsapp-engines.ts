@@ -201,10 +201,11 @@ export const ENGINE_C: InteractiveDef[] = [
     route: 'engine_c',
     type: 'carousel',
     path: engineC('carousel'),
-    summary: 'Cards with an image, a text and buttons (at most 10 cards)',
+    summary: 'Cards with an image, a text and buttons (at most 10 cards), below the message text',
     schema: Strict({
       ...TicketId,
-      text: Opt(Text(1024)),
+      // uazapi's /send/carousel requires the text above the cards: refused here, not at delivery.
+      text: Text(1024),
       carousel: List(
         Strict({
           text: Text(1024),

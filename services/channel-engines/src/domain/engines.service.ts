@@ -11,6 +11,7 @@ import type { TemplateCatalogs } from '../drivers/waba-templates';
 import { WebchatDriver } from '../drivers/webchat.driver';
 import { isTransient, observeProviderCall } from './provider-metrics';
 import { parseMetaWebhook } from '../inbound/meta.parser';
+import { parseTemplateChanges } from '../inbound/meta-templates';
 
 export class EnginesService {
   private readonly drivers: Map<string, Driver>;
@@ -86,7 +87,13 @@ export class EnginesService {
    * server, parsed by that kind's driver, and its events are stamped with the channel.
    */
   async parseInbound(req: proto.channelEngines.ParseInboundRequest__Output): Promise<{ events: proto.channelEngines.InboundEvent[] }> {
-    if (req.source === 'meta') return { events: parseMetaWebhook(jsonOf(req.body)) };
+    if (req.source === 'meta') {
+      const body = jsonOf(req.body);
+      // Template changes update the catalogs before the answer: a send after it sees them.
+      const changes = parseTemplateChanges(body);
+      if (changes.length) await this.templates?.record(changes);
+      return { events: parseMetaWebhook(body) };
+    }
     if (req.source !== 'engine') throw validation(`Unknown inbound source ${req.source}`, [{ field: 'source', message: 'must be meta or engine' }]);
     const channel = req.channel;
     if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);

@@ -62,6 +62,8 @@ export interface DriverSettings {
   timeoutMs: number;
   /** ENGINE_URL_<KIND> then ENGINE_URL, used when a channel has no engineUrl of its own. */
   engineUrl(kind: string): string;
+  /** ENGINE_TOKEN_<KIND> then ENGINE_TOKEN ('' when neither is set), used when a channel has no engineToken of its own. */
+  engineToken(kind: string): string;
   /** META_GRAPH_URL: base of the Cloud API, Send API and Profile APIs (with the version). */
   metaGraphUrl: string;
   /** SMTP_URL: the relay webmail channels send through when the channel has no engineUrl. */

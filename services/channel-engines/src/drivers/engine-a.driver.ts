@@ -75,7 +75,7 @@ export class EngineADriver implements Driver {
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
     const { body } = await requestJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, {
       body: payload,
-      headers: tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`),
+      headers: tokenHeader(this.settings, this.kind, channel, 'authorization', { scheme: 'Bearer' }),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
     });

@@ -55,7 +55,7 @@ export class EngineBDriver implements Driver {
     if (!instance) throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
     const { body } = await requestJson(`${server}/${path}/${encodeURIComponent(instance)}`, {
       body: payload,
-      headers: tokenHeader(channel, 'apikey'),
+      headers: tokenHeader(this.settings, this.kind, channel, 'apikey', { required: true }),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
       refusalReason: (answer) => evolutionReason(answer, notOnWhatsapp),

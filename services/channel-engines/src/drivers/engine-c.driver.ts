@@ -94,7 +94,7 @@ export class EngineCDriver implements Driver {
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
     const { body } = await requestJson(`${engineBaseUrl(this.settings, this.kind, channel)}${path}`, {
       body: payload,
-      headers: tokenHeader(channel, 'token'),
+      headers: tokenHeader(this.settings, this.kind, channel, 'token', { required: true }),
       timeoutMs: this.settings.timeoutMs,
       provider: this.kind,
     });
@@ -143,7 +143,8 @@ function interactive(kind: string, type: string, json: Json, number: string): Ua
     case 'poll':
       return menu(number, 'poll', json, { selectableCount: optionalInteger(json, 'selectableCount') ?? 1 });
     case 'carousel':
-      return { path: '/send/carousel', body: { number, text: optionalText(json, 'text'), carousel: carousel(json) } };
+      // uazapi's /send/carousel requires the message's own text above the cards (the gateway requires it too).
+      return { path: '/send/carousel', body: { number, text: requiredText(json, 'text'), carousel: carousel(json) } };
     case 'pixButton':
       return { path: '/send/pix-button', body: { number, ...pix(json) } };
     case 'locationButton':

@@ -58,7 +58,7 @@ export class EngineDDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'token');
+    return tokenHeader(this.settings, this.kind, channel, 'token', { required: true });
   }
 }
 

@@ -60,7 +60,7 @@ export class EngineEDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'authorization', `Bearer ${channel.engineToken}`);
+    return tokenHeader(this.settings, this.kind, channel, 'authorization', { scheme: 'Bearer', required: true });
   }
 }
 

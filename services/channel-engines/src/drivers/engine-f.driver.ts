@@ -48,7 +48,7 @@ export class EngineFDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'client-token');
+    return tokenHeader(this.settings, this.kind, channel, 'client-token');
   }
 }
 

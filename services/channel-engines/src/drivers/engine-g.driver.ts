@@ -58,7 +58,7 @@ export class EngineGDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'x-api-key');
+    return tokenHeader(this.settings, this.kind, channel, 'x-api-key');
   }
 }
 

@@ -42,7 +42,7 @@ export class EngineHDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'apikey');
+    return tokenHeader(this.settings, this.kind, channel, 'apikey', { required: true });
   }
 }
 

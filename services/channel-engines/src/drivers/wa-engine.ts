@@ -35,9 +35,33 @@ export function splitSession(kind: string, base: string): { server: string; sess
   return { server: `${url.origin}${segments.map((s) => `/${s}`).join('')}`, session: session ? decodeURIComponent(session) : '' };
 }
 
-/** The engine's header for the channel's token; none when the channel has no token. */
-export function tokenHeader(channel: Outbound['channel'], name: string, value = channel.engineToken): Record<string, string> {
-  return channel.engineToken ? { [name]: value } : {};
+/**
+ * The engine server's key: the channel's own engineToken, else ENGINE_TOKEN_<KIND>, else
+ * ENGINE_TOKEN (an installation-wide key, such as Evolution's global apikey); '' when none is set.
+ */
+export function engineToken(settings: DriverSettings, kind: string, channel: Outbound['channel']): string {
+  return channel.engineToken || settings.engineToken(kind);
+}
+
+export interface TokenHeaderOptions {
+  /** How the key is written in the header: as it is, or after "Bearer ". */
+  scheme?: 'Bearer';
+  /**
+   * The engine server refuses every call without a key (Evolution, uazapi, WuzAPI, WPPConnect):
+   * without one the call is refused here, before anything is sent, naming where a key comes from.
+   */
+  required?: boolean;
+}
+
+/** The engine's header for its key (engineToken above); none when there is no key and the server takes calls without one. */
+export function tokenHeader(settings: DriverSettings, kind: string, channel: Outbound['channel'], name: string, opts: TokenHeaderOptions = {}): Record<string, string> {
+  const token = engineToken(settings, kind, channel);
+  if (token) return { [name]: opts.scheme ? `${opts.scheme} ${token}` : token };
+  if (!opts.required) return {};
+  const env = `ENGINE_TOKEN_${kind.toUpperCase()}`;
+  throw providerFailed(`${kind} needs a key for its engine server and none is set (channel engineToken, ${env} or ENGINE_TOKEN); nothing was sent`, [
+    { field: 'engineToken', message: `is required by ${kind}'s engine server (or set ${env} or ENGINE_TOKEN)` },
+  ]);
 }
 
 // ---- WhatsApp ids ----------------------------------------------------------------------------

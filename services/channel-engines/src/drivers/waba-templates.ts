@@ -1,6 +1,8 @@
 import { providerFailed, validation, type proto } from '@convo/kit';
 import type { DriverSettings } from './driver';
 import { graphPages, segment } from './meta-graph';
+import { type RecordedChange, templateKey, type TemplateChangesRepository } from '../db/template-changes.repository';
+import type { TemplateChange } from '../inbound/meta-templates';
 
 type Template = proto.channelEngines.Template;
 type Channel = proto.channelEngines.ChannelTarget__Output;
@@ -40,6 +42,11 @@ interface Catalog {
  * per channel. A read asks Meta again only when `refresh` is set and the copy is at least
  * `cacheMs` old (a send naming a template the copy lacks or has unapproved), so a burst of sends
  * of an unknown name costs Meta one call per `cacheMs`. Concurrent reads of one channel share one call.
+ *
+ * Meta's template webhooks (status and category changes, `record`) apply at once: every read lays
+ * the changes recorded after its copy was read from Meta over it (one primary-key read of the
+ * account's changes, shared by every replica), and a change naming a template the copy lacks (one
+ * just approved) makes a `refresh` read Meta again whatever the copy's age.
  */
 export class TemplateCatalogs {
   private readonly catalogs = new Map<number, Catalog>();
@@ -48,7 +55,13 @@ export class TemplateCatalogs {
   constructor(
     private readonly settings: DriverSettings,
     private readonly cacheMs: number,
+    private readonly changes?: TemplateChangesRepository,
   ) {}
+
+  /** Meta's template webhooks: recorded for every replica's next read (`list`). */
+  async record(changes: TemplateChange[]): Promise<void> {
+    await this.changes?.record(changes);
+  }
 
   async list(channel: Channel, refresh: boolean): Promise<Catalog> {
     if (channel.type !== 'waba') {
@@ -59,13 +72,14 @@ export class TemplateCatalogs {
     if (!channel.wabaId) throw providerFailed(`waba channel ${channel.id} has no wabaId (the WhatsApp Business Account id)`);
     if (!channel.bmToken) throw providerFailed(`waba channel ${channel.id} has no bmToken (the business token)`);
     const key = `${channel.wabaId}|${channel.bmToken}`;
+    const changes = (await this.changes?.of(channel.wabaId)) ?? {};
     const kept = this.catalogs.get(channel.id);
-    const fresh = kept && kept.key === key && (!refresh || Date.now() - kept.fetchedAt < this.cacheMs);
+    const fresh = kept && kept.key === key && (!refresh || (Date.now() - kept.fetchedAt < this.cacheMs && !namesUnknown(kept, changes)));
     if (fresh) {
       // Most recently read last: the map's first entry is the one to drop.
       this.catalogs.delete(channel.id);
       this.catalogs.set(channel.id, kept);
-      return kept;
+      return withChanges(kept, changes);
     }
     let load = this.loading.get(channel.id);
     if (!load) {
@@ -76,7 +90,7 @@ export class TemplateCatalogs {
     this.catalogs.delete(channel.id);
     this.catalogs.set(channel.id, catalog);
     while (this.catalogs.size > MAX_CHANNELS) this.catalogs.delete(this.catalogs.keys().next().value!);
-    return catalog;
+    return withChanges(catalog, changes);
   }
 
   private async fetch(channel: Channel, key: string): Promise<Catalog> {
@@ -94,6 +108,26 @@ export class TemplateCatalogs {
     }
     return { templates, fetchedAt: Date.now(), key };
   }
+}
+
+/** The changes that reached us after the copy was read from Meta: the copy does not know them yet. */
+const newerThan = (catalog: Catalog, changes: Record<string, RecordedChange>) => Object.entries(changes).filter(([, c]) => c.receivedAt > catalog.fetchedAt);
+
+/** A recent change names a template the copy lacks (one approved since): only Meta knows its components. */
+const namesUnknown = (catalog: Catalog, changes: Record<string, RecordedChange>) => {
+  const known = new Set(catalog.templates.map((t) => templateKey(t.name ?? '', t.language ?? '')));
+  return newerThan(catalog, changes).some(([key]) => !known.has(key));
+};
+
+/** The copy with the status and category of each template that changed since it was read. */
+function withChanges(catalog: Catalog, changes: Record<string, RecordedChange>): Catalog {
+  const recent = new Map(newerThan(catalog, changes));
+  if (!recent.size) return catalog;
+  const templates = catalog.templates.map((t) => {
+    const change = recent.get(templateKey(t.name ?? '', t.language ?? ''));
+    return change ? { ...t, status: change.status || t.status, category: change.category || t.category } : t;
+  });
+  return { ...catalog, templates };
 }
 
 /** `{{1}}`, `{{2}}`… or named `{{order_id}}`: each distinct placeholder is one parameter. */

@@ -60,7 +60,7 @@ export class WhatsappDriver extends RestEngineDriver {
   }
 
   private headers(channel: Outbound['channel']): Record<string, string> {
-    return tokenHeader(channel, 'x-api-key');
+    return tokenHeader(this.settings, this.kind, channel, 'x-api-key');
   }
 }
 

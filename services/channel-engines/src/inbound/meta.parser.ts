@@ -1,5 +1,5 @@
 import { contactIdentity, contactNumberDigits, type proto } from '@convo/kit';
-import { list, obj, scalarStr, type Json } from '../json';
+import { isObject, list, obj, scalarStr, type Json } from '../json';
 
 type InboundEvent = proto.channelEngines.InboundEvent;
 
@@ -154,8 +154,21 @@ function wabaStatus(s: Json, account: Partial<InboundEvent>, people: Json[]): In
     status: scalarStr(s.status),
     timestampMs: seconds(s.timestamp),
     error: errorText(s.errors),
+    ...pricingOf(s.pricing),
     rawJson: JSON.stringify(s),
   };
+}
+
+/**
+ * A status's `pricing` ({ billable, pricing_model, category, type }), kept as Meta names it: under
+ * per-message pricing (July 2025) `pricing_model` is "PMP" and `category` says what the message is
+ * charged as. Nothing when the status carries none (failed ones, and sent ones of some versions).
+ */
+function pricingOf(value: unknown): Pick<InboundEvent, 'pricing'> {
+  if (!isObject(value)) return {};
+  // `billable` is deprecated under PMP: where it is left out, `type` "regular" is what Meta charges.
+  const billable = typeof value.billable === 'boolean' ? value.billable : value.type === 'regular';
+  return { pricing: { billable, pricingModel: scalarStr(value.pricing_model), category: scalarStr(value.category) } };
 }
 
 /** "(#131047) Re-engagement message: Message failed to send because more than 24 hours have passed…". */

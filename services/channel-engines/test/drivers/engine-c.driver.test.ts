@@ -179,10 +179,19 @@ describe('EngineCDriver: interactive messages', () => {
 
   it('refuses a URL button without url, naming it, before sending anything', async () => {
     const err = await failure(
-      sendInteractive('engine_c/carousel', { carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Open', type: 'URL' }] }] }),
+      sendInteractive('engine_c/carousel', { text: 'Pick', carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Open', type: 'URL' }] }] }),
     );
     expect(err.code).toBe('ERR_VALIDATION');
     expect(err.details).toEqual([{ field: 'carousel[0].buttons[0].url', message: 'is required' }]);
+    expect(uazapi.requests).toEqual([]);
+  });
+
+  it("refuses a carousel without its text (uazapi's /send/carousel requires it), naming it, before sending anything", async () => {
+    const err = await failure(
+      sendInteractive('engine_c/carousel', { carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Buy', type: 'REPLY' }] }] }),
+    );
+    expect(err.code).toBe('ERR_VALIDATION');
+    expect(err.details).toEqual([{ field: 'text', message: 'is required' }]);
     expect(uazapi.requests).toEqual([]);
   });
 

@@ -116,9 +116,23 @@ describe('parseMetaWebhook: WhatsApp Cloud API statuses', () => {
         status: value,
         timestampMs: 1750263773000,
         error: '',
+        pricing: { billable: true, pricingModel: 'PMP', category: 'service' },
         rawJson: JSON.stringify(s),
       },
     ]);
+  });
+
+  it.each([
+    ['a billable marketing message', { billable: true, pricing_model: 'PMP', category: 'marketing', type: 'regular' }, { billable: true, pricingModel: 'PMP', category: 'marketing' }],
+    ['a free service message', { billable: false, pricing_model: 'PMP', category: 'service', type: 'free_customer_service' }, { billable: false, pricingModel: 'PMP', category: 'service' }],
+    ['a status without billable (deprecated under PMP): type regular is charged', { pricing_model: 'PMP', category: 'utility', type: 'regular' }, { billable: true, pricingModel: 'PMP', category: 'utility' }],
+    ['a status without billable, free entry point', { pricing_model: 'PMP', category: 'marketing', type: 'free_entry_point' }, { billable: false, pricingModel: 'PMP', category: 'marketing' }],
+  ])("reads the status's pricing: %s", (_label, pricing, expected) => {
+    expect(parseMetaWebhook(waba({ statuses: [status({ status: 'delivered', pricing })] }))[0].pricing).toEqual(expected);
+  });
+
+  it('gives no pricing when the status carries none', () => {
+    expect(parseMetaWebhook(waba({ statuses: [status({ status: 'sent' })] }))[0]).not.toHaveProperty('pricing');
   });
 
   it('reads a failed status with the error text (131047, the closed 24-hour window)', () => {
@@ -316,6 +330,7 @@ describe('parseMetaWebhook: WhatsApp statuses with business-scoped user ids', ()
         status: 'delivered',
         timestampMs: 1750030073000,
         error: '',
+        pricing: { billable: true, pricingModel: 'PMP', category: 'marketing' },
         rawJson: JSON.stringify(s),
       },
     ]);

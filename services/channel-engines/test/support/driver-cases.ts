@@ -1,5 +1,5 @@
 import { channelOf, settingsWith } from './driver-fixtures';
-import type { Driver, Outbound } from '../../src/drivers/driver';
+import type { Driver, DriverSettings, Outbound } from '../../src/drivers/driver';
 import { EngineADriver } from '../../src/drivers/engine-a.driver';
 import { EngineBDriver } from '../../src/drivers/engine-b.driver';
 import { EngineCDriver } from '../../src/drivers/engine-c.driver';
@@ -39,8 +39,8 @@ export interface DriverCase {
 }
 
 /** The cases, each driver's URLs (engine and Graph alike) on the fake provider `url()` names. */
-export function driverCases(url: () => string): Record<string, DriverCase> {
-  const settings = () => settingsWith(500, { metaGraphUrl: url() });
+export function driverCases(url: () => string, over: Partial<DriverSettings> = {}): Record<string, DriverCase> {
+  const settings = () => settingsWith(500, { metaGraphUrl: url(), ...over });
   return {
     engine_a: { kind: 'engine_a', driver: () => new EngineADriver(settings()) },
     engine_b: { kind: 'engine_b', driver: () => new EngineBDriver(settings()), path: '/acme' },

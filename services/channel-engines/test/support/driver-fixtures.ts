@@ -6,6 +6,7 @@ import type { DriverSettings, Outbound } from '../../src/drivers/driver';
 export const settingsWith = (timeoutMs: number, over: Partial<DriverSettings> = {}): DriverSettings => ({
   timeoutMs,
   engineUrl: () => '',
+  engineToken: () => '',
   metaGraphUrl: '',
   smtpUrl: '',
   ...over,

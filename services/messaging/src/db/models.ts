@@ -59,10 +59,22 @@ export interface MessageDoc {
   via?: string;
   /** Outgoing through a linked channel: that channel, whose engine reports the message's statuses. */
   viaChannelId?: number;
+  /**
+   * Outgoing on waba: Meta's `pricing` of the message as its statuses reported it, stored by the
+   * status change that carries it; absent until one did, and on other kinds.
+   */
+  pricing?: MessagePricing;
   /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
   traceparent?: string;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** What Meta reports of a message's price (statuses[].pricing): charged or not, the model ("PMP"), the category. */
+export interface MessagePricing {
+  billable: boolean;
+  pricingModel: string;
+  category: string;
 }
 
 /** An externalKey claim of sendMessageByTicket; `_id` is `<tenantId>:<key>`, unique by nature. */
@@ -111,6 +123,7 @@ export function registerModels(conn: Connection) {
       windowUntil: { type: Date, default: undefined },
       via: { type: String, default: undefined },
       viaChannelId: { type: Number, default: undefined },
+      pricing: { type: new Schema<MessagePricing>({ billable: Boolean, pricingModel: String, category: String }, { _id: false }), default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },

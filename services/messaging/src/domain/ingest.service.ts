@@ -225,7 +225,13 @@ export class IngestService {
     const channel = await this.channelOf(e);
     if (!channel) return ignored();
     const status = e.status as MessageStatus;
-    const fields = status === 'failed' ? { error: e.error || 'failed' } : {};
+    // Meta's pricing rides on the status write itself: no other command. A status that changes
+    // nothing (Meta's "sent" after the dispatcher's) writes nothing, so its pricing waits for
+    // "delivered", which carries it too (a message is charged when delivered).
+    const fields: Partial<MessageDoc> = {
+      ...(status === 'failed' && { error: e.error || 'failed' }),
+      ...(e.pricing && { pricing: { billable: e.pricing.billable, pricingModel: e.pricing.pricingModel, category: e.pricing.category } }),
+    };
     await this.linkStatusIdentities(channel, e);
     if (!e.providerMessageId) return this.watermark(channel, e, status);
 

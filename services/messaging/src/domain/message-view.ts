@@ -19,6 +19,7 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     interactiveJson: m.interactiveJson ?? '',
     subject: m.subject ?? '',
     via: m.via ?? '',
+    pricing: m.pricing ? { billable: m.pricing.billable, pricingModel: m.pricing.pricingModel, category: m.pricing.category } : null,
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -10,6 +10,7 @@ export const toGraphMessage = (m: MessageDoc): Message => ({
   providerMessageId: m.providerMessageId ?? '',
   error: m.error ?? '',
   via: m.via ?? '',
+  pricing: m.pricing ?? null,
   createdAt: m.createdAt.toISOString(),
 });
 

@@ -3,6 +3,13 @@ import { DateTime } from '@convo/kit/graphql/scalars';
 import type { MessageStatus } from '../domain/inspection.service';
 import { MessageDirectionEnum, MessageStatusEnum } from './enums';
 
+@ObjectType({ description: "What Meta's statuses reported of a waba message's price (their `pricing`)" })
+export class MessagePricing {
+  @Field({ description: 'Whether Meta charges the message' }) billable!: boolean;
+  @Field({ description: 'Meta\'s pricing model: "PMP" (per-message pricing, since July 2025)' }) pricingModel!: string;
+  @Field({ description: 'What the message is charged as: marketing, utility, authentication, service…' }) category!: string;
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Message {
@@ -16,6 +23,8 @@ export class Message {
   @Field() error!: string;
   @Field({ description: 'Outgoing on a waba channel: the way it left, "official" (Cloud API) or "linked" (coexistence); empty until sent and on other kinds' })
   via!: string;
+  @Field(() => MessagePricing, { nullable: true, description: 'Outgoing on waba: the price Meta reported in its statuses; null until one did, and on other kinds' })
+  pricing!: MessagePricing | null;
   @Field(() => DateTime) createdAt!: string;
 }
 

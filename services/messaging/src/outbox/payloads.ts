@@ -91,6 +91,8 @@ export function statusPayload(m: MessageDoc, at: Date) {
       providerMessageId: orNull(m.providerMessageId),
       error: orNull(m.error),
       via: orNull(m.via),
+      // waba: what Meta reported of the message's price, once a status carried it.
+      ...(m.pricing && { pricing: { billable: m.pricing.billable, pricingModel: m.pricing.pricingModel, category: m.pricing.category } }),
       at: at.toISOString(),
     },
     ticket: { id: m.ticketId },

@@ -186,6 +186,21 @@ describe('IngestEvents: delivery statuses', () => {
     }
   });
 
+  it("stores the pricing a status carries with that status's change, shown by reads and in the message.status event", async () => {
+    const msg = await sentMessage();
+    expect((await messaging.GetMessage({ tenantId, messageId: msg.messageId })).pricing).toBeNull();
+    const pricing = { billable: true, pricingModel: 'PMP', category: 'marketing' };
+    const [delivered] = await ingest({ ...status(msg.providerMessageId, 'delivered'), pricing });
+    expect(delivered.outcome).toBe('status_applied');
+    expect(await messaging.GetMessage({ tenantId, messageId: msg.messageId })).toMatchObject({ status: 'delivered', pricing });
+    const [event] = await outbox().find({ _id: statusEventId(msg.messageId, 'delivered') as never }).toArray();
+    expect(JSON.parse(event.body).msg.pricing).toEqual(pricing);
+
+    // A later status without pricing keeps what was stored.
+    await ingest(status(msg.providerMessageId, 'read'));
+    expect(await messaging.GetMessage({ tenantId, messageId: msg.messageId })).toMatchObject({ status: 'read', pricing });
+  });
+
   it('ignores a status the message has passed without having had it', async () => {
     const msg = await sentMessage();
     expect((await ingest(status(msg.providerMessageId, 'read'), status(msg.providerMessageId, 'delivered'))).map((r) => r.outcome)).toEqual(['status_applied', 'ignored']);
