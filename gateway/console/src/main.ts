@@ -2,62 +2,22 @@
 // Signed in with the super-admin token it sees every tenant; a tenant's administrator (e-mail and
 // password of tenantApiStoreTenant, POST /graphql/login) sees that tenant only. Everything shown
 // is set with textContent: nothing read from the API becomes markup.
+// This file: signing in, the tenants, one tenant, routing; tickets.ts: tickets and a conversation;
+// view.ts: what the views share.
 
 import { age, failure, h, link, table } from './dom.js';
+import { ticketList, ticketView } from './tickets.js';
+import { alertLine, app, currentSession, currentView, gql, keepSession, login, newView, refreshEvery, show, signOut, type Session } from './view.js';
 
-type Vars = Record<string, unknown>;
-interface Session {
-  token: string;
-  /** Set for a tenant administrator: the one tenant the session reaches. */
-  tenantId?: number;
-  label: string;
-}
-
-const SESSION_KEY = 'convo.console.session';
-const REFRESH_MS = 3_000;
 /** Dead webhooks listed at once (the newest); the heading counts them all. */
 const DEAD_SHOWN = 50;
-
-const app = document.getElementById('app')!;
-let session: Session | undefined = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') ?? undefined;
-/** The periodic refresh of the current view, stopped when the view changes. */
-let timer: ReturnType<typeof setInterval> | undefined;
-/** Counts views shown: a view still loading when another was opened must not start its refresh. */
-let viewNumber = 0;
-
-// ---- the API --------------------------------------------------------------------------------
-
-async function gql<T>(query: string, variables: Vars = {}): Promise<T> {
-  const res = await fetch('/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${session?.token ?? ''}` },
-    body: JSON.stringify({ query, variables }),
-  });
-  const body = await res.json().catch(() => ({}));
-  if (res.status === 401) signOut();
-  const error = body.errors?.[0] ?? (res.ok ? undefined : body);
-  if (error) throw new Error(`${error.extensions?.code ?? error.error ?? res.status}: ${error.message}`);
-  return body.data as T;
-}
-
-async function login(email: string, password: string): Promise<Session> {
-  const res = await fetch('/graphql/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
-  const body = await res.json();
-  if (!res.ok) throw new Error(body.message ?? `HTTP ${res.status}`);
-  return { token: body.data.token, tenantId: body.data.tenantId, label: email };
-}
-
-function show(...nodes: Node[]) {
-  app.replaceChildren(...nodes);
-}
 
 // ---- views ----------------------------------------------------------------------------------
 
 function signInView() {
   const status = h('p', { class: 'error', role: 'alert' });
   const adopt = (s: Session) => {
-    session = s;
-    sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+    keepSession(s);
     location.hash = s.tenantId ? `#/tenant/${s.tenantId}` : '#/';
     route();
   };
@@ -82,9 +42,10 @@ function signInView() {
   tokenForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const token = String(new FormData(tokenForm as HTMLFormElement).get('token'));
-    session = { token, label: 'super-admin' };
+    const candidate = { token, label: 'super-admin' };
+    keepSession(candidate);
     // A query only the platform may run proves the token before it is kept.
-    gql('{ plans { id } }').then(() => adopt(session!), (err: Error) => ((session = undefined), (status.textContent = err.message)));
+    gql('{ plans { id } }').then(() => adopt(candidate), (err: Error) => (keepSession(undefined), (status.textContent = err.message)));
   });
   show(h('section', {}, h('h2', {}, 'Sign in'), adminForm, tokenForm, status));
 }
@@ -230,150 +191,21 @@ async function tenantView(tenantId: number) {
   };
   /** A refresh that failed shows its error in the one line, cleared by the next that succeeds. */
   const refreshShown = () => refresh().then(refreshFailure.clear, refreshFailure.show);
-  const mine = viewNumber;
+  const mine = currentView();
   await refresh();
-  if (mine === viewNumber) timer = setInterval(refreshShown, REFRESH_MS);
+  refreshEvery(mine, refreshShown);
   await ticketList(tickets, tenantId);
-}
-
-const report = (where: HTMLElement) => (err: unknown) => where.append(failure(err));
-
-/**
- * One error line that a view's repeated work (its refresh every few seconds) shows its latest
- * failure in, replacing the one before, and clears once it succeeds again: a failing refresh
- * does not append a message every REFRESH_MS.
- */
-function alertLine(testId: string) {
-  const el = h('p', { class: 'error', role: 'alert', 'data-testid': testId, hidden: '' });
-  return {
-    el,
-    show: (err: unknown) => {
-      el.textContent = err instanceof Error ? err.message : String(err);
-      el.hidden = false;
-    },
-    clear: () => {
-      el.textContent = '';
-      el.hidden = true;
-    },
-  };
 }
 
 async function replay(tenantId: number, id: string) {
   await gql('mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', { t: tenantId, id });
 }
 
-/** A ticket's contact as the console reads it: its number is "" when it has none (docs/api/contact-identities.md). */
-interface ContactShown {
-  name: string;
-  number: string;
-  username: string | null;
-  bsuid: string | null;
-  lid: string | null;
-}
-const CONTACT_FIELDS = 'contact { name number username bsuid lid }';
-/** The name and whichever identity the contact has, the number first. */
-const contactLabel = (c: ContactShown) => [c.name, c.number || c.username || c.bsuid || c.lid].filter(Boolean).join(' ');
-
-interface TicketRow {
-  id: number;
-  status: string;
-  updatedAt: string;
-  contact: ContactShown;
-  channel: { name: string };
-}
-
-async function ticketList(where: HTMLElement, tenantId: number) {
-  const filters = h(
-    'form',
-    { 'data-testid': 'ticket-filters' },
-    h('select', { name: 'status' }, ...['', 'open', 'pending', 'closed'].map((s) => h('option', { value: s }, s || 'any status'))),
-    h('input', { name: 'search', placeholder: 'name, number, e-mail, BSUID, LID or username', maxlength: '100' }),
-    h('button', { type: 'submit' }, 'Filter'),
-  );
-  const results = h('div');
-  const load = async () => {
-    const f = new FormData(filters as HTMLFormElement);
-    const status = String(f.get('status') ?? '') || null;
-    const search = String(f.get('search') ?? '') || null;
-    const data = await gql<{ tickets: { totalCount: number; nodes: TicketRow[] } }>(
-      `query($t: Int!, $status: TicketStatus, $search: String) {
-        tickets(tenantId: $t, first: 50, status: $status, search: $search) { totalCount nodes { id status updatedAt ${CONTACT_FIELDS} channel { name } } }
-      }`,
-      { t: tenantId, status, search },
-    );
-    results.replaceChildren(
-      h('p', {}, `${data.tickets.totalCount} tickets`),
-      table(
-        ['Ticket', 'Status', 'Contact', 'Channel', 'Last activity'],
-        data.tickets.nodes.map((t) => [link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`), t.status, contactLabel(t.contact), t.channel.name, t.updatedAt]),
-        'tickets',
-      ),
-    );
-  };
-  filters.addEventListener('submit', (e) => {
-    e.preventDefault();
-    load().catch(report(results));
-  });
-  where.replaceChildren(h('h2', {}, 'Tickets'), filters, results);
-  await load();
-}
-
-/** Messages a ticket's conversation shows: its newest, as a long conversation is read from its end. */
-const CONVERSATION_SIZE = 100;
-
-interface ConversationTicket {
-  id: number;
-  status: string;
-  contact: ContactShown;
-  latestMessages: { totalCount: number; nodes: { id: string; direction: string; body: string; status: string; createdAt: string }[] };
-}
-
-/** A ticket's newest messages (oldest of them first), refreshed every few seconds as the tenant view is. */
-async function ticketView(tenantId: number, ticketId: number) {
-  const mine = viewNumber;
-  const load = async () =>
-    (
-      await gql<{ ticket: ConversationTicket | null }>(
-        `query($t: Int!, $id: Int!, $last: Int!) {
-          ticket(tenantId: $t, id: $id) { id status ${CONTACT_FIELDS} latestMessages(last: $last) { totalCount nodes { id direction body status createdAt } } }
-        }`,
-        { t: tenantId, id: ticketId, last: CONVERSATION_SIZE },
-      )
-    ).ticket;
-  const first = await load();
-  if (!first) return show(h('section', {}, h('h2', {}, `Ticket ${ticketId}`), h('p', { class: 'error' }, 'Not found')));
-  const heading = h('h2');
-  const summary = h('p');
-  const messages = h('div', { 'data-testid': 'messages' });
-  const refreshFailure = alertLine('refresh-error');
-  const paint = (t: ConversationTicket) => {
-    const { totalCount, nodes } = t.latestMessages;
-    heading.textContent = `Ticket #${t.id} · ${t.status} · ${contactLabel(t.contact)}`;
-    const count = nodes.length < totalCount ? `${totalCount} messages, the newest ${nodes.length} shown` : `${totalCount} messages`;
-    summary.replaceChildren(link(`#/tenant/${tenantId}`, '← tenant'), ` · ${count}`);
-    messages.replaceChildren(...nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))));
-  };
-  paint(first);
-  show(h('section', { 'data-testid': 'conversation' }, heading, summary, refreshFailure.el, messages));
-  const refresh = async () => {
-    const t = await load();
-    if (t) paint(t);
-  };
-  if (mine === viewNumber) timer = setInterval(() => refresh().then(refreshFailure.clear, refreshFailure.show), REFRESH_MS);
-}
-
 // ---- routing --------------------------------------------------------------------------------
 
-function signOut() {
-  session = undefined;
-  sessionStorage.removeItem(SESSION_KEY);
-  location.hash = '#/login';
-}
-
 function route() {
-  if (timer) clearInterval(timer);
-  timer = undefined;
-  viewNumber++;
+  newView();
+  const session = currentSession();
   document.getElementById('who')!.textContent = session ? session.label : '';
   document.getElementById('signout')!.hidden = !session;
   if (!session) return signInView();
