@@ -15,7 +15,7 @@ const accepted = (req: ProviderRequest) => ({
   },
 });
 
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 2_000;
 let evolution: FakeProvider;
 let driver: EngineBDriver;
 
@@ -123,7 +123,7 @@ describe('EngineBDriver: text and media', () => {
   it('fails with ERR_PROVIDER_FAILED on the timeout when Evolution never answers, hanging up on it', async () => {
     evolution.answer(() => 'hang');
     const err = await failure(send(contentOf({ text: 'Hi' })));
-    expect(err.message).toMatch(/no answer within 300 ms/);
+    expect(err.message).toMatch(/no answer within 2000 ms/);
     // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
     expect(evolution.requests).toHaveLength(1);
     await evolution.hangUps();

@@ -7,7 +7,7 @@ import { EngineDDriver } from '../../src/drivers/engine-d.driver';
 const sentAs = (id: string) => ({ status: 200, body: { code: 200, data: { Details: 'Sent', Id: id, Timestamp: 1718000000 }, success: true } });
 
 let wuzapi: FakeProvider;
-const driver = new EngineDDriver(settingsWith(300));
+const driver = new EngineDDriver(settingsWith(2_000));
 
 beforeAll(async () => {
   wuzapi = await startFakeProvider(() => sentAs('90B2F8B13FAC8A9CF6B06E99C7834DC5'));

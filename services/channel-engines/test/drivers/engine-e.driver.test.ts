@@ -8,7 +8,7 @@ const SENT_ID = 'true_5511987654321@c.us_3EB0A9E6C5F1D2B3A4C5';
 const accepted = () => ({ status: 201, body: { status: 'success', response: [{ id: SENT_ID, ack: 0, from: '5511900000000@c.us' }], mapper: 'return' } });
 
 let wpp: FakeProvider;
-const driver = new EngineEDriver(settingsWith(300));
+const driver = new EngineEDriver(settingsWith(2_000));
 
 beforeAll(async () => {
   wpp = await startFakeProvider(accepted);

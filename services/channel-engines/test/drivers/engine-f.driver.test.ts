@@ -7,7 +7,7 @@ import { EngineFDriver } from '../../src/drivers/engine-f.driver';
 const accepted = () => ({ status: 200, body: { zaapId: '019BC85B8F177B568F393E5D1FDD346A', messageId: '71B2D1A84A1F786E3226', id: '71B2D1A84A1F786E3226' } });
 
 let zapi: FakeProvider;
-const driver = new EngineFDriver(settingsWith(300));
+const driver = new EngineFDriver(settingsWith(2_000));
 const INSTANCE = '/instances/3C01A2B3/token/F0E1D2C3';
 
 beforeAll(async () => {

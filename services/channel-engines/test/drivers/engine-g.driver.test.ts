@@ -12,7 +12,7 @@ const webjsAnswer = () => ({
 });
 
 let waha: FakeProvider;
-const driver = new EngineGDriver(settingsWith(300));
+const driver = new EngineGDriver(settingsWith(2_000));
 
 beforeAll(async () => {
   waha = await startFakeProvider(webjsAnswer);

@@ -10,7 +10,7 @@ const accepted = () => ({
 });
 
 let evolution: FakeProvider;
-const driver = new EngineHDriver(settingsWith(300));
+const driver = new EngineHDriver(settingsWith(2_000));
 
 beforeAll(async () => {
   evolution = await startFakeProvider(accepted);

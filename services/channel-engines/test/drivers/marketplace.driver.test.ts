@@ -3,7 +3,7 @@ import { channelOf, contentOf, failure, settingsWith, syncFailure } from '../sup
 import type { Outbound } from '../../src/drivers/driver';
 import { MarketplaceDriver } from '../../src/drivers/marketplace.driver';
 
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 2_000;
 const target = (over: Partial<Outbound['channel']> = {}) => channelOf('marketplace', { id: 5, engineToken: 'bridge-secret', ...over });
 const content = (over: Partial<Outbound['content']> = {}) => contentOf({ text: 'Your parcel left today', ...over });
 
@@ -63,7 +63,7 @@ describe('MarketplaceDriver.send', () => {
   it('fails on the timeout when the bridge never answers, hanging up on it', async () => {
     bridge.answer(() => 'hang');
     const err = await failure(send());
-    expect(err.message).toMatch(/no answer within 300 ms/);
+    expect(err.message).toMatch(/no answer within 2000 ms/);
     // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
     expect(bridge.requests).toHaveLength(1);
     await bridge.hangUps();

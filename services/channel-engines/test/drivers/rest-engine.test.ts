@@ -30,7 +30,7 @@ const engines: Engine[] = [
   { kind: 'whatsapp', make: (s) => new WhatsappDriver(s), path: '/main', accepted: (id) => ({ success: true, message: { id: { fromMe: true, _serialized: id } } }) },
 ];
 
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 2_000;
 let engine: FakeProvider;
 let count = 0;
 /** Numbers the messages a fake engine accepts: M1, M2, ... */

@@ -6,7 +6,7 @@ import { SocialDriver, type SocialKind } from '../../src/drivers/social.driver';
 
 const PAGE_ID = '1234567890';
 const PSID = '24075368705412345';
-const TIMEOUT_MS = 300;
+const TIMEOUT_MS = 2_000;
 
 // The Send API's answer, with a mid per request; the attachment upload answers an attachment_id.
 let sent = 0;
@@ -261,7 +261,7 @@ describe('SocialDriver: refusals and failures', () => {
     graph.answer(() => 'hang');
     const err = await failure(send(messenger, { text: 'Hi' }));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
-    expect(err.message).toMatch(/no answer within 300 ms/);
+    expect(err.message).toMatch(/no answer within 2000 ms/);
     // Only the driver's timeout says "no answer within"; the engine saw the request and the driver hung up on it.
     expect(graph.requests).toHaveLength(1);
     await graph.hangUps();

@@ -11,7 +11,7 @@ const accepted = () => ({
 });
 
 let server: FakeProvider;
-const driver = new WhatsappDriver(settingsWith(300));
+const driver = new WhatsappDriver(settingsWith(2_000));
 
 beforeAll(async () => {
   server = await startFakeProvider(accepted);
