@@ -95,6 +95,10 @@ export const messageRecord = (m: proto.messaging.Message__Output): MessageRecord
   providerMessageId: m.providerMessageId || null,
   // Outgoing on a waba channel: the way it left ("official" or "linked"); null elsewhere.
   via: m.via || null,
+  reactions: m.reactions.map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at })),
+  edited: m.edited,
+  editHistory: m.editHistory.map((h) => ({ body: h.body, at: h.at })),
+  deleted: m.deleted,
   createdAt: m.createdAt,
   updatedAt: m.updatedAt,
 });

@@ -61,8 +61,24 @@ export interface MessageDoc {
   viaChannelId?: number;
   /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
   traceparent?: string;
+  /** Outgoing sent from elsewhere (an engine's fromMe, a Meta echo): not through this platform. */
+  echo?: boolean;
+  /** Reactions received, one per side (the contact's, the business's). */
+  reactions?: Reaction[];
+  /** The provider reported an edit: body is the latest text; the earlier ones, oldest first, with when each was written. */
+  edited?: boolean;
+  editedAt?: Date;
+  editHistory?: { body: string; at: Date }[];
+  /** Deleted for everyone at the provider (its content kept). */
+  deleted?: boolean;
   createdAt: Date;
   updatedAt: Date;
+}
+
+export interface Reaction {
+  emoji: string;
+  fromMe: boolean;
+  at: Date;
 }
 
 /** An externalKey claim of sendMessageByTicket; `_id` is `<tenantId>:<key>`, unique by nature. */
@@ -111,6 +127,12 @@ export function registerModels(conn: Connection) {
       windowUntil: { type: Date, default: undefined },
       via: { type: String, default: undefined },
       viaChannelId: { type: Number, default: undefined },
+      echo: { type: Boolean, default: undefined },
+      reactions: { type: [{ _id: false, emoji: String, fromMe: Boolean, at: Date }], default: undefined },
+      edited: { type: Boolean, default: undefined },
+      editedAt: { type: Date, default: undefined },
+      editHistory: { type: [{ _id: false, body: String, at: Date }], default: undefined },
+      deleted: { type: Boolean, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },

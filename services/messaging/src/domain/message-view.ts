@@ -19,6 +19,10 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     interactiveJson: m.interactiveJson ?? '',
     subject: m.subject ?? '',
     via: m.via ?? '',
+    reactions: (m.reactions ?? []).map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at.toISOString() })),
+    edited: m.edited ?? false,
+    editHistory: (m.editHistory ?? []).map((h) => ({ body: h.body, at: h.at.toISOString() })),
+    deleted: m.deleted ?? false,
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -10,6 +10,10 @@ export const toGraphMessage = (m: MessageDoc): Message => ({
   providerMessageId: m.providerMessageId ?? '',
   error: m.error ?? '',
   via: m.via ?? '',
+  reactions: (m.reactions ?? []).map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at.toISOString() })),
+  edited: m.edited ?? false,
+  editHistory: (m.editHistory ?? []).map((h) => ({ body: h.body, at: h.at.toISOString() })),
+  deleted: m.deleted ?? false,
   createdAt: m.createdAt.toISOString(),
 });
 

@@ -3,6 +3,19 @@ import { DateTime } from '@convo/kit/graphql/scalars';
 import type { MessageStatus } from '../domain/inspection.service';
 import { MessageDirectionEnum, MessageStatusEnum } from './enums';
 
+@ObjectType()
+export class MessageReaction {
+  @Field() emoji!: string;
+  @Field({ description: 'The business reacted (false: the contact)' }) fromMe!: boolean;
+  @Field(() => DateTime) at!: string;
+}
+
+@ObjectType()
+export class MessageEdit {
+  @Field() body!: string;
+  @Field(() => DateTime, { description: 'When this text was written' }) at!: string;
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Message {
@@ -16,6 +29,14 @@ export class Message {
   @Field() error!: string;
   @Field({ description: 'Outgoing on a waba channel: the way it left, "official" (Cloud API) or "linked" (coexistence); empty until sent and on other kinds' })
   via!: string;
+  @Field(() => [MessageReaction], { description: 'Reactions received, one per side (the contact, the business)' })
+  reactions!: MessageReaction[];
+  @Field({ description: 'The provider reported an edit: body is the latest text' })
+  edited!: boolean;
+  @Field(() => [MessageEdit], { description: 'The earlier texts of an edited message, oldest first' })
+  editHistory!: MessageEdit[];
+  @Field({ description: 'Deleted for everyone at the provider; its content is kept' })
+  deleted!: boolean;
   @Field(() => DateTime) createdAt!: string;
 }
 
