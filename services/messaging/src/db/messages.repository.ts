@@ -86,7 +86,7 @@ export class MessagesRepository {
    * Whether a send of ours to this contact on this channel may be in flight: queued and due (not
    * waiting for a later retry). A send stays queued until the write that stores its provider id
    * (the dispatcher's `sent`), which is what lets an echo wait for it (domain/conversation-changes.ts).
-   * The (tenantId, status, channelId, createdAt) index.
+   * The (tenantId, channelId, to, status) index.
    */
   async sendInFlight(tenantId: number, channelId: number, to: string[]): Promise<boolean> {
     const due = { $or: [{ nextAttemptAt: null }, { nextAttemptAt: { $lte: new Date() } }] };

@@ -153,6 +153,10 @@ export function registerModels(conn: Connection) {
   message.index({ status: 1, createdAt: 1 });
   // The dashboard's delivery health: a tenant's queued and failed messages per channel.
   message.index({ tenantId: 1, status: 1, channelId: 1, createdAt: 1 });
+  // An echo's question: is a send of ours to this contact on this channel still queued
+  // (sendInFlight)? Its contact pinned, not a scan of the channel's queue, which a campaign fills
+  // while every send's echo asks it.
+  message.index({ tenantId: 1, channelId: 1, to: 1, status: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),
