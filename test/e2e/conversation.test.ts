@@ -197,6 +197,17 @@ describe('the whole conversation, end to end', () => {
       for (const hook of forwarded) {
         expect(hook.body).toMatchObject({ method: 'reaction', msg: { messageId: target, ticketId, whatsappId: channels.engine.id, fromMe: false }, ticket: { id: ticketId } });
       }
+      // The tenant's delivery listing shows them with their method.
+      const listed = await eventually('the reactions listed as delivered', async () => {
+        const res = await call(mesh.graphqlUrl, {
+          token: admin,
+          body: { query: `{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.engine.id}, limit: 200) { method status } }` },
+        });
+        expect(res.body.errors).toBeUndefined();
+        const reactions = (res.body.data.webhookDeliveries as Array<{ method: string; status: string }>).filter((d) => d.method === 'reaction');
+        return reactions.every((d) => d.status !== 'pending') && reactions;
+      });
+      expect(listed).toEqual([{ method: 'reaction', status: 'delivered' }, { method: 'reaction', status: 'delivered' }]);
     });
 
     it('applies an edit (`edit`, edited with its history) and a deletion for everyone (`delete`, deleted), each once', async () => {
