@@ -97,6 +97,10 @@ export const messageRecord = (m: proto.messaging.Message__Output): MessageRecord
   via: m.via || null,
   // Outgoing on waba: what Meta's statuses reported of its price; null until one did, and elsewhere.
   pricing: m.pricing ? { billable: m.pricing.billable, pricingModel: m.pricing.pricingModel, category: m.pricing.category } : null,
+  reactions: m.reactions.map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at })),
+  edited: m.edited,
+  editHistory: m.editHistory.map((h) => ({ body: h.body, at: h.at })),
+  deleted: m.deleted,
   createdAt: m.createdAt,
   updatedAt: m.updatedAt,
 });

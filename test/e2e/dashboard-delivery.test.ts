@@ -86,7 +86,7 @@ describe('dashboard delivery health, end to end', () => {
     expect(typeOf('finishedAt').name).toBe('DateTime');
     expect([typeOf('status').ofType.name, typeOf('method').ofType.name, typeOf('target').ofType.name]).toEqual(['WebhookDeliveryStatus', 'WebhookMethod', 'WebhookTarget']);
     const methods = await gql(a.session, '{ __type(name: "WebhookMethod") { enumValues { name } } }');
-    expect(methods.body.data.__type.enumValues.map((v: { name: string }) => v.name)).toEqual(['message', 'message_status', 'service_status']);
+    expect(methods.body.data.__type.enumValues.map((v: { name: string }) => v.name)).toEqual(['message', 'message_status', 'service_status', 'reaction', 'edit', 'delete']);
     const outside = await gql(a.session, `{ webhookDeliveries(tenantId: ${a.id}, status: sleeping) { id } }`);
     expect(outside.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
 

@@ -374,8 +374,12 @@ describe('webhooks, end to end', () => {
       expect(new Set(deliveredAt('/crash').map((h) => h.body.msg.providerMessageId))).toEqual(new Set(sent));
 
       // The killed attempt stays on record, unfinished; the next one delivered, and only once the
-      // killed relay's lease had run out.
-      const data = await graphql(`{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.crash.id}) { status attemptLog { number outcome startedAt } } }`);
+      // killed relay's lease had run out. The receiver counts a delivery when it answers, the relay
+      // records it once that answer reaches it: read until the relay has.
+      const data = await eventually('the deliveries recorded', async () => {
+        const read = await graphql(`{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.crash.id}) { status attemptLog { number outcome startedAt } } }`);
+        return read.webhookDeliveries.every((d: { status: string }) => d.status !== 'pending') && read;
+      });
       expect(data.webhookDeliveries).toHaveLength(3);
       for (const d of data.webhookDeliveries) {
         expect(d.status).toBe('delivered');

@@ -1,4 +1,5 @@
 import { isObject, type Json, obj, str } from '../json';
+import { baileysChange } from './baileys-changes';
 import { contactIds, type InboundEvent, isDirectChat, secondsToMs } from './wa-engine';
 
 /**
@@ -22,9 +23,10 @@ const MEDIA: Record<string, string> = {
 type Content = Pick<InboundEvent, 'messageType' | 'body' | 'mimeType' | 'fileName'> & { replyTo?: string; node?: Json };
 
 /**
- * The contact's message, or undefined when it is not one: our own (fromMe), a group, status or
- * channel post, or content we do not store (reactions, edits, deletions, protocol messages, a vote
- * withdrawn). `mediaUrl` is the downloadable copy the engine adds next to the content (Evolution's
+ * The message of a one-to-one chat, or undefined when it is none: a group, status or channel post,
+ * or content we do not store (other protocol messages, a vote withdrawn). The business's own
+ * (`key.fromMe`: sent from the phone, WhatsApp Web, or by us through the engine) has `fromMe`; a
+ * reaction, an edit or a deletion for everyone is its own event (baileys-changes.ts). `mediaUrl` is the downloadable copy the engine adds next to the content (Evolution's
  * S3/MinIO link, engine_a's own); WhatsApp's own media URLs are encrypted and of no use here.
  *
  * The contact: Baileys 7 (and Evolution from 2.3.5, which posts the key as Baileys made it) names a
@@ -36,17 +38,22 @@ type Content = Pick<InboundEvent, 'messageType' | 'body' | 'mimeType' | 'fileNam
  */
 export function baileysMessage(msg: Json): InboundEvent | undefined {
   const key = obj(msg.key);
-  if (key.fromMe === true) return undefined;
   const chat = str(key.remoteJid);
   if (!isDirectChat(chat)) return undefined;
   const message = obj(msg.message);
-  const content = contentOf(unwrap(message));
+  const inner = unwrap(message);
+  const change = baileysChange(msg, inner, chat);
+  if (change) return change;
+  const content = contentOf(inner);
   if (!content) return undefined;
   const { node, replyTo, ...fields } = content;
+  const fromMe = key.fromMe === true;
   return {
     kind: 'message',
     ...contactIds(chat, key.remoteJidAlt, key.senderPn, key.senderLid, key.previousRemoteJid),
-    contactName: str(msg.pushName),
+    // pushName is the sender's: on our own message it is the business's name, not the contact's.
+    contactName: fromMe ? '' : str(msg.pushName),
+    ...(fromMe && { fromMe }),
     providerMessageId: str(key.id),
     ...fields,
     mediaUrl: str(message.mediaUrl),

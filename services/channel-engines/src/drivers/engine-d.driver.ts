@@ -91,12 +91,14 @@ function requestOf(part: Part): { path: string; body: Json } {
 function message(payload: Json): InboundEvent[] {
   const event = obj(payload.event);
   const info = obj(event.Info);
+  // On our own message Sender and SenderAlt are the business's own JIDs: the chat alone is the contact.
+  const fromMe = info.IsFromMe === true;
   const read = baileysMessage({
     key: {
       remoteJid: str(info.Chat),
-      remoteJidAlt: str(info.SenderAlt),
-      senderPn: str(info.Sender),
-      fromMe: info.IsFromMe === true,
+      remoteJidAlt: fromMe ? '' : str(info.SenderAlt),
+      senderPn: fromMe ? '' : str(info.Sender),
+      fromMe,
       id: str(info.ID),
     },
     pushName: str(info.PushName),

@@ -82,20 +82,26 @@ const MEDIA: [key: string, messageType: string, urlField: string][] = [
 ];
 
 /**
- * ReceivedCallback (on-message-received): `phone`, `senderName`, `messageId`, `momment` (ms),
- * `referenceMessageId` for a reply, and one content object (text, image, audio, ...). Our own
- * messages (fromMe), groups, channels, status replies and reactions are no incoming message.
+ * ReceivedCallback (on-message-received): `phone` (the chat's contact, also on our own messages),
+ * `senderName`, `messageId`, `momment` (ms), `referenceMessageId` for a reply, and one content
+ * object (text, image, audio, ...). A message the business sent (from the phone, or through
+ * Z-API) has `fromMe: true`; `reaction { value, referencedMessage: { messageId } }` reacts to
+ * another message (`value: ""` removes it). Groups, channels and status replies are left out.
  */
 function received(p: Json): InboundEvent[] {
-  if (p.fromMe === true || p.isGroup === true || p.isNewsletter === true || p.isStatusReply === true || p.reaction) return [];
+  if (p.isGroup === true || p.isNewsletter === true || p.isStatusReply === true) return [];
   const ids = contactOf(p);
+  if (!ids.from && !ids.lid) return [];
+  const fromMe = p.fromMe === true;
+  if (p.reaction) return reactionOf(p, ids, fromMe);
   const content = contentOf(p);
-  if ((!ids.from && !ids.lid) || !content) return [];
+  if (!content) return [];
   return [
     messageEvent(
       {
         ...ids,
-        contactName: str(p.senderName) || str(p.chatName),
+        ...(fromMe && { fromMe }),
+        contactName: fromMe ? '' : str(p.senderName) || str(p.chatName),
         providerMessageId: str(p.messageId),
         replyTo: str(p.referenceMessageId),
         timestampMs: Number(p.momment) || 0,
@@ -104,6 +110,14 @@ function received(p: Json): InboundEvent[] {
       p,
     ),
   ];
+}
+
+function reactionOf(p: Json, ids: { from: string; lid: string }, fromMe: boolean): InboundEvent[] {
+  const reaction = obj(p.reaction);
+  const target = str(obj(reaction.referencedMessage).messageId);
+  if (!target) return [];
+  const at = Number(reaction.time) || Number(p.momment) || 0;
+  return [{ kind: 'reaction', ...ids, fromMe, providerMessageId: str(p.messageId), targetId: target, body: str(reaction.value), timestampMs: at, rawJson: JSON.stringify(p) }];
 }
 
 /**

@@ -1,8 +1,9 @@
 import { providerFailed } from '@convo/kit';
+import { protocolChange } from './baileys-changes';
 import { baileysMessage, baileysStatus } from './baileys-inbound';
 import type { NumberCheck, PresenceState } from './driver';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, type InboundEvent, statusEvent, webhookBody } from './wa-engine';
+import { connectionEvent, contactIds, type InboundEvent, isDirectChat, statusEvent, webhookBody } from './wa-engine';
 
 /**
  * What the two Evolution API drivers share: engine_b speaks v2, engine_h v1. Their send bodies
@@ -49,7 +50,9 @@ export interface EvolutionVersion {
 
 /**
  * The webhook body `{ event, instance, data, date_time, ... }`: messages.upsert carries one
- * Baileys WAMessage, messages.update one receipt, connection.update `{ state }`. Event names are
+ * Baileys WAMessage (a reaction, an edit or a revoke among them), messages.update one receipt,
+ * messages.edited the edit's protocolMessage, messages.delete the deleted message's key,
+ * connection.update `{ state }`. Event names are
  * read case- and separator-blind (the config's MESSAGES_UPSERT = messages.upsert).
  */
 export function evolutionEvents(kind: string, body: unknown, version: EvolutionVersion): InboundEvent[] {
@@ -60,6 +63,20 @@ export function evolutionEvents(kind: string, body: unknown, version: EvolutionV
       // A media link is `message.mediaUrl` when the server stores media in S3/MinIO.
       const message = baileysMessage(data);
       return message ? [message] : [];
+    }
+    case 'messages.edited': {
+      // `data` is the protocolMessage itself (key: the edited message's, editedMessage: the new content).
+      const chat = str(obj(data.key).remoteJid);
+      if (!isDirectChat(chat)) return [];
+      const change = protocolChange(data, { ...contactIds(chat), rawJson: JSON.stringify(data), timestampMs: Date.parse(str(envelope.date_time)) || 0 });
+      return change ? [change] : [];
+    }
+    case 'messages.delete': {
+      // A deletion for everyone: `data` is the deleted message's key (some versions wrap it in `key`).
+      const key = obj(data.key ?? data);
+      const chat = str(key.remoteJid);
+      if (!isDirectChat(chat) || !str(key.id)) return [];
+      return [{ kind: 'delete', ...contactIds(chat), targetId: str(key.id), fromMe: key.fromMe === true, rawJson: JSON.stringify(data), timestampMs: Date.parse(str(envelope.date_time)) || 0 }];
     }
     case 'messages.update': {
       // Receipts of our own messages only; fromMe false is our own device reading the contact's message.

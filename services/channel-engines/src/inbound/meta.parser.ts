@@ -1,13 +1,14 @@
 import { contactIdentity, contactNumberDigits, type proto } from '@convo/kit';
 import { isObject, list, obj, scalarStr, type Json } from '../json';
+import { socialChange, wabaReaction } from './meta-changes';
 
 type InboundEvent = proto.channelEngines.InboundEvent;
 
 /**
  * Meta's webhook envelope (already JSON-parsed and signature-checked by the gateway) → neutral
  * events. One POST may carry many entries, changes and events, for many accounts: each event names
- * its channel by channel_type + account_id. What we do not use (echoes, reactions, referrals,
- * other webhook fields) yields no event, never an error. docs/channels/providers-meta.md has the mapping.
+ * its channel by channel_type + account_id. What we do not use (referrals, other webhook fields)
+ * yields no event, never an error. docs/channels/providers-meta.md has the mapping.
  */
 export function parseMetaWebhook(body: unknown): InboundEvent[] {
   const envelope = obj(body);
@@ -29,11 +30,12 @@ export function parseMetaWebhook(body: unknown): InboundEvent[] {
 function wabaEntry(entry: Json): InboundEvent[] {
   return list(entry.changes)
     .map(obj)
-    .filter((change) => change.field === 'messages')
+    .filter((change) => change.field === 'messages' || change.field === 'smb_message_echoes')
     .flatMap((change) => {
       const value = obj(change.value);
       const account = { channelType: 'waba', accountId: scalarStr(obj(value.metadata).phone_number_id) };
       const people = list(value.contacts).map(obj);
+      if (change.field === 'smb_message_echoes') return list(value.message_echoes).map((m) => wabaEcho(obj(m), account));
       return [
         ...list(value.messages).map((m) => wabaMessage(obj(m), account, people)),
         ...list(value.statuses).map((s) => wabaStatus(obj(s), account, people)),
@@ -61,7 +63,7 @@ function personOf(people: Json[], ...ids: string[]): Json {
 function wabaMessage(m: Json, account: Partial<InboundEvent>, people: Json[]): InboundEvent {
   const person = personOf(people, scalarStr(m.from), scalarStr(m.from_user_id), scalarStr(m.from_parent_user_id));
   const profile = obj(person.profile);
-  return {
+  const event: InboundEvent = {
     kind: 'message',
     ...account,
     from: scalarStr(m.from) || scalarStr(person.wa_id) || sharedPhone(m),
@@ -69,6 +71,28 @@ function wabaMessage(m: Json, account: Partial<InboundEvent>, people: Json[]): I
     parentBsuid: scalarStr(m.from_parent_user_id) || scalarStr(person.parent_user_id),
     username: scalarStr(profile.username),
     contactName: scalarStr(profile.name),
+    providerMessageId: scalarStr(m.id),
+    replyTo: scalarStr(obj(m.context).id),
+    timestampMs: seconds(m.timestamp),
+    ...wabaContent(m),
+    rawJson: JSON.stringify(m),
+  };
+  return m.type === 'reaction' ? wabaReaction(m, event) : event;
+}
+
+/**
+ * `smb_message_echoes` (coexistence): a message the business typed in the WhatsApp Business app,
+ * `{ from: <the business>, to: <the contact>, id, timestamp, type, <content> }`: an outgoing
+ * message of the contact's ticket. `to_user_id` names a contact Meta shares no number of.
+ */
+function wabaEcho(m: Json, account: Partial<InboundEvent>): InboundEvent {
+  return {
+    kind: 'message',
+    ...account,
+    fromMe: true,
+    from: scalarStr(m.to),
+    bsuid: scalarStr(m.to_user_id),
+    parentBsuid: scalarStr(m.to_parent_user_id),
     providerMessageId: scalarStr(m.id),
     replyTo: scalarStr(obj(m.context).id),
     timestampMs: seconds(m.timestamp),
@@ -199,10 +223,10 @@ function socialEntry(entry: Json, channelType: 'social_a' | 'social_b'): Inbound
 }
 
 function socialEvent(event: Json, base: InboundEvent): InboundEvent[] {
+  const change = socialChange(event, base, socialContent);
+  if (change) return [change];
   if (event.message) {
     const m = obj(event.message);
-    // Our own sends come back as echoes (always on Instagram): they are not the contact's words.
-    if (m.is_echo) return [];
     return [{ kind: 'message', ...base, providerMessageId: scalarStr(m.mid), replyTo: scalarStr(obj(m.reply_to).mid), ...socialContent(m) }];
   }
   if (event.postback) {

@@ -456,16 +456,47 @@ describe('EngineADriver.parseInbound', () => {
     ]);
   });
 
-  it('skips our own messages, groups, status posts and content it does not store', () => {
+  it('skips groups, status posts and protocol messages it does not store', () => {
     expect(
       upsert(
-        waMessage({ conversation: 'sent from the phone' }, { fromMe: true }),
         waMessage({ conversation: 'in a group' }, { remoteJid: '120363025555555555@g.us', participant: '5511987654321@s.whatsapp.net' }),
         waMessage({ imageMessage: { mimetype: 'image/jpeg' } }, { remoteJid: 'status@broadcast' }),
-        waMessage({ reactionMessage: { key: { id: 'X' }, text: '👍' } }),
-        waMessage({ protocolMessage: { type: 0, key: { id: 'X' } } }),
+        waMessage({ reactionMessage: { key: { id: 'X' }, text: '👍' } }, { remoteJid: '120363025555555555@g.us' }),
+        waMessage({ protocolMessage: { type: 3, ephemeralExpiration: 604800 } }),
       ),
     ).toEqual([]);
+  });
+
+  it('reads our own message (key.fromMe, sent from the phone) as an outgoing message of the chat, without the business pushName', () => {
+    const [event] = upsert(waMessage({ conversation: 'sent from the phone' }, { fromMe: true, id: '3EB0FROMPHONE' }));
+    expect(event).toMatchObject({ kind: 'message', fromMe: true, from: '5511987654321', providerMessageId: '3EB0FROMPHONE', body: 'sent from the phone', contactName: '' });
+  });
+
+  it('reads a reaction (reactionMessage) and its removal (text "") on the message its key names', () => {
+    const reaction = (text: string, fromMe = false) =>
+      waMessage({ reactionMessage: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB0OURS' }, text, senderTimestampMs: '1718000001000' } }, { id: `R-${text || 'none'}`, fromMe });
+    expect(upsert(reaction('❤️'), reaction('', true))).toEqual([
+      expect.objectContaining({ kind: 'reaction', targetId: '3EB0OURS', body: '❤️', fromMe: false, from: '5511987654321', providerMessageId: 'R-❤️', timestampMs: 1718000001000 }),
+      expect.objectContaining({ kind: 'reaction', targetId: '3EB0OURS', body: '', fromMe: true }),
+    ]);
+  });
+
+  it('reads a revoke (protocolMessage type 0 or REVOKE) as a deletion of the message its key names', () => {
+    const revoke = (type: unknown) => waMessage({ protocolMessage: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' }, type } }, { id: `P-${String(type)}` });
+    expect(upsert(revoke(0), revoke('REVOKE'))).toEqual([
+      expect.objectContaining({ kind: 'delete', targetId: '3EB0THEIRS', fromMe: false, providerMessageId: 'P-0' }),
+      expect.objectContaining({ kind: 'delete', targetId: '3EB0THEIRS', providerMessageId: 'P-REVOKE' }),
+    ]);
+  });
+
+  it('reads an edit, bare (protocolMessage MESSAGE_EDIT) or as Baileys 7 wraps it (editedMessage.message.protocolMessage)', () => {
+    const protocol = (text: string) => ({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' }, type: 14, editedMessage: { conversation: text }, timestampMs: '1718000005000' });
+    const bare = waMessage({ protocolMessage: protocol('fixed typo') }, { id: 'E1' });
+    const wrapped = waMessage({ editedMessage: { message: { protocolMessage: { ...protocol('second fix'), type: 'MESSAGE_EDIT', editedMessage: { extendedTextMessage: { text: 'second fix' } } } } } }, { id: 'E2' });
+    expect(upsert(bare, wrapped)).toEqual([
+      expect.objectContaining({ kind: 'edit', targetId: '3EB0THEIRS', body: 'fixed typo', fromMe: false, timestampMs: 1718000005000, providerMessageId: 'E1' }),
+      expect.objectContaining({ kind: 'edit', targetId: '3EB0THEIRS', body: 'second fix', providerMessageId: 'E2' }),
+    ]);
   });
 
   it('reports the delivery states of our own messages from messages.update', () => {

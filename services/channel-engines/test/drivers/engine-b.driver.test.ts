@@ -317,10 +317,27 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
     expect(event.body).toBe('Morning, Evening');
   });
 
-  it('yields nothing for our own messages, groups and reactions', () => {
-    expect(upsert({ conversation: 'from the phone' }, { fromMe: true })).toEqual([]);
+  it('reads our own message as an outgoing one and a reaction on a message; skips groups', () => {
+    expect(upsert({ conversation: 'from the phone' }, { fromMe: true })).toEqual([expect.objectContaining({ kind: 'message', fromMe: true, from: '5511987654321', body: 'from the phone' })]);
     expect(upsert({ conversation: 'group' }, { remoteJid: '120363025555555555@g.us', participant: '5511987654321@s.whatsapp.net' })).toEqual([]);
-    expect(upsert({ reactionMessage: { key: { id: 'X' }, text: '❤️' } })).toEqual([]);
+    expect(upsert({ reactionMessage: { key: { id: 'X', fromMe: true }, text: '❤️' } })).toEqual([
+      expect.objectContaining({ kind: 'reaction', targetId: 'X', body: '❤️', fromMe: false, providerMessageId: '3EB0C431C26A1916E07E' }),
+    ]);
+  });
+
+  it('reads messages.edited (data: the protocolMessage) as an edit and messages.delete (data: the key) as a deletion', () => {
+    const edited = parse(
+      envelope('messages.edited', {
+        key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0EDITED' },
+        type: 'MESSAGE_EDIT',
+        editedMessage: { conversation: 'new text' },
+        timestampMs: 1718011900000,
+      }),
+    );
+    expect(edited).toEqual([expect.objectContaining({ kind: 'edit', from: '5511987654321', targetId: '3EB0EDITED', body: 'new text', fromMe: false, timestampMs: 1718011900000 })]);
+    const deleted = parse(envelope('messages.delete', { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0GONE' }));
+    expect(deleted).toEqual([expect.objectContaining({ kind: 'delete', from: '5511987654321', targetId: '3EB0GONE', fromMe: false })]);
+    expect(parse(envelope('messages.delete', { key: { remoteJid: '120363025555555555@g.us', id: 'G' } }))).toEqual([]);
   });
 
   it('reads the key of Evolution 2.3.5 and later (as Baileys 7 made it): the LID in remoteJid, the number in remoteJidAlt', () => {

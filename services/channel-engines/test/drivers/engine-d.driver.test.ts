@@ -199,8 +199,11 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
     expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
-  it('skips our own messages and group messages', () => {
-    expect(parse({ type: 'Message', event: { Info: info({ IsFromMe: true }), Message: { conversation: 'sent from the phone' } } })).toEqual([]);
+  it('reads our own message as an outgoing one of the chat (Sender is then the business), and skips group messages', () => {
+    const own = info({ IsFromMe: true, Sender: '5511900000000@s.whatsapp.net', SenderAlt: '99999999999999@lid' });
+    expect(parse({ type: 'Message', event: { Info: own, Message: { conversation: 'sent from the phone' } } })).toEqual([
+      expect.objectContaining({ kind: 'message', fromMe: true, from: '5511987654321', lid: '', body: 'sent from the phone' }),
+    ]);
     expect(parse({ type: 'Message', event: { Info: info({ Chat: '120363023605733675@g.us', IsGroup: true }), Message: { conversation: 'hi all' } } })).toEqual([]);
   });
 

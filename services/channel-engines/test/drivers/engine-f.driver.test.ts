@@ -178,10 +178,23 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
     expect(event).toMatchObject({ from: '554499999999', lid: '999999999999999@lid' });
   });
 
-  it('skips our own messages, groups, reactions and status replies', () => {
-    expect(parse(received({ fromMe: true, text: { message: 'x' } }))).toEqual([]);
+  it('reads our own message (fromMe, phone: the contact) as an outgoing one, without the sender name', () => {
+    expect(parse(received({ fromMe: true, text: { message: 'x' } }))).toEqual([
+      expect.objectContaining({ kind: 'message', fromMe: true, from: '5544999999999', contactName: '', body: 'x' }),
+    ]);
+  });
+
+  it('reads a reaction on the referenced message, and its removal (value "")', () => {
+    const reaction = (value: string, fromMe = false) =>
+      received({ fromMe, reaction: { value, time: 1651878681150, reactionBy: '554499999999', referencedMessage: { messageId: '3EB0796DC6B777C0C7CD', fromMe: true, phone: '5544999999999' } } });
+    expect(parse(reaction('❤️'))).toEqual([
+      expect.objectContaining({ kind: 'reaction', from: '5544999999999', targetId: '3EB0796DC6B777C0C7CD', body: '❤️', fromMe: false, timestampMs: 1651878681150 }),
+    ]);
+    expect(parse(reaction('', true))).toEqual([expect.objectContaining({ kind: 'reaction', body: '', fromMe: true })]);
+  });
+
+  it('skips groups and status replies', () => {
     expect(parse(received({ isGroup: true, phone: '120363019502650977-group', text: { message: 'x' } }))).toEqual([]);
-    expect(parse(received({ reaction: { value: '❤️', referencedMessage: { messageId: '3EB0796DC6B777C0C7CD' } } }))).toEqual([]);
     expect(parse(received({ isStatusReply: true, text: { message: 'x' } }))).toEqual([]);
   });
 

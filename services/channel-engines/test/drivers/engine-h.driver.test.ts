@@ -159,8 +159,8 @@ describe('EngineHDriver (Evolution API v1): parseInbound', () => {
     expect(parse({ ...upsert(), event: 'MESSAGES_UPSERT' })).toHaveLength(1);
   });
 
-  it('skips our own messages and group messages', () => {
-    expect(parse(upsert({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'X' } }))).toEqual([]);
+  it('reads our own messages as outgoing ones and skips group messages', () => {
+    expect(parse(upsert({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'X' } }))).toEqual([expect.objectContaining({ kind: 'message', fromMe: true, providerMessageId: 'X' })]);
     expect(parse(upsert({ key: { remoteJid: '120363023605733675@g.us', fromMe: false, id: 'X', participant: '5511987654321@s.whatsapp.net' } }))).toEqual([]);
   });
 

@@ -99,6 +99,40 @@ describe('parseMetaWebhook: WhatsApp Cloud API messages', () => {
   });
 });
 
+describe('parseMetaWebhook: WhatsApp reactions and echoes (coexistence)', () => {
+  it('reads a reaction message on the message it names, and its removal (no emoji)', () => {
+    const reaction = { type: 'reaction', reaction: { message_id: 'wamid.OURS', emoji: '\uD83D\uDE00' } };
+    expect(parseMetaWebhook(inbound(reaction))).toEqual([{ ...wabaMessage(reaction), kind: 'reaction', targetId: 'wamid.OURS', body: '\uD83D\uDE00', messageType: '', error: '' }]);
+    const removed = { type: 'reaction', reaction: { message_id: 'wamid.OURS' } };
+    expect(parseMetaWebhook(inbound(removed))[0]).toMatchObject({ kind: 'reaction', targetId: 'wamid.OURS', body: '' });
+  });
+
+  it('reads smb_message_echoes: what the business typed in the WhatsApp Business app, as an outgoing message to `to`', () => {
+    const echo = { from: '15550783881', to: WA_ID, id: 'wamid.ECHO1', timestamp: '1749416400', type: 'text', text: { body: 'typed in the app' } };
+    const body = {
+      object: 'whatsapp_business_account',
+      entry: [{ id: '102290129340398', changes: [{ field: 'smb_message_echoes', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_ID }, message_echoes: [echo] } }] }],
+    };
+    expect(parseMetaWebhook(body)).toEqual([
+      {
+        kind: 'message',
+        channelType: 'waba',
+        accountId: PHONE_ID,
+        fromMe: true,
+        from: WA_ID,
+        bsuid: '',
+        parentBsuid: '',
+        providerMessageId: 'wamid.ECHO1',
+        replyTo: '',
+        timestampMs: 1749416400000,
+        messageType: 'text',
+        body: 'typed in the app',
+        rawJson: JSON.stringify(echo),
+      },
+    ]);
+  });
+});
+
 describe('parseMetaWebhook: WhatsApp Cloud API statuses', () => {
   const status = (s: Record<string, unknown>) => ({ id: 'wamid.OUT1', timestamp: '1750263773', recipient_id: WA_ID, ...s });
 
@@ -388,10 +422,31 @@ describe('parseMetaWebhook: Messenger (social_b) and Instagram (social_a)', () =
     ]);
   });
 
-  it.each([['page'], ['instagram']] as const)('skips echoes of our own sends (%s)', (object) => {
+  it.each([['page'], ['instagram']] as const)('reads an echo of the page (%s) as an outgoing message of its recipient', (object) => {
     const echo = { sender: { id: PAGE_ID }, recipient: { id: PSID }, timestamp: 1, message: { mid: 'm_echo', is_echo: true, app_id: 1517776481860111, text: 'sent by us' } };
     const e = event({ message: { mid: 'm_2', text: 'from the contact' } });
-    expect(parseMetaWebhook(social(object, echo, e)).map((x) => x.providerMessageId)).toEqual(['m_2']);
+    const [first, second] = parseMetaWebhook(social(object, echo, e));
+    expect(first).toMatchObject({ kind: 'message', fromMe: true, from: PSID, providerMessageId: 'm_echo', body: 'sent by us', messageType: 'text' });
+    expect(second).toMatchObject({ kind: 'message', from: PSID, providerMessageId: 'm_2' });
+    expect(second.fromMe).toBeUndefined();
+  });
+
+  it('reads a reaction (react, unreact) on the message mid, with an id from sender and time', () => {
+    const react = event({ reaction: { mid: 'm_ours', action: 'react', reaction: 'love', emoji: '❤️' } });
+    const unreact = { ...event({ reaction: { mid: 'm_ours', action: 'unreact' } }), timestamp: 1458668857000 };
+    expect(parseMetaWebhook(social('page', react, unreact))).toEqual([
+      expect.objectContaining({ kind: 'reaction', from: PSID, targetId: 'm_ours', body: '❤️', providerMessageId: `reaction:${PSID}:${react.timestamp}` }),
+      expect.objectContaining({ kind: 'reaction', targetId: 'm_ours', body: '', providerMessageId: `reaction:${PSID}:1458668857000` }),
+    ]);
+  });
+
+  it('reads message_edit as an edit and an Instagram unsend (is_deleted) as a deletion', () => {
+    const edit = event({ message_edit: { mid: 'm_theirs', text: 'edited text', num_edit: 1 } });
+    const unsend = event({ message: { mid: 'm_theirs', is_deleted: true } });
+    expect(parseMetaWebhook(social('instagram', edit, unsend))).toEqual([
+      expect.objectContaining({ kind: 'edit', channelType: 'social_a', targetId: 'm_theirs', body: 'edited text', providerMessageId: 'edit:m_theirs:1' }),
+      expect.objectContaining({ kind: 'delete', targetId: 'm_theirs' }),
+    ]);
   });
 
   it('reads a quick-reply tap with its payload as body', () => {
@@ -496,11 +551,10 @@ describe('parseMetaWebhook: Messenger (social_b) and Instagram (social_a)', () =
     ]);
   });
 
-  it('ignores events it does not use (optin, reaction, referral)', () => {
+  it('ignores events it does not use (optin, referral)', () => {
     const body = social(
       'page',
       event({ optin: { ref: 'x' } }),
-      event({ reaction: { mid: 'm_1', action: 'react', emoji: '❤' } }),
       event({ referral: { ref: 'ad', source: 'ADS', type: 'OPEN_THREAD' } }),
     );
     expect(parseMetaWebhook(body)).toEqual([]);

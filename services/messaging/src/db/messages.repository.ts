@@ -82,6 +82,25 @@ export class MessagesRepository {
       .exec();
   }
 
+  /**
+   * Whether a send of ours to this contact on this channel may be in flight: queued and due (not
+   * waiting for a later retry). A send stays queued until the write that stores its provider id
+   * (the dispatcher's `sent`), which is what lets an echo wait for it (domain/conversation-changes.ts).
+   * The (tenantId, channelId, to, status) index.
+   */
+  async sendInFlight(tenantId: number, channelId: number, to: string[]): Promise<boolean> {
+    const due = { $or: [{ nextAttemptAt: null }, { nextAttemptAt: { $lte: new Date() } }] };
+    const doc = await this.models.Message.findOne({ tenantId, status: 'queued', channelId, to: { $in: to }, ...due }, { _id: 1 }).lean().exec();
+    return !!doc;
+  }
+
+  /** Writes what a reaction, an edit or a deletion changed, on the condition of what it read (`expected`). */
+  async change(doc: MessageDoc, expected: Partial<MessageDoc>, set: Partial<MessageDoc>): Promise<boolean> {
+    const own = { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId };
+    const res = await this.models.Message.updateOne({ ...own, ...expected }, { $set: { ...set, updatedAt: new Date() } }).exec();
+    return res.matchedCount > 0;
+  }
+
   findById(tenantId: number, id: string) {
     return this.models.Message.findOne({ _id: id, tenantId }).lean<MessageDoc>().exec();
   }

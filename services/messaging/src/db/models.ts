@@ -66,6 +66,16 @@ export interface MessageDoc {
   pricing?: MessagePricing;
   /** Outgoing: the W3C traceparent of the request that queued it; the dispatcher continues that trace. */
   traceparent?: string;
+  /** Outgoing sent from elsewhere (an engine's fromMe, a Meta echo): not through this platform. */
+  echo?: boolean;
+  /** Reactions received, one per side (the contact's, the business's). */
+  reactions?: Reaction[];
+  /** The provider reported an edit: body is the latest text; the earlier ones, oldest first, with when each was written. */
+  edited?: boolean;
+  editedAt?: Date;
+  editHistory?: { body: string; at: Date }[];
+  /** Deleted for everyone at the provider (its content kept). */
+  deleted?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -75,6 +85,12 @@ export interface MessagePricing {
   billable: boolean;
   pricingModel: string;
   category: string;
+}
+
+export interface Reaction {
+  emoji: string;
+  fromMe: boolean;
+  at: Date;
 }
 
 /** An externalKey claim of sendMessageByTicket; `_id` is `<tenantId>:<key>`, unique by nature. */
@@ -124,6 +140,12 @@ export function registerModels(conn: Connection) {
       via: { type: String, default: undefined },
       viaChannelId: { type: Number, default: undefined },
       pricing: { type: new Schema<MessagePricing>({ billable: Boolean, pricingModel: String, category: String }, { _id: false }), default: undefined },
+      echo: { type: Boolean, default: undefined },
+      reactions: { type: [{ _id: false, emoji: String, fromMe: Boolean, at: Date }], default: undefined },
+      edited: { type: Boolean, default: undefined },
+      editedAt: { type: Date, default: undefined },
+      editHistory: { type: [{ _id: false, body: String, at: Date }], default: undefined },
+      deleted: { type: Boolean, default: undefined },
       createdAt: Date,
       updatedAt: Date,
     },
@@ -144,6 +166,10 @@ export function registerModels(conn: Connection) {
   message.index({ status: 1, createdAt: 1 });
   // The dashboard's delivery health: a tenant's queued and failed messages per channel.
   message.index({ tenantId: 1, status: 1, channelId: 1, createdAt: 1 });
+  // An echo's question: is a send of ours to this contact on this channel still queued
+  // (sendInFlight)? Its contact pinned, not a scan of the channel's queue, which a campaign fills
+  // while every send's echo asks it.
+  message.index({ tenantId: 1, channelId: 1, to: 1, status: 1 });
   const sendKey = new Schema<SendKeyDoc>({ _id: String, ticketId: Number, messageId: String, createdAt: Date, acceptBy: Date }, opts);
   return {
     Message: conn.model<MessageDoc>('Message', message, 'messages'),

@@ -6,6 +6,7 @@ import type { MessageDoc, MessageStatus } from '../db/models';
 import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
 import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
 import { contactOfEvent, eventIdentities, inboundTime, incomingDoc } from './inbound-event';
+import { ConversationChanges } from './conversation-changes';
 import { LinkedWindows } from './linked-window';
 
 type InboundEvent = proto.channelEngines.InboundEvent__Output;
@@ -53,6 +54,7 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
  */
 export class IngestService {
   private readonly linkedWindows: LinkedWindows;
+  private readonly changes: ConversationChanges;
   /** Identity pairs that statuses linked lately (see linkStatusIdentities). */
   private readonly linkedPairs = new TtlCache<string, true>(LINKED_PAIRS_MS, 50_000, 'linked-pairs');
 
@@ -64,6 +66,7 @@ export class IngestService {
     channelCacheMs = 5_000,
   ) {
     this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
+    this.changes = new ConversationChanges(repo, peers, log, wantsIncoming);
   }
 
   /** A provider webhook as received: channel-engines parses it, then its events are ingested. */
@@ -98,7 +101,11 @@ export class IngestService {
   private ingest(e: InboundEvent): Promise<Result> {
     switch (e.kind) {
       case 'message':
-        return this.message(e);
+        return e.fromMe ? this.onChannel(e, (c) => this.changes.echo(c, e)) : this.message(e);
+      case 'reaction':
+      case 'edit':
+      case 'delete':
+        return this.onChannel(e, (c) => this.changes.change(c, e));
       case 'status':
         return this.status(e);
       case 'connection':
@@ -106,6 +113,11 @@ export class IngestService {
       default:
         return Promise.resolve(ignored());
     }
+  }
+
+  private async onChannel(e: InboundEvent, apply: (channel: Channel) => Promise<Result>): Promise<Result> {
+    const channel = await this.channelOf(e);
+    return channel ? apply(channel) : ignored();
   }
 
   // ---- messages -------------------------------------------------------------------------------

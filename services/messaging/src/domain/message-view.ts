@@ -20,6 +20,10 @@ export function toMessage(m: MessageDoc): proto.messaging.Message {
     subject: m.subject ?? '',
     via: m.via ?? '',
     pricing: m.pricing ? { billable: m.pricing.billable, pricingModel: m.pricing.pricingModel, category: m.pricing.category } : null,
+    reactions: (m.reactions ?? []).map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at.toISOString() })),
+    edited: m.edited ?? false,
+    editHistory: (m.editHistory ?? []).map((h) => ({ body: h.body, at: h.at.toISOString() })),
+    deleted: m.deleted ?? false,
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -26,5 +26,11 @@ export const WebhookMethodEnum = {
   message: 'message',
   message_status: 'message.status',
   service_status: 'service.status',
+  reaction: 'reaction',
+  edit: 'edit',
+  delete: 'delete',
 } as const satisfies Record<string, WebhookMethod>;
-registerEnumType(WebhookMethodEnum, { name: 'WebhookMethod', description: 'The `method` of the webhook body: message, message.status, service.status.' });
+registerEnumType(WebhookMethodEnum, {
+  name: 'WebhookMethod',
+  description: 'The `method` of the webhook body: message, message.status, service.status, reaction, edit, delete.',
+});

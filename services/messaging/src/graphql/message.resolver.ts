@@ -11,6 +11,10 @@ export const toGraphMessage = (m: MessageDoc): Message => ({
   error: m.error ?? '',
   via: m.via ?? '',
   pricing: m.pricing ?? null,
+  reactions: (m.reactions ?? []).map((r) => ({ emoji: r.emoji, fromMe: r.fromMe, at: r.at.toISOString() })),
+  edited: m.edited ?? false,
+  editHistory: (m.editHistory ?? []).map((h) => ({ body: h.body, at: h.at.toISOString() })),
+  deleted: m.deleted ?? false,
   createdAt: m.createdAt.toISOString(),
 });
 

@@ -10,6 +10,19 @@ export class MessagePricing {
   @Field({ description: 'What the message is charged as: marketing, utility, authentication, service…' }) category!: string;
 }
 
+@ObjectType()
+export class MessageReaction {
+  @Field() emoji!: string;
+  @Field({ description: 'The business reacted (false: the contact)' }) fromMe!: boolean;
+  @Field(() => DateTime) at!: string;
+}
+
+@ObjectType()
+export class MessageEdit {
+  @Field() body!: string;
+  @Field(() => DateTime, { description: 'When this text was written' }) at!: string;
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Message {
@@ -25,6 +38,14 @@ export class Message {
   via!: string;
   @Field(() => MessagePricing, { nullable: true, description: 'Outgoing on waba: the price Meta reported in its statuses; null until one did, and on other kinds' })
   pricing!: MessagePricing | null;
+  @Field(() => [MessageReaction], { description: 'Reactions received, one per side (the contact, the business)' })
+  reactions!: MessageReaction[];
+  @Field({ description: 'The provider reported an edit: body is the latest text' })
+  edited!: boolean;
+  @Field(() => [MessageEdit], { description: 'The earlier texts of an edited message, oldest first' })
+  editHistory!: MessageEdit[];
+  @Field({ description: 'Deleted for everyone at the provider; its content is kept' })
+  deleted!: boolean;
   @Field(() => DateTime) createdAt!: string;
 }
 

@@ -12,6 +12,8 @@ export const messageEventId = (messageId: string) => eventId(`message:${messageI
 export const statusEventId = (messageId: string, status: string) => eventId(`message.status:${messageId}:${status}`);
 /** `stamp` tells two changes to the same status apart: the channel's state before the change. */
 export const serviceEventId = (channelId: number, status: string, stamp: string) => eventId(`service.status:${channelId}:${status}:${stamp}`);
+/** A reaction, an edit or a deletion of a message: `key` tells one change of the message from another. */
+export const changeEventId = (method: string, messageId: string, key: string) => eventId(`${method}:${messageId}:${key}`);
 export const childEventId = (parentId: string, apiId: string) => eventId(`${parentId}:${apiId}`);
 
 interface NewEvent {

@@ -1,7 +1,7 @@
 import { Schema, type Connection, type Model } from 'mongoose';
 
 /** The `method` of a customer webhook body (docs/webhooks.md lists each payload). */
-export const WEBHOOK_METHODS = ['message', 'message.status', 'service.status'] as const;
+export const WEBHOOK_METHODS = ['message', 'message.status', 'service.status', 'reaction', 'edit', 'delete'] as const;
 export type WebhookMethod = (typeof WEBHOOK_METHODS)[number];
 
 /**

@@ -35,9 +35,10 @@ export interface Sender {
 }
 
 /**
- * `method: "message"`: a contact wrote on the channel (every kind, e-mail included). `msg.from` is
- * the sender's number, null when it has none (an e-mail sender, one known only by its BSUID or LID);
- * its other identities follow it when the event carried them.
+ * `method: "message"`: a contact wrote on the channel (every kind, e-mail included), or the business
+ * wrote outside the API (`direction: "out"`, `fromMe: true`: an engine's own message, a Meta echo).
+ * `msg.from` is the contact's number, null when it has none (an e-mail sender, one known only by its
+ * BSUID or LID); its other identities follow it when the event carried them.
  */
 export function messagePayload(
   m: MessageDoc,
@@ -54,8 +55,8 @@ export function messagePayload(
       ticketId: m.ticketId,
       whatsappId: channel.id,
       channelType: channel.type,
-      direction: 'in' as const,
-      fromMe: false,
+      direction: m.direction,
+      fromMe: m.direction === 'out',
       from: orNull(number),
       ...identities,
       contactName: orNull(from.name),
@@ -77,6 +78,25 @@ export function messagePayload(
     ticket: ticketSummary(ticket),
   };
 }
+
+/** The message a reaction, an edit or a deletion is about, by this platform's id, and its ticket. */
+const about = <M extends string, T extends object>(method: M, m: MessageDoc, ticket: proto.tickets.Ticket__Output, msg: T) => ({
+  method,
+  msg: { messageId: m._id, ticketId: m.ticketId, whatsappId: m.channelId, ...msg },
+  ticket: ticketSummary(ticket),
+});
+
+/** `method: "reaction"`: a reaction on a message (`emoji: ""` removes the sender's); `fromMe`: the business reacted. */
+export const reactionPayload = (m: MessageDoc, ticket: proto.tickets.Ticket__Output, emoji: string, fromMe: boolean, at: Date) =>
+  about('reaction', m, ticket, { emoji, fromMe, at: at.toISOString() });
+
+/** `method: "edit"`: the message's text changed at the provider; `body` is the new one. */
+export const editPayload = (m: MessageDoc, ticket: proto.tickets.Ticket__Output, body: string, fromMe: boolean, at: Date) =>
+  about('edit', m, ticket, { body, fromMe, at: at.toISOString() });
+
+/** `method: "delete"`: the message was deleted for everyone (its content stays in message reads). */
+export const deletePayload = (m: MessageDoc, ticket: proto.tickets.Ticket__Output, fromMe: boolean, at: Date) =>
+  about('delete', m, ticket, { fromMe, at: at.toISOString() });
 
 /** `method: "message.status"`: one of our sent messages changed state (sent, delivered, read, failed). */
 export function statusPayload(m: MessageDoc, at: Date) {
