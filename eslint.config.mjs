@@ -6,7 +6,10 @@ import tseslint from 'typescript-eslint';
 
 // A package's public surface is its package.json `exports` (the kit's sub-paths: @convo/kit/mongo,
 // @convo/kit/service, …), never the files of its dist/.
-const distImports = { regex: '^@convo/[^/]+/dist(/|$)', message: "Import the package's declared sub-path (its package.json exports, e.g. @convo/kit/mongo), not its dist/." };
+const distImports = {
+  regex: '^@convo/[^/]+/dist(/|$)',
+  message: "Import the package's declared sub-path (its package.json exports, e.g. @convo/kit/mongo), not its dist/.",
+};
 // Test helpers live in a package's test/ folder or in @convo/test-support, and only tests import them.
 const testHelpers = {
   regex: '(^|/)(test|tests|testing|__tests__)(/|$)|(^|/)test-harness$|^@convo/(test-support|jest-preset)(/|$)',
@@ -14,7 +17,17 @@ const testHelpers = {
 };
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/generated/**', '**/.turbo/**', '**/coverage/**', '**/.cache/**', '**/supergraph.graphql'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/generated/**',
+      '**/.turbo/**',
+      '**/coverage/**',
+      '**/.cache/**',
+      '**/supergraph.graphql',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -24,14 +37,32 @@ export default tseslint.config(
       'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.d.ts', '.js', '.json'] })],
     },
     languageOptions: {
-      globals: Object.fromEntries(['process', 'require', 'module', 'exports', '__dirname', 'console', 'performance', 'URL', 'Buffer', 'setTimeout', 'clearTimeout', 'fetch'].map((g) => [g, 'readonly'])),
+      globals: Object.fromEntries(
+        [
+          'process',
+          'require',
+          'module',
+          'exports',
+          '__dirname',
+          'console',
+          'performance',
+          'URL',
+          'Buffer',
+          'setTimeout',
+          'clearTimeout',
+          'fetch',
+        ].map((g) => [g, 'readonly']),
+      ),
     },
     rules: {
       // Sees value imports only: the rule skips `import type` and has no option to count it.
       // test/repo/import-cycles.test.ts fails on any circle inside a src/ folder, type imports included.
       'import-x/no-cycle': 'error',
       // Configuration is read in one place per package, so that every setting is documented and checked there.
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read settings in the package\'s config module.' }],
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: "Read settings in the package's config module." },
+      ],
       // No max-lines here: the one limit on a source file's length (350 lines, every line counted) is
       // test/repo/house-rules.test.ts, which sees every tracked src/ file, linted package or not.
       // Loaded gRPC definitions and dynamic JSON are typed at their edges; `any` stays visible as a warning.
@@ -53,8 +84,18 @@ export default tseslint.config(
     // environment to its children), the development database launcher, the jest preset (it sets
     // the test processes' environment), scripts and tests.
     files: [
-      '**/config.ts', '**/main.ts', '**/cli.ts', 'services/lib/dev-mesh/src/mesh.ts', 'services/lib/dev-db/src/**', 'services/lib/jest-preset/**', '**/scripts/**',
-      '**/*.test.ts', '**/test/**', 'test/**', '*.config.*', '**/*.config.*',
+      '**/config.ts',
+      '**/main.ts',
+      '**/cli.ts',
+      'services/lib/dev-mesh/src/mesh.ts',
+      'services/lib/dev-db/src/**',
+      'services/lib/jest-preset/**',
+      '**/scripts/**',
+      '**/*.test.ts',
+      '**/test/**',
+      'test/**',
+      '*.config.*',
+      '**/*.config.*',
     ],
     rules: { 'no-restricted-properties': 'off' },
   },

@@ -12,8 +12,15 @@
   }
   var token = session && session.token ? session.token : '<super-admin token or console session>';
   var headers = JSON.stringify({ authorization: 'Bearer ' + token }, null, 2);
-  var query = '# Put your token in the Headers tab below, then run:\n{\n  tenantConnection(first: 5) { totalCount nodes { id name status } }\n}\n';
+  var query =
+    '# Put your token in the Headers tab below, then run:\n{\n  tenantConnection(first: 5) { totalCount nodes { id name status } }\n}\n';
   ReactDOM.createRoot(document.getElementById('explorer')).render(
-    React.createElement(GraphiQL, { fetcher: fetcher, defaultHeaders: headers, defaultQuery: query, shouldPersistHeaders: false, isHeadersEditorEnabled: true }),
+    React.createElement(GraphiQL, {
+      fetcher: fetcher,
+      defaultHeaders: headers,
+      defaultQuery: query,
+      shouldPersistHeaders: false,
+      isHeadersEditorEnabled: true,
+    }),
   );
 })();

@@ -70,7 +70,13 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   app.addHook('onResponse', async (req, reply) => {
     const route = req.routeOptions.url;
     if (route === '/healthz' || route === '/readyz' || route === '/metrics') return;
-    const line = { method: req.method, route: route ?? req.url.split('?')[0].slice(0, 200), status: reply.statusCode, ms: Math.round(reply.elapsedTime), tenant: req.principal?.tenantId };
+    const line = {
+      method: req.method,
+      route: route ?? req.url.split('?')[0].slice(0, 200),
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime),
+      tenant: req.principal?.tenantId,
+    };
     // The warm-up's own requests (before ready) only at debug: they are no one's traffic.
     if (!readiness.ready) req.log.debug(line, 'request');
     else if (reply.statusCode >= 500) req.log.warn(line, 'request');
@@ -82,7 +88,12 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
     limits: { fileSize: config.mediaMaxBytes, files: 1, fields: 20 },
     onFile: async function (part) {
       refuseFileOutsideMediaRoutes(this, part);
-      const upload: UploadedFile = { data: await readFile(part.file, this.headers['content-length'], config.mediaMaxBytes), mimeType: part.mimetype, fileName: part.filename, truncated: part.file.truncated };
+      const upload: UploadedFile = {
+        data: await readFile(part.file, this.headers['content-length'], config.mediaMaxBytes),
+        mimeType: part.mimetype,
+        fileName: part.filename,
+        truncated: part.file.truncated,
+      };
       (part as unknown as { value: UploadedFile }).value = upload;
     },
   });
@@ -94,14 +105,23 @@ export async function buildGateway(config: GatewayConfig, opts: { logger?: boole
   // Ready = this gateway can serve, once warmed up (warmup.ts). A service that is down answers its
   // own routes 503 with Retry-After (kit's status table); it must not take the gateway's other
   // routes out of service.
-  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => (readiness.ready ? { status: 'ready' } : reply.code(503).send({ status: 'warming up' })));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) =>
+    readiness.ready ? { status: 'ready' } : reply.code(503).send({ status: 'warming up' }),
+  );
 
   const rateLimits = await installRateLimits(app, config.rateLimits);
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });
   await app.register(inboundRoutes, { clients, auth, metaVerifyToken: config.metaVerifyToken, metaAppSecret: config.metaAppSecret });
-  await app.register(externalApi, { prefix: '/v2/api/external/:apiId', clients, auth, mediaMaxBytes: config.mediaMaxBytes, mediaBodyLimit: config.mediaBodyLimitBytes, rateLimits });
+  await app.register(externalApi, {
+    prefix: '/v2/api/external/:apiId',
+    clients,
+    auth,
+    mediaMaxBytes: config.mediaMaxBytes,
+    mediaBodyLimit: config.mediaBodyLimitBytes,
+    rateLimits,
+  });
   await app.register(mediaRoutes, { clients, secret: config.mediaUrlSecret });
   await app.register(webchatRoutes, { clients, auth, secret: config.mediaUrlSecret, rateLimits });
   await app.register(browserPages);

@@ -25,7 +25,6 @@ export const bearer = (req: FastifyRequest): string | undefined => {
   return match?.[1];
 };
 
-
 export interface RevocationWatchOptions {
   /** No message (revocation or heartbeat) for this long: the stream is treated as down. */
   staleMs: number;
@@ -186,15 +185,16 @@ export class Authenticator {
     const pending = this.resolving.get(key);
     if (pending) return pending;
     const generation = this.generation;
-    const resolution = this.clients.tenants.ResolveApiToken({ apiId, tokenSha256 }).then(
-      (principal) => {
+    const resolution = this.clients.tenants
+      .ResolveApiToken({ apiId, tokenSha256 })
+      .then((principal) => {
         // A revocation can be seen before the deletion it announces is visible to this read.
         if (this.cacheTrusted && generation === this.generation && !this.revoked.get(principal.apiId)) this.cache.set(key, principal);
         return principal;
-      },
-    ).finally(() => {
-      if (this.resolving.get(key) === resolution) this.resolving.delete(key);
-    });
+      })
+      .finally(() => {
+        if (this.resolving.get(key) === resolution) this.resolving.delete(key);
+      });
     this.resolving.set(key, resolution);
     return resolution;
   }
@@ -204,12 +204,10 @@ export class Authenticator {
     const token = bearer(req);
     if (!token) throw unauthenticated('Missing bearer token');
     if (bearerMatches(`Bearer ${token}`, this.superAdminToken)) return;
-    const isIntegrationToken = await this.clients.tenants
-      .ResolveApiToken({ apiId: '', tokenSha256: tokenSha256(token) })
-      .then(
-        () => true,
-        (err: unknown) => isServiceError(err) && err.code === grpc.status.PERMISSION_DENIED,
-      );
+    const isIntegrationToken = await this.clients.tenants.ResolveApiToken({ apiId: '', tokenSha256: tokenSha256(token) }).then(
+      () => true,
+      (err: unknown) => isServiceError(err) && err.code === grpc.status.PERMISSION_DENIED,
+    );
     throw isIntegrationToken ? forbidden('Integration tokens may not use the tenant API') : unauthenticated('Unknown token');
   };
 

@@ -43,8 +43,14 @@ export function installBodyBudget(app: FastifyInstance, limitBytes: number): Bod
     });
     return state;
   }
-  const held = gauge({ name: 'convo_gateway_body_bytes_held', help: 'Request body bytes admitted under the body budget (BODY_BUDGET_BYTES) now.' });
-  const refused = counter({ name: 'convo_gateway_body_busy_total', help: 'Requests answered 503 ERR_BUSY: their body did not fit the body budget.' });
+  const held = gauge({
+    name: 'convo_gateway_body_bytes_held',
+    help: 'Request body bytes admitted under the body budget (BODY_BUDGET_BYTES) now.',
+  });
+  const refused = counter({
+    name: 'convo_gateway_body_busy_total',
+    help: 'Requests answered 503 ERR_BUSY: their body did not fit the body budget.',
+  });
   app.addHook('preParsing', async (req: FastifyRequest, reply: FastifyReply, payload) => {
     const size = declaredBodyBytes(req);
     if (size === 0) {
@@ -56,7 +62,12 @@ export function installBodyBudget(app: FastifyInstance, limitBytes: number): Bod
       reply
         .code(503)
         .header('retry-after', String(BUSY_RETRY_AFTER_SECONDS))
-        .send(envelope('ERR_BUSY', `The gateway is receiving as many request bodies as it holds at once; retry after ${BUSY_RETRY_AFTER_SECONDS} s`));
+        .send(
+          envelope(
+            'ERR_BUSY',
+            `The gateway is receiving as many request bodies as it holds at once; retry after ${BUSY_RETRY_AFTER_SECONDS} s`,
+          ),
+        );
       return reply;
     }
     state.heldBytes += size;

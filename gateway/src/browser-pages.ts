@@ -7,9 +7,11 @@ import { join } from 'node:path';
 export const CONSOLE_DIR = join(__dirname, 'console');
 export const EXPLORER_DIR = join(__dirname, 'explorer');
 
-const STRICT = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const STRICT =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 /** GraphiQL sets styles from script (CodeMirror, its panes): inline styles only, scripts still 'self'. */
-const EXPLORER = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const EXPLORER =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; font-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Static files of a browser page, with its CSP; no page when the build did not make it. */
 async function page(app: FastifyInstance, dir: string, prefix: string, csp: string) {

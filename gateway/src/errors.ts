@@ -43,15 +43,23 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (isServiceError(error)) {
       const { status, body, headers } = grpcToHttp(error);
       if (status >= 500) req.log.warn({ grpcCode: error.code, error: body.error }, 'upstream failure');
-      return reply.code(status).headers(headers ?? {}).send(body);
+      return reply
+        .code(status)
+        .headers(headers ?? {})
+        .send(body);
     }
     if (error instanceof DomainError) {
       const { status, body, headers } = domainToHttp(error);
-      return reply.code(status).headers(headers ?? {}).send(body);
+      return reply
+        .code(status)
+        .headers(headers ?? {})
+        .send(body);
     }
     const err = error as FastifyError & { validationContext?: string };
     if (err.validation) {
-      const details = err.validation.slice(0, MAX_DETAILS + 1).map((v) => ({ field: fieldOf(v as AjvIssue), message: v.message ?? 'is invalid' }));
+      const details = err.validation
+        .slice(0, MAX_DETAILS + 1)
+        .map((v) => ({ field: fieldOf(v as AjvIssue), message: v.message ?? 'is invalid' }));
       return reply.code(400).send(envelope('ERR_VALIDATION', `Invalid ${err.validationContext ?? 'request'}`, details));
     }
     if (isMalformedMultipart(req, err)) {
@@ -65,7 +73,18 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (err.statusCode === 400) {
       // An empty or malformed JSON body and the like: the caller's mistake (CONVENTIONS "Errors").
-      return reply.code(400).send(envelope('ERR_VALIDATION', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'The request body is empty' : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'The request body is not valid JSON' : err.message));
+      return reply
+        .code(400)
+        .send(
+          envelope(
+            'ERR_VALIDATION',
+            err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+              ? 'The request body is empty'
+              : err.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+                ? 'The request body is not valid JSON'
+                : err.message,
+          ),
+        );
     }
     if (err.statusCode && err.statusCode > 400 && err.statusCode < 500) {
       return reply.code(err.statusCode).send(envelope('ERR_BAD_REQUEST', err.message));
@@ -78,7 +97,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     const path = req.url.split('?')[0];
     const allow = methodsOf(path);
     if (allow.length) {
-      return reply.code(405).header('allow', allow.join(', ')).send(envelope('ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allow.join(' or ')}`));
+      return reply
+        .code(405)
+        .header('allow', allow.join(', '))
+        .send(envelope('ERR_METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allow.join(' or ')}`));
     }
     return reply.code(404).send(envelope('ERR_ROUTE_NOT_FOUND', `No route ${req.method} ${path}`));
   });

@@ -71,7 +71,12 @@ export async function mountGraphql(
     formatError: formatGatewayError,
     introspection: limits.introspection,
     validationRules: [depthRule(limits)],
-    plugins: [fastifyApolloDrainPlugin(app), operationResolutionPlugin<Context>(), tenantScopePlugin<Context>(supergraph), complexityPlugin<Context>(limits)],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      operationResolutionPlugin<Context>(),
+      tenantScopePlugin<Context>(supergraph),
+      complexityPlugin<Context>(limits),
+    ],
   });
   await apollo.start();
   await app.register(loginRoutes, { clients, sessions, rateLimits });

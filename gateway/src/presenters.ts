@@ -23,7 +23,12 @@ export const lastMessageRecord = (m: proto.messaging.LastMessage__Output): LastM
   at: m.createdAt,
 });
 
-const ticketContact = (c: proto.tickets.Contact__Output): TicketRecord['contact'] => ({ id: c.id, ...shownIdentities(c), name: c.name, email: c.email || null });
+const ticketContact = (c: proto.tickets.Contact__Output): TicketRecord['contact'] => ({
+  id: c.id,
+  ...shownIdentities(c),
+  name: c.name,
+  email: c.email || null,
+});
 
 /**
  * The ticket record (docs/api/external.md, "Ticket record"). Reads pass the ticket's last message (null when it
@@ -134,7 +139,12 @@ export const contactRecord = (c: proto.tickets.ContactRecord__Output): ContactRe
 });
 
 /** A kanban column of listKanban / createKanban / updateKanban. */
-export const kanbanRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof KanbanColumn> => ({ id: c.id, name: c.name, position: c.position ?? null, createdAt: c.createdAt });
+export const kanbanRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof KanbanColumn> => ({
+  id: c.id,
+  name: c.name,
+  position: c.position ?? null,
+  createdAt: c.createdAt,
+});
 
 /**
  * A channel as the external API shows it (listChannels, showChannelById): what it is, its state,
@@ -158,10 +168,19 @@ export const channelSummary = (c: proto.tenants.Channel__Output): Static<typeof 
 });
 
 /** A tag or a queue of listTags / listQueues. */
-export const catalogRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof CatalogItem> => ({ id: c.id, name: c.name, createdAt: c.createdAt });
+export const catalogRecord = (c: proto.tickets.CatalogItem__Output): Static<typeof CatalogItem> => ({
+  id: c.id,
+  name: c.name,
+  createdAt: c.createdAt,
+});
 
 /** A user of listUsers (no credentials of any kind). */
-export const userRecord = (u: proto.tenants.User__Output): Static<typeof User> => ({ id: u.id, name: u.name, email: u.email, profile: u.profile });
+export const userRecord = (u: proto.tenants.User__Output): Static<typeof User> => ({
+  id: u.id,
+  name: u.name,
+  email: u.email,
+  profile: u.profile,
+});
 
 /** One entry of a ticket's pause log. */
 export const pauseRecord = (p: proto.tickets.Pause__Output): Static<typeof Pause> => ({
@@ -176,14 +195,22 @@ export const pauseRecord = (p: proto.tickets.Pause__Output): Static<typeof Pause
 
 /** `<gateway>CustomerId` and `<gateway>Token` of every stored gateway account, the token masked. */
 const gatewayFields = (t: proto.tenants.Tenant__Output) =>
-  Object.fromEntries(t.gatewayAccounts.flatMap((a) => [[`${a.gateway}CustomerId`, a.customerId], [`${a.gateway}Token`, a.tokenHint]]));
+  Object.fromEntries(
+    t.gatewayAccounts.flatMap((a) => [
+      [`${a.gateway}CustomerId`, a.customerId],
+      [`${a.gateway}Token`, a.tokenHint],
+    ]),
+  );
 
 /** `social_aWebhookProxyUrl`, `social_aWebhookProxySecret` (masked) and the same for social_b. */
 const proxyFields = (t: proto.tenants.Tenant__Output) =>
   Object.fromEntries(
     ['social_a', 'social_b'].flatMap((channel) => {
       const p = t.webhookProxies.find((w) => w.channel === channel);
-      return [[`${channel}WebhookProxyUrl`, p?.url || null], [`${channel}WebhookProxySecret`, p?.secretHint || null]];
+      return [
+        [`${channel}WebhookProxyUrl`, p?.url || null],
+        [`${channel}WebhookProxySecret`, p?.secretHint || null],
+      ];
     }),
   );
 
@@ -249,7 +276,9 @@ export const channelRecord = (c: proto.tenants.Channel__Output): ChannelRecord =
   webhookUrl: c.webhookUrl || null,
   webhookIncoming: c.webhookIncoming,
   webhookSecret: c.webhookSecret || null,
-  ...(c.webhookSecretPrevious ? { webhookSecretPrevious: c.webhookSecretPrevious, webhookSecretPreviousUntil: c.webhookSecretPreviousUntil } : {}),
+  ...(c.webhookSecretPrevious
+    ? { webhookSecretPrevious: c.webhookSecretPrevious, webhookSecretPreviousUntil: c.webhookSecretPreviousUntil }
+    : {}),
   pageId: c.pageId || null,
   emailAddress: c.emailAddress || null,
   sendIntervalMs: c.sendIntervalMs ?? null,

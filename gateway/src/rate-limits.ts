@@ -43,7 +43,13 @@ declare module 'fastify' {
 /** Registers the store (Redis or memory) and answers the limits' charger. */
 export async function installRateLimits(app: FastifyInstance, config: RateLimitConfig): Promise<RateLimits> {
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { connectTimeout: 2_000, commandTimeout: 500, maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true })
+    ? new Redis(config.redisUrl, {
+        connectTimeout: 2_000,
+        commandTimeout: 500,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: true,
+      })
     : undefined;
   if (redis) {
     redis.on('error', (err) => app.log.warn({ err: err.message }, 'rate-limit store unavailable'));

@@ -14,7 +14,10 @@ export interface SubgraphTarget {
 const refused = (err: unknown): boolean => (err as { cause?: { code?: string } } | undefined)?.cause?.code === 'ECONNREFUSED';
 
 export function subgraphTarget(setting: string, timeoutMs: number): SubgraphTarget {
-  const urls = setting.split(',').map((u) => u.trim()).filter(Boolean);
+  const urls = setting
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
   if (!urls.length) throw new Error('A subgraph needs at least one URL');
   let turn = 0;
   const fetcher = async (_url: string, init: RequestInit): Promise<Response> => {

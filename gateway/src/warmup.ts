@@ -33,7 +33,12 @@ export interface WarmupResult {
 }
 
 /** Runs the warm-up; never throws. The principal's token exists only in this process, only while it runs. */
-export async function warmUp(app: FastifyInstance, auth: Authenticator, config: WarmupConfig, log: FastifyBaseLogger): Promise<WarmupResult> {
+export async function warmUp(
+  app: FastifyInstance,
+  auth: Authenticator,
+  config: WarmupConfig,
+  log: FastifyBaseLogger,
+): Promise<WarmupResult> {
   const started = Date.now();
   const result: WarmupResult = { requests: 0, ms: 0, statuses: {} };
   if (config.ms <= 0 || config.requests <= 0) return result;
@@ -48,7 +53,10 @@ export async function warmUp(app: FastifyInstance, auth: Authenticator, config: 
       const res = await app.inject({
         method: 'POST',
         url: `/v2/api/external/${WARMUP_PRINCIPAL.apiId}/sendMessageByTicket`,
-        headers: { authorization: `Bearer ${n % UNKNOWN_TOKEN_EVERY === UNKNOWN_TOKEN_EVERY - 1 ? unknown : token}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${n % UNKNOWN_TOKEN_EVERY === UNKNOWN_TOKEN_EVERY - 1 ? unknown : token}`,
+          'content-type': 'application/json',
+        },
         payload: JSON.stringify({ ticketId: 1 + (n % 64), body: 'warm-up' }),
       });
       result.statuses[res.statusCode] = (result.statuses[res.statusCode] ?? 0) + 1;

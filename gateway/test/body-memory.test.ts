@@ -34,7 +34,10 @@ describe('streamed base64 on media routes', () => {
         const file = decodedFileOf(req.body as object);
         return { body: req.body, size: file?.length, sha: file && sha(file) };
       });
-      scope.post('/plain', { schema: { body: SendMessageBody } }, async (req) => ({ body: req.body, streamed: decodedFileOf(req.body as object) !== undefined }));
+      scope.post('/plain', { schema: { body: SendMessageBody } }, async (req) => ({
+        body: req.body,
+        streamed: decodedFileOf(req.body as object) !== undefined,
+      }));
     });
   });
   afterAll(() => app.close());
@@ -43,11 +46,22 @@ describe('streamed base64 on media routes', () => {
 
   it('decodes a file split across many small chunks, the other fields parsed as usual', async () => {
     const file = randomBytes(40_000);
-    const text = JSON.stringify({ ticketId: 7, body: 'x "quoted" \\ base64Data', base64Data: file.toString('base64'), mimeType: 'application/pdf', fileName: 'f', nested: { base64Data: 'kept' } });
+    const text = JSON.stringify({
+      ticketId: 7,
+      body: 'x "quoted" \\ base64Data',
+      base64Data: file.toString('base64'),
+      mimeType: 'application/pdf',
+      fileName: 'f',
+      nested: { base64Data: 'kept' },
+    });
     for (const size of [1, 7, 4096]) {
       const res = await post('/media', pieces(text, size), { 'content-length': String(Buffer.byteLength(text)) });
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ size: file.length, sha: sha(file), body: { ticketId: 7, body: 'x "quoted" \\ base64Data', base64Data: 'AAAA', mimeType: 'application/pdf' } });
+      expect(res.json()).toMatchObject({
+        size: file.length,
+        sha: sha(file),
+        body: { ticketId: 7, body: 'x "quoted" \\ base64Data', base64Data: 'AAAA', mimeType: 'application/pdf' },
+      });
     }
   });
 
@@ -73,7 +87,10 @@ describe('streamed base64 on media routes', () => {
   });
 
   it('answers 413 once the decoded file passes the limit', async () => {
-    const res = await post('/media', JSON.stringify({ ticketId: 1, base64Data: randomBytes(MAX + 10).toString('base64'), mimeType: 'application/pdf', fileName: 'f' }));
+    const res = await post(
+      '/media',
+      JSON.stringify({ ticketId: 1, base64Data: randomBytes(MAX + 10).toString('base64'), mimeType: 'application/pdf', fileName: 'f' }),
+    );
     expect(res.statusCode).toBe(413);
     expect(res.json().error).toBe('ERR_PAYLOAD_TOO_LARGE');
   });
@@ -106,7 +123,12 @@ describe('body budget', () => {
   });
   afterAll(() => app.close());
   const send = (bytes: number) =>
-    fetch(`${url}/hold`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(bytes), signal: AbortSignal.timeout(10_000) });
+    fetch(`${url}/hold`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(bytes),
+      signal: AbortSignal.timeout(10_000),
+    });
   const until = async (cond: () => boolean) => {
     for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   };
@@ -141,7 +163,12 @@ describe('body budget', () => {
 
   it('gives the bytes back when the client goes away', async () => {
     const controller = new AbortController();
-    const gone = fetch(`${url}/hold`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: Buffer.alloc(900), signal: controller.signal }).catch(() => undefined);
+    const gone = fetch(`${url}/hold`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(900),
+      signal: controller.signal,
+    }).catch(() => undefined);
     await until(() => gates.length === 1);
     controller.abort();
     await gone;
@@ -162,10 +189,16 @@ describe('streamed base64: keys', () => {
     installErrorHandler(app);
     await app.register(async (scope) => {
       installMediaJsonParser(scope, 1024);
-      scope.post('/media', { config: { media: true } }, async (req) => ({ body: req.body, file: decodedFileOf(req.body as object)?.toString() }));
+      scope.post('/media', { config: { media: true } }, async (req) => ({
+        body: req.body,
+        file: decodedFileOf(req.body as object)?.toString(),
+      }));
     });
-    const post = async (payload: string) => (await app.inject({ method: 'POST', url: '/media', payload, headers: { 'content-type': 'application/json' } })).json();
-    expect(await post(`{"${'k'.repeat(50_000)}":1,"base64Data64":"x","base64Dat":"y","a":{"base64Data":"QUJD"},"base64Data" : "QUJD"}`)).toEqual({
+    const post = async (payload: string) =>
+      (await app.inject({ method: 'POST', url: '/media', payload, headers: { 'content-type': 'application/json' } })).json();
+    expect(
+      await post(`{"${'k'.repeat(50_000)}":1,"base64Data64":"x","base64Dat":"y","a":{"base64Data":"QUJD"},"base64Data" : "QUJD"}`),
+    ).toEqual({
       body: { ['k'.repeat(50_000)]: 1, base64Data64: 'x', base64Dat: 'y', a: { base64Data: 'QUJD' }, base64Data: 'AAAA' },
       file: 'ABC',
     });
@@ -197,7 +230,13 @@ describe('body budget and Expect: 100-continue', () => {
   const expecting = (bytes: number) =>
     new Promise<{ status: number; continued: boolean; body: string }>((resolve, reject) => {
       let continued = false;
-      const req = request({ port, host: '127.0.0.1', path: '/hold', method: 'POST', headers: { 'content-type': 'application/octet-stream', 'content-length': bytes, expect: '100-continue' } });
+      const req = request({
+        port,
+        host: '127.0.0.1',
+        path: '/hold',
+        method: 'POST',
+        headers: { 'content-type': 'application/octet-stream', 'content-length': bytes, expect: '100-continue' },
+      });
       req.on('continue', () => {
         continued = true;
         req.end(Buffer.alloc(bytes));
@@ -220,7 +259,11 @@ describe('body budget and Expect: 100-continue', () => {
     const first = expecting(800);
     for (let i = 0; i < 200 && gates.length < 1; i++) await new Promise((r) => setTimeout(r, 10));
     const refused = await expecting(300);
-    expect({ status: refused.status, continued: refused.continued, error: JSON.parse(refused.body).error }).toEqual({ status: 503, continued: false, error: 'ERR_BUSY' });
+    expect({ status: refused.status, continued: refused.continued, error: JSON.parse(refused.body).error }).toEqual({
+      status: 503,
+      continued: false,
+      error: 'ERR_BUSY',
+    });
     gates.shift()!();
     expect(await first).toMatchObject({ status: 200, continued: true });
   });

@@ -14,7 +14,9 @@ describe('bounded validation', () => {
     ticketId: Id(),
     flag: Type.Optional(Type.Boolean()),
     tagIds: Type.Optional(Type.Array(Id(), { maxItems: 50 })),
-    many: Type.Optional(Type.Object(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, Type.Optional(Type.Integer({ maximum: 5 }))])))),
+    many: Type.Optional(
+      Type.Object(Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}`, Type.Optional(Type.Integer({ maximum: 5 }))]))),
+    ),
   });
   app.post('/v', { schema: { body: Body } }, async (req) => ({ success: true, body: req.body }));
   const post = (payload: unknown) => app.inject({ method: 'POST', url: '/v', payload: payload as object });
@@ -43,7 +45,12 @@ describe('bounded validation', () => {
     expect(res.json().details).toHaveLength(20);
     expect(res.json().truncated).toBe(true);
     const few = await post({ ticketId: 'x', flag: 'maybe' });
-    expect(few.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['flag', 'ticketId']);
+    expect(
+      few
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['flag', 'ticketId']);
     expect(few.json().truncated).toBeUndefined();
   });
 
@@ -61,7 +68,8 @@ describe('bounded validation', () => {
 });
 
 describe('bounded JSON parsing', () => {
-  const { exceedsJsonValues, installBoundedJsonParser, MAX_JSON_VALUES } = require('../src/validation/json-parser') as typeof import('../src/validation/json-parser');
+  const { exceedsJsonValues, installBoundedJsonParser, MAX_JSON_VALUES } =
+    require('../src/validation/json-parser') as typeof import('../src/validation/json-parser');
   const app = Fastify({ bodyLimit: 64 * 1024 * 1024 });
   installBoundedJsonParser(app);
   installErrorHandler(app);
@@ -78,11 +86,19 @@ describe('bounded JSON parsing', () => {
     const huge = `{"ticketId":1,"tagIds":[${new Array(4_000_000).fill('"x"').join(',')}]}`;
     const res = await app.inject({ method: 'POST', url: '/p', headers: { 'content-type': 'application/json' }, payload: huge });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ error: 'ERR_VALIDATION', details: [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }] });
+    expect(res.json()).toMatchObject({
+      error: 'ERR_VALIDATION',
+      details: [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }],
+    });
     expect(res.body.length).toBeLessThan(20_000);
     const ok = await app.inject({ method: 'POST', url: '/p', payload: { a: 1, b: [1, 2] } });
     expect(ok.json()).toEqual({ success: true, keys: ['a', 'b'] });
-    const poisoned = await app.inject({ method: 'POST', url: '/p', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' });
+    const poisoned = await app.inject({
+      method: 'POST',
+      url: '/p',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"__proto__":{"x":1}}',
+    });
     expect(poisoned.statusCode).toBe(400);
   });
 });
@@ -104,10 +120,14 @@ describe('numbers out of a double’s range', () => {
     list: Type.Optional(Type.Array(Type.Number(), { maxItems: 5 })),
     extra: Type.Optional(Type.Object({}, { additionalProperties: true })),
   });
-  app.post('/v', { schema: { body: Body, querystring: Type.Object({ n: Type.Optional(Type.Number()) }) } }, async (req) => ({ success: true, body: req.body }));
+  app.post('/v', { schema: { body: Body, querystring: Type.Object({ n: Type.Optional(Type.Number()) }) } }, async (req) => ({
+    success: true,
+    body: req.body,
+  }));
   app.post('/free', async (req) => ({ success: true, body: req.body }));
   afterAll(() => app.close());
-  const post = (payload: string, url = '/v') => app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
+  const post = (payload: string, url = '/v') =>
+    app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json' } });
 
   it.each([
     ['a JSON number', '{"value":1e400}', 'value'],
@@ -118,17 +138,29 @@ describe('numbers out of a double’s range', () => {
     ['a free-form object', '{"extra":{"deep":{"n":1e400}}}', 'extra.deep.n'],
   ])('refuses %s with 400 ERR_VALIDATION naming the field', async (_what, payload, field) => {
     const res = await post(payload);
-    expect({ status: res.statusCode, error: res.json().error, field: res.json().details?.[0]?.field }).toEqual({ status: 400, error: 'ERR_VALIDATION', field });
+    expect({ status: res.statusCode, error: res.json().error, field: res.json().details?.[0]?.field }).toEqual({
+      status: 400,
+      error: 'ERR_VALIDATION',
+      field,
+    });
   });
 
   it('refuses it on a route without a body schema, and in a query parameter', async () => {
     const free = await post('{"a":[1e400]}', '/free');
-    expect({ status: free.statusCode, error: free.json().error, field: free.json().details?.[0]?.field }).toEqual({ status: 400, error: 'ERR_VALIDATION', field: 'a[0]' });
+    expect({ status: free.statusCode, error: free.json().error, field: free.json().details?.[0]?.field }).toEqual({
+      status: 400,
+      error: 'ERR_VALIDATION',
+      field: 'a[0]',
+    });
     const query = await app.inject({ method: 'POST', url: '/v?n=1e400', payload: '{}', headers: { 'content-type': 'application/json' } });
     expect(query.statusCode).toBe(400);
   });
 
   it('still takes large finite numbers and numbers written as text', async () => {
-    expect((await post('{"value":"1e12","count":"42","extra":{"n":1.7976931348623157e308}}')).json().body).toEqual({ value: 1e12, count: 42, extra: { n: 1.7976931348623157e308 } });
+    expect((await post('{"value":"1e12","count":"42","extra":{"n":1.7976931348623157e308}}')).json().body).toEqual({
+      value: 1e12,
+      count: 42,
+      extra: { n: 1.7976931348623157e308 },
+    });
   });
 });

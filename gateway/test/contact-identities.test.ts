@@ -15,13 +15,43 @@ const PARENT_BSUID = 'US.ENT.11815799212886844830';
 const LID = '148592765938274@lid';
 
 const contact: proto.tickets.ContactRecord__Output = {
-  id: 9, tenantId: 1, channelId: 3, number: BSUID, name: 'Ana', email: '', firstName: '', lastName: '', businessName: '', externalKey: '',
-  tagIds: [], walletIds: [], extraInfo: [], createdAt: '2026-11-26T12:00:00.000Z', updatedAt: '2026-11-26T12:00:00.000Z',
-  bsuid: BSUID, parentBsuid: '', lid: '', username: 'ana.souza',
+  id: 9,
+  tenantId: 1,
+  channelId: 3,
+  number: BSUID,
+  name: 'Ana',
+  email: '',
+  firstName: '',
+  lastName: '',
+  businessName: '',
+  externalKey: '',
+  tagIds: [],
+  walletIds: [],
+  extraInfo: [],
+  createdAt: '2026-11-26T12:00:00.000Z',
+  updatedAt: '2026-11-26T12:00:00.000Z',
+  bsuid: BSUID,
+  parentBsuid: '',
+  lid: '',
+  username: 'ana.souza',
 };
 const ticket = {
-  id: 42, tenantId: 1, channelId: 3, status: 'open', contact: { id: 9, number: BSUID, name: 'Ana', email: '', lastInboundAt: '', bsuid: BSUID, parentBsuid: '', lid: '', username: '' },
-  externalKey: '', botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [], createdAt: '', updatedAt: '', closedAt: '', paused: false, pauseReason: '', pausedAt: '',
+  id: 42,
+  tenantId: 1,
+  channelId: 3,
+  status: 'open',
+  contact: { id: 9, number: BSUID, name: 'Ana', email: '', lastInboundAt: '', bsuid: BSUID, parentBsuid: '', lid: '', username: '' },
+  externalKey: '',
+  botBuilderStatus: false,
+  llmAssistantStatus: false,
+  workflowStatus: false,
+  tagIds: [],
+  createdAt: '',
+  updatedAt: '',
+  closedAt: '',
+  paused: false,
+  pauseReason: '',
+  pausedAt: '',
 };
 const accepted = { messageId: 'm-1', ticketId: 42, status: 'queued', idempotent: false, skipped: false };
 
@@ -42,13 +72,16 @@ describe('contact identities in the fields that take a number', () => {
   const calls: Array<{ method: string; req: Record<string, unknown> }> = [];
   const clients = new Proxy({} as Clients, {
     get: (_, service: string) =>
-      new Proxy({}, {
-        get: (__, method: string) => async (req: Record<string, unknown>) => {
-          calls.push({ method: `${service}.${method}`, req });
-          if (!(`${service}.${method}` in ANSWERS)) throw new Error(`unexpected call ${service}.${method}`);
-          return ANSWERS[`${service}.${method}`];
+      new Proxy(
+        {},
+        {
+          get: (__, method: string) => async (req: Record<string, unknown>) => {
+            calls.push({ method: `${service}.${method}`, req });
+            if (!(`${service}.${method}` in ANSWERS)) throw new Error(`unexpected call ${service}.${method}`);
+            return ANSWERS[`${service}.${method}`];
+          },
         },
-      }),
+      ),
   });
   const auth = {
     external: async (req: { principal?: unknown }) => {
@@ -87,7 +120,11 @@ describe('contact identities in the fields that take a number', () => {
   const WABA_BODIES: Array<[route: string, body: (number: string) => object, method: string]> = [
     ['template', (number) => ({ number, templateName: 'order_update', templateLangCode: 'pt_BR' }), 'messaging.SendTemplate'],
     ['sendButtonWABA', (number) => ({ number, message: 'Pick one', button1: 'Yes', button2: 'No' }), 'messaging.SendInteractive'],
-    ['sendListWABA', (number) => ({ number, body: 'Pick', button_text: 'Open', sections: [{ title: 'A', rows: [{ id: 'a', title: 'A' }] }] }), 'messaging.SendInteractive'],
+    [
+      'sendListWABA',
+      (number) => ({ number, body: 'Pick', button_text: 'Open', sections: [{ title: 'A', rows: [{ id: 'a', title: 'A' }] }] }),
+      'messaging.SendInteractive',
+    ],
   ];
 
   it.each(BODIES)('%s takes a BSUID, a parent BSUID and a LID in `number` and hands them on as given', async (route, body, method) => {
@@ -118,7 +155,9 @@ describe('contact identities in the fields that take a number', () => {
 
   it("takes a template's contact under the Cloud API's own names: `to`, or `recipient` for a BSUID", async () => {
     const template = { name: 'order_update', language: { code: 'pt_BR' } };
-    await post('template', { templateData: { messaging_product: 'whatsapp', recipient_type: 'individual', recipient: BSUID, type: 'template', template } });
+    await post('template', {
+      templateData: { messaging_product: 'whatsapp', recipient_type: 'individual', recipient: BSUID, type: 'template', template },
+    });
     expect(sent('messaging.SendTemplate')!.number).toBe(BSUID);
     await post('template', { templateData: { messaging_product: 'whatsapp', to: '+5511987654321', type: 'template', template } });
     expect(sent('messaging.SendTemplate')!.number).toBe('5511987654321');
@@ -144,14 +183,17 @@ describe('contact identities in the fields that take a number', () => {
     '5'.repeat(200),
   ];
 
-  it.each(BODIES.concat(WABA_BODIES))('%s refuses a malformed identity with 400 ERR_VALIDATION naming `number`, calling nothing', async (route, body) => {
-    for (const id of MALFORMED) {
-      const res = await post(route, body(id));
-      expect({ id, status: res.statusCode, error: res.json().error }).toEqual({ id, status: 400, error: 'ERR_VALIDATION' });
-      expect(res.json().details.map((d: { field: string }) => d.field)).toContain('number');
-      expect(calls).toEqual([]);
-    }
-  });
+  it.each(BODIES.concat(WABA_BODIES))(
+    '%s refuses a malformed identity with 400 ERR_VALIDATION naming `number`, calling nothing',
+    async (route, body) => {
+      for (const id of MALFORMED) {
+        const res = await post(route, body(id));
+        expect({ id, status: res.statusCode, error: res.json().error }).toEqual({ id, status: 400, error: 'ERR_VALIDATION' });
+        expect(res.json().details.map((d: { field: string }) => d.field)).toContain('number');
+        expect(calls).toEqual([]);
+      }
+    },
+  );
 
   it('shows a contact known only by its BSUID with number "" and its identities', async () => {
     const shown = (await post('showcontact', { number: BSUID })).json().data;

@@ -44,10 +44,14 @@ describe('tenant scope over the composed supergraph', () => {
     expect(() => checkTenantScopes(supergraph)).not.toThrow();
   });
 
-  it("lets a tenant session ask its own tenant (tenant by id, the rest by tenantId) and the catalogues", () => {
+  it('lets a tenant session ask its own tenant (tenant by id, the rest by tenantId) and the catalogues', () => {
     expect(check('{ tenant(id: 5) { id } tags(tenantId: 5) { id } plans { id } driverKinds }')).toBeUndefined();
-    expect(check('query($t: Int!) { ticket(tenantId: $t, id: 1) { id } channelProfile(tenantId: $t, channelId: 1) { channelId } }', { t: 5 })).toBeUndefined();
-    expect(check('mutation { createTag(tenantId: 5, name: "x") { id } replayWebhookDelivery(tenantId: 5, id: "x") { id } }')).toBeUndefined();
+    expect(
+      check('query($t: Int!) { ticket(tenantId: $t, id: 1) { id } channelProfile(tenantId: $t, channelId: 1) { channelId } }', { t: 5 }),
+    ).toBeUndefined();
+    expect(
+      check('mutation { createTag(tenantId: 5, name: "x") { id } replayWebhookDelivery(tenantId: 5, id: "x") { id } }'),
+    ).toBeUndefined();
   });
 
   it('refuses another tenant, and the platform fields', () => {
@@ -74,7 +78,9 @@ describe('introspection policy', () => {
   const env = { SUPER_ADMIN_TOKEN: 'x'.repeat(20), SUBGRAPH_TOKEN: 'g'.repeat(32), SESSION_SECRET: 's'.repeat(32) };
   it('is on by default, off in production, and set explicitly by GRAPHQL_INTROSPECTION', () => {
     expect(readGatewayConfig(env).dashboard.introspection).toBe(true);
-    expect(readGatewayConfig({ ...env, NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com' }).dashboard.introspection).toBe(false);
+    expect(readGatewayConfig({ ...env, NODE_ENV: 'production', PUBLIC_BASE_URL: 'https://api.example.com' }).dashboard.introspection).toBe(
+      false,
+    );
     expect(readGatewayConfig({ ...env, NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true' }).dashboard.introspection).toBe(true);
     expect(readGatewayConfig({ ...env, GRAPHQL_INTROSPECTION: 'false' }).dashboard.introspection).toBe(false);
   });
@@ -97,7 +103,9 @@ describe('independent secrets', () => {
 
   it('requires the subgraph token everywhere, and the session key in production', () => {
     expect(() => readGatewayConfig(without('SUBGRAPH_TOKEN'))).toThrow(/SUBGRAPH_TOKEN is required/);
-    expect(() => readGatewayConfig(without('SESSION_SECRET', { NODE_ENV: 'production' }))).toThrow(/SESSION_SECRET is required in production/);
+    expect(() => readGatewayConfig(without('SESSION_SECRET', { NODE_ENV: 'production' }))).toThrow(
+      /SESSION_SECRET is required in production/,
+    );
   });
 
   it('in development, an unset session key is random, never derived from the super-admin token', () => {
@@ -110,7 +118,9 @@ describe('independent secrets', () => {
 
   it('refuses two secrets that are the same, and a short one', () => {
     expect(() => readGatewayConfig({ ...base, SUBGRAPH_TOKEN: admin })).toThrow(/SUPER_ADMIN_TOKEN and SUBGRAPH_TOKEN must be different/);
-    expect(() => readGatewayConfig({ ...base, SESSION_SECRET: 'm'.repeat(32) })).toThrow(/SESSION_SECRET and MESH_SECRET must be different/);
+    expect(() => readGatewayConfig({ ...base, SESSION_SECRET: 'm'.repeat(32) })).toThrow(
+      /SESSION_SECRET and MESH_SECRET must be different/,
+    );
     expect(() => readGatewayConfig({ ...base, SESSION_SECRET: 'short' })).toThrow(/SESSION_SECRET must have at least 16/);
   });
 });

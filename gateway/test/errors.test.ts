@@ -42,13 +42,23 @@ describe('error envelope', () => {
     const res = await post('/v', { b: 'x' });
     expect(res.statusCode).toBe(400);
     expect(res.json()).toMatchObject({ success: false, error: 'ERR_VALIDATION' });
-    expect(res.json().details.map((d: { field: string }) => d.field).sort()).toEqual(['a', 'b']);
+    expect(
+      res
+        .json()
+        .details.map((d: { field: string }) => d.field)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 
   it('maps domain errors raised in the facade', async () => {
     const res = await post('/domain');
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toEqual({ success: false, error: 'ERR_VALIDATION', message: 'Bad thing', details: [{ field: 'x', message: 'is wrong' }] });
+    expect(res.json()).toEqual({
+      success: false,
+      error: 'ERR_VALIDATION',
+      message: 'Bad thing',
+      details: [{ field: 'x', message: 'is wrong' }],
+    });
   });
 
   it('maps gRPC statuses through the table', async () => {
@@ -82,7 +92,9 @@ describe('error envelope', () => {
 describe('GraphQL errors of the gateway', () => {
   it('answers an operation the schema refuses (a value outside an enum) with ERR_VALIDATION', () => {
     for (const code of ['GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'GRAPHQL_PARSE_FAILED']) {
-      expect(formatGatewayError({ message: 'Value "sleeping" does not exist in "TenantStatus" enum.', extensions: { code } }).extensions?.code).toBe('ERR_VALIDATION');
+      expect(
+        formatGatewayError({ message: 'Value "sleeping" does not exist in "TenantStatus" enum.', extensions: { code } }).extensions?.code,
+      ).toBe('ERR_VALIDATION');
     }
   });
 

@@ -23,7 +23,12 @@ async function openapiDocument(): Promise<Json> {
   app.setValidatorCompiler(boundedValidatorCompiler());
   sendAnswersAsReturned(app);
   const clients = {} as Clients;
-  const auth = { external: async () => undefined, superAdmin: async () => undefined, watchRevocations: () => undefined, close: () => undefined } as unknown as Authenticator;
+  const auth = {
+    external: async () => undefined,
+    superAdmin: async () => undefined,
+    watchRevocations: () => undefined,
+    close: () => undefined,
+  } as unknown as Authenticator;
   await app.register(swagger, SWAGGER_OPTIONS);
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
@@ -44,14 +49,16 @@ function examplesOf(node: unknown, path: string, out: Array<{ path: string; sche
   if (Array.isArray(node)) return node.forEach((n, i) => examplesOf(n, `${path}/${i}`, out));
   const o = node as Json;
   if (typeof o.type === 'string' || Array.isArray(o.type) || o.properties || o.$ref || o.oneOf || o.anyOf) {
-    if (Array.isArray(o.examples)) o.examples.forEach((example: unknown, i: number) => out.push({ path: `${path}/examples/${i}`, schema: o, example }));
+    if (Array.isArray(o.examples))
+      o.examples.forEach((example: unknown, i: number) => out.push({ path: `${path}/examples/${i}`, schema: o, example }));
     if ('example' in o) out.push({ path: `${path}/example`, schema: o, example: o.example });
   }
   // A parameter or a media type: its example(s) against its `schema` (examples there are a map of {value}).
   if (o.schema && typeof o.schema === 'object') {
     if ('example' in o) out.push({ path: `${path}/example`, schema: o.schema, example: o.example });
     if (o.examples && typeof o.examples === 'object' && !Array.isArray(o.examples)) {
-      for (const [name, ex] of Object.entries<Json>(o.examples)) if (ex && 'value' in ex) out.push({ path: `${path}/examples/${name}`, schema: o.schema, example: ex.value });
+      for (const [name, ex] of Object.entries<Json>(o.examples))
+        if (ex && 'value' in ex) out.push({ path: `${path}/examples/${name}`, schema: o.schema, example: ex.value });
     }
   }
   for (const [k, v] of Object.entries(o)) if (k !== 'examples' && k !== 'example') examplesOf(v, `${path}/${k}`, out);
@@ -71,7 +78,9 @@ describe('the OpenAPI document', () => {
   });
 
   it("gives every operation its route's summary and a named 200 schema", () => {
-    const ops = Object.entries<Json>(doc.paths).flatMap(([path, item]) => Object.entries<Json>(item).map(([method, op]) => ({ at: `${method} ${path}`, op })));
+    const ops = Object.entries<Json>(doc.paths).flatMap(([path, item]) =>
+      Object.entries<Json>(item).map(([method, op]) => ({ at: `${method} ${path}`, op })),
+    );
     expect(ops.length).toBeGreaterThan(60);
     const missing = ops.filter(({ op }) => {
       const content = op.responses['200'].content ?? {};

@@ -5,7 +5,9 @@ import { LARGEST_PAGE, pageSizeEstimator } from '../src/dashboard/limits';
 // The cost estimator counts a list at the size asked; a size the services refuse (0, negative,
 // too large) counts as the largest page, never as a single item.
 describe('query cost', () => {
-  const schema = buildSchema('type Item { a: Int b: Int } type Query { items(limit: Int): [Item] page(first: Int): [Item] latest(last: Int): [Item] one: Item }');
+  const schema = buildSchema(
+    'type Item { a: Int b: Int } type Query { items(limit: Int): [Item] page(first: Int): [Item] latest(last: Int): [Item] one: Item }',
+  );
   const cost = (query: string, variables: Record<string, unknown> = {}) =>
     getComplexity({ schema, query: parse(query), variables, estimators: [pageSizeEstimator, simpleEstimator({ defaultComplexity: 1 })] });
 

@@ -31,7 +31,13 @@ async function appWith(cfg: RateLimitConfig): Promise<FastifyInstance> {
   const limits = await installRateLimits(app, cfg);
   app.get<{ Params: { token: string; tenant: string } }>('/t/:token/:tenant', async (req, reply) => {
     const { token, tenant } = req.params;
-    if (!(await limits.charge(req, reply, [[cfg.perToken, `api:${token}`], [cfg.perTenant, `tenant:${tenant}`]]))) return reply;
+    if (
+      !(await limits.charge(req, reply, [
+        [cfg.perToken, `api:${token}`],
+        [cfg.perTenant, `tenant:${tenant}`],
+      ]))
+    )
+      return reply;
     return { success: true };
   });
   await app.ready();
@@ -95,7 +101,11 @@ function replicaProcess(cfg: RateLimitConfig): Promise<{ url: string; child: Chi
       });
       console.log(await app.listen({ port: 0, host: '127.0.0.1' }));
     })();`;
-  const child = spawn(process.execPath, ['-e', script], { cwd: join(__dirname, '..'), env: { ...process.env, RATE_LIMIT_CONFIG: JSON.stringify(cfg) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script], {
+    cwd: join(__dirname, '..'),
+    env: { ...process.env, RATE_LIMIT_CONFIG: JSON.stringify(cfg) },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (url) => resolve({ url, child }));
     child.once('exit', (code) => reject(new Error(`replica exited with ${code}`)));

@@ -19,7 +19,8 @@ function unbounded(schema: Schema, path: string, out: string[]): void {
   const fixed = schema.enum !== undefined || schema.const !== undefined;
   if (types.includes('string') && !fixed && typeof schema.maxLength !== 'number') out.push(`${path}: string without maxLength`);
   if (types.includes('array') && typeof schema.maxItems !== 'number') out.push(`${path}: array without maxItems`);
-  if ((types.includes('integer') || types.includes('number')) && !fixed && typeof schema.maximum !== 'number') out.push(`${path}: number without maximum`);
+  if ((types.includes('integer') || types.includes('number')) && !fixed && typeof schema.maximum !== 'number')
+    out.push(`${path}: number without maximum`);
   if (types.includes('integer') && /(^|\.)(\w*Id|ticket|tenant|id)$/.test(path) && (schema.maximum > MAX_INT32 || !(schema.minimum >= 1))) {
     out.push(`${path}: id not a positive int32`);
   }
@@ -37,7 +38,12 @@ async function allRoutes(): Promise<{ app: FastifyInstance; routes: { url: strin
   });
   // Registration only: no route is called, so the dependencies are never used.
   const clients = {} as Clients;
-  const auth = { external: async () => undefined, superAdmin: async () => undefined, watchRevocations: () => undefined, close: () => undefined } as unknown as Authenticator;
+  const auth = {
+    external: async () => undefined,
+    superAdmin: async () => undefined,
+    watchRevocations: () => undefined,
+    close: () => undefined,
+  } as unknown as Authenticator;
   await app.register(tenantRoutes, { clients, auth });
   await app.register(whatsappRoutes, { clients, auth });
   await app.register(paymentWebhookRoutes, { clients });

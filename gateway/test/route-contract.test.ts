@@ -29,8 +29,19 @@ describe('a route registered with its schema', () => {
     const op = doc.paths['/v2/api/external/{apiId}/showWidget'].post;
     expect(op).toMatchObject({ operationId: 'showWidget', summary: 'One widget by id', tags: ['widgets'], security: [{ bearer: [] }] });
     expect(op.requestBody.content['application/json'].schema.properties.widgetId).toMatchObject({ type: 'integer', minimum: 1 });
-    expect(op.responses['200']).toEqual({ description: 'Success', content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetResult' } } } });
-    for (const [status, name] of Object.entries({ '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' })) {
+    expect(op.responses['200']).toEqual({
+      description: 'Success',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetResult' } } },
+    });
+    for (const [status, name] of Object.entries({
+      '400': 'ValidationError',
+      '401': 'Unauthorized',
+      '403': 'Forbidden',
+      '404': 'NotFound',
+      '429': 'RateLimited',
+      '503': 'Unavailable',
+      default: 'Error',
+    })) {
       expect(op.responses[status]).toEqual({ $ref: `#/components/responses/${name}` });
     }
     expect(doc.components.responses.NotFound.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
@@ -53,7 +64,10 @@ describe('an answer', () => {
     sendAnswersAsReturned(app);
     const Answer = Envelope(Exact({ id: Type.Integer(), name: Type.String() }));
     // A field the schema does not list, in another order than the schema's, of another type: as returned.
-    app.get('/thing', { schema: { response: { 200: Answer } } }, async () => ({ data: { name: 'x', id: '7', extra: true }, success: true }));
+    app.get('/thing', { schema: { response: { 200: Answer } } }, async () => ({
+      data: { name: 'x', id: '7', extra: true },
+      success: true,
+    }));
     const res = await app.inject({ method: 'GET', url: '/thing' });
     expect(res.body).toBe('{"data":{"name":"x","id":"7","extra":true},"success":true}');
     await app.close();

@@ -15,7 +15,12 @@ jest.mock('@fastify/static', () => {
 });
 
 const CHECK_MS = 300;
-const env = { SUPER_ADMIN_TOKEN: 'x'.repeat(20), SUBGRAPH_TOKEN: 'g'.repeat(32), SESSION_SECRET: 's'.repeat(32), SESSION_CHECK_MS: String(CHECK_MS) };
+const env = {
+  SUPER_ADMIN_TOKEN: 'x'.repeat(20),
+  SUBGRAPH_TOKEN: 'g'.repeat(32),
+  SESSION_SECRET: 's'.repeat(32),
+  SESSION_CHECK_MS: String(CHECK_MS),
+};
 
 /** The tenants service's answer to CheckAdminSession, as its handler sends a domain error. */
 type Verdict = 'stands' | 'ended' | 'inactive';
@@ -50,7 +55,12 @@ describe('console sessions on /graphql', () => {
 
   /** `{ __typename }` needs no subgraph: it answers once the caller is let in. */
   const ask = async (token: string) => {
-    const res = await gw.app.inject({ method: 'POST', url: '/graphql', headers: { authorization: `Bearer ${token}` }, payload: { query: '{ __typename }' } });
+    const res = await gw.app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { query: '{ __typename }' },
+    });
     return { status: res.statusCode, error: res.json().error as string | undefined };
   };
   const pastTheCheck = () => new Promise((r) => setTimeout(r, CHECK_MS + 50));

@@ -26,14 +26,18 @@ afterEach(async () => {
 });
 
 const ask = async (target: ReturnType<typeof subgraphTarget>) => {
-  const res = await target.fetcher(target.url, { method: 'POST', body: '{"query":"{ x }"}', headers: { 'content-type': 'application/json' } });
+  const res = await target.fetcher(target.url, {
+    method: 'POST',
+    body: '{"query":"{ x }"}',
+    headers: { 'content-type': 'application/json' },
+  });
   return ((await res.json()) as { data: { replica: string } }).data.replica;
 };
 
 describe('a subgraph reached by URL', () => {
   it('is one URL, or a list of replicas taken in turn', async () => {
     const [a, b] = await Promise.all([replica('A'), replica('B')]);
-    expect((await Promise.all([0, 1, 2].map(() => ask(subgraphTarget(a, 1_000)))))).toEqual(['A', 'A', 'A']);
+    expect(await Promise.all([0, 1, 2].map(() => ask(subgraphTarget(a, 1_000))))).toEqual(['A', 'A', 'A']);
     const both = subgraphTarget(`${a}, ${b}`, 1_000);
     expect(both.url).toBe(a);
     const answers = [];
@@ -49,7 +53,7 @@ describe('a subgraph reached by URL', () => {
     await expect(ask(subgraphTarget(`${down},${await closedUrl()}`, 1_000))).rejects.toThrow('fetch failed');
   });
 
-  it('does not send a request again after its connection was made (a timeout is the caller\'s error)', async () => {
+  it("does not send a request again after its connection was made (a timeout is the caller's error)", async () => {
     let calls = 0;
     const slow = createServer(() => void calls++);
     await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));

@@ -48,7 +48,9 @@ function byCurl(url: string, file: string, opts: { expect: boolean }): Promise<s
   const args = ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '--max-time', '10', '-X', 'POST', '--data-binary', `@${file}`];
   for (const [name, value] of Object.entries(headers)) args.push('-H', `${name}: ${value}`);
   if (!opts.expect) args.push('-H', 'Expect:');
-  return new Promise((resolve) => execFile('curl', [...args, url], (err, stdout, stderr) => resolve(err ? `broken: ${stderr.trim()}` : stdout)));
+  return new Promise((resolve) =>
+    execFile('curl', [...args, url], (err, stdout, stderr) => resolve(err ? `broken: ${stderr.trim()}` : stdout)),
+  );
 }
 
 /** How many times each outcome came back out of `runs` tries, four at a time. */
@@ -87,7 +89,12 @@ describe('a refused body on the gateway', () => {
   beforeAll(async () => {
     gw = await buildGateway(readGatewayConfig(env), { logger: false });
     // Any token is an integration of tenant 1: the body is refused before anything else is asked.
-    gw.clients.tenants.ResolveApiToken = (async () => ({ apiId: 'a1', tenantId: 1, sessionId: 1, userId: 1 })) as unknown as typeof gw.clients.tenants.ResolveApiToken;
+    gw.clients.tenants.ResolveApiToken = (async () => ({
+      apiId: 'a1',
+      tenantId: 1,
+      sessionId: 1,
+      userId: 1,
+    })) as unknown as typeof gw.clients.tenants.ResolveApiToken;
     await gw.app.listen({ port: 0, host: '127.0.0.1' });
     port = (gw.app.server.address() as { port: number }).port;
     url = `http://127.0.0.1:${port}/v2/api/external/a1/addTag`;
@@ -112,7 +119,9 @@ describe('a refused body on the gateway', () => {
   it(`answers the body budget's 503 to fetch and curl, ${RUNS} times each, while another body is held`, async () => {
     // An admitted upload to a media route that stops after its first bytes holds 15 of the 16 MiB.
     const holder = rawConnection(port);
-    holder.socket.write(`POST /v2/api/external/a1/sendMessageByTicket HTTP/1.1\r\nhost: x\r\nauthorization: ${headers.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${15 * MiB}\r\n\r\n{"ticketId":`);
+    holder.socket.write(
+      `POST /v2/api/external/a1/sendMessageByTicket HTTP/1.1\r\nhost: x\r\nauthorization: ${headers.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${15 * MiB}\r\n\r\n{"ticketId":`,
+    );
     try {
       for (let i = 0; i < 200 && !(await heldBytes(url)); i++) await new Promise((r) => setTimeout(r, 10));
       expect(await outcomes(RUNS, () => byFetch(url))).toEqual({ '503 ERR_BUSY': RUNS });
@@ -125,7 +134,9 @@ describe('a refused body on the gateway', () => {
 
   it('keeps the connection for the next request once the refused body is read', async () => {
     const conn = rawConnection(port);
-    conn.socket.write(`POST /v2/api/external/a1/addTag HTTP/1.1\r\nhost: x\r\nauthorization: ${headers.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${TWO_MIB.length}\r\n\r\n`);
+    conn.socket.write(
+      `POST /v2/api/external/a1/addTag HTTP/1.1\r\nhost: x\r\nauthorization: ${headers.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${TWO_MIB.length}\r\n\r\n`,
+    );
     conn.socket.write(TWO_MIB);
     conn.socket.end('GET /healthz HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n');
     expect(await conn.closed).toEqual({});
@@ -157,7 +168,9 @@ describe('reading a refused body is bounded', () => {
   function endless(size: number, everyMs: number) {
     const conn = rawConnection(port);
     const chunk = (n: number) => `${n.toString(16)}\r\n${'x'.repeat(n)}\r\n`;
-    conn.socket.write(`POST /json HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunk(2048)}`);
+    conn.socket.write(
+      `POST /json HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n${chunk(2048)}`,
+    );
     const timer = setInterval(() => conn.socket.writable && conn.socket.write(chunk(size)), everyMs);
     const answered = new Promise<number>((resolve) => conn.socket.once('data', () => resolve(Date.now())));
     void conn.closed.then(() => clearInterval(timer));
@@ -173,7 +186,8 @@ describe('reading a refused body is bounded', () => {
   };
 
   it('leaves an injected request alone: it has no connection to read or close', async () => {
-    const post = (payload: string) => app.inject({ method: 'POST', url: '/json', headers: { 'content-type': 'application/json' }, payload });
+    const post = (payload: string) =>
+      app.inject({ method: 'POST', url: '/json', headers: { 'content-type': 'application/json' }, payload });
     expect((await post('{"a":1}')).statusCode).toBe(200);
     expect((await post('x'.repeat(2048))).statusCode).toBe(413);
     // Past maxMs: nothing was armed to cut a connection that is not there.

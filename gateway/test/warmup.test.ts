@@ -36,7 +36,8 @@ function recordPeers(gw: Gateway, answers: Record<string, (req: unknown) => Prom
 }
 
 /** An error as a peer's gRPC call fails with it. */
-const grpcError = (code: grpc.status, details: string) => Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new grpc.Metadata() });
+const grpcError = (code: grpc.status, details: string) =>
+  Object.assign(new Error(`${code} ${details}`), { code, details, metadata: new grpc.Metadata() });
 
 const noTicket = async () => {
   throw grpcError(grpc.status.NOT_FOUND, 'ticket not found');
@@ -85,7 +86,12 @@ describe('gateway warm-up', () => {
     const others = new Set(calls.filter((c) => c.method !== 'messaging.SendByTicket').map((c) => c.method));
     for (const method of others) expect(['tenants.ResolveApiToken', 'tenants.WatchRevocations']).toContain(method);
     // After it, the warm-up principal is gone: every token resolves through tenants again.
-    const after = await gw.app.inject({ method: 'POST', url: '/v2/api/external/warm-up/sendMessageByTicket', headers: { authorization: 'Bearer guess' }, payload: { ticketId: 1, body: 'x' } });
+    const after = await gw.app.inject({
+      method: 'POST',
+      url: '/v2/api/external/warm-up/sendMessageByTicket',
+      headers: { authorization: 'Bearer guess' },
+      payload: { ticketId: 1, body: 'x' },
+    });
     expect(after.statusCode).toBe(401);
   });
 
@@ -99,7 +105,10 @@ describe('gateway warm-up', () => {
 
   it('is bounded by WARMUP_MS when a peer is slow to answer, and WARMUP_MS=0 makes it ready at once', async () => {
     // Answers only long after the bound.
-    recordPeers(gw, { 'messaging.SendByTicket': () => new Promise((r) => setTimeout(r, 3_000)).then(noTicket), 'tenants.ResolveApiToken': unknownToken });
+    recordPeers(gw, {
+      'messaging.SendByTicket': () => new Promise((r) => setTimeout(r, 3_000)).then(noTicket),
+      'tenants.ResolveApiToken': unknownToken,
+    });
     const started = Date.now();
     await warmUpThenReady(gw, { ms: 300, requests: 1_000 });
     expect(Date.now() - started).toBeLessThan(2_500);

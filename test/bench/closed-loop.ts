@@ -28,7 +28,12 @@ export async function closedLoop(
   const sender = async () => {
     while (performance.now() < until) {
       try {
-        const res = await pool.request({ path: target.pathname + target.search, method: 'POST', headers, body: bodies[next++ % bodies.length] });
+        const res = await pool.request({
+          path: target.pathname + target.search,
+          method: 'POST',
+          headers,
+          body: bodies[next++ % bodies.length],
+        });
         await res.body.dump();
         if (res.statusCode >= 200 && res.statusCode < 300) answeredAt.push(performance.now());
         else failures++;

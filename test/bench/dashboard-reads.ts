@@ -48,7 +48,10 @@ async function main() {
   try {
     const t = await newDashboardTenant(mesh, 'Reads', engine.url);
     for (let i = 0; i < Math.max(...SIZES); i++) {
-      const res = await call(`${t.root}/createTicket`, { token: t.integrationToken, body: { number: `5511966${String(100_000 + i)}`, body: `hello ${i}` } });
+      const res = await call(`${t.root}/createTicket`, {
+        token: t.integrationToken,
+        body: { number: `5511966${String(100_000 + i)}`, body: `hello ${i}` },
+      });
       if (res.status !== 200) throw new Error(`createTicket: ${JSON.stringify(res.body)}`);
     }
     const rows = [];
@@ -57,9 +60,14 @@ async function main() {
       for (let r = 0; r < REPEATS; r++) {
         const before = await counters(mesh);
         const res = await call(mesh.graphqlUrl, { token: t.session, body: page(t.id, size) });
-        if (res.status !== 200 || res.body.errors || res.body.data.tickets.nodes.length !== size) throw new Error(`page: ${JSON.stringify(res.body).slice(0, 300)}`);
+        if (res.status !== 200 || res.body.errors || res.body.data.tickets.nodes.length !== size)
+          throw new Error(`page: ${JSON.stringify(res.body).slice(0, 300)}`);
         const after = await counters(mesh);
-        runs.push(Object.fromEntries(SUBGRAPHS.map((s) => [s, { fetches: after[s].fetches - before[s].fetches, commands: after[s].commands - before[s].commands }])));
+        runs.push(
+          Object.fromEntries(
+            SUBGRAPHS.map((s) => [s, { fetches: after[s].fetches - before[s].fetches, commands: after[s].commands - before[s].commands }]),
+          ),
+        );
       }
       const row: Record<string, number | string> = { 'page size': size };
       for (const s of SUBGRAPHS) {

@@ -30,14 +30,23 @@ async function measure(t: Target) {
     duration: DURATION_S,
   });
   const failures = result.non2xx + result.errors;
-  return { name: t.name, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total, failures };
+  return {
+    name: t.name,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    failures,
+  };
 }
 
 const page = (tenantId: number, first: number) => ({
   query: `query { tickets(tenantId: ${tenantId}, first: ${first}) { totalCount nodes { id status tagIds updatedAt
     contact { number name } channel { name type } messages { body createdAt } } } }`,
 });
-const flat = (tenantId: number) => ({ query: `query { tickets(tenantId: ${tenantId}, first: 20) { nodes { id status tagIds updatedAt contact { number name } } } }` });
+const flat = (tenantId: number) => ({
+  query: `query { tickets(tenantId: ${tenantId}, first: 20) { nodes { id status tagIds updatedAt contact { number name } } } }`,
+});
 
 async function main() {
   const engine = await startNetworkEngine();
@@ -53,22 +62,51 @@ async function main() {
   try {
     const t = await newDashboardTenant(mesh, 'Bench', engine.url);
     for (let i = 0; i < TICKETS; i++) {
-      const res = await call(`${t.root}/createTicket`, { token: t.integrationToken, body: { number: `5511977${String(100_000 + i)}`, body: `hello ${i}` } });
+      const res = await call(`${t.root}/createTicket`, {
+        token: t.integrationToken,
+        body: { number: `5511977${String(100_000 + i)}`, body: `hello ${i}` },
+      });
       if (res.status !== 200) throw new Error(`createTicket: ${JSON.stringify(res.body)}`);
     }
     const admin = mesh.superAdminToken;
     const figures = [];
-    figures.push(await measure({ name: 'REST listTickets (20, with last message)', url: `${t.root}/listTickets`, token: t.integrationToken }));
-    figures.push(await measure({ name: 'GraphQL tickets(first: 20) + contact, channel, messages', url: mesh.graphqlUrl, token: t.session, body: page(t.id, 20) }));
-    figures.push(await measure({ name: `GraphQL tickets(first: ${TICKETS}) + contact, channel, messages`, url: mesh.graphqlUrl, token: t.session, body: page(t.id, TICKETS) }));
-    figures.push(await measure({ name: 'GraphQL tickets(first: 20) flat, through the gateway', url: mesh.graphqlUrl, token: admin, body: flat(t.id) }));
+    figures.push(
+      await measure({ name: 'REST listTickets (20, with last message)', url: `${t.root}/listTickets`, token: t.integrationToken }),
+    );
+    figures.push(
+      await measure({
+        name: 'GraphQL tickets(first: 20) + contact, channel, messages',
+        url: mesh.graphqlUrl,
+        token: t.session,
+        body: page(t.id, 20),
+      }),
+    );
+    figures.push(
+      await measure({
+        name: `GraphQL tickets(first: ${TICKETS}) + contact, channel, messages`,
+        url: mesh.graphqlUrl,
+        token: t.session,
+        body: page(t.id, TICKETS),
+      }),
+    );
+    figures.push(
+      await measure({ name: 'GraphQL tickets(first: 20) flat, through the gateway', url: mesh.graphqlUrl, token: admin, body: flat(t.id) }),
+    );
     if (ticketsSubgraph) {
-      figures.push(await measure({ name: 'GraphQL tickets(first: 20) flat, straight to the tickets subgraph', url: ticketsSubgraph, token: mesh.env.SUBGRAPH_TOKEN, body: flat(t.id) }));
+      figures.push(
+        await measure({
+          name: 'GraphQL tickets(first: 20) flat, straight to the tickets subgraph',
+          url: ticketsSubgraph,
+          token: mesh.env.SUBGRAPH_TOKEN,
+          body: flat(t.id),
+        }),
+      );
     }
     console.table(figures);
     const [, , , viaGateway, direct] = figures;
     // A line whose requests failed measured the refusal, not the work: no ratio from it.
-    if (direct && !direct.failures && !viaGateway.failures) console.log(`gateway / subgraph throughput: ${Math.round((100 * viaGateway.rps) / direct.rps)} %`);
+    if (direct && !direct.failures && !viaGateway.failures)
+      console.log(`gateway / subgraph throughput: ${Math.round((100 * viaGateway.rps) / direct.rps)} %`);
     else if (direct) console.log('gateway / subgraph throughput: not computed, a line had failures');
   } finally {
     await mesh.stop();

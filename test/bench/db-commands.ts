@@ -53,13 +53,18 @@ async function main(): Promise<void> {
       const before = cpuSnapshot(pids());
       const t0 = process.hrtime.bigint();
       let next = 0;
-      await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-        while (next < n) await fn(next++);
-      }));
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          while (next < n) await fn(next++);
+        }),
+      );
       const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       const now = pids();
       const ferret = cpuSince(before, now.filter(isFerretDb));
-      const postgres = cpuSince(before, now.filter((p) => !isFerretDb(p)));
+      const postgres = cpuSince(
+        before,
+        now.filter((p) => !isFerretDb(p)),
+      );
       const ops = n * perCall;
       return { perS: ops / seconds, ferretMs: ferret / ops, postgresMs: postgres / ops };
     };
@@ -68,14 +73,50 @@ async function main(): Promise<void> {
     const add = (name: string, f: Figures) => rows.set(name, [...(rows.get(name) ?? []), f]);
     const ids = (prefix: string) => (i: number) => `${prefix}-${i}`;
     for (let rep = 0; rep < REPS; rep++) {
-      for (const [name, coll, padding] of [['3 indexes', indexed, 0], ['no index', bare, 0], ['3 indexes, 2 KB', indexed, 2048]] as Array<[string, mongo.Collection, number]>) {
+      for (const [name, coll, padding] of [
+        ['3 indexes', indexed, 0],
+        ['no index', bare, 0],
+        ['3 indexes, 2 KB', indexed, 2048],
+      ] as Array<[string, mongo.Collection, number]>) {
         const id = ids(`${rep}-${name}`);
         add(`insertOne (${name})`, await measure(OPS, (i) => coll.insertOne(message(id(i), i, padding) as mongo.Document)));
-        add(`find by _id, limit 1 (${name})`, await measure(OPS, (i) => coll.find({ _id: id(i) } as mongo.Document).limit(1).batchSize(2).toArray()));
-        add(`find by _id and tenantId (${name})`, await measure(OPS, (i) => coll.find({ _id: id(i), tenantId: 1 + (i % 4) } as mongo.Document).limit(1).batchSize(2).toArray()));
-        add(`updateOne by _id, $set (${name})`, await measure(OPS, (i) => coll.updateOne({ _id: id(i) } as mongo.Document, { $set: { status: 'sent', sentAt: new Date() } })));
+        add(
+          `find by _id, limit 1 (${name})`,
+          await measure(OPS, (i) =>
+            coll
+              .find({ _id: id(i) } as mongo.Document)
+              .limit(1)
+              .batchSize(2)
+              .toArray(),
+          ),
+        );
+        add(
+          `find by _id and tenantId (${name})`,
+          await measure(OPS, (i) =>
+            coll
+              .find({ _id: id(i), tenantId: 1 + (i % 4) } as mongo.Document)
+              .limit(1)
+              .batchSize(2)
+              .toArray(),
+          ),
+        );
+        add(
+          `updateOne by _id, $set (${name})`,
+          await measure(OPS, (i) => coll.updateOne({ _id: id(i) } as mongo.Document, { $set: { status: 'sent', sentAt: new Date() } })),
+        );
         const bulk = ids(`${rep}-${name}-bulk`);
-        add(`insertMany of ${BULK}, per document (${name})`, await measure(OPS / BULK, (i) => coll.insertMany(Array.from({ length: BULK }, (_, j) => message(bulk(i * BULK + j), j, padding) as mongo.Document), { ordered: false }), BULK));
+        add(
+          `insertMany of ${BULK}, per document (${name})`,
+          await measure(
+            OPS / BULK,
+            (i) =>
+              coll.insertMany(
+                Array.from({ length: BULK }, (_, j) => message(bulk(i * BULK + j), j, padding) as mongo.Document),
+                { ordered: false },
+              ),
+            BULK,
+          ),
+        );
         add(`deleteOne by _id (${name})`, await measure(OPS, (i) => coll.deleteOne({ _id: id(i) } as mongo.Document)));
       }
     }
@@ -87,7 +128,9 @@ async function main(): Promise<void> {
     for (const [name, figures] of rows) {
       const f = median(figures.map((x) => x.ferretMs));
       const p = median(figures.map((x) => x.postgresMs));
-      console.log(`| ${name} | ${median(figures.map((x) => x.perS)).toFixed(0)} | ${f.toFixed(2)} | ${p.toFixed(2)} | ${median(figures.map((x) => x.ferretMs + x.postgresMs)).toFixed(2)} |`);
+      console.log(
+        `| ${name} | ${median(figures.map((x) => x.perS)).toFixed(0)} | ${f.toFixed(2)} | ${p.toFixed(2)} | ${median(figures.map((x) => x.ferretMs + x.postgresMs)).toFixed(2)} |`,
+      );
     }
   } finally {
     await client.close();

@@ -13,7 +13,17 @@ async function main() {
     const { ticketId, body: text } = req.body as { ticketId: number; body: string };
     const _id = randomUUID();
     const now = new Date();
-    await conn.collection('messages').insertOne({ _id: _id as never, tenantId: 1, ticketId, channelId: 1, direction: 'out', body: text, status: 'queued', createdAt: now, updatedAt: now });
+    await conn.collection('messages').insertOne({
+      _id: _id as never,
+      tenantId: 1,
+      ticketId,
+      channelId: 1,
+      direction: 'out',
+      body: text,
+      status: 'queued',
+      createdAt: now,
+      updatedAt: now,
+    });
     const res = await fetch(`${engineUrl}/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -25,7 +35,14 @@ async function main() {
   });
   await floor.listen({ port: 0, host: '127.0.0.1' });
   console.log(JSON.stringify({ port: (floor.server.address() as { port: number }).port }));
-  process.once('SIGTERM', () => void floor.close().then(() => conn.close()).then(() => process.exit(0)));
+  process.once(
+    'SIGTERM',
+    () =>
+      void floor
+        .close()
+        .then(() => conn.close())
+        .then(() => process.exit(0)),
+  );
 }
 
 main().catch((err) => {

@@ -31,7 +31,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 function postRaw(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    const req = request(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
     req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -52,11 +55,27 @@ async function main() {
     const integration = async () => {
       const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
         token: admin,
-        body: { status: 'active', name: 'Probe', maxUsers: 10, maxConnections: 10, acceptTerms: true, email: `probe-${++n}@probe.example`, password: 'S3cure!pass', userName: 'Owner', profile: 'admin' },
+        body: {
+          status: 'active',
+          name: 'Probe',
+          maxUsers: 10,
+          maxConnections: 10,
+          acceptTerms: true,
+          email: `probe-${++n}@probe.example`,
+          password: 'S3cure!pass',
+          userName: 'Owner',
+          profile: 'admin',
+        },
       });
       const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
         token: admin,
-        body: { tenant: tenant.body.data.tenant.id, name: 'engine_a', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
+        body: {
+          tenant: tenant.body.data.tenant.id,
+          name: 'engine_a',
+          type: 'engine_a',
+          engineUrl: engine.url,
+          engineToken: 'engine-secret',
+        },
       });
       const root = `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`;
       const token = session.body.data.api.authToken as string;
@@ -69,8 +88,16 @@ async function main() {
     // ---- 1. the 4,000,000-element array ------------------------------------------------------
     for (const [label, op, payload] of [
       ['addTag (JSON route)', 'addTag', () => `{"ticketId":${a.ticketId},"tagIds":[${new Array(4_000_000).fill('"x"').join(',')}]}`],
-      ['sendMessageByTicket (media route)', 'sendMessageByTicket', () => `{"ticketId":[${new Array(4_000_000).fill('1').join(',')}],"body":"x"}`],
-      ['sendMessageByTicket (media route, strings)', 'sendMessageByTicket', () => `{"ticketId":${a.ticketId},"mediaUrl":[${new Array(4_000_000).fill('"x"').join(',')}]}`],
+      [
+        'sendMessageByTicket (media route)',
+        'sendMessageByTicket',
+        () => `{"ticketId":[${new Array(4_000_000).fill('1').join(',')}],"body":"x"}`,
+      ],
+      [
+        'sendMessageByTicket (media route, strings)',
+        'sendMessageByTicket',
+        () => `{"ticketId":${a.ticketId},"mediaUrl":[${new Array(4_000_000).fill('"x"').join(',')}]}`,
+      ],
     ] as const) {
       const body = payload();
       let peak = rssMb(gatewayPid);
@@ -81,13 +108,19 @@ async function main() {
       const ms = performance.now() - started;
       await sleep(200);
       clearInterval(sampler);
-      console.log(`4M array, ${label}: body ${(body.length / 1e6).toFixed(1)} MB → ${res.status} in ${ms.toFixed(0)} ms, answer ${text.length} B, gateway RSS peak ${peak.toFixed(0)} MB`);
+      console.log(
+        `4M array, ${label}: body ${(body.length / 1e6).toFixed(1)} MB → ${res.status} in ${ms.toFixed(0)} ms, answer ${text.length} B, gateway RSS peak ${peak.toFixed(0)} MB`,
+      );
     }
 
     // ---- 2. burst from one token, another tenant's p50 -----------------------------------------
     const one = async (who: typeof a) => {
       const t = performance.now();
-      const res = await fetch(`${who.root}/showTicketById`, { method: 'POST', headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' }, body: JSON.stringify({ ticketId: who.ticketId }) });
+      const res = await fetch(`${who.root}/showTicketById`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${who.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ ticketId: who.ticketId }),
+      });
       await res.arrayBuffer();
       return { ms: performance.now() - t, status: res.status };
     };
@@ -110,7 +143,9 @@ async function main() {
     })();
     while (bursting) during.push((await one(b)).ms);
     await burst;
-    console.log(`burst of 2,000 in 10 s from one token: ${JSON.stringify(Object.fromEntries(codes))}; other tenant p50 idle ${median(idle).toFixed(1)} ms, during ${median(during).toFixed(1)} ms (${during.length} requests)`);
+    console.log(
+      `burst of 2,000 in 10 s from one token: ${JSON.stringify(Object.fromEntries(codes))}; other tenant p50 idle ${median(idle).toFixed(1)} ms, during ${median(during).toFixed(1)} ms (${during.length} requests)`,
+    );
 
     // ---- 3. gRPC without a credential --------------------------------------------------------
     const calls: [string, Parameters<typeof loadService>[0], string, object][] = [
@@ -122,8 +157,13 @@ async function main() {
     ];
     for (const [name, service, method, request] of calls) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[name], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown> & { close(): void };
-      const err = await new Promise<grpc.ServiceError | null>((resolve) => client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, resolve));
+      const client = new Client(mesh.grpcAddresses[name], grpc.credentials.createInsecure()) as unknown as Record<
+        string,
+        (...args: unknown[]) => unknown
+      > & { close(): void };
+      const err = await new Promise<grpc.ServiceError | null>((resolve) =>
+        client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, resolve),
+      );
       client.close();
       console.log(`gRPC ${name}.${method} without credential: ${err ? grpc.status[err.code] : 'ANSWERED'}`);
     }

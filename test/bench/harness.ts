@@ -14,7 +14,10 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
  * object it prints as its first line (its address); rejects if it exits before.
  */
 export function startScript<T>(script: string, env: NodeJS.ProcessEnv, ipc = false): Promise<{ child: ChildProcess; ready: T }> {
-  const child = spawn(process.execPath, [join(__dirname, script)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc' as const] : [])] });
+  const child = spawn(process.execPath, [join(__dirname, script)], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit', ...(ipc ? ['ipc' as const] : [])],
+  });
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', (line) => resolve({ child, ready: JSON.parse(line) as T }));
     child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
@@ -121,12 +124,29 @@ export async function prepareSends(mesh: Mesh, engine: Provider, tickets: number
   const admin = mesh.superAdminToken;
   const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
     token: admin,
-    body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
+    body: {
+      status: 'active',
+      name: 'Bench',
+      maxUsers: 1,
+      maxConnections: 1,
+      acceptTerms: true,
+      email: `bench-${randomUUID()}@example.com`,
+      password: 'B3nch!mark',
+      userName: 'Bench',
+      profile: 'admin',
+    },
   });
   // Unpaced: the bench measures the pipeline, not the pacing that protects a real number.
   const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
     token: admin,
-    body: { tenant: tenant.body.data.tenant.id, name: 'bench', type: channel.type ?? 'engine_a', engineUrl: engine.url, sendIntervalMs: 0, ...channel.session },
+    body: {
+      tenant: tenant.body.data.tenant.id,
+      name: 'bench',
+      type: channel.type ?? 'engine_a',
+      engineUrl: engine.url,
+      sendIntervalMs: 0,
+      ...channel.session,
+    },
   });
   const { apiId, authToken } = session.body.data.api;
   const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;

@@ -75,12 +75,37 @@ function nextEvent(target: Target): Event {
     const pmid = `wamid.BENCH${prefix}${n}`;
     const body = JSON.stringify({
       object: 'whatsapp_business_account',
-      entry: [{ id: 'WABA-BENCH', changes: [{ field: 'messages', value: {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: '15550009999', phone_number_id: PHONE_NUMBER_ID },
-        contacts: [{ profile: { name: `Meta ${contact}` }, wa_id: `551195550${contact}`, ...(IDENTITIES === 'both' && { user_id: `BR.90000${prefix}${contact}` }) }],
-        messages: [{ from: `551195550${contact}`, ...(IDENTITIES === 'both' && { from_user_id: `BR.90000${prefix}${contact}` }), id: pmid, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: `Hello #${n}` } }],
-      } }] }],
+      entry: [
+        {
+          id: 'WABA-BENCH',
+          changes: [
+            {
+              field: 'messages',
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: '15550009999', phone_number_id: PHONE_NUMBER_ID },
+                contacts: [
+                  {
+                    profile: { name: `Meta ${contact}` },
+                    wa_id: `551195550${contact}`,
+                    ...(IDENTITIES === 'both' && { user_id: `BR.90000${prefix}${contact}` }),
+                  },
+                ],
+                messages: [
+                  {
+                    from: `551195550${contact}`,
+                    ...(IDENTITIES === 'both' && { from_user_id: `BR.90000${prefix}${contact}` }),
+                    id: pmid,
+                    timestamp: String(Math.floor(Date.now() / 1000)),
+                    type: 'text',
+                    text: { body: `Hello #${n}` },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      ],
     });
     const signature = `sha256=${createHmac('sha256', META_APP_SECRET).update(body).digest('hex')}`;
     return { path: '/webhooks/meta', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body, pmid };
@@ -88,9 +113,24 @@ function nextEvent(target: Target): Event {
   const pmid = `3EB0${prefix}${n}`;
   const body = JSON.stringify({
     event: 'messages.upsert',
-    data: { type: 'notify', messages: [{ key: { ...engineAddress(contact), fromMe: false, id: pmid }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: `Engine ${contact}`, message: { conversation: `Hello #${n}` } }] },
+    data: {
+      type: 'notify',
+      messages: [
+        {
+          key: { ...engineAddress(contact), fromMe: false, id: pmid },
+          messageTimestamp: Math.floor(Date.now() / 1000),
+          pushName: `Engine ${contact}`,
+          message: { conversation: `Hello #${n}` },
+        },
+      ],
+    },
   });
-  return { path: `/webhooks/engine/${target.engineChannelId}`, headers: { 'content-type': 'application/json', authorization: `Bearer ${ENGINE_TOKEN}` }, body, pmid };
+  return {
+    path: `/webhooks/engine/${target.engineChannelId}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ENGINE_TOKEN}` },
+    body,
+    pmid,
+  };
 }
 
 /** One run's events: when each was sent (wall-clock ms; for paced runs its due time) and which were accepted. */
@@ -130,12 +170,17 @@ async function peak(target: Target, ledger: Ledger, durationS = DURATION_S) {
 
 async function paced(target: Target, ledger: Ledger, rate: number, durationS = PACED_S) {
   const pmids: string[] = [];
-  return pacedLoad(target.origin, {}, (i, due) => {
-    const e = nextEvent(target);
-    pmids[i] = e.pmid;
-    ledger.sentAt.set(e.pmid, performance.timeOrigin + due);
-    return e;
-  }, { rate, durationS, connections: CONNECTIONS, onAnswer: (i, status) => answered(ledger, pmids[i], status) });
+  return pacedLoad(
+    target.origin,
+    {},
+    (i, due) => {
+      const e = nextEvent(target);
+      pmids[i] = e.pmid;
+      ledger.sentAt.set(e.pmid, performance.timeOrigin + due);
+      return e;
+    },
+    { rate, durationS, connections: CONNECTIONS, onAnswer: (i, status) => answered(ledger, pmids[i], status) },
+  );
 }
 
 /** Every event sent in any run, and every one answered 2xx: what must arrive, once. */
@@ -219,21 +264,22 @@ async function main() {
   const receiverProc = await startScript<{ url: string }>('inbound-receiver.js', {}, true);
   const ask = asker<{ arrivals: Arrival[] }>(receiverProc.child);
   const drainAsk = () => ask({ drain: true }).then((a) => a.arrivals);
-  const start = () => startMesh({
-    freePorts: true,
-    startDeadlineMs: 120_000,
-    onLine: process.env.BENCH_VERBOSE ? (part, line) => console.error(`[${part}] ${line}`) : () => undefined,
-    env: {
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-      RATE_LIMIT_PER_TOKEN: '100000000',
-      RATE_LIMIT_PER_TENANT: '100000000',
-      META_APP_SECRET,
-      META_VERIFY_TOKEN: 'bench-verify-token',
-      META_GRAPH_URL: engine.url,
-      // The customer's endpoint is on loopback: the operator's allow-list lets webhooks reach it.
-      WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
-    },
-  });
+  const start = () =>
+    startMesh({
+      freePorts: true,
+      startDeadlineMs: 120_000,
+      onLine: process.env.BENCH_VERBOSE ? (part, line) => console.error(`[${part}] ${line}`) : () => undefined,
+      env: {
+        LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+        RATE_LIMIT_PER_TOKEN: '100000000',
+        RATE_LIMIT_PER_TENANT: '100000000',
+        META_APP_SECRET,
+        META_VERIFY_TOKEN: 'bench-verify-token',
+        META_GRAPH_URL: engine.url,
+        // The customer's endpoint is on loopback: the operator's allow-list lets webhooks reach it.
+        WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
+      },
+    });
   // On a shared two-core machine a part may miss its start-up deadline: the bench tries again.
   let mesh: Awaited<ReturnType<typeof startMesh>> | undefined;
   for (let attempt = 1; !mesh; attempt++) {
@@ -255,19 +301,38 @@ async function main() {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Bench inbound', maxUsers: 1, maxConnections: 0, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Bench inbound',
+        maxUsers: 1,
+        maxConnections: 0,
+        acceptTerms: true,
+        email: `bench-${randomUUID()}@example.com`,
+        password: 'B3nch!mark',
+        userName: 'Bench',
+        profile: 'admin',
+      },
     });
     const tenantId = tenant.body.data.tenant.id;
     const hook = { webhookEnabled: true, webhookIncoming: true, webhookUrl: `${receiverProc.ready.url}/mesh` };
     const waba = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
-      body: { tenant: tenantId, name: 'bench-waba', type: 'waba', tokenAPI: PHONE_NUMBER_ID, wabaId: 'WABA-BENCH', bmToken: 'bench-bm-token', ...hook },
+      body: {
+        tenant: tenantId,
+        name: 'bench-waba',
+        type: 'waba',
+        tokenAPI: PHONE_NUMBER_ID,
+        wabaId: 'WABA-BENCH',
+        bmToken: 'bench-bm-token',
+        ...hook,
+      },
     });
     const engineA = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
       body: { tenant: tenantId, name: 'bench-engine', type: 'engine_a', engineUrl: engine.url, engineToken: ENGINE_TOKEN, ...hook },
     });
-    if (waba.status !== 200 || engineA.status !== 200) throw new Error(`channels not created: ${JSON.stringify([waba.body, engineA.body])}`);
+    if (waba.status !== 200 || engineA.status !== 200)
+      throw new Error(`channels not created: ${JSON.stringify([waba.body, engineA.body])}`);
     const meshTarget: Target = { name: 'mesh', origin: mesh.gatewayUrl, engineChannelId: engineA.body.data.whatsapp.id };
     const { child, ready } = await startScript<{ port: number }>('inbound-floor.js', {
       MONGODB_URI: mesh.database.uri,
@@ -287,7 +352,9 @@ async function main() {
       const ledger = newLedger();
       await peak(target, ledger, WARMUP_S);
       const o = await drain(drainAsk, ledger);
-      console.log(`warm-up ${target.name}: ${ledger.accepted.size} accepted, ${o.arrivedAt.size} arrived, ${o.missing} missing${refusals(ledger)}`);
+      console.log(
+        `warm-up ${target.name}: ${ledger.accepted.size} accepted, ${o.arrivedAt.size} arrived, ${o.missing} missing${refusals(ledger)}`,
+      );
     }
 
     for (let rep = 0; rep < REPS; rep++) {
@@ -311,7 +378,8 @@ async function main() {
           named.forEach(({ name, pid }, i) => perProcess.set(name, (perProcess.get(name) ?? 0) + cpuMs(pid) - each0[i]));
           perProcess.set('database: FerretDB', (perProcess.get('database: FerretDB') ?? 0) + ferretCpu);
           perProcess.set('database: PostgreSQL', (perProcess.get('database: PostgreSQL') ?? 0) + dbCpu - ferretCpu);
-          for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
+          for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0))
+            meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
           meshEvents += o.arrivedAt.size;
         } else {
           floorCommands += commands;
@@ -333,10 +401,19 @@ async function main() {
         const r = await paced(target, ledger, rate);
         const o = await drain(drainAsk, ledger);
         if (ledger.refused.size) console.log(`rep ${rep + 1} ${target.name} at ${rate}/s${refusals(ledger)}`);
-        steady[target.name].push({ rate, answeredPerS: r.rps, answerP99: r.p99, failures: r.failures, ...latencies(ledger, o), missing: o.missing });
+        steady[target.name].push({
+          rate,
+          answeredPerS: r.rps,
+          answerP99: r.p99,
+          failures: r.failures,
+          ...latencies(ledger, o),
+          missing: o.missing,
+        });
       }
       const m = peaks.mesh[rep];
-      console.log(`rep ${rep + 1}: mesh ${m.acceptedPerS.toFixed(0)} accepted/s, floor ${peaks.floor[rep].acceptedPerS.toFixed(0)}; at ${rate}/s mesh p99 ${steady.mesh[rep].p99} ms to the customer`);
+      console.log(
+        `rep ${rep + 1}: mesh ${m.acceptedPerS.toFixed(0)} accepted/s, floor ${peaks.floor[rep].acceptedPerS.toFixed(0)}; at ${rate}/s mesh p99 ${steady.mesh[rep].p99} ms to the customer`,
+      );
     }
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, meshEvents));
     // Anything still on its way (an event answered after its run's drain) before counting what is lost.
@@ -350,29 +427,68 @@ async function main() {
     receiverProc.child.disconnect();
   }
 
-  console.log(`\nInbound: provider webhook → stored → customer webhook; ${CONNECTIONS} connections, ${CONTACTS} contacts on each of 2 channels (waba, engine_a) named by ${IDENTITIES === 'both' ? 'two identities (phone and BSUID, LID and phone)' : 'their phone'}, ${DURATION_S} s peak and ${PACED_S} s at half of it per repetition after ${WARMUP_S} s of warm-up, ${REPS} repetitions, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, database: ${mesh.database.kind}\n`);
-  console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'ans p99', 'fail', 'cpu ms/ev', 'floor acc/s', 'floor cpu ms/ev', 'acc ratio', 'cpu ratio', 'missing after drain (mesh/floor)'].join(' | '));
+  console.log(
+    `\nInbound: provider webhook → stored → customer webhook; ${CONNECTIONS} connections, ${CONTACTS} contacts on each of 2 channels (waba, engine_a) named by ${IDENTITIES === 'both' ? 'two identities (phone and BSUID, LID and phone)' : 'their phone'}, ${DURATION_S} s peak and ${PACED_S} s at half of it per repetition after ${WARMUP_S} s of warm-up, ${REPS} repetitions, LOG_LEVEL=${process.env.LOG_LEVEL ?? 'info'}, database: ${mesh.database.kind}\n`,
+  );
+  console.log(
+    [
+      'rep',
+      'mesh acc/s',
+      'mesh dlv/s',
+      'ans p99',
+      'fail',
+      'cpu ms/ev',
+      'floor acc/s',
+      'floor cpu ms/ev',
+      'acc ratio',
+      'cpu ratio',
+      'missing after drain (mesh/floor)',
+    ].join(' | '),
+  );
   const ratios: Array<{ acc: number; cpu: number }> = [];
   peaks.mesh.forEach((m, i) => {
     const f = peaks.floor[i];
     const r = { acc: m.acceptedPerS / f.acceptedPerS, cpu: m.cpuMsPerEvent / f.cpuMsPerEvent };
     ratios.push(r);
-    console.log([i + 1, m.acceptedPerS.toFixed(0), m.deliveredPerS.toFixed(0), m.p99, m.failures, m.cpuMsPerEvent.toFixed(2), f.acceptedPerS.toFixed(0), f.cpuMsPerEvent.toFixed(2), `${(r.acc * 100).toFixed(0)} %`, `${r.cpu.toFixed(1)}×`, `${m.missing}/${f.missing}`].join(' | '));
+    console.log(
+      [
+        i + 1,
+        m.acceptedPerS.toFixed(0),
+        m.deliveredPerS.toFixed(0),
+        m.p99,
+        m.failures,
+        m.cpuMsPerEvent.toFixed(2),
+        f.acceptedPerS.toFixed(0),
+        f.cpuMsPerEvent.toFixed(2),
+        `${(r.acc * 100).toFixed(0)} %`,
+        `${r.cpu.toFixed(1)}×`,
+        `${m.missing}/${f.missing}`,
+      ].join(' | '),
+    );
   });
   console.log(`\nAt half of the peak (a steady rate, ${PACED_S} s): provider's post (due time) → customer's receipt, ms`);
   for (const name of ['mesh', 'floor'] as const) {
     steady[name].forEach((p, i) =>
-      console.log(`  ${name.padEnd(5)} rep ${i + 1}: ${p.rate}/s asked, ${p.answeredPerS.toFixed(0)} answered/s (answer p99 ${p.answerP99} ms, ${p.failures} failed); to the customer p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max}; missing after drain ${p.missing}`),
+      console.log(
+        `  ${name.padEnd(5)} rep ${i + 1}: ${p.rate}/s asked, ${p.answeredPerS.toFixed(0)} answered/s (answer p99 ${p.answerP99} ms, ${p.failures} failed); to the customer p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max}; missing after drain ${p.missing}`,
+      ),
     );
   }
   const per = (n: number, d: number) => (n / Math.max(1, d)).toFixed(2);
-  if (meshCommands.size) console.log(`\nDatabase commands per event at the peak: mesh ${per(total(meshCommands), meshEvents)} (${[...meshCommands].map(([k, v]) => `${k} ${per(v, meshEvents)}`).join(', ')}), floor ${per(floorCommands, floorEvents)}`);
+  if (meshCommands.size)
+    console.log(
+      `\nDatabase commands per event at the peak: mesh ${per(total(meshCommands), meshEvents)} (${[...meshCommands].map(([k, v]) => `${k} ${per(v, meshEvents)}`).join(', ')}), floor ${per(floorCommands, floorEvents)}`,
+    );
   console.log('\nCPU ms per event at the peak, by process:');
   for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
   const lost = [...everAccepted].filter((p) => !arrived.has(p)).length;
   const late = [...everSent].filter((p) => arrived.has(p) && !everAccepted.has(p)).length;
-  console.log(`\nEvents: ${everSent.size} sent, ${everAccepted.size} accepted (2xx), ${arrived.size} arrived at the customer; accepted and never arrived ${lost}; duplicated (a webhook-id twice, or one message under two ids) ${duplicated}; arrived without a 2xx seen (answered after the load stopped) ${late}; unknown ${unknown}`);
-  console.log(`\nmedian: accepted/s = ${(median(ratios.map((r) => r.acc)) * 100).toFixed(0)} % of the floor's; CPU per event = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's; provider → customer p99 at half peak = ${median(steady.mesh.map((p) => p.p99))} ms (p50 ${median(steady.mesh.map((p) => p.p50))}); events lost ${lost}, duplicated ${duplicated}`);
+  console.log(
+    `\nEvents: ${everSent.size} sent, ${everAccepted.size} accepted (2xx), ${arrived.size} arrived at the customer; accepted and never arrived ${lost}; duplicated (a webhook-id twice, or one message under two ids) ${duplicated}; arrived without a 2xx seen (answered after the load stopped) ${late}; unknown ${unknown}`,
+  );
+  console.log(
+    `\nmedian: accepted/s = ${(median(ratios.map((r) => r.acc)) * 100).toFixed(0)} % of the floor's; CPU per event = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's; provider → customer p99 at half peak = ${median(steady.mesh.map((p) => p.p99))} ms (p50 ${median(steady.mesh.map((p) => p.p50))}); events lost ${lost}, duplicated ${duplicated}`,
+  );
 }
 
 main().catch((err) => {

@@ -28,11 +28,23 @@ const WARMUP_S = Number(process.env.JOIN_MESH_WARMUP_S ?? 15);
 const BACKGROUND_RATE = Number(process.env.JOIN_BACKGROUND_RATE ?? 20);
 /** `;`-separated variants, each `KEY=value,KEY=value` (empty: the defaults) given to the new replica only. */
 const VARIANTS = (process.env.JOIN_VARIANTS ?? 'WARMUP_MS=0;').split(';').map((v) =>
-  Object.fromEntries(v.split(',').filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)])),
+  Object.fromEntries(
+    v
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  ),
 );
-const label = (env: Record<string, string>) => Object.entries(env).map(([k, v]) => `${k}=${v}`).join(',') || 'default';
+const label = (env: Record<string, string>) =>
+  Object.entries(env)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',') || 'default';
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const loadAverage = () => execSync('uptime').toString().trim().replace(/^.*load average: /, '');
+const loadAverage = () =>
+  execSync('uptime')
+    .toString()
+    .trim()
+    .replace(/^.*load average: /, '');
 
 /** gRPC calls a service replica has completed, all methods (its /metrics). */
 async function served(metricsUrl: string): Promise<number> {
@@ -105,7 +117,9 @@ async function main() {
         }
         const f = { variant: label(env), startMs: Math.round(ready - t0), first: first5, warmed, load: loadAverage() };
         figures.push(f);
-        console.log(`rep ${rep + 1} ${f.variant}: ready after ${f.startMs} ms; first ${FIRST_S} s ${first5.toFixed(0)}/s, after ${AFTER_S} s ${warmed.toFixed(0)}/s (${((first5 / Math.max(1, warmed)) * 100).toFixed(0)} %); load ${f.load}`);
+        console.log(
+          `rep ${rep + 1} ${f.variant}: ready after ${f.startMs} ms; first ${FIRST_S} s ${first5.toFixed(0)}/s, after ${AFTER_S} s ${warmed.toFixed(0)}/s (${((first5 / Math.max(1, warmed)) * 100).toFixed(0)} %); load ${f.load}`,
+        );
       }
     }
   } finally {
@@ -113,11 +127,15 @@ async function main() {
     engine.close();
   }
   const unit = PROCESS === 'gateway' ? 'sends answered/s' : 'gRPC calls served/s';
-  console.log(`\n${PROCESS}: a new replica under sendMessageByTicket load (${CONNECTIONS} connections over ${TICKETS} tickets, LOG_LEVEL=info), ${unit}, first ${FIRST_S} s after ready vs ${AFTER_S}-${AFTER_S + FIRST_S} s, ${REPS} repetitions`);
+  console.log(
+    `\n${PROCESS}: a new replica under sendMessageByTicket load (${CONNECTIONS} connections over ${TICKETS} tickets, LOG_LEVEL=info), ${unit}, first ${FIRST_S} s after ready vs ${AFTER_S}-${AFTER_S + FIRST_S} s, ${REPS} repetitions`,
+  );
   for (const v of VARIANTS.map(label)) {
     const runs = figures.filter((f) => f.variant === v);
     const ratios = runs.map((f) => f.first / Math.max(1, f.warmed));
-    console.log(`  ${v.padEnd(12)} first/warmed ${ratios.map((r) => `${(r * 100).toFixed(0)} %`).join(', ')} (median ${(median(ratios) * 100).toFixed(0)} %); first ${runs.map((f) => f.first.toFixed(0)).join('/')}, warmed ${runs.map((f) => f.warmed.toFixed(0)).join('/')}; ready after ${runs.map((f) => f.startMs).join('/')} ms`);
+    console.log(
+      `  ${v.padEnd(12)} first/warmed ${ratios.map((r) => `${(r * 100).toFixed(0)} %`).join(', ')} (median ${(median(ratios) * 100).toFixed(0)} %); first ${runs.map((f) => f.first.toFixed(0)).join('/')}, warmed ${runs.map((f) => f.warmed.toFixed(0)).join('/')}; ready after ${runs.map((f) => f.startMs).join('/')} ms`,
+    );
   }
 }
 

@@ -62,7 +62,12 @@ export async function pacedLoad(
     const own = typeof bodies === 'function' ? bodies(i, due) : { body: bodies[i % bodies.length] };
     let status = 0;
     try {
-      const res = await pool.request({ path: own.path ?? target.pathname + target.search, method: 'POST', headers: { ...headers, ...own.headers }, body: own.body });
+      const res = await pool.request({
+        path: own.path ?? target.pathname + target.search,
+        method: 'POST',
+        headers: { ...headers, ...own.headers },
+        body: own.body,
+      });
       await res.body.dump();
       status = res.statusCode;
       if (res.statusCode >= 200 && res.statusCode < 300) latencies.push(performance.now() - due);

@@ -3,13 +3,7 @@
 //   - every answer is 200 (proven) or 401 (forged), nothing else;
 //   - each proven event is recorded once and applied at most once (its repeats answered duplicate);
 //   - another route's p50 (tenantApiShowTenant) under the load against its idle p50.
-import {
-  asaasDelivery,
-  efiDelivery,
-  mercadoPagoDelivery,
-  startFakePaymentGateways,
-  type PaymentDelivery,
-} from '@convo/test-support';
+import { asaasDelivery, efiDelivery, mercadoPagoDelivery, startFakePaymentGateways, type PaymentDelivery } from '@convo/test-support';
 import mongoose from 'mongoose';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -69,9 +63,19 @@ async function main() {
         const res = await call(`${B}/tenantApiStoreTenant`, {
           token: admin,
           body: {
-            status: 'active', name: `Probe ${gw} ${i}`, maxUsers: 5, maxConnections: 5, acceptTerms: true,
-            identity: `${Date.now()}${i}${tenants.length}`.slice(-14), email: `probe-${randomUUID()}@probe.example`, password: 'S3cure!pass',
-            userName: 'Owner', profile: 'admin', paymentGateway: NAME[gw], [`${NAME[gw]}CustomerId`]: customerId, [`${NAME[gw]}Token`]: `tok-${randomUUID()}`,
+            status: 'active',
+            name: `Probe ${gw} ${i}`,
+            maxUsers: 5,
+            maxConnections: 5,
+            acceptTerms: true,
+            identity: `${Date.now()}${i}${tenants.length}`.slice(-14),
+            email: `probe-${randomUUID()}@probe.example`,
+            password: 'S3cure!pass',
+            userName: 'Owner',
+            profile: 'admin',
+            paymentGateway: NAME[gw],
+            [`${NAME[gw]}CustomerId`]: customerId,
+            [`${NAME[gw]}Token`]: `tok-${randomUUID()}`,
             ...(gw === 'gateway_a' ? { asaas: 'enabled' } : {}),
           },
         });
@@ -99,14 +103,32 @@ async function main() {
       switch (gw) {
         case 'gateway_a': {
           const id = `evt_${randomUUID()}`;
-          d = asaasDelivery(SECRETS.gateway_a, { id, event: status === 'paid' ? 'PAYMENT_RECEIVED' : 'PAYMENT_OVERDUE', customer: t.customerId, dateCreated: brazilLocal(at) });
+          d = asaasDelivery(SECRETS.gateway_a, {
+            id,
+            event: status === 'paid' ? 'PAYMENT_RECEIVED' : 'PAYMENT_OVERDUE',
+            customer: t.customerId,
+            dateCreated: brazilLocal(at),
+          });
           eventKey = `gateway_a:${id}`;
           break;
         }
         case 'gateway_b': {
           const id = `evt_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-          const body = JSON.stringify({ id, object: 'event', type: status === 'paid' ? 'invoice.paid' : 'invoice.payment_failed', created: Math.floor(at / 1000), data: { object: { object: 'invoice', customer: t.customerId } } });
-          d = { query: '', headers: { 'content-type': 'application/json', 'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRETS.gateway_b }) }, body };
+          const body = JSON.stringify({
+            id,
+            object: 'event',
+            type: status === 'paid' ? 'invoice.paid' : 'invoice.payment_failed',
+            created: Math.floor(at / 1000),
+            data: { object: { object: 'invoice', customer: t.customerId } },
+          });
+          d = {
+            query: '',
+            headers: {
+              'content-type': 'application/json',
+              'stripe-signature': stripe.webhooks.generateTestHeaderString({ payload: body, secret: SECRETS.gateway_b }),
+            },
+            body,
+          };
           eventKey = `gateway_b:${id}`;
           break;
         }
@@ -121,7 +143,9 @@ async function main() {
         }
         case 'gateway_d': {
           const token = randomUUID();
-          fakes.setEfiNotification(token, [{ id: 7, status: status === 'paid' ? 'paid' : 'unpaid', customId: t.customerId, createdAt: brazilLocal(at) }]);
+          fakes.setEfiNotification(token, [
+            { id: 7, status: status === 'paid' ? 'paid' : 'unpaid', customId: t.customerId, createdAt: brazilLocal(at) },
+          ]);
           d = efiDelivery(SECRETS.gateway_d, token);
           eventKey = `gateway_d:${token}:7`;
           break;
@@ -177,7 +201,12 @@ async function main() {
         const s = performance.now();
         let status: string;
         try {
-          const res = await fetch(`${B}/webhooks/payments/${NAME[p.gw]}${p.d.query ? `?${p.d.query}` : ''}`, { method: 'POST', headers: p.d.headers, body: p.d.body, signal: AbortSignal.timeout(30_000) });
+          const res = await fetch(`${B}/webhooks/payments/${NAME[p.gw]}${p.d.query ? `?${p.d.query}` : ''}`, {
+            method: 'POST',
+            headers: p.d.headers,
+            body: p.d.body,
+            signal: AbortSignal.timeout(30_000),
+          });
           status = String(res.status);
           const body = (await res.json()) as { data?: { duplicate?: boolean } };
           if (body.data?.duplicate) duplicates++;
@@ -192,9 +221,13 @@ async function main() {
     const busy = await loaded;
     const load1 = loadAverage();
     const cmd1 = await databaseCommands(mesh.database.metricsUrl);
-    const commands: Record<string, number> = Object.fromEntries([...cmd1].map(([k, v]) => [k, v - (cmd0.get(k) ?? 0)] as const).filter(([, v]) => v > 0));
+    const commands: Record<string, number> = Object.fromEntries(
+      [...cmd1].map(([k, v]) => [k, v - (cmd0.get(k) ?? 0)] as const).filter(([, v]) => v > 0),
+    );
     const commandTotal = Object.values(commands).reduce((a, b) => a + b, 0);
-    const cpuMsByProcess = Object.fromEntries(named.map(({ name, pid }, i) => [name, Math.round(cpuMs(pid) - cpu0[i])]).filter(([, v]) => Number(v) > 0));
+    const cpuMsByProcess = Object.fromEntries(
+      named.map(({ name, pid }, i) => [name, Math.round(cpuMs(pid) - cpu0[i])]).filter(([, v]) => Number(v) > 0),
+    );
     const dbNow = dbPids();
     const ferretCpu = cpuSince(db0, dbNow.filter(isFerretDb));
     cpuMsByProcess['database: FerretDB'] = Math.round(ferretCpu);
@@ -203,7 +236,10 @@ async function main() {
     // What the database holds: one record per proven event, its repeats counted on it.
     const conn = await mongoose.createConnection(mesh.database.uri, { dbName: 'convo_tenants' }).asPromise();
     const keys = [...new Set(proven.map((p) => p.eventKey))];
-    const records = await conn.collection('payment_events').find({ _id: { $in: keys as never[] } }).toArray();
+    const records = await conn
+      .collection('payment_events')
+      .find({ _id: { $in: keys as never[] } })
+      .toArray();
     const repeatsSent = plan.filter((p) => p.kind === 'repeat').length;
     const repeatsRecorded = await conn.collection('payment_event_repeats').countDocuments({ eventKey: { $in: keys } });
     const outcomes: Record<string, number> = {};
@@ -211,24 +247,44 @@ async function main() {
     const changes = await conn.collection('payment_changes').countDocuments({ tenantId: { $in: tenants.map((t) => t.id) } });
     await conn.close();
 
-    console.log(JSON.stringify({
-      webhooks: TOTAL,
-      sentInSeconds: Number(sentIn.toFixed(2)),
-      answers: Object.fromEntries([...answers].sort()),
-      otherThan200or401: [...answers].filter(([k]) => !/:(200|401)$/.test(k)).reduce((n, [, v]) => n + v, 0),
-      provenEvents: keys.length,
-      recordsOfProvenEvents: records.length,
-      repeatsSent,
-      repeatsRecorded,
-      duplicateAnswers: duplicates,
-      outcomes,
-      statusChanges: changes,
-      webhookLatencyMs: { p50: Number(pct(latencies, 50).toFixed(1)), p95: Number(pct(latencies, 95).toFixed(1)), max: Number(Math.max(...latencies).toFixed(1)) },
-      databaseCommands: { ...commands, total: commandTotal, perProvenDelivery: Number((commandTotal / Math.max(1, plan.length - plan.filter((p) => p.kind === 'forged').length)).toFixed(2)) },
-      cpuMsByProcess,
-      loadAverage: { before: load0, after: load1 },
-      otherRouteP50Ms: { idle: Number(pct(idle, 50).toFixed(1)), underLoad: Number(pct(busy, 50).toFixed(1)), ratio: Number((pct(busy, 50) / pct(idle, 50)).toFixed(2)) },
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          webhooks: TOTAL,
+          sentInSeconds: Number(sentIn.toFixed(2)),
+          answers: Object.fromEntries([...answers].sort()),
+          otherThan200or401: [...answers].filter(([k]) => !/:(200|401)$/.test(k)).reduce((n, [, v]) => n + v, 0),
+          provenEvents: keys.length,
+          recordsOfProvenEvents: records.length,
+          repeatsSent,
+          repeatsRecorded,
+          duplicateAnswers: duplicates,
+          outcomes,
+          statusChanges: changes,
+          webhookLatencyMs: {
+            p50: Number(pct(latencies, 50).toFixed(1)),
+            p95: Number(pct(latencies, 95).toFixed(1)),
+            max: Number(Math.max(...latencies).toFixed(1)),
+          },
+          databaseCommands: {
+            ...commands,
+            total: commandTotal,
+            perProvenDelivery: Number(
+              (commandTotal / Math.max(1, plan.length - plan.filter((p) => p.kind === 'forged').length)).toFixed(2),
+            ),
+          },
+          cpuMsByProcess,
+          loadAverage: { before: load0, after: load1 },
+          otherRouteP50Ms: {
+            idle: Number(pct(idle, 50).toFixed(1)),
+            underLoad: Number(pct(busy, 50).toFixed(1)),
+            ratio: Number((pct(busy, 50) / pct(idle, 50)).toFixed(2)),
+          },
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     await mesh.stop();
     await fakes.close();
@@ -236,7 +292,9 @@ async function main() {
 }
 
 function loadAverage(): string {
-  return loadavg().map((x) => x.toFixed(1)).join(' ');
+  return loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ');
 }
 
 runScript(main);

@@ -54,4 +54,5 @@ export const sumCpu = (pids: number[]) => pids.reduce((s, pid) => s + cpuMs(pid)
  * meanwhile count whole, and one that ended is left out rather than subtracted.
  */
 export const cpuSnapshot = (pids: number[]) => new Map(pids.map((pid) => [pid, cpuMs(pid)] as const));
-export const cpuSince = (before: Map<number, number>, pids: number[]) => pids.reduce((s, pid) => s + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0);
+export const cpuSince = (before: Map<number, number>, pids: number[]) =>
+  pids.reduce((s, pid) => s + Math.max(0, cpuMs(pid) - (before.get(pid) ?? 0)), 0);

@@ -50,12 +50,28 @@ const wabaSession = () => (CHANNEL === 'waba' ? { tokenAPI: WABA_PHONE_ID, wabaI
 async function contactWrites(gatewayUrl: string, number: string): Promise<void> {
   if (CHANNEL !== 'waba') return;
   const now = String(Math.floor(Date.now() / 1000));
-  const raw = JSON.stringify(wabaEnvelope(WABA_PHONE_ID, { contacts: [{ profile: { name: 'Bench' }, wa_id: number }], messages: [wabaText(number, `wamid.BENCH-${number}`, 'Oi', now)] }));
+  const raw = JSON.stringify(
+    wabaEnvelope(WABA_PHONE_ID, {
+      contacts: [{ profile: { name: 'Bench' }, wa_id: number }],
+      messages: [wabaText(number, `wamid.BENCH-${number}`, 'Oi', now)],
+    }),
+  );
   const res = await postMeta(gatewayUrl, raw, hubSignature(raw, META_APP_SECRET));
   if (res.status !== 200) throw new Error(`waba webhook answered ${res.status}`);
 }
 
-const paced: Array<{ target: 'mesh' | 'floor'; of: 'accepted' | 'delivered'; providerMs: number; rate: number; rps: number; p50: number; p90: number; p99: number; max: number; failures: number }> = [];
+const paced: Array<{
+  target: 'mesh' | 'floor';
+  of: 'accepted' | 'delivered';
+  providerMs: number;
+  rate: number;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  failures: number;
+}> = [];
 
 /** CPU ms per delivered send of each mesh process and of the database, over all repetitions. */
 const perProcess = new Map<string, number>();
@@ -68,7 +84,7 @@ async function grpcCalls(endpoints: Map<string, { http: string }>): Promise<Map<
   for (const [name, { http }] of endpoints) {
     const text = await (await fetch(`${http}/metrics`)).text().catch(() => '');
     for (const m of text.matchAll(/^grpc_client_handled_total\{([^}]*)\} (\d+)/gm)) {
-      const method = /grpc_method="([^"]+)"/.exec(m[1])?.[1] ?? "?";
+      const method = /grpc_method="([^"]+)"/.exec(m[1])?.[1] ?? '?';
       const key = `${name} → ${method}`;
       counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
     }
@@ -100,7 +116,13 @@ async function load(url: string, headers: Record<string, string>, bodies: string
     duration: durationS,
     requests: [{ setupRequest: (req) => ({ ...req, body: bodies[i++ % bodies.length] }) }],
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
 }
 
 async function startFloor(mongodbUri: string, engineUrl: string): Promise<{ child: ChildProcess; port: number }> {
@@ -119,9 +141,25 @@ async function storeMessages(uri: string, tenantId: number, ticketIds: number[],
       for (let i = from; i < Math.min(STORED, from + 5_000); i++) {
         const at = new Date(Date.now() - (STORED - i) * 1_000);
         docs.push({
-          _id: randomUUID() as never, tenantId, ticketId: ticketIds[i % ticketIds.length], channelId, direction: i % 2 ? 'in' : 'out',
-          body: `stored #${i}`, status: i % 2 ? 'delivered' : 'read', providerMessageId: `S-${i}`, error: '', mediaUrl: '', mediaId: '',
-          mimeType: '', fileName: '', externalKey: '', to: '', attempts: 1, nextAttemptAt: null, createdAt: at, updatedAt: at,
+          _id: randomUUID() as never,
+          tenantId,
+          ticketId: ticketIds[i % ticketIds.length],
+          channelId,
+          direction: i % 2 ? 'in' : 'out',
+          body: `stored #${i}`,
+          status: i % 2 ? 'delivered' : 'read',
+          providerMessageId: `S-${i}`,
+          error: '',
+          mediaUrl: '',
+          mediaId: '',
+          mimeType: '',
+          fileName: '',
+          externalKey: '',
+          to: '',
+          attempts: 1,
+          nextAttemptAt: null,
+          createdAt: at,
+          updatedAt: at,
         });
       }
       await messages.insertMany(docs, { ordered: false });
@@ -134,11 +172,19 @@ async function storeMessages(uri: string, tenantId: number, ticketIds: number[],
 
 async function main() {
   const engine = await startProvider();
-  const mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNLIMITED, META_APP_SECRET, META_GRAPH_URL: engine.url } });
+  const mesh = await startMesh({
+    freePorts: true,
+    onLine: () => undefined,
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'info', ...UNLIMITED, META_APP_SECRET, META_GRAPH_URL: engine.url },
+  });
   const meshRuns: Run[] = [];
   const floorRuns: Run[] = [];
   try {
-    const target = await prepareSends(mesh, engine, TICKETS, { type: CHANNEL, session: wabaSession(), beforeTicket: (number) => contactWrites(mesh.gatewayUrl, number) });
+    const target = await prepareSends(mesh, engine, TICKETS, {
+      type: CHANNEL,
+      session: wabaSession(),
+      beforeTicket: (number) => contactWrites(mesh.gatewayUrl, number),
+    });
     const { root, headers, bodies, ticketIds } = target;
     if (STORED) await storeMessages(mesh.database.uri, target.tenantId, ticketIds, target.channelId);
     const floor = await startFloor(mesh.database.uri, engine.url);
@@ -174,7 +220,8 @@ async function main() {
       perProcess.set('database: FerretDB', (perProcess.get('database: FerretDB') ?? 0) + ferretCpu);
       perProcess.set('database: PostgreSQL', (perProcess.get('database: PostgreSQL') ?? 0) + dbCpu - ferretCpu);
       deliveredTotal += delivered;
-      for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0)) meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
+      for (const [k, v] of diff(await databaseCommands(mesh.database.metricsUrl), cmd0))
+        meshCommands.set(k, (meshCommands.get(k) ?? 0) + v);
       for (const [k, v] of diff(await grpcCalls(mesh.endpoints), calls0)) meshCalls.set(k, (meshCalls.get(k) ?? 0) + v);
       meshRuns.push({ ...m, deliveredPerS: delivered / ((done - t0) / 1000), cpuMsPerSend: cpu / Math.max(1, delivered) });
 
@@ -219,7 +266,13 @@ async function main() {
       paced.push({ target: 'mesh', of: 'delivered', providerMs: 0, rate: halfDelivered, ...r });
       // The floor once the mesh has delivered what it accepted (the slow provider's last 4 s of it).
       await untilDelivered(engine, pacedFrom + pacedAccepted, 120_000);
-      paced.push({ target: 'floor', of: 'accepted', providerMs: 0, rate: half, ...(await pacedLoad(`http://127.0.0.1:${floor.port}/send`, headers, bodies, steady)) });
+      paced.push({
+        target: 'floor',
+        of: 'accepted',
+        providerMs: 0,
+        rate: half,
+        ...(await pacedLoad(`http://127.0.0.1:${floor.port}/send`, headers, bodies, steady)),
+      });
     }
     floor.child.kill('SIGTERM');
     for (const [name, ms] of perProcess) perProcess.set(name, ms / Math.max(1, deliveredTotal));
@@ -229,21 +282,60 @@ async function main() {
     engine.close();
   }
 
-  console.log(`\nsendMessageByTicket on ${CHANNEL}, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`);
-  console.log(['rep', 'mesh acc/s', 'mesh dlv/s', 'p50', 'p99', 'fail', 'cpu ms/send', 'floor req/s', 'floor p99', 'floor cpu ms', 'dlv ratio', 'cpu ratio'].join(' | '));
+  console.log(
+    `\nsendMessageByTicket on ${CHANNEL}, ${CONNECTIONS} connections over ${TICKETS} tickets, ${DURATION_S} s each after ${WARMUP_S} s of warm-up, ${REPS} repetitions, ${STORED} messages stored first, database: ${mesh.database.kind}\n`,
+  );
+  console.log(
+    [
+      'rep',
+      'mesh acc/s',
+      'mesh dlv/s',
+      'p50',
+      'p99',
+      'fail',
+      'cpu ms/send',
+      'floor req/s',
+      'floor p99',
+      'floor cpu ms',
+      'dlv ratio',
+      'cpu ratio',
+    ].join(' | '),
+  );
   const ratios: Array<{ dlv: number; cpu: number }> = [];
   meshRuns.forEach((m, i) => {
     const f = floorRuns[i];
     const dlv = m.deliveredPerS / f.rps;
     const cpu = m.cpuMsPerSend / f.cpuMsPerSend;
     ratios.push({ dlv, cpu });
-    console.log([i + 1, m.rps.toFixed(0), m.deliveredPerS.toFixed(0), m.p50, m.p99, m.failures, m.cpuMsPerSend.toFixed(2), f.rps.toFixed(0), f.p99, f.cpuMsPerSend.toFixed(2), `${(dlv * 100).toFixed(0)} %`, `${cpu.toFixed(1)}×`].join(' | '));
+    console.log(
+      [
+        i + 1,
+        m.rps.toFixed(0),
+        m.deliveredPerS.toFixed(0),
+        m.p50,
+        m.p99,
+        m.failures,
+        m.cpuMsPerSend.toFixed(2),
+        f.rps.toFixed(0),
+        f.p99,
+        f.cpuMsPerSend.toFixed(2),
+        `${(dlv * 100).toFixed(0)} %`,
+        `${cpu.toFixed(1)}×`,
+      ].join(' | '),
+    );
   });
-  console.log(`\nAccepted answers at half of the mesh's accepted (or delivered) peak (a steady rate, ${PACED_S} s, latency from each request's due time), by provider latency:`);
-  for (const p of paced) console.log(`  ${p.target.padEnd(5)} provider ${String(p.providerMs).padStart(4)} ms, half ${p.of.padEnd(9)}: ${p.rate} req/s asked, ${p.rps.toFixed(0)} answered/s, p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max} ms, ${p.failures} failed`);
+  console.log(
+    `\nAccepted answers at half of the mesh's accepted (or delivered) peak (a steady rate, ${PACED_S} s, latency from each request's due time), by provider latency:`,
+  );
+  for (const p of paced)
+    console.log(
+      `  ${p.target.padEnd(5)} provider ${String(p.providerMs).padStart(4)} ms, half ${p.of.padEnd(9)}: ${p.rate} req/s asked, ${p.rps.toFixed(0)} answered/s, p50 ${p.p50}, p90 ${p.p90}, p99 ${p.p99}, max ${p.max} ms, ${p.failures} failed`,
+    );
   if (meshCommands.size) {
     const per = (n: number) => (n / Math.max(1, deliveredSum)).toFixed(2);
-    console.log(`\nDatabase commands per delivered send: mesh ${per(total(meshCommands))} (${[...meshCommands].map(([k, v]) => `${k} ${per(v)}`).join(', ')}), floor ${(floorCommands / Math.max(1, floorSends)).toFixed(2)}`);
+    console.log(
+      `\nDatabase commands per delivered send: mesh ${per(total(meshCommands))} (${[...meshCommands].map(([k, v]) => `${k} ${per(v)}`).join(', ')}), floor ${(floorCommands / Math.max(1, floorSends)).toFixed(2)}`,
+    );
   }
   console.log('\ngRPC calls per delivered send, by caller and method (0.01 or more):');
   for (const [key, n] of [...meshCalls].sort((a, b) => b[1] - a[1])) {
@@ -251,7 +343,9 @@ async function main() {
   }
   console.log('\nCPU ms per delivered send, by process:');
   for (const [name, ms] of [...perProcess].sort((a, b) => b[1] - a[1])) console.log(`  ${name.padEnd(36)} ${ms.toFixed(2)}`);
-  console.log(`\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`);
+  console.log(
+    `\nmedian: delivered/s = ${(median(ratios.map((r) => r.dlv)) * 100).toFixed(0)} % of the floor's req/s; CPU per send = ${median(ratios.map((r) => r.cpu)).toFixed(1)}× the floor's`,
+  );
 }
 
 main().catch((err) => {

@@ -26,12 +26,26 @@ async function timed(url: string, init: RequestInit): Promise<{ status: number; 
 }
 
 const signIn = (base: string, email: string, password: string) =>
-  timed(`${base}/graphql/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  timed(`${base}/graphql/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
 
 async function main() {
   const prefix = `probe-rl-${randomUUID()}-`;
-  const mesh = await startMesh({ freePorts: true, env: { ...UNPACED, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix }, onLine: () => undefined });
-  const unlimited = await startGatewayReplica(await freePort(), { ...mesh.env, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix, LOGIN_RATE_LIMIT_PER_ADDRESS: '0', LOGIN_RATE_LIMIT_PER_EMAIL: '0' });
+  const mesh = await startMesh({
+    freePorts: true,
+    env: { ...UNPACED, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: prefix },
+    onLine: () => undefined,
+  });
+  const unlimited = await startGatewayReplica(await freePort(), {
+    ...mesh.env,
+    REDIS_URL,
+    RATE_LIMIT_REDIS_PREFIX: prefix,
+    LOGIN_RATE_LIMIT_PER_ADDRESS: '0',
+    LOGIN_RATE_LIMIT_PER_EMAIL: '0',
+  });
   try {
     const target = await newDashboardTenant(mesh, 'Target');
     const other = await newDashboardTenant(mesh, 'Other');
@@ -51,7 +65,9 @@ async function main() {
       if (i % 4 === 0) right.push((await signIn(unlimited.url, target.email, ADMIN_PASSWORD)).ms);
     }
     const [pk, pu] = [median(known), median(unknown)];
-    console.log(`sign-in answer time p50 over ${runs} each: known e-mail, wrong password ${pk.toFixed(1)} ms; unknown e-mail ${pu.toFixed(1)} ms; difference ${((Math.abs(pk - pu) / pk) * 100).toFixed(1)} %`);
+    console.log(
+      `sign-in answer time p50 over ${runs} each: known e-mail, wrong password ${pk.toFixed(1)} ms; unknown e-mail ${pu.toFixed(1)} ms; difference ${((Math.abs(pk - pu) / pk) * 100).toFixed(1)} %`,
+    );
     console.log(`  (known e-mail, right password: p50 ${median(right).toFixed(1)} ms over ${right.length})`);
 
     // 2. Another tenant's dashboard p50, idle, then during 1,000 attempts in 10 s from one address.
@@ -59,7 +75,9 @@ async function main() {
       timed(`${mesh.gatewayUrl}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${other.session}` },
-        body: JSON.stringify({ query: `{ tickets(tenantId: ${other.id}, first: 20) { totalCount nodes { id } } tags(tenantId: ${other.id}) { id } }` }),
+        body: JSON.stringify({
+          query: `{ tickets(tenantId: ${other.id}, first: 20) { totalCount nodes { id } } tags(tenantId: ${other.id}) { id } }`,
+        }),
       });
     for (let i = 0; i < 10; i++) await dashboard();
     const idle: number[] = [];
@@ -90,9 +108,13 @@ async function main() {
     attacking = false;
     await measure;
     const refused = statuses.get(429) ?? 0;
-    console.log(`${attempts} sign-in attempts in ${(spent / 1000).toFixed(1)} s from one address: ${refused} refused 429 (${((refused / attempts) * 100).toFixed(1)} %); answers ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(
+      `${attempts} sign-in attempts in ${(spent / 1000).toFixed(1)} s from one address: ${refused} refused 429 (${((refused / attempts) * 100).toFixed(1)} %); answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
     const [pi, pb] = [median(idle), median(busy)];
-    console.log(`another tenant's dashboard p50: idle ${pi.toFixed(1)} ms (100 requests), during the attempts ${pb.toFixed(1)} ms (${busy.length} requests): ${(pb / pi).toFixed(2)}×`);
+    console.log(
+      `another tenant's dashboard p50: idle ${pi.toFixed(1)} ms (100 requests), during the attempts ${pb.toFixed(1)} ms (${busy.length} requests): ${(pb / pi).toFixed(2)}×`,
+    );
   } finally {
     await unlimited.stop();
     await mesh.stop();

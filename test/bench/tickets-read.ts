@@ -49,7 +49,12 @@ const once = (url: string, token: string, body?: unknown) =>
 
 const elapsed = (since: number) => `${((Date.now() - since) / 1000).toFixed(1)} s`;
 
-async function insertInBatches(label: string, total: number, make: (i: number) => mongo.Document, insert: (docs: mongo.Document[]) => Promise<unknown>) {
+async function insertInBatches(
+  label: string,
+  total: number,
+  make: (i: number) => mongo.Document,
+  insert: (docs: mongo.Document[]) => Promise<unknown>,
+) {
   const started = Date.now();
   let lastReport = 0;
   for (let from = 0; from < total; from += BATCH) {
@@ -70,7 +75,15 @@ async function load(name: string, alone: () => Promise<{ status: number }>, opts
   const aloneMs = Date.now() - started;
   if (single.status !== 200) throw new Error(`${name} answered ${single.status}`);
   const r = await autocannon({ connections: CONNECTIONS, duration: DURATION_S, timeout: DEADLINE_MS / 1000, ...opts });
-  return { name, aloneMs, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, requests: r.requests.total, failures: r.non2xx + r.errors + r.timeouts };
+  return {
+    name,
+    aloneMs,
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    requests: r.requests.total,
+    failures: r.non2xx + r.errors + r.timeouts,
+  };
 }
 
 async function main() {
@@ -89,7 +102,17 @@ async function main() {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Bench', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `bench-${randomUUID()}@example.com`, password: 'B3nch!mark', userName: 'Bench', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Bench',
+        maxUsers: 1,
+        maxConnections: 1,
+        acceptTerms: true,
+        email: `bench-${randomUUID()}@example.com`,
+        password: 'B3nch!mark',
+        userName: 'Bench',
+        profile: 'admin',
+      },
     });
     const tenantId = tenant.body.data.tenant.id as number;
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
@@ -113,12 +136,22 @@ async function main() {
     const numberOf = (i: number) => `55119${String(10_000_000 + i)}`;
 
     const messageIds: string[] = [];
-    console.log(`Seeding tenant ${tenantId}: ${TICKETS.toLocaleString('en')} tickets, ${MESSAGES.toLocaleString('en')} messages (database: ${mesh.database.kind})`);
+    console.log(
+      `Seeding tenant ${tenantId}: ${TICKETS.toLocaleString('en')} tickets, ${MESSAGES.toLocaleString('en')} messages (database: ${mesh.database.kind})`,
+    );
     const seedStarted = Date.now();
     await insertInBatches(
       'contacts',
       TICKETS,
-      (i) => ({ _id: contactBase + i, tenantId, channelId, number: numberOf(i), email: '', name: `Contact ${i}`, createdAt: new Date(epoch) }),
+      (i) => ({
+        _id: contactBase + i,
+        tenantId,
+        channelId,
+        number: numberOf(i),
+        email: '',
+        name: `Contact ${i}`,
+        createdAt: new Date(epoch),
+      }),
       (docs) => ticketsDb.collection('contacts').insertMany(docs, { ordered: false }),
     );
     await insertInBatches(
@@ -127,13 +160,30 @@ async function main() {
       (i) => {
         const at = new Date(epoch + i * 60_000);
         return {
-          _id: base + i, tenantId, channelId, contactId: contactBase + i,
+          _id: base + i,
+          tenantId,
+          channelId,
+          contactId: contactBase + i,
           contact: { number: numberOf(i), name: `Contact ${i}`, email: '' },
           status: i % 3 === 0 ? 'closed' : i % 3 === 1 ? 'open' : 'pending',
-          userId: null, queueId: null, chatFlowId: null, kanbanId: null, reasonId: null, value: null, externalKey: '',
-          botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [],
-          paused: false, pauseReason: null, pausedAt: null, evaluation: null,
-          createdAt: at, updatedAt: at, closedAt: i % 3 === 0 ? at : null,
+          userId: null,
+          queueId: null,
+          chatFlowId: null,
+          kanbanId: null,
+          reasonId: null,
+          value: null,
+          externalKey: '',
+          botBuilderStatus: false,
+          llmAssistantStatus: false,
+          workflowStatus: false,
+          tagIds: [],
+          paused: false,
+          pauseReason: null,
+          pausedAt: null,
+          evaluation: null,
+          createdAt: at,
+          updatedAt: at,
+          closedAt: i % 3 === 0 ? at : null,
         };
       },
       (docs) => ticketsDb.collection('tickets').insertMany(docs, { ordered: false }),
@@ -154,11 +204,22 @@ async function main() {
         const _id = randomUUID();
         if (i % 97 === 0) messageIds.push(_id);
         return {
-          _id, tenantId, ticketId: base + (i % TICKETS), channelId,
+          _id,
+          tenantId,
+          ticketId: base + (i % TICKETS),
+          channelId,
           direction: i % 2 ? 'in' : 'out',
           body: `${WORDS[i % WORDS.length]} #${i}${i % 10 === 3 ? ` ${NEEDLE} today` : ''}`,
-          status: 'sent', providerMessageId: `P-${i}`, error: '', mediaUrl: '', mediaId: '', mimeType: '', fileName: '', externalKey: '',
-          createdAt: at, updatedAt: at,
+          status: 'sent',
+          providerMessageId: `P-${i}`,
+          error: '',
+          mediaUrl: '',
+          mediaId: '',
+          mimeType: '',
+          fileName: '',
+          externalKey: '',
+          createdAt: at,
+          updatedAt: at,
         };
       },
       (docs) => messagingDb.collection('messages').insertMany(docs, { ordered: false }),
@@ -168,7 +229,8 @@ async function main() {
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${authToken}` };
     const randomTicket = () => base + Math.floor(Math.random() * TICKETS);
     const check = await once(`${root}/listTickets?pageNumber=1`, authToken);
-    if (check.status !== 200 || JSON.parse(check.body).data.count !== TICKETS + 1) throw new Error(`listTickets answered ${check.status}: ${check.body.slice(0, 300)}`);
+    if (check.status !== 200 || JSON.parse(check.body).data.count !== TICKETS + 1)
+      throw new Error(`listTickets answered ${check.status}: ${check.body.slice(0, 300)}`);
 
     const pathOf = (op: string) => `${new URL(root).pathname}/${op}`;
     const page1 = `${root}/listTickets?pageNumber=1`;
@@ -180,15 +242,25 @@ async function main() {
       await load('showTicketById (random ticket)', () => once(`${root}/showTicketById`, authToken, { ticketId: randomTicket() }), {
         url: root,
         headers,
-        requests: [{ method: 'POST', path: pathOf('showTicketById'), setupRequest: (req) => ({ ...req, body: JSON.stringify({ ticketId: randomTicket() }) }) }],
+        requests: [
+          {
+            method: 'POST',
+            path: pathOf('showTicketById'),
+            setupRequest: (req) => ({ ...req, body: JSON.stringify({ ticketId: randomTicket() }) }),
+          },
+        ],
       }),
     );
     results.push(
-      await load(`searchMessages (random ticket, "${NEEDLE.toLowerCase()}")`, () => once(`${mesh.gatewayUrl}${searchPath(randomTicket())}`, authToken), {
-        url: root,
-        headers,
-        requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: searchPath(randomTicket()) }) }],
-      }),
+      await load(
+        `searchMessages (random ticket, "${NEEDLE.toLowerCase()}")`,
+        () => once(`${mesh.gatewayUrl}${searchPath(randomTicket())}`, authToken),
+        {
+          url: root,
+          headers,
+          requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: searchPath(randomTicket()) }) }],
+        },
+      ),
     );
     const messagePath = () => `${pathOf('getMessageByMessageId')}?messageId=${messageIds[Math.floor(Math.random() * messageIds.length)]}`;
     results.push(
@@ -204,10 +276,28 @@ async function main() {
     await engine.close();
   }
 
-  console.log(`\n${TICKETS.toLocaleString('en')} tickets, ${MESSAGES.toLocaleString('en')} messages in one tenant; ${CONNECTIONS} connections, ${DURATION_S} s each; database: ${mesh.database.kind}\n`);
-  console.log('endpoint'.padEnd(44), 'alone ms'.padStart(9), 'req/s'.padStart(8), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'requests'.padStart(9), 'failed'.padStart(7));
+  console.log(
+    `\n${TICKETS.toLocaleString('en')} tickets, ${MESSAGES.toLocaleString('en')} messages in one tenant; ${CONNECTIONS} connections, ${DURATION_S} s each; database: ${mesh.database.kind}\n`,
+  );
+  console.log(
+    'endpoint'.padEnd(44),
+    'alone ms'.padStart(9),
+    'req/s'.padStart(8),
+    'p50 ms'.padStart(8),
+    'p99 ms'.padStart(8),
+    'requests'.padStart(9),
+    'failed'.padStart(7),
+  );
   for (const f of results) {
-    console.log(f.name.padEnd(44), String(f.aloneMs).padStart(9), f.rps.toFixed(1).padStart(8), String(f.p50).padStart(8), String(f.p99).padStart(8), String(f.requests).padStart(9), String(f.failures).padStart(7));
+    console.log(
+      f.name.padEnd(44),
+      String(f.aloneMs).padStart(9),
+      f.rps.toFixed(1).padStart(8),
+      String(f.p50).padStart(8),
+      String(f.p99).padStart(8),
+      String(f.requests).padStart(9),
+      String(f.failures).padStart(7),
+    );
   }
 }
 

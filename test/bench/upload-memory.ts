@@ -47,7 +47,17 @@ async function main() {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Uploads', maxUsers: 10, maxConnections: 10, acceptTerms: true, email: 'owner@uploads.example', password: 'S3cure!pass', userName: 'Owner', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Uploads',
+        maxUsers: 10,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: 'owner@uploads.example',
+        password: 'S3cure!pass',
+        userName: 'Owner',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -87,7 +97,8 @@ async function main() {
         for (;;) {
           const r = await once(i, caption, data);
           tries++;
-          if (!RETRY_BUSY || r.status !== 503 || !r.retryAfter || tries >= 60) return { ...r, tries, busy: r.status === 503 ? tries : tries - 1 };
+          if (!RETRY_BUSY || r.status !== 503 || !r.retryAfter || tries >= 60)
+            return { ...r, tries, busy: r.status === 503 ? tries : tries - 1 };
           await sleep(Number(r.retryAfter) * 1000);
         }
       }),
@@ -107,17 +118,33 @@ async function main() {
               mimeType: 'application/pdf',
               fileName: `file-${i}`,
             });
-            res = await fetch(kind === 0 ? `${root}/sendMessageByTicket` : `${root}/base64`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(120_000) });
+            res = await fetch(kind === 0 ? `${root}/sendMessageByTicket` : `${root}/base64`, {
+              method: 'POST',
+              headers: { ...auth, 'content-type': 'application/json' },
+              body,
+              signal: AbortSignal.timeout(120_000),
+            });
           } else {
             const form = new FormData();
             if (kind === 1) form.set('ticketId', String(tickets[i]));
             else form.set('number', number);
             form.set('body', caption);
             form.set('media', new Blob([data], { type: 'application/pdf' }), `file-${i}.pdf`);
-            res = await fetch(kind === 1 ? `${root}/sendMessageByTicket` : root, { method: 'POST', headers: auth, body: form, signal: AbortSignal.timeout(120_000) });
+            res = await fetch(kind === 1 ? `${root}/sendMessageByTicket` : root, {
+              method: 'POST',
+              headers: auth,
+              body: form,
+              signal: AbortSignal.timeout(120_000),
+            });
           }
           const text = await res.text();
-          return { i, status: res.status, retryAfter: res.headers.get('retry-after'), text: text.slice(0, 200), ms: performance.now() - started };
+          return {
+            i,
+            status: res.status,
+            retryAfter: res.headers.get('retry-after'),
+            text: text.slice(0, 200),
+            ms: performance.now() - started,
+          };
         } catch (err) {
           return { i, status: 0, retryAfter: null, text: String(err), ms: performance.now() - started };
         }
@@ -135,12 +162,20 @@ async function main() {
     const bad = results.filter((r) => r.status !== 200 && !(r.status === 503 && r.retryAfter));
     const accepted = results.filter((r) => r.status === 200);
     const sorted = [...samples].sort((a, b) => a - b);
-    console.log(`${UPLOADS} concurrent sends of a ${(FILE_BYTES / 2 ** 20).toFixed(0)} MiB file (base64 JSON bodies ${((Math.ceil(FILE_BYTES / 3) * 4) / 2 ** 20).toFixed(1)} MiB) in ${(elapsed / 1000).toFixed(1)} s`);
-    console.log(`answers: ${JSON.stringify(byStatus)}${RETRY_BUSY ? `; 503 answers on the way (retried): ${results.reduce((n, r) => n + r.busy, 0)}` : ''}`);
+    console.log(
+      `${UPLOADS} concurrent sends of a ${(FILE_BYTES / 2 ** 20).toFixed(0)} MiB file (base64 JSON bodies ${((Math.ceil(FILE_BYTES / 3) * 4) / 2 ** 20).toFixed(1)} MiB) in ${(elapsed / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `answers: ${JSON.stringify(byStatus)}${RETRY_BUSY ? `; 503 answers on the way (retried): ${results.reduce((n, r) => n + r.busy, 0)}` : ''}`,
+    );
     const p50 = (xs: number[]) => (xs.length ? [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(0) : '-');
-    console.log(`answer times from the start (median): 503 ${p50(results.filter((r) => r.status === 503).map((r) => r.ms))} ms, 200 ${p50(accepted.map((r) => r.ms))} ms`);
+    console.log(
+      `answer times from the start (median): 503 ${p50(results.filter((r) => r.status === 503).map((r) => r.ms))} ms, 200 ${p50(accepted.map((r) => r.ms))} ms`,
+    );
     for (const r of bad.slice(0, 5)) console.log(`  unexpected: #${r.i} ${r.status} ${r.text}`);
-    console.log(`gateway RSS: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, p50 of samples ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} MB (${samples.length} samples every 20 ms)`);
+    console.log(
+      `gateway RSS: idle ${idle.toFixed(0)} MB, peak ${peak.toFixed(0)} MB, p50 of samples ${sorted[Math.floor(sorted.length / 2)]?.toFixed(0)} MB (${samples.length} samples every 20 ms)`,
+    );
 
     // Deliveries: each accepted file reaches the engine as a link serving the same bytes.
     const deadline = Date.now() + 120_000;
@@ -162,8 +197,12 @@ async function main() {
       if (sha(got) === f.hash) same++;
       else problems.push(`#${r.i}: ${res.status} ${got.length} bytes, hash differs: ${got.subarray(0, 120).toString()} (${link})`);
     }
-    console.log(`delivered: ${same} of ${accepted.length} accepted files reached the engine with the same SHA-256${problems.length ? `; ${problems.slice(0, 5).join('; ')}` : ''}`);
-    console.log(`verdict: RSS ${peak < 512 ? '<' : '≥'} 512 MB; ${bad.length} answers neither success nor 503+Retry-After; ${accepted.length - same} accepted files not delivered intact`);
+    console.log(
+      `delivered: ${same} of ${accepted.length} accepted files reached the engine with the same SHA-256${problems.length ? `; ${problems.slice(0, 5).join('; ')}` : ''}`,
+    );
+    console.log(
+      `verdict: RSS ${peak < 512 ? '<' : '≥'} 512 MB; ${bad.length} answers neither success nor 503+Retry-After; ${accepted.length - same} accepted files not delivered intact`,
+    );
   } finally {
     await mesh.stop();
     await engine.close();

@@ -72,7 +72,9 @@ describe('chaos: two replicas of everything, killed at random', () => {
   /** Dispatchers that exited with deliveries under way at the end of their shutdown grace: which, and how many runs. */
   const stoppedMidDelivery: Array<{ part: string; runs: number }> = [];
   const errorLines = () =>
-    [...logs].flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`)).join('\n');
+    [...logs]
+      .flatMap(([part, lines]) => lines.filter((l) => /"level":(40|50|60)|error/i.test(l)).map((l) => `[${part}] ${l.slice(0, 1500)}`))
+      .join('\n');
   const restart = (name: string) =>
     mesh.restart(name).catch((err: Error) => {
       throw new Error(`${err.message}:\n${(logs.get(name) ?? []).join('\n')}`);
@@ -90,7 +92,11 @@ describe('chaos: two replicas of everything, killed at random', () => {
       onLine: (part, line) => {
         // A provider call that failed at channel-engines (its timeout), or a Deliver the dispatcher
         // got no answer to in time: either may have reached the provider.
-        const unanswered = part.startsWith('channel-engines') ? '"delivery failed"' : part.includes('dispatcher') ? '"delivery unanswered within its deadline' : '';
+        const unanswered = part.startsWith('channel-engines')
+          ? '"delivery failed"'
+          : part.includes('dispatcher')
+            ? '"delivery unanswered within its deadline'
+            : '';
         if (unanswered && line.includes(unanswered)) {
           const { reference, messageId, time } = JSON.parse(line) as { reference?: string; messageId?: string; time: string };
           const id = reference ?? messageId;
@@ -123,7 +129,16 @@ describe('chaos: two replicas of everything, killed at random', () => {
     api = await newIntegration(mesh, engine.url, 'Chaos');
     const hooks = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: mesh.superAdminToken,
-      body: { tenant: api.tenantId, name: 'inbound', type: 'engine_a', engineUrl: engine.url, engineToken: 'inbound-secret', webhookEnabled: true, webhookUrl: `${receiver.url}/in`, webhookIncoming: true },
+      body: {
+        tenant: api.tenantId,
+        name: 'inbound',
+        type: 'engine_a',
+        engineUrl: engine.url,
+        engineToken: 'inbound-secret',
+        webhookEnabled: true,
+        webhookUrl: `${receiver.url}/in`,
+        webhookIncoming: true,
+      },
     });
     expect(hooks.status).toBe(200);
     inboundChannel = hooks.body.data.whatsapp.id;
@@ -214,7 +229,17 @@ describe('chaos: two replicas of everything, killed at random', () => {
       const id = `CHAOS-IN-${n}`;
       const event = {
         event: 'messages.upsert',
-        data: { type: 'notify', messages: [{ key: { remoteJid: `55219${String(80_000_000 + n)}@s.whatsapp.net`, fromMe: false, id }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: `in ${n}` } }] },
+        data: {
+          type: 'notify',
+          messages: [
+            {
+              key: { remoteJid: `55219${String(80_000_000 + n)}@s.whatsapp.net`, fromMe: false, id },
+              messageTimestamp: 1718000000,
+              pushName: 'Bia',
+              message: { conversation: `in ${n}` },
+            },
+          ],
+        },
       };
       // The provider delivers the event to both gateways, each until it is answered 200.
       await Promise.all(
@@ -225,7 +250,10 @@ describe('chaos: two replicas of everything, killed at random', () => {
               headers: { 'content-type': 'application/json', authorization: 'Bearer inbound-secret' },
               body: JSON.stringify(event),
               signal: AbortSignal.timeout(20_000),
-            }).then((r) => r.arrayBuffer().then(() => r.status), () => 0);
+            }).then(
+              (r) => r.arrayBuffer().then(() => r.status),
+              () => 0,
+            );
             note(res, `inbound ${id}`);
             if (res === 200) return;
             await sleep(200 + attempt * 50);
@@ -237,7 +265,7 @@ describe('chaos: two replicas of everything, killed at random', () => {
     const work: Array<() => Promise<void>> = [];
     for (let t = 0; t < TICKETS; t++) {
       work.push(async () => {
-        for (let seq = 1; seq <= PER_TICKET && (t * PER_TICKET + seq) <= SENDS; seq++) {
+        for (let seq = 1; seq <= PER_TICKET && t * PER_TICKET + seq <= SENDS; seq++) {
           // Paced: the n-th send starts no sooner than n/SENDS of the way through DURATION_MS.
           const slot = started + (issued++ / SENDS) * DURATION_MS;
           if (slot > Date.now()) await sleep(slot - Date.now());
@@ -260,7 +288,12 @@ describe('chaos: two replicas of everything, killed at random', () => {
     const lastKill = Math.max(...kills.map((k) => k.readyAt), started);
 
     // ---- afterwards ---------------------------------------------------------------------------
-    const bodies = () => engine.requests.map((r) => ({ text: r.body?.content?.text as string, messageId: r.body?.options?.messageId as string, at: r.at ?? 0 }));
+    const bodies = () =>
+      engine.requests.map((r) => ({
+        text: r.body?.content?.text as string,
+        messageId: r.body?.options?.messageId as string,
+        at: r.at ?? 0,
+      }));
     // Each check reads the provider's requests once: this process is also the provider, and reading
     // them all again for each of thousands of keys every 20 ms would slow what it waits for.
     await eventually(
@@ -276,7 +309,9 @@ describe('chaos: two replicas of everything, killed at random', () => {
     await eventually(
       'a customer webhook for every inbound event',
       () => {
-        const answered = new Set(receiver.received.filter((h) => h.body?.method === 'message' && h.answered === 200).map((h) => h.body?.msg?.providerMessageId));
+        const answered = new Set(
+          receiver.received.filter((h) => h.body?.method === 'message' && h.answered === 200).map((h) => h.body?.msg?.providerMessageId),
+        );
         return inboundIds.every((id) => answered.has(id));
       },
       120_000,
@@ -302,7 +337,12 @@ describe('chaos: two replicas of everything, killed at random', () => {
         // dispatcher's deadline) after the provider had taken it, as when this process, which
         // plays the provider, is slow to answer on a loaded machine: it failed, and was sent again.
         const timedOut = (failedCalls.get(b.messageId) ?? []).some((t) => t >= first - PROVIDER_TIMEOUT_MS - 2_000 && t <= b.at);
-        duplicates.push({ key: b.text, first, again: b.at, explainedBy: by ? `${by.kind} ${by.name}` : timedOut ? 'an attempt unanswered in time' : undefined });
+        duplicates.push({
+          key: b.text,
+          first,
+          again: b.at,
+          explainedBy: by ? `${by.kind} ${by.name}` : timedOut ? 'an attempt unanswered in time' : undefined,
+        });
       }
     }
     // Per ticket, the provider got the messages in acceptance order (a duplicate repeats one in place).
@@ -320,7 +360,9 @@ describe('chaos: two replicas of everything, killed at random', () => {
     for (const id of inboundIds) {
       const ids = new Set(hooksOf(id).map((h) => h.id));
       if (ids.size !== 1) inboundProblems.push(`${id}: ${ids.size} webhook ids`);
-      const stored = await call(`${mesh.gatewayUrl}${api.path}/getMessageByMessageId?messageId=in:${inboundChannel}:${id}`, { token: api.token });
+      const stored = await call(`${mesh.gatewayUrl}${api.path}/getMessageByMessageId?messageId=in:${inboundChannel}:${id}`, {
+        token: api.token,
+      });
       if (stored.status !== 200) inboundProblems.push(`${id}: not stored (${stored.status})`);
     }
     // What happened to the mesh between a duplicate's two receipts (seconds from the first).
@@ -335,7 +377,10 @@ describe('chaos: two replicas of everything, killed at random', () => {
     console.log(
       [
         `chaos: ${SENDS} sends over ${TICKETS} tickets (${accepted.size} accepted) and ${INBOUND} inbound events (twice each) in ${((sendsDoneAt - started) / 1000).toFixed(0)} s`,
-        `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills.filter((k) => k.kind === 'kill').map((k) => k.name).join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
+        `  kills: ${kills.filter((k) => k.kind === 'kill').length} (${kills
+          .filter((k) => k.kind === 'kill')
+          .map((k) => k.name)
+          .join(', ')}); rolling update: ${kills.filter((k) => k.kind === 'rolling').length} replicas`,
         `  duplicates at the provider: ${duplicates.length} (${duplicates.map((d) => `${d.key} after ${d.explainedBy ?? `no kill; around it: ${around(d.first, d.again)}`}`).join(', ')})`,
         `  attempts unanswered in time (the provider may have had them): ${[...failedCalls.values()].flat().length}`,
         `  dispatchers stopped with deliveries under way (those may go again): ${stoppedMidDelivery.length ? stoppedMidDelivery.map((d) => `${d.part} (${d.runs})`).join(', ') : 'none'}`,
@@ -360,6 +405,10 @@ describe('chaos: two replicas of everything, killed at random', () => {
     // No 5xx but 503 (a replica or a service unavailable) and 504 (no answer within the gateway's
     // deadline: with the machine at about half its usual speed, 74 sends in one run); the client
     // sends both again with the same key. 0 is a connection a kill broke.
-    expect(Object.keys(statusCounts).map(Number).filter((s) => s >= 500 && s !== 503 && s !== 504)).toEqual([]);
+    expect(
+      Object.keys(statusCounts)
+        .map(Number)
+        .filter((s) => s >= 500 && s !== 503 && s !== 504),
+    ).toEqual([]);
   }, 1_800_000);
 });

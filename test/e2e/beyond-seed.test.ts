@@ -36,8 +36,15 @@ describe('routes beyond the seed, end to end', () => {
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: {
-        status: 'active', name: 'Beyond', maxUsers: 10, maxConnections: 10, acceptTerms: true,
-        email: `owner-${++lastEmail}@beyond-seed.example`, password: 'S3cure!pass', userName: 'Owner Ana', profile: 'admin',
+        status: 'active',
+        name: 'Beyond',
+        maxUsers: 10,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: `owner-${++lastEmail}@beyond-seed.example`,
+        password: 'S3cure!pass',
+        userName: 'Owner Ana',
+        profile: 'admin',
       },
     });
     expect(tenant.status).toBe(200);
@@ -53,7 +60,9 @@ describe('routes beyond the seed, end to end', () => {
 
   const post = (api: Integration, op: string, body: unknown) => call(op ? `${api.root}/${op}` : api.root, { token: api.token, body });
   const get = (api: Integration, op: string, query: Record<string, string | number> = {}) =>
-    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { token: api.token });
+    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, {
+      token: api.token,
+    });
 
   async function graphql(query: string): Promise<any> {
     const res = await call(mesh.graphqlUrl, { token: admin, body: { query } });
@@ -71,7 +80,9 @@ describe('routes beyond the seed, end to end', () => {
   };
   /** What the engine got for one of our messages (its options.messageId). */
   const sentFor = (messageId: string) =>
-    eventually(`the engine request of ${messageId}`, () => engine.requests.find((r) => r.url === '/messages' && r.body?.options?.messageId === messageId));
+    eventually(`the engine request of ${messageId}`, () =>
+      engine.requests.find((r) => r.url === '/messages' && r.body?.options?.messageId === messageId),
+    );
   const ticketsOf = async (api: Integration, number: string) => (await post(api, 'showallticket', { number })).body.data.tickets as any[];
 
   let a: Integration;
@@ -101,7 +112,10 @@ describe('routes beyond the seed, end to end', () => {
       const number = newNumber();
       const res = await post(a, '', { number: `+${number}`, body: 'Hello by number' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ success: true, data: { message: 'Message accepted for delivery', ticketId: expect.any(Number), messageId: expect.any(String) } });
+      expect(res.body).toEqual({
+        success: true,
+        data: { message: 'Message accepted for delivery', ticketId: expect.any(Number), messageId: expect.any(String) },
+      });
       const { ticketId, messageId } = res.body.data;
 
       const sent = await sentFor(messageId);
@@ -142,15 +156,30 @@ describe('routes beyond the seed, end to end', () => {
       expect(res.status).toBe(200);
       const { ticketId, messageId } = ((await res.json()) as { data: { ticketId: number; messageId: string } }).data;
       const sent = await sentFor(messageId);
-      expect(sent.body.content).toMatchObject({ caption: 'The invoice', fileName: 'invoice.pdf', mimetype: 'application/pdf', document: { url: expect.stringContaining('/media/') } });
+      expect(sent.body.content).toMatchObject({
+        caption: 'The invoice',
+        fileName: 'invoice.pdf',
+        mimetype: 'application/pdf',
+        document: { url: expect.stringContaining('/media/') },
+      });
       expect((await post(a, 'showTicketById', { ticketId: String(ticketId) })).body.data.status).toBe('closed');
     });
 
     it('/base64 sends the file; /url and /voice refuse private addresses and open nothing', async () => {
       const number = newNumber();
-      const res = await post(a, 'base64', { number, base64Data: PNG.toString('base64'), mimeType: 'image/png', fileName: 'pixel', body: 'A pixel' });
+      const res = await post(a, 'base64', {
+        number,
+        base64Data: PNG.toString('base64'),
+        mimeType: 'image/png',
+        fileName: 'pixel',
+        body: 'A pixel',
+      });
       expect(res.status).toBe(200);
-      expect((await sentFor(res.body.data.messageId)).body.content).toMatchObject({ caption: 'A pixel', mimetype: 'image/png', image: { url: expect.any(String) } });
+      expect((await sentFor(res.body.data.messageId)).body.content).toMatchObject({
+        caption: 'A pixel',
+        mimetype: 'image/png',
+        image: { url: expect.any(String) },
+      });
 
       const other = newNumber();
       for (const [op, body] of [
@@ -183,7 +212,10 @@ describe('routes beyond the seed, end to end', () => {
       const res = await post(api, '', { number: ok, body: 'Hi', validateNumber: true });
       expect(res.status).toBe(200);
       await settled(api.root, api.token, res.body.data.messageId);
-      expect(network.requests.filter((r) => JSON.stringify(r.body).includes(ok)).map((r) => r.url)).toEqual(['/contacts/check', '/messages']);
+      expect(network.requests.filter((r) => JSON.stringify(r.body).includes(ok)).map((r) => r.url)).toEqual([
+        '/contacts/check',
+        '/messages',
+      ]);
     });
   });
 
@@ -199,7 +231,12 @@ describe('routes beyond the seed, end to end', () => {
       const typing = await post(a, 'sendPresence', { ticketId: String(ticketId), state: 'typing' });
       expect(typing.body).toEqual({ success: true, data: { ticketId, state: 'typing', applied: true } });
       expect((await post(a, 'sendPresence', { ticketId, state: 'paused' })).status).toBe(200);
-      expect(engine.requests.filter((r) => r.url === '/presence').slice(-2).map((r) => r.body)).toEqual([
+      expect(
+        engine.requests
+          .filter((r) => r.url === '/presence')
+          .slice(-2)
+          .map((r) => r.body),
+      ).toEqual([
         { jid: `${number}@s.whatsapp.net`, presence: 'composing' },
         { jid: `${number}@s.whatsapp.net`, presence: 'paused' },
       ]);
@@ -231,7 +268,12 @@ describe('routes beyond the seed, end to end', () => {
       });
       expect(session.status).toBe(200);
       const number = newNumber();
-      const raw = JSON.stringify(wabaEnvelope(tokenAPI, { contacts: [{ profile: { name: 'Bia' }, wa_id: number }], messages: [wabaText(number, 'wamid.FROM-BIA', 'Hi there')] }));
+      const raw = JSON.stringify(
+        wabaEnvelope(tokenAPI, {
+          contacts: [{ profile: { name: 'Bia' }, wa_id: number }],
+          messages: [wabaText(number, 'wamid.FROM-BIA', 'Hi there')],
+        }),
+      );
       expect((await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET))).status).toBe(200);
       const [ticket] = (await ticketsOf(a, number)).filter((t) => t.whatsappId === session.body.data.whatsapp.id);
 
@@ -239,7 +281,10 @@ describe('routes beyond the seed, end to end', () => {
       expect(typing.body.data).toEqual({ ticketId: ticket.id, state: 'typing', applied: true });
       const sent = engine.requests.filter((r) => r.url === `/graph/${tokenAPI}/messages`);
       expect(sent.map((r) => ({ auth: r.headers.authorization, body: r.body }))).toEqual([
-        { auth: 'Bearer bm-token', body: { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.FROM-BIA', typing_indicator: { type: 'text' } } },
+        {
+          auth: 'Bearer bm-token',
+          body: { messaging_product: 'whatsapp', status: 'read', message_id: 'wamid.FROM-BIA', typing_indicator: { type: 'text' } },
+        },
       ]);
       expect((await post(a, 'sendPresence', { ticketId: ticket.id, state: 'paused' })).body.data.applied).toBe(false);
       expect(engine.requests.filter((r) => r.url === `/graph/${tokenAPI}/messages`)).toHaveLength(1);
@@ -259,18 +304,39 @@ describe('routes beyond the seed, end to end', () => {
   describe('contacts', () => {
     it("creates, shows, updates and lists contacts of the integration's channel; another tenant's answer 404", async () => {
       const number = newNumber();
-      const created = await post(a, 'createContact', { number: `+${number}`, firstName: 'Ana', lastName: 'Souza', email: 'ana@example.com', externalKey: 'crm-7' });
+      const created = await post(a, 'createContact', {
+        number: `+${number}`,
+        firstName: 'Ana',
+        lastName: 'Souza',
+        email: 'ana@example.com',
+        externalKey: 'crm-7',
+      });
       expect(created.status).toBe(200);
       expect(created.body.data).toEqual({
         created: true,
         contact: {
-          id: expect.any(Number), number, name: 'Ana Souza', email: 'ana@example.com', firstName: 'Ana', lastName: 'Souza', businessName: null,
-          externalKey: 'crm-7', whatsappId: a.channelId, tagIds: [], kanban: null, walletIds: [], createdAt: expect.any(String), updatedAt: expect.any(String),
+          id: expect.any(Number),
+          number,
+          name: 'Ana Souza',
+          email: 'ana@example.com',
+          firstName: 'Ana',
+          lastName: 'Souza',
+          businessName: null,
+          externalKey: 'crm-7',
+          whatsappId: a.channelId,
+          tagIds: [],
+          kanban: null,
+          walletIds: [],
+          createdAt: expect.any(String),
+          updatedAt: expect.any(String),
         },
       });
       const id = created.body.data.contact.id;
       expectError(await post(a, 'createContact', { number }), 409, 'ERR_CONTACT_EXISTS');
-      expect((await post(a, 'createContact', { number, externalKey: 'crm-7' })).body.data).toMatchObject({ created: false, contact: { id } });
+      expect((await post(a, 'createContact', { number, externalKey: 'crm-7' })).body.data).toMatchObject({
+        created: false,
+        contact: { id },
+      });
 
       expect((await post(a, 'showcontact', { number })).body.data).toMatchObject({ id, name: 'Ana Souza' });
       const updated = await post(a, 'updateContact', { number, name: 'Ana S.', businessName: 'Acme' });
@@ -285,7 +351,7 @@ describe('routes beyond the seed, end to end', () => {
       expect((await post(a, 'showcontact', { number })).body.data.name).toBe('Ana S.');
     });
 
-    it('lists by tag (the tags of the contact\'s tickets), and refuses another tenant\'s tag with 404', async () => {
+    it("lists by tag (the tags of the contact's tickets), and refuses another tenant's tag with 404", async () => {
       const number = newNumber();
       const opened = await post(a, '', { number, body: 'Hi' });
       const vip = await createTag(a.tenantId, 'VIP');
@@ -321,7 +387,10 @@ describe('routes beyond the seed, end to end', () => {
             { id: expect.any(Number), name: 'Billing', createdAt: expect.any(String) },
             { id: expect.any(Number), name: 'Urgent', createdAt: expect.any(String) },
           ],
-          count: 2, hasMore: false, pageNumber: 1, pageSize: 20,
+          count: 2,
+          hasMore: false,
+          pageNumber: 1,
+          pageSize: 20,
         },
       });
       expect((await get(api, 'listTags', { searchParam: 'urg' })).body.data.tags.map((t: { name: string }) => t.name)).toEqual(['Urgent']);
@@ -331,7 +400,10 @@ describe('routes beyond the seed, end to end', () => {
       const users = await get(api, 'listUsers');
       expect(users.body.data).toEqual({
         users: [{ id: expect.any(Number), name: 'Owner Ana', email: expect.stringContaining('@beyond-seed.example'), profile: 'admin' }],
-        count: 1, hasMore: false, pageNumber: 1, pageSize: 20,
+        count: 1,
+        hasMore: false,
+        pageNumber: 1,
+        pageSize: 20,
       });
       expect(JSON.stringify(users.body)).not.toMatch(/password/i);
     });
@@ -347,7 +419,12 @@ describe('routes beyond the seed, end to end', () => {
       await post(a, 'createNotes', { ticketId, notes: 'Refund approved' });
 
       const updated = await post(a, 'updateNote', { noteId: String(first.body.data.id), notes: 'Asked for a refund (order 42)' });
-      expect(updated.body.data).toMatchObject({ id: first.body.data.id, notes: 'Asked for a refund (order 42)', ticketId, createdAt: first.body.data.createdAt });
+      expect(updated.body.data).toMatchObject({
+        id: first.body.data.id,
+        notes: 'Asked for a refund (order 42)',
+        ticketId,
+        createdAt: first.body.data.createdAt,
+      });
       const notes = await get(a, 'listNotes', { ticketId });
       expect(notes.body.data).toMatchObject({ ticketId, count: 2, hasMore: false, pageNumber: 1, pageSize: 20 });
       expect(notes.body.data.notes.map((n: { notes: string }) => n.notes)).toEqual(['Asked for a refund (order 42)', 'Refund approved']);
@@ -360,7 +437,7 @@ describe('routes beyond the seed, end to end', () => {
       await settled(a.root, a.token, opened.body.data.messageId);
     });
 
-    it('answers the pause log of a ticket, oldest first; another tenant\'s ticket answers 404', async () => {
+    it("answers the pause log of a ticket, oldest first; another tenant's ticket answers 404", async () => {
       const opened = await post(a, '', { number: newNumber(), body: 'Hi' });
       const ticketId = opened.body.data.ticketId;
       await post(a, `ticket/pause/start/${ticketId}`, { pauseReason: 'Lunch' });
@@ -373,10 +450,29 @@ describe('routes beyond the seed, end to end', () => {
         data: {
           ticketId,
           pauses: [
-            { id: expect.any(Number), ticketId, pauseReason: 'Lunch', startedAt: expect.any(String), endedAt: expect.any(String), endedBy: 'end', durationSeconds: expect.any(Number) },
-            { id: expect.any(Number), ticketId, pauseReason: 'Waiting for the carrier', startedAt: expect.any(String), endedAt: null, endedBy: null, durationSeconds: null },
+            {
+              id: expect.any(Number),
+              ticketId,
+              pauseReason: 'Lunch',
+              startedAt: expect.any(String),
+              endedAt: expect.any(String),
+              endedBy: 'end',
+              durationSeconds: expect.any(Number),
+            },
+            {
+              id: expect.any(Number),
+              ticketId,
+              pauseReason: 'Waiting for the carrier',
+              startedAt: expect.any(String),
+              endedAt: null,
+              endedBy: null,
+              durationSeconds: null,
+            },
           ],
-          count: 2, hasMore: false, pageNumber: 1, pageSize: 20,
+          count: 2,
+          hasMore: false,
+          pageNumber: 1,
+          pageSize: 20,
         },
       });
       expectError(await get(b, `ticket/pause/logs/${ticketId}`), 404, 'ERR_TICKET_NOT_FOUND');
@@ -391,11 +487,37 @@ describe('routes beyond the seed, end to end', () => {
     // `POST {root}`, named without its trailing slash (Redocly's no-path-trailing-slash); `{root}/` answers too.
     expect(paths).toContain('/v2/api/external/{apiId}');
     for (const op of [
-      'url', 'base64', 'voice', 'sendPresence', 'showcontact', 'createContact', 'updateContact', 'listContacts',
-      'listTags', 'listQueues', 'listUsers', 'listNotes', 'updateNote', 'ticket/pause/logs/{ticketId}',
-      'listKanban', 'createKanban', 'updateKanban/{id}', 'deleteKanban/{id}', 'listReasons', 'createReason', 'updateReason/{id}', 'deleteReason/{id}',
-      'createQueueData', 'updatetag', 'listChannels', 'showChannelById', 'getContactExtraInfo', 'contacts/search', 'updateContactKanban',
-      'updateContactWallet', 'listMessages',
+      'url',
+      'base64',
+      'voice',
+      'sendPresence',
+      'showcontact',
+      'createContact',
+      'updateContact',
+      'listContacts',
+      'listTags',
+      'listQueues',
+      'listUsers',
+      'listNotes',
+      'updateNote',
+      'ticket/pause/logs/{ticketId}',
+      'listKanban',
+      'createKanban',
+      'updateKanban/{id}',
+      'deleteKanban/{id}',
+      'listReasons',
+      'createReason',
+      'updateReason/{id}',
+      'deleteReason/{id}',
+      'createQueueData',
+      'updatetag',
+      'listChannels',
+      'showChannelById',
+      'getContactExtraInfo',
+      'contacts/search',
+      'updateContactKanban',
+      'updateContactWallet',
+      'listMessages',
     ]) {
       expect(paths).toContain(`/v2/api/external/{apiId}/${op}`);
     }

@@ -29,8 +29,15 @@ describe('what real clients send, end to end', () => {
 
   async function newTenant() {
     const res = await as('/tenantApiStoreTenant', {
-      status: 'active', name: 'Acme', maxUsers: 10, maxConnections: 10, acceptTerms: true,
-      email: `owner-${++seq}@clients.example`, password: 'S3cure!pass', userName: 'Ana', profile: 'admin',
+      status: 'active',
+      name: 'Acme',
+      maxUsers: 10,
+      maxConnections: 10,
+      acceptTerms: true,
+      email: `owner-${++seq}@clients.example`,
+      password: 'S3cure!pass',
+      userName: 'Ana',
+      profile: 'admin',
     });
     expect(res.status).toBe(200);
     return res.body.data;
@@ -45,7 +52,12 @@ describe('what real clients send, end to end', () => {
 
   beforeAll(async () => {
     engine = await startNetworkEngine();
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     admin = mesh.superAdminToken;
   });
 
@@ -132,12 +144,23 @@ describe('what real clients send, end to end', () => {
       const validate = "import P from '@apidevtools/swagger-parser'; await P.validate(process.argv[1]); console.log('valid');";
       expect(node(['--input-type=module', '-e', validate, join(generated, 'openapi.json')])).toContain('valid');
       expect(doc.openapi).toBe('3.1.0');
-      const ops = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) => Object.entries(item).map(([method, op]: [string, any]) => ({ path, method, op })));
+      const ops = Object.entries(doc.paths).flatMap(([path, item]: [string, any]) =>
+        Object.entries(item).map(([method, op]: [string, any]) => ({ path, method, op })),
+      );
       expect(ops.length).toBeGreaterThanOrEqual(64);
       expect(Object.keys(doc.paths).filter((p) => p.startsWith('/graphql') || p === '/healthz' || p === '/readyz')).toEqual([]);
       const ids = ops.map(({ op }) => op.operationId);
       expect(new Set(ids).size).toBe(ids.length);
-      expect(ids).toEqual(expect.arrayContaining(['createTicket', 'listTickets', 'sendButtonWABA', 'tenantApiStoreTenant', 'tenantApiCreateSession', 'ticketPauseStart']));
+      expect(ids).toEqual(
+        expect.arrayContaining([
+          'createTicket',
+          'listTickets',
+          'sendButtonWABA',
+          'tenantApiStoreTenant',
+          'tenantApiCreateSession',
+          'ticketPauseStart',
+        ]),
+      );
       for (const { op } of ops) {
         expect(op.tags.length).toBeGreaterThan(0);
         expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '404', 'default']));
@@ -149,16 +172,26 @@ describe('what real clients send, end to end', () => {
         .filter(({ op }) => op.responses['200'].content['application/json'].schema.$ref === '#/components/schemas/Success')
         .map(({ op }) => op.operationId);
       expect(untyped).toEqual([]);
-      expect(doc.paths['/v2/api/external/{apiId}/createTicket'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateTicketResult' });
+      expect(doc.paths['/v2/api/external/{apiId}/createTicket'].post.responses['200'].content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/CreateTicketResult',
+      });
     });
 
-    it("checks every answer the suite receives against the document, and refuses one that drifts from it", async () => {
+    it('checks every answer the suite receives against the document, and refuses one that drifts from it', async () => {
       const check = (await answerChecker(mesh.gatewayUrl))!;
       expect(check).toBeDefined();
       const path = '/v2/api/external/abc/showTicketById';
       const ticket = {
-        id: 1, ticketId: 1, status: 'open', whatsappId: 2, contact: { id: 3, number: '5511999990000', name: 'Ana', email: null },
-        tagIds: [], createdAt: 'x', updatedAt: 'x', paused: false, evaluation: null,
+        id: 1,
+        ticketId: 1,
+        status: 'open',
+        whatsappId: 2,
+        contact: { id: 3, number: '5511999990000', name: 'Ana', email: null },
+        tagIds: [],
+        createdAt: 'x',
+        updatedAt: 'x',
+        paused: false,
+        evaluation: null,
       };
       expect(check('POST', path, 200, { success: true, data: ticket })).toBeUndefined();
       expect(check('POST', path, 200, { success: true, data: { ...ticket, status: 'archived' } })).toContain('/data/status');
@@ -168,12 +201,23 @@ describe('what real clients send, end to end', () => {
     });
 
     it('generates a typed client that type-checks sample calls (three of them routes beyond the seed) and runs them against the gateway', async () => {
-      node([join(dirname(require.resolve('openapi-typescript')), '..', 'bin', 'cli.js'), join(generated, 'openapi.json'), '-o', join(generated, 'api.ts')]);
+      node([
+        join(dirname(require.resolve('openapi-typescript')), '..', 'bin', 'cli.js'),
+        join(generated, 'openapi.json'),
+        '-o',
+        join(generated, 'api.ts'),
+      ]);
       // tsc fails the test on a type error, including an unused @ts-expect-error (an untyped client).
       node([require.resolve('typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json')]);
 
       const { sampleCalls } = require(join(dir, 'sample-calls')) as { sampleCalls: (o: object) => Promise<Record<string, unknown>> };
-      const result = await sampleCalls({ baseUrl: mesh.gatewayUrl, adminToken: admin, email: `typed-${++seq}@clients.example`, number: newNumber(), engineUrl: engine.url });
+      const result = await sampleCalls({
+        baseUrl: mesh.gatewayUrl,
+        adminToken: admin,
+        email: `typed-${++seq}@clients.example`,
+        number: newNumber(),
+        engineUrl: engine.url,
+      });
       expect(result).toEqual({
         tenantId: expect.any(Number),
         channelId: expect.any(Number),

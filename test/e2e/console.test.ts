@@ -22,12 +22,16 @@ function contactWritesMany(mesh: Mesh, t: DashboardTenant, number: string, texts
     pushName: 'Caio',
     message: { conversation: text },
   }));
-  return call(`${mesh.gatewayUrl}/webhooks/engine/${t.channelId}?token=engine-secret`, { body: { event: 'messages.upsert', data: { type: 'notify', messages } } });
+  return call(`${mesh.gatewayUrl}/webhooks/engine/${t.channelId}?token=engine-secret`, {
+    body: { event: 'messages.upsert', data: { type: 'notify', messages } },
+  });
 }
 
 /** Every dead webhook of the tenant, as deliveryHealth counts them (per channel). */
 async function deadCount(mesh: Mesh, t: DashboardTenant): Promise<{ dead: number; pending: number }> {
-  const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { deliveryHealth(tenantId: $t) { webhooksDead webhooksPending } }', { t: t.id });
+  const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { deliveryHealth(tenantId: $t) { webhooksDead webhooksPending } }', {
+    t: t.id,
+  });
   const rows = res.body.data.deliveryHealth as Array<{ webhooksDead: number; webhooksPending: number }>;
   return { dead: rows.reduce((n, r) => n + r.webhooksDead, 0), pending: rows.reduce((n, r) => n + r.webhooksPending, 0) };
 }
@@ -62,31 +66,55 @@ describe('operator console in Chromium', () => {
     [engine, receiver] = await Promise.all([startNetworkEngine(), startWebhookReceiver()]);
     mesh = await startDeliveryMesh(startMesh, crashes);
     receiver.answer(() => ({ status: 500 }));
-    tenant = await newDashboardTenant(mesh, 'Console', engine.url, { webhookEnabled: true, webhookUrl: `${receiver.url}/console`, webhookIncoming: true });
+    tenant = await newDashboardTenant(mesh, 'Console', engine.url, {
+      webhookEnabled: true,
+      webhookUrl: `${receiver.url}/console`,
+      webhookIncoming: true,
+    });
     // A contact writes (a ticket, and a `message` webhook the customer refuses: dead at once), then the integration answers.
     const inbound = await contactWrites(mesh, tenant, '5511955001122', 'IN-console-1', 'Olá, meu pedido chegou?');
     expect(inbound.status).toBe(200);
     ticketId = inbound.body.data.results[0].ticketId;
-    const sent = await call(`${tenant.root}/sendMessageByTicket`, { token: tenant.integrationToken, body: { ticketId, body: 'Chegou sim, obrigado!' } });
+    const sent = await call(`${tenant.root}/sendMessageByTicket`, {
+      token: tenant.integrationToken,
+      body: { ticketId, body: 'Chegou sim, obrigado!' },
+    });
     expect(sent.status).toBe(200);
     await eventually('a dead webhook', async () => {
-      const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: dead) { id } }', { t: tenant.id });
+      const res = await gql(mesh, mesh.superAdminToken, 'query($t: Int!) { webhookDeliveries(tenantId: $t, status: dead) { id } }', {
+        t: tenant.id,
+      });
       return res.body.data?.webhookDeliveries?.length > 0;
     });
     // Another contact's long conversation (its 130 `message` webhooks die too: more than the console lists).
-    const older = await contactWritesMany(mesh, tenant, LONG_NUMBER, Array.from({ length: 30 }, (_, i) => `older ${i}`), 1718100000);
+    const older = await contactWritesMany(
+      mesh,
+      tenant,
+      LONG_NUMBER,
+      Array.from({ length: 30 }, (_, i) => `older ${i}`),
+      1718100000,
+    );
     expect(older.status).toBe(200);
     longTicketId = older.body.data.results[0].ticketId;
     for (let batch = 0; batch < 4; batch++) {
       const texts = Array.from({ length: 25 }, (_, i) => `newer ${batch * 25 + i}`);
       expect((await contactWritesMany(mesh, tenant, LONG_NUMBER, texts, 1718200000 + batch * 25)).status).toBe(200);
     }
-    await eventually('every webhook of the long conversation dead', async () => {
-      const { dead, pending } = await deadCount(mesh, tenant);
-      return dead >= 131 && pending === 0;
-    }, 60_000);
+    await eventually(
+      'every webhook of the long conversation dead',
+      async () => {
+        const { dead, pending } = await deadCount(mesh, tenant);
+        return dead >= 131 && pending === 0;
+      },
+      60_000,
+    );
     unlimited = await newDashboardTenant(mesh, 'Unlimited', engine.url);
-    const updated = await gql(mesh, mesh.superAdminToken, 'mutation($id: Int!) { updateTenant(id: $id, maxConnections: 0) { maxConnections } }', { id: unlimited.id });
+    const updated = await gql(
+      mesh,
+      mesh.superAdminToken,
+      'mutation($id: Int!) { updateTenant(id: $id, maxConnections: 0) { maxConnections } }',
+      { id: unlimited.id },
+    );
     expect(updated.body.data.updateTenant.maxConnections).toBe(0);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
     page = await browser.newPage();
@@ -136,7 +164,11 @@ describe('operator console in Chromium', () => {
     let failed = 0;
     await page.route('**/graphql', (route) => {
       failed++;
-      return route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ error: 'ERR_UNAVAILABLE', message: 'Service unavailable' }) });
+      return route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'ERR_UNAVAILABLE', message: 'Service unavailable' }),
+      });
     });
     await page.locator('[data-testid=refresh-error]', { hasText: 'ERR_UNAVAILABLE: Service unavailable' }).waitFor();
     // Three more refreshes fail: still the one line, no message appended.
@@ -149,7 +181,7 @@ describe('operator console in Chromium', () => {
     expect(await page.locator('.error:visible').count()).toBe(0);
   });
 
-  it("opens a ticket and reads its conversation, both directions", async () => {
+  it('opens a ticket and reads its conversation, both directions', async () => {
     await page.click(`[data-testid=tickets] a[href$="/ticket/${ticketId}"]`);
     await page.waitForSelector('[data-testid=conversation] .msg');
     const conversation = await page.textContent('[data-testid=conversation]');
@@ -163,7 +195,8 @@ describe('operator console in Chromium', () => {
   it("shows a long ticket's newest messages, oldest of them first, and keeps them up to date", async () => {
     await page.goto(`${mesh.gatewayUrl}/console/#/tenant/${tenant.id}/ticket/${longTicketId}`);
     await page.locator('[data-testid=conversation] .msg', { hasText: 'newer 99' }).waitFor();
-    const bodies = async () => (await page.locator('[data-testid=conversation] .msg').evaluateAll((els) => els.map((e) => e.firstChild?.textContent ?? '')));
+    const bodies = async () =>
+      await page.locator('[data-testid=conversation] .msg').evaluateAll((els) => els.map((e) => e.firstChild?.textContent ?? ''));
     expect(await bodies()).toEqual(Array.from({ length: 100 }, (_, i) => `newer ${i}`));
     expect(await page.textContent('[data-testid=conversation]')).toContain('130 messages, the newest 100 shown');
     // The contact writes again: the open conversation shows it within a refresh or two, the oldest shown leaves.
@@ -190,7 +223,10 @@ describe('operator console in Chromium', () => {
     receiver.answer(() => ({ status: 200 }));
     await page.click(`[data-testid=dead-webhooks] button[data-replay="${id}"]`);
     await eventually('the replayed webhook delivered', async () => {
-      const res = await gql(mesh, tenant.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', { t: tenant.id, id });
+      const res = await gql(mesh, tenant.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', {
+        t: tenant.id,
+        id,
+      });
       return res.body.data.webhookDelivery.status === 'delivered';
     });
     expect(receiver.delivered().length).toBeGreaterThan(before);
@@ -218,7 +254,8 @@ describe('operator console in Chromium', () => {
 
   it('opens the GraphQL explorer from the console, served by the gateway alone, and runs a query with the session', async () => {
     const foreign: string[] = [];
-    const watch = (req: { url(): string }) => !req.url().startsWith(mesh.gatewayUrl) && !req.url().startsWith('data:') && foreign.push(req.url());
+    const watch = (req: { url(): string }) =>
+      !req.url().startsWith(mesh.gatewayUrl) && !req.url().startsWith('data:') && foreign.push(req.url());
     page.on('request', watch);
     await page.click('#explorer');
     await page.waitForSelector('.graphiql-container');

@@ -43,9 +43,12 @@ describe('the whole conversation, end to end', () => {
 
   const hooks = (channel: string, method?: string) =>
     receiver.received.filter((h) => h.path === `/${channel}` && (!method || h.body?.method === method));
-  const api = (channel: string, path: string, body: unknown) => call(`${channels[channel].root}${path}`, { token: channels[channel].token, body });
+  const api = (channel: string, path: string, body: unknown) =>
+    call(`${channels[channel].root}${path}`, { token: channels[channel].token, body });
   const messageOf = async (channel: string, messageId: string) => {
-    const got = await call(`${channels[channel].root}/getMessageByMessageId?messageId=${encodeURIComponent(messageId)}`, { token: channels[channel].token });
+    const got = await call(`${channels[channel].root}/getMessageByMessageId?messageId=${encodeURIComponent(messageId)}`, {
+      token: channels[channel].token,
+    });
     expect(got.status).toBe(200);
     return got.body.data;
   };
@@ -88,7 +91,11 @@ describe('the whole conversation, end to end', () => {
       body: { tenant: tenantId, name, webhookEnabled: true, webhookUrl: `${receiver.url}/${name}`, webhookIncoming: true, ...body },
     });
     expect(res.status).toBe(200);
-    channels[name] = { id: res.body.data.whatsapp.id, root: `${mesh.gatewayUrl}/v2/api/external/${res.body.data.api.apiId}`, token: res.body.data.api.authToken };
+    channels[name] = {
+      id: res.body.data.whatsapp.id,
+      root: `${mesh.gatewayUrl}/v2/api/external/${res.body.data.api.apiId}`,
+      token: res.body.data.api.authToken,
+    };
   }
 
   beforeAll(async () => {
@@ -97,12 +104,29 @@ describe('the whole conversation, end to end', () => {
       freePorts: true,
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { ...UNPACED, META_APP_SECRET, META_VERIFY_TOKEN: 'verify', META_GRAPH_URL: graph.url, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100' },
+      env: {
+        ...UNPACED,
+        META_APP_SECRET,
+        META_VERIFY_TOKEN: 'verify',
+        META_GRAPH_URL: graph.url,
+        WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
+        RELAY_POLL_MS: '100',
+      },
     });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Conversa Ltda', maxUsers: 5, maxConnections: 0, acceptTerms: true, email: 'owner@conversa.example', password: 'S3cure!pass', userName: 'Ana Admin', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Conversa Ltda',
+        maxUsers: 5,
+        maxConnections: 0,
+        acceptTerms: true,
+        email: 'owner@conversa.example',
+        password: 'S3cure!pass',
+        userName: 'Ana Admin',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     tenantId = tenant.body.data.tenant.id;
@@ -156,7 +180,9 @@ describe('the whole conversation, end to end', () => {
       expect((await engineEvent(echo))[0]).toMatchObject({ outcome: 'duplicate', messageId });
       await sleep(800);
       expect(hooks('engine', 'message').filter((h) => h.body.msg.providerMessageId === providerMessageId)).toEqual([]);
-      expect((await ticketMessages('engine', ticketId)).filter((m) => m.body === 'Sent through the API').map((m) => m.messageId)).toEqual([messageId]);
+      expect((await ticketMessages('engine', ticketId)).filter((m) => m.body === 'Sent through the API').map((m) => m.messageId)).toEqual([
+        messageId,
+      ]);
     });
 
     it('recognises the echo that arrives before the engine answered the send', async () => {
@@ -180,7 +206,11 @@ describe('the whole conversation, end to end', () => {
     it('keeps a reaction on the message and removes it, each forwarded once as `reaction`', async () => {
       const target = `in:${channels.engine.id}:IN-1`;
       const reaction = (id: string, text: string, ms: number) =>
-        upsert(waMessage(number, id, false, { reactionMessage: { key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: 'IN-1' }, text, senderTimestampMs: ms } }));
+        upsert(
+          waMessage(number, id, false, {
+            reactionMessage: { key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: 'IN-1' }, text, senderTimestampMs: ms },
+          }),
+        );
       const sentAt = Date.now();
       const added = reaction('REACT-1', '❤️', sentAt);
       expect((await engineEvent(added))[0]).toMatchObject({ outcome: 'reaction_applied', messageId: target, ticketId });
@@ -195,7 +225,11 @@ describe('the whole conversation, end to end', () => {
       const forwarded = await exactly(2, () => hooks('engine', 'reaction'));
       expect(forwarded.map((h) => h.body.msg.emoji).sort()).toEqual(['', '❤️']);
       for (const hook of forwarded) {
-        expect(hook.body).toMatchObject({ method: 'reaction', msg: { messageId: target, ticketId, whatsappId: channels.engine.id, fromMe: false }, ticket: { id: ticketId } });
+        expect(hook.body).toMatchObject({
+          method: 'reaction',
+          msg: { messageId: target, ticketId, whatsappId: channels.engine.id, fromMe: false },
+          ticket: { id: ticketId },
+        });
       }
       // The tenant's delivery listing shows them with their method.
       const listed = await eventually('the reactions listed as delivered', async () => {
@@ -204,17 +238,31 @@ describe('the whole conversation, end to end', () => {
           body: { query: `{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.engine.id}, limit: 200) { method status } }` },
         });
         expect(res.body.errors).toBeUndefined();
-        const reactions = (res.body.data.webhookDeliveries as Array<{ method: string; status: string }>).filter((d) => d.method === 'reaction');
+        const reactions = (res.body.data.webhookDeliveries as Array<{ method: string; status: string }>).filter(
+          (d) => d.method === 'reaction',
+        );
         return reactions.every((d) => d.status !== 'pending') && reactions;
       });
-      expect(listed).toEqual([{ method: 'reaction', status: 'delivered' }, { method: 'reaction', status: 'delivered' }]);
+      expect(listed).toEqual([
+        { method: 'reaction', status: 'delivered' },
+        { method: 'reaction', status: 'delivered' },
+      ]);
     });
 
     it('applies an edit (`edit`, edited with its history) and a deletion for everyone (`delete`, deleted), each once', async () => {
-      await engineEvent(upsert(waMessage(number, 'IN-2', false, { conversation: 'Quero 2 pizzas' }), waMessage(number, 'IN-3', false, { conversation: 'Errado' })));
+      await engineEvent(
+        upsert(
+          waMessage(number, 'IN-2', false, { conversation: 'Quero 2 pizzas' }),
+          waMessage(number, 'IN-3', false, { conversation: 'Errado' }),
+        ),
+      );
       const [edited, revoked] = [`in:${channels.engine.id}:IN-2`, `in:${channels.engine.id}:IN-3`];
       const key = (id: string) => ({ remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id });
-      const edit = upsert(waMessage(number, 'EDIT-1', false, { protocolMessage: { key: key('IN-2'), type: 14, editedMessage: { conversation: 'Quero 3 pizzas' }, timestampMs: Date.now() } }));
+      const edit = upsert(
+        waMessage(number, 'EDIT-1', false, {
+          protocolMessage: { key: key('IN-2'), type: 14, editedMessage: { conversation: 'Quero 3 pizzas' }, timestampMs: Date.now() },
+        }),
+      );
       const revoke = upsert(waMessage(number, 'REVOKE-1', false, { protocolMessage: { key: key('IN-3'), type: 0 } }));
       expect((await engineEvent(edit))[0]).toMatchObject({ outcome: 'edit_applied', messageId: edited });
       expect((await engineEvent(edit))[0]).toMatchObject({ outcome: 'duplicate', messageId: edited });
@@ -227,7 +275,10 @@ describe('the whole conversation, end to end', () => {
       expect(await messageOf('engine', revoked)).toMatchObject({ body: 'Errado', deleted: true, edited: false });
 
       const [editHook] = await exactly(1, () => hooks('engine', 'edit'));
-      expect(editHook.body).toMatchObject({ msg: { messageId: edited, body: 'Quero 3 pizzas', fromMe: false, ticketId }, ticket: { id: ticketId } });
+      expect(editHook.body).toMatchObject({
+        msg: { messageId: edited, body: 'Quero 3 pizzas', fromMe: false, ticketId },
+        ticket: { id: ticketId },
+      });
       const [deleteHook] = await exactly(1, () => hooks('engine', 'delete'));
       expect(deleteHook.body).toMatchObject({ msg: { messageId: revoked, fromMe: false, ticketId }, ticket: { id: ticketId } });
     });
@@ -236,23 +287,49 @@ describe('the whole conversation, end to end', () => {
   it("stores a Messenger echo (a page's message sent from Meta's inbox) as the contact's outgoing message, once", async () => {
     const psid = '27183645091827364';
     const envelope = messengerEnvelope(PAGE_ID, [
-      { sender: { id: PAGE_ID }, recipient: { id: psid }, timestamp: Date.now(), message: { mid: 'm_ECHO-1', is_echo: true, app_id: 263902037430900, text: 'Answered from the inbox' } },
+      {
+        sender: { id: PAGE_ID },
+        recipient: { id: psid },
+        timestamp: Date.now(),
+        message: { mid: 'm_ECHO-1', is_echo: true, app_id: 263902037430900, text: 'Answered from the inbox' },
+      },
     ]);
     const [stored] = await metaEvent(envelope);
     expect(stored).toMatchObject({ outcome: 'stored', messageId: `echo:${channels.messenger.id}:m_ECHO-1` });
     expect((await metaEvent(envelope))[0]).toMatchObject({ outcome: 'duplicate', messageId: stored.messageId });
 
     const [hook] = await exactly(1, () => hooks('messenger', 'message'));
-    expect(hook.body).toMatchObject({ msg: { fromMe: true, direction: 'out', body: 'Answered from the inbox', from: psid, channelType: 'social_b' }, ticket: { id: stored.ticketId } });
-    expect(await messageOf('messenger', stored.messageId)).toMatchObject({ direction: 'out', body: 'Answered from the inbox', ticketId: stored.ticketId });
+    expect(hook.body).toMatchObject({
+      msg: { fromMe: true, direction: 'out', body: 'Answered from the inbox', from: psid, channelType: 'social_b' },
+      ticket: { id: stored.ticketId },
+    });
+    expect(await messageOf('messenger', stored.messageId)).toMatchObject({
+      direction: 'out',
+      body: 'Answered from the inbox',
+      ticketId: stored.ticketId,
+    });
   });
 
   it('stores a WhatsApp Business app echo (smb_message_echoes) on the contact ticket, and a reaction to it', async () => {
     const number = '5511955550002';
-    const [first] = await metaEvent(wabaChange('messages', { contacts: [{ profile: { name: 'Caio' }, wa_id: number }], messages: [wabaText(number, 'wamid.C-IN-1', 'Bom dia')] }));
+    const [first] = await metaEvent(
+      wabaChange('messages', {
+        contacts: [{ profile: { name: 'Caio' }, wa_id: number }],
+        messages: [wabaText(number, 'wamid.C-IN-1', 'Bom dia')],
+      }),
+    );
     expect(first.outcome).toBe('stored');
     const echo = wabaChange('smb_message_echoes', {
-      message_echoes: [{ from: BUSINESS_NUMBER, to: number, id: 'wamid.C-ECHO-1', timestamp: String(seconds()), type: 'text', text: { body: 'Typed in the Business app' } }],
+      message_echoes: [
+        {
+          from: BUSINESS_NUMBER,
+          to: number,
+          id: 'wamid.C-ECHO-1',
+          timestamp: String(seconds()),
+          type: 'text',
+          text: { body: 'Typed in the Business app' },
+        },
+      ],
     });
     const [stored] = await metaEvent(echo);
     expect(stored).toMatchObject({ outcome: 'stored', ticketId: first.ticketId, messageId: `echo:${channels.waba.id}:wamid.C-ECHO-1` });
@@ -260,15 +337,29 @@ describe('the whole conversation, end to end', () => {
 
     const reaction = wabaChange('messages', {
       contacts: [{ profile: { name: 'Caio' }, wa_id: number }],
-      messages: [{ from: number, id: 'wamid.C-REACT-1', timestamp: String(seconds()), type: 'reaction', reaction: { message_id: 'wamid.C-ECHO-1', emoji: '👍' } }],
+      messages: [
+        {
+          from: number,
+          id: 'wamid.C-REACT-1',
+          timestamp: String(seconds()),
+          type: 'reaction',
+          reaction: { message_id: 'wamid.C-ECHO-1', emoji: '👍' },
+        },
+      ],
     });
     expect((await metaEvent(reaction))[0]).toMatchObject({ outcome: 'reaction_applied', messageId: stored.messageId });
     expect((await metaEvent(reaction))[0]).toMatchObject({ outcome: 'duplicate' });
 
     const [hook] = await exactly(1, () => hooks('waba', 'message').filter((h) => h.body.msg.fromMe));
-    expect(hook.body).toMatchObject({ msg: { direction: 'out', body: 'Typed in the Business app', from: number, providerMessageId: 'wamid.C-ECHO-1' }, ticket: { id: first.ticketId } });
+    expect(hook.body).toMatchObject({
+      msg: { direction: 'out', body: 'Typed in the Business app', from: number, providerMessageId: 'wamid.C-ECHO-1' },
+      ticket: { id: first.ticketId },
+    });
     const [reacted] = await exactly(1, () => hooks('waba', 'reaction'));
-    expect(reacted.body).toMatchObject({ msg: { messageId: stored.messageId, emoji: '👍', fromMe: false }, ticket: { id: first.ticketId } });
+    expect(reacted.body).toMatchObject({
+      msg: { messageId: stored.messageId, emoji: '👍', fromMe: false },
+      ticket: { id: first.ticketId },
+    });
     expect(await messageOf('waba', stored.messageId)).toMatchObject({ direction: 'out', reactions: [{ emoji: '👍', fromMe: false }] });
   });
 
@@ -276,7 +367,21 @@ describe('the whole conversation, end to end', () => {
   function wabaChange(field: string, value: Record<string, unknown>) {
     return {
       object: 'whatsapp_business_account',
-      entry: [{ id: 'WABA-C', changes: [{ field, value: { messaging_product: 'whatsapp', metadata: { display_phone_number: BUSINESS_NUMBER, phone_number_id: WABA_PHONE_ID }, ...value } }] }],
+      entry: [
+        {
+          id: 'WABA-C',
+          changes: [
+            {
+              field,
+              value: {
+                messaging_product: 'whatsapp',
+                metadata: { display_phone_number: BUSINESS_NUMBER, phone_number_id: WABA_PHONE_ID },
+                ...value,
+              },
+            },
+          ],
+        },
+      ],
     };
   }
 });

@@ -30,8 +30,15 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: {
-        status: 'active', name: 'Board Co', maxUsers: 10, maxConnections: 10, acceptTerms: true,
-        email: `owner-${++lastEmail}@crm-routes.example`, password: 'S3cure!pass', userName: 'Owner Ana', profile: 'admin',
+        status: 'active',
+        name: 'Board Co',
+        maxUsers: 10,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: `owner-${++lastEmail}@crm-routes.example`,
+        password: 'S3cure!pass',
+        userName: 'Owner Ana',
+        profile: 'admin',
       },
     });
     expect(tenant.status).toBe(200);
@@ -42,13 +49,22 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
     });
     expect(session.status).toBe(200);
     const { whatsapp, api } = session.body.data;
-    return { tenantId, userId: tenant.body.data.adminUser.id, channelId: whatsapp.id, root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`, token: api.authToken };
+    return {
+      tenantId,
+      userId: tenant.body.data.adminUser.id,
+      channelId: whatsapp.id,
+      root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`,
+      token: api.authToken,
+    };
   }
 
   const post = (api: Integration, op: string, body: unknown) => call(`${api.root}/${op}`, { token: api.token, body });
-  const send = (api: Integration, method: string, op: string, body?: unknown) => call(`${api.root}/${op}`, { token: api.token, method, body });
+  const send = (api: Integration, method: string, op: string, body?: unknown) =>
+    call(`${api.root}/${op}`, { token: api.token, method, body });
   const get = (api: Integration, op: string, query: Record<string, string | number> = {}) =>
-    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { token: api.token });
+    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, {
+      token: api.token,
+    });
   async function graphql(query: string): Promise<any> {
     const res = await call(mesh.graphqlUrl, { token: admin, body: { query } });
     expect(res.body.errors).toBeUndefined();
@@ -71,7 +87,12 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    mesh = await startMesh({ freePorts: true, env: { ...UNPACED }, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: { ...UNPACED },
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     admin = mesh.superAdminToken;
     [a, b] = [await newIntegration(), await newIntegration()];
   });
@@ -88,11 +109,18 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
   describe('kanban columns', () => {
     it('create, list, update (PUT and POST), and a repeated name answers the same column', async () => {
       const created = await post(a, 'createKanban', { name: 'Leads', position: 1 });
-      expect(created.body).toEqual({ success: true, data: { id: expect.any(Number), name: 'Leads', position: 1, createdAt: expect.any(String) } });
+      expect(created.body).toEqual({
+        success: true,
+        data: { id: expect.any(Number), name: 'Leads', position: 1, createdAt: expect.any(String) },
+      });
       const id = created.body.data.id;
       expect((await post(a, 'createKanban', { name: 'Leads' })).body.data.id).toBe(id);
 
-      expect((await send(a, 'PUT', `updateKanban/${id}`, { name: 'Qualified leads' })).body.data).toMatchObject({ id, name: 'Qualified leads', position: 1 });
+      expect((await send(a, 'PUT', `updateKanban/${id}`, { name: 'Qualified leads' })).body.data).toMatchObject({
+        id,
+        name: 'Qualified leads',
+        position: 1,
+      });
       expect((await post(a, `updateKanban/${id}`, { position: 3 })).body.data).toMatchObject({ id, name: 'Qualified leads', position: 3 });
       await post(a, 'createKanban', { name: 'Won', position: 4 });
       expect((await post(a, 'createKanban', { name: 'Leads ' + 'x'.repeat(100) })).status).toBe(400);
@@ -145,19 +173,26 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
     });
 
     it('GraphQL mirrors them for dashboards', async () => {
-      const saved = await graphql(`mutation { saveKanban(tenantId: ${a.tenantId}, name: "From GraphQL", position: 9) { id name position } }`);
+      const saved = await graphql(
+        `mutation { saveKanban(tenantId: ${a.tenantId}, name: "From GraphQL", position: 9) { id name position } }`,
+      );
       expect(saved.saveKanban).toMatchObject({ name: 'From GraphQL', position: 9 });
       const names = (await graphql(`{ kanbans(tenantId: ${a.tenantId}) { id name } }`)).kanbans.map((k: { name: string }) => k.name);
       expect(names).toContain('From GraphQL');
-      expect((await get(a, 'listKanban', { searchParam: 'GraphQL' })).body.data.kanbans).toEqual([expect.objectContaining({ id: saved.saveKanban.id })]);
-      expect((await graphql(`mutation { deleteKanban(tenantId: ${a.tenantId}, id: ${saved.saveKanban.id}) { id ticketsCleared } }`)).deleteKanban).toEqual({ id: saved.saveKanban.id, ticketsCleared: 0 });
+      expect((await get(a, 'listKanban', { searchParam: 'GraphQL' })).body.data.kanbans).toEqual([
+        expect.objectContaining({ id: saved.saveKanban.id }),
+      ]);
+      expect(
+        (await graphql(`mutation { deleteKanban(tenantId: ${a.tenantId}, id: ${saved.saveKanban.id}) { id ticketsCleared } }`))
+          .deleteKanban,
+      ).toEqual({ id: saved.saveKanban.id, ticketsCleared: 0 });
     });
   });
 
   // ---- reasons -----------------------------------------------------------------------------------
 
   describe('reasons', () => {
-    it('create, list, rename, delete; tickets refuse the other tenant\'s and lose a deleted one', async () => {
+    it("create, list, rename, delete; tickets refuse the other tenant's and lose a deleted one", async () => {
       const reason = (await post(a, 'createReason', { name: 'Solved' })).body.data;
       expect(reason).toEqual({ id: expect.any(Number), name: 'Solved', createdAt: expect.any(String) });
       const theirs = (await post(b, 'createReason', { name: 'Spam' })).body.data.id;
@@ -170,7 +205,10 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       expectError(await post(a, 'createTicket', { number: newNumber(), body: 'Hi', reasonId: theirs }), 404, 'ERR_REASON_NOT_FOUND');
       const ticketId = await openTicket(a);
       expectError(await post(a, 'updateticketinfo', { ticketId, reasonId: theirs }), 404, 'ERR_REASON_NOT_FOUND');
-      expect((await post(a, 'updateticketinfo', { ticketId, status: 'closed', reasonId: reason.id })).body.data).toMatchObject({ status: 'closed', reasonId: reason.id });
+      expect((await post(a, 'updateticketinfo', { ticketId, status: 'closed', reasonId: reason.id })).body.data).toMatchObject({
+        status: 'closed',
+        reasonId: reason.id,
+      });
 
       expect((await send(a, 'DELETE', `deleteReason/${reason.id}`)).body.data).toEqual({ id: reason.id, deleted: true, ticketsCleared: 1 });
       expect(await ticketOf(a, ticketId)).toMatchObject({ reasonId: null });
@@ -182,7 +220,12 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
 
   describe('createQueueData and updatetag', () => {
     it('createQueueData creates a queue by name that tickets can use; the other tenant cannot', async () => {
-      const res = await post(a, 'createQueueData', { queue: 'Support', isActive: true, businessHours: [], messageBusinessHours: 'Closed now' });
+      const res = await post(a, 'createQueueData', {
+        queue: 'Support',
+        isActive: true,
+        businessHours: [],
+        messageBusinessHours: 'Closed now',
+      });
       expect(res.body).toEqual({ success: true, data: { id: expect.any(Number), name: 'Support', createdAt: expect.any(String) } });
       const queueId = res.body.data.id;
       expect((await get(a, 'listQueues')).body.data.queues.map((q: { id: number }) => q.id)).toContain(queueId);
@@ -194,8 +237,14 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
     });
 
     it("updatetag replaces the ticket's tags; another tenant's tag or ticket is 404 and changes nothing", async () => {
-      const tag = async (tenantId: number, name: string) => (await graphql(`mutation { createTag(tenantId: ${tenantId}, name: "${name}") { id } }`)).createTag.id as number;
-      const [t1, t2, t3, foreign] = [await tag(a.tenantId, 'vip'), await tag(a.tenantId, 'late'), await tag(a.tenantId, 'new'), await tag(b.tenantId, 'theirs')];
+      const tag = async (tenantId: number, name: string) =>
+        (await graphql(`mutation { createTag(tenantId: ${tenantId}, name: "${name}") { id } }`)).createTag.id as number;
+      const [t1, t2, t3, foreign] = [
+        await tag(a.tenantId, 'vip'),
+        await tag(a.tenantId, 'late'),
+        await tag(a.tenantId, 'new'),
+        await tag(b.tenantId, 'theirs'),
+      ];
       const ticketId = await openTicket(a);
       await post(a, 'addTag', { ticketId, tagIds: [t1, t2] });
       expect((await post(a, 'updatetag', { ticketId, tagIds: [t3, t1] })).body.data.tagIds.sort()).toEqual([t1, t3].sort());
@@ -217,8 +266,18 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       const list = await get(a, 'listChannels');
       expect(list.body.data.count).toBe(1);
       expect(list.body.data.channels[0]).toEqual({
-        id: a.channelId, name: 'engine_a channel', type: 'engine_a', status: expect.any(String), number: null, wabaId: null, pageId: null,
-        emailAddress: null, hybridMode: expect.any(String), linkedChannelId: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+        id: a.channelId,
+        name: 'engine_a channel',
+        type: 'engine_a',
+        status: expect.any(String),
+        number: null,
+        wabaId: null,
+        pageId: null,
+        emailAddress: null,
+        hybridMode: expect.any(String),
+        linkedChannelId: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       });
       const one = await post(a, 'showChannelById', { id: a.channelId });
       expect(one.body.data).toEqual(list.body.data.channels[0]);
@@ -237,11 +296,30 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       const number = newNumber();
       const created = await post(a, 'createContact', { number, name: 'Bia', extraInfo: [{ name: 'Plan', value: 'Gold' }] });
       const contactId = created.body.data.contact.id;
-      expect((await get(a, 'getContactExtraInfo', { contactId })).body).toEqual({ success: true, data: { contactId, extraInfo: [{ name: 'Plan', value: 'Gold' }] } });
-      await post(a, 'updateContact', { number, extraInfo: [{ name: 'Plan', value: 'Silver' }, { name: 'City', value: 'Recife' }] });
-      expect((await get(a, 'getContactExtraInfo', { contactId })).body.data.extraInfo).toEqual([{ name: 'Plan', value: 'Silver' }, { name: 'City', value: 'Recife' }]);
+      expect((await get(a, 'getContactExtraInfo', { contactId })).body).toEqual({
+        success: true,
+        data: { contactId, extraInfo: [{ name: 'Plan', value: 'Gold' }] },
+      });
+      await post(a, 'updateContact', {
+        number,
+        extraInfo: [
+          { name: 'Plan', value: 'Silver' },
+          { name: 'City', value: 'Recife' },
+        ],
+      });
+      expect((await get(a, 'getContactExtraInfo', { contactId })).body.data.extraInfo).toEqual([
+        { name: 'Plan', value: 'Silver' },
+        { name: 'City', value: 'Recife' },
+      ]);
       expectError(await get(b, 'getContactExtraInfo', { contactId }), 404, 'ERR_CONTACT_NOT_FOUND');
-      expect((await post(a, 'createContact', { number: newNumber(), extraInfo: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, value: '' })) })).status).toBe(400);
+      expect(
+        (
+          await post(a, 'createContact', {
+            number: newNumber(),
+            extraInfo: Array.from({ length: 51 }, (_, i) => ({ name: `f${i}`, value: '' })),
+          })
+        ).status,
+      ).toBe(400);
     });
 
     it("contacts/search pages the tenant's contacts by text", async () => {
@@ -252,7 +330,10 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       expect(found.body.data.contacts[0]).toMatchObject({ number, name: 'Zuleica Searchable' });
       expect((await post(b, 'contacts/search', { searchParam: 'zuleica' })).body.data.contacts).toEqual([]);
       // `page`, as some clients name it: the second page of one match is empty.
-      expect((await post(a, 'contacts/search', { searchParam: 'zuleica', page: 2 })).body.data).toMatchObject({ contacts: [], pageNumber: 2 });
+      expect((await post(a, 'contacts/search', { searchParam: 'zuleica', page: 2 })).body.data).toMatchObject({
+        contacts: [],
+        pageNumber: 2,
+      });
       expect((await post(a, 'contacts/search', { searchParam: 'x'.repeat(101) })).status).toBe(400);
     });
 
@@ -274,7 +355,9 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       expect((await post(a, 'contacts/search', { searchParam: 'Duda' })).body.data.contacts[0].walletIds).toEqual([a.userId]);
       expect((await post(a, 'updateContactWallet', { contactId, walletIds: [] })).body.data.walletIds).toEqual([]);
       expect((await post(a, 'updateContactWallet', { contactId, walletId: a.userId, walletIds: [a.userId] })).status).toBe(400);
-      expect((await post(a, 'updateContactWallet', { contactId, walletIds: Array.from({ length: 21 }, (_, i) => i + 1) })).status).toBe(400);
+      expect((await post(a, 'updateContactWallet', { contactId, walletIds: Array.from({ length: 21 }, (_, i) => i + 1) })).status).toBe(
+        400,
+      );
     });
   });
 
@@ -285,7 +368,10 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
 
     it("/group sends to the group's JID through the engine, on the group's own ticket, like every send", async () => {
       const res = await post(a, 'group', { groupId: GROUP, body: 'Hello group', externalKey: 'group-1' });
-      expect(res.body).toEqual({ success: true, data: { message: 'Message accepted for delivery', ticketId: expect.any(Number), messageId: expect.any(String) } });
+      expect(res.body).toEqual({
+        success: true,
+        data: { message: 'Message accepted for delivery', ticketId: expect.any(Number), messageId: expect.any(String) },
+      });
       const { ticketId, messageId } = res.body.data;
       await expect(settled(a.root, a.token, messageId)).resolves.toMatchObject({ ticketId, status: 'sent', body: 'Hello group' });
       const sent = engine.requests.find((r) => r.url === '/messages' && r.body?.options?.messageId === messageId)!;
@@ -300,7 +386,11 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       await settled(a.root, a.token, reply.body.data.messageId);
       expect(engine.requests.find((r) => r.body?.options?.messageId === reply.body.data.messageId)!.body.jid).toBe(`${GROUP}@g.us`);
       // The same idempotency as every send.
-      expect((await post(a, 'group', { groupId: GROUP, body: 'Hello group', externalKey: 'group-1' })).body).toMatchObject({ idempotent: true, skipped: true, ticketId });
+      expect((await post(a, 'group', { groupId: GROUP, body: 'Hello group', externalKey: 'group-1' })).body).toMatchObject({
+        idempotent: true,
+        skipped: true,
+        ticketId,
+      });
       // The other tenant's send to the same group id is its own ticket, and it cannot read this one.
       expectError(await get(b, 'listMessages', { ticketId }), 404, 'ERR_TICKET_NOT_FOUND');
     });
@@ -311,9 +401,16 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       expect((await post(a, 'group', { groupId: 'not-a-group', body: 'x' })).status).toBe(400);
       expect((await post(a, 'group', { body: 'x' })).status).toBe(400);
 
-      const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: a.tenantId, name: 'site chat', type: 'webchat' } });
+      const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+        token: admin,
+        body: { tenant: a.tenantId, name: 'site chat', type: 'webchat' },
+      });
       expect(session.status).toBe(200);
-      const chat = { ...a, root: `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`, token: session.body.data.api.authToken };
+      const chat = {
+        ...a,
+        root: `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`,
+        token: session.body.data.api.authToken,
+      };
       expectError(await post(chat, 'group', { groupId: GROUP, body: 'x' }), 400, 'ERR_CHANNEL_MISMATCH');
     });
   });
@@ -331,7 +428,11 @@ describe('kanban, reasons, channels, contacts and message pages, end to end', ()
       const page = await get(a, 'listMessages', { ticketId, pageNumber: 1 });
       expect(page.body.data).toEqual({ ticketId, messages: [...all].reverse(), hasMore: false, pageNumber: 1, pageSize: 20 });
       expect(page.body.data.messages.map((m: { body: string }) => m.body)).toEqual(['third', 'second', 'Hello']);
-      expect((await get(a, 'listMessages', { ticketId, pageNumber: 2 })).body.data).toMatchObject({ messages: [], hasMore: false, pageNumber: 2 });
+      expect((await get(a, 'listMessages', { ticketId, pageNumber: 2 })).body.data).toMatchObject({
+        messages: [],
+        hasMore: false,
+        pageNumber: 2,
+      });
       expectError(await get(b, 'listMessages', { ticketId }), 404, 'ERR_TICKET_NOT_FOUND');
       expect((await get(a, 'listMessages', { ticketId, pageNumber: 10_001 })).status).toBe(400);
     });

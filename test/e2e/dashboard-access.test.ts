@@ -23,14 +23,29 @@ describe('GraphQL access, end to end', () => {
     const email = `${name.toLowerCase()}-${Date.now()}@dashboard.example`;
     const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'inactive', name, maxUsers: 5, maxConnections: 5, acceptTerms: true, email, password: ADMIN_PASSWORD, userName: 'Ana', profile: 'admin' },
+      body: {
+        status: 'inactive',
+        name,
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email,
+        password: ADMIN_PASSWORD,
+        userName: 'Ana',
+        profile: 'admin',
+      },
     });
     expect(res.status).toBe(200);
     return { email };
   }
 
   beforeAll(async () => {
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     admin = mesh.superAdminToken;
     a = await newDashboardTenant(mesh, 'Alpha');
     b = await newDashboardTenant(mesh, 'Beta');
@@ -82,7 +97,7 @@ describe('GraphQL access, end to end', () => {
       expect(tag.body.data.createTag.tenantId).toBe(a.id);
     });
 
-    it("a tenant session gets ERR_FORBIDDEN for the other tenant, and nothing is written there", async () => {
+    it('a tenant session gets ERR_FORBIDDEN for the other tenant, and nothing is written there', async () => {
       for (const [query, variables] of [
         [`{ tenant(id: ${b.id}) { id name } }`, undefined],
         ['query($t: Int!) { channels(tenantId: $t) { name } }', { t: b.id }],
@@ -104,7 +119,9 @@ describe('GraphQL access, end to end', () => {
       expect(integration.status).toBe(403);
       expect(integration.body.error).toBe('ERR_FORBIDDEN');
       const [, payload, mac] = a.session.split('.');
-      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: b.id })).toString('base64url');
+      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), t: b.id })).toString(
+        'base64url',
+      );
       expect((await gql(`cs1.${forged}.${mac}`, `{ tenant(id: ${b.id}) { id } }`)).status).toBe(401);
       expect((await gql(undefined, '{ plans { id } }')).status).toBe(401);
     });

@@ -60,10 +60,16 @@ describe('dashboard delivery health, end to end', () => {
     expect(health).toEqual([expect.objectContaining({ channelId: a.channelId, webhooksDead: dead.length })]);
 
     receiver.answer(() => ({ status: 200 }));
-    const replay = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', { t: a.id, id: dead[0].id });
+    const replay = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id status } }', {
+      t: a.id,
+      id: dead[0].id,
+    });
     expect(replay.body.data.replayWebhookDelivery).toEqual({ id: dead[0].id, status: 'pending' });
     await eventually('the replayed webhook delivered', async () => {
-      const res = await gql(a.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', { t: a.id, id: dead[0].id });
+      const res = await gql(a.session, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', {
+        t: a.id,
+        id: dead[0].id,
+      });
       return res.body.data.webhookDelivery.status === 'delivered';
     });
     expect(receiver.delivered().some((h) => h.id === dead[0].id && h.path === '/alpha')).toBe(true);
@@ -84,13 +90,27 @@ describe('dashboard delivery health, end to end', () => {
     expect(typeOf('payload').ofType.name).toBe('JSON');
     expect(typeOf('createdAt').ofType.name).toBe('DateTime');
     expect(typeOf('finishedAt').name).toBe('DateTime');
-    expect([typeOf('status').ofType.name, typeOf('method').ofType.name, typeOf('target').ofType.name]).toEqual(['WebhookDeliveryStatus', 'WebhookMethod', 'WebhookTarget']);
+    expect([typeOf('status').ofType.name, typeOf('method').ofType.name, typeOf('target').ofType.name]).toEqual([
+      'WebhookDeliveryStatus',
+      'WebhookMethod',
+      'WebhookTarget',
+    ]);
     const methods = await gql(a.session, '{ __type(name: "WebhookMethod") { enumValues { name } } }');
-    expect(methods.body.data.__type.enumValues.map((v: { name: string }) => v.name)).toEqual(['message', 'message_status', 'service_status', 'reaction', 'edit', 'delete']);
+    expect(methods.body.data.__type.enumValues.map((v: { name: string }) => v.name)).toEqual([
+      'message',
+      'message_status',
+      'service_status',
+      'reaction',
+      'edit',
+      'delete',
+    ]);
     const outside = await gql(a.session, `{ webhookDeliveries(tenantId: ${a.id}, status: sleeping) { id } }`);
     expect(outside.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
 
-    const again = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', { t: a.id, id: dead[0].id });
+    const again = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', {
+      t: a.id,
+      id: dead[0].id,
+    });
     expect(again.body.errors[0].extensions.code).toBe('ERR_DELIVERY_NOT_DEAD');
   });
 
@@ -99,9 +119,15 @@ describe('dashboard delivery health, end to end', () => {
     expect(theirs.length).toBeGreaterThan(0);
     expect((await gql(a.session, DEAD, { t: b.id })).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
     expect((await gql(a.session, HEALTH, { t: b.id })).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
-    const byId = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', { t: a.id, id: theirs[0].id });
+    const byId = await gql(a.session, 'mutation($t: Int!, $id: String!) { replayWebhookDelivery(tenantId: $t, id: $id) { id } }', {
+      t: a.id,
+      id: theirs[0].id,
+    });
     expect(byId.body.errors[0].extensions.code).toBe('ERR_WEBHOOK_DELIVERY_NOT_FOUND');
-    const still = await gql(mesh.superAdminToken, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', { t: b.id, id: theirs[0].id });
+    const still = await gql(mesh.superAdminToken, 'query($t: Int!, $id: String!) { webhookDelivery(tenantId: $t, id: $id) { status } }', {
+      t: b.id,
+      id: theirs[0].id,
+    });
     expect(still.body.data.webhookDelivery.status).toBe('dead');
   });
 });

@@ -44,12 +44,18 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     a = await newDashboardTenant(mesh, 'Alpha', engine.url, hook);
     b = await newDashboardTenant(mesh, 'Beta', engine.url, hook);
     const admin = mesh.superAdminToken;
-    for (const [t, key] of [[a, 'a'], [b, 'b']] as const) {
+    for (const [t, key] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
       const tag = (await data(admin, `mutation { createTag(tenantId: ${t.id}, name: "vip") { id } }`)).createTag.id;
       const queue = (await data(admin, `mutation { createQueue(tenantId: ${t.id}, name: "Sales") { id } }`)).createQueue.id;
       const kanban = (await data(admin, `mutation { saveKanban(tenantId: ${t.id}, name: "Leads") { id } }`)).saveKanban.id;
       const reason = (await data(admin, `mutation { saveReason(tenantId: ${t.id}, name: "Solved") { id } }`)).saveReason.id;
-      const opened = await call(`${t.root}/createTicket`, { token: t.integrationToken, body: { number: `5511966${String(t.id).padStart(6, '0')}`, body: 'hello' } });
+      const opened = await call(`${t.root}/createTicket`, {
+        token: t.integrationToken,
+        body: { number: `5511966${String(t.id).padStart(6, '0')}`, body: 'hello' },
+      });
       expect(opened.status).toBe(200);
       await settled(t.root, t.integrationToken, opened.body.data.messageId);
       expect((await contactWrites(mesh, t, `5511955${String(t.id).padStart(6, '0')}`, `IN-${t.id}`, 'Oi')).status).toBe(200);
@@ -84,8 +90,13 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     const fields = idTakingRootFields();
     expect(fields.size).toBeGreaterThan(20);
     const needed = [...fields].flatMap(([field, args]) => args.map((arg) => `${field}.${arg}`)).sort();
-    const covered = Object.entries(CASES).flatMap(([field, byArg]) => Object.keys(byArg).map((arg) => `${field}.${arg}`)).sort();
-    expect({ missing: needed.filter((n) => !covered.includes(n)), stale: covered.filter((c) => !needed.includes(c)) }).toEqual({ missing: [], stale: [] });
+    const covered = Object.entries(CASES)
+      .flatMap(([field, byArg]) => Object.keys(byArg).map((arg) => `${field}.${arg}`))
+      .sort();
+    expect({ missing: needed.filter((n) => !covered.includes(n)), stale: covered.filter((c) => !needed.includes(c)) }).toEqual({
+      missing: [],
+      stale: [],
+    });
   });
 
   it("refuses tenant A's session every id of tenant B, or finds nothing, and changes nothing of either tenant", async () => {
@@ -97,7 +108,10 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
         const res = await gql(a.session, operation(field, c));
         const got = outcome(field, res);
         const ok = c.expect === 'empty' ? got === 'empty' : c.expect.refused.some((code) => got === `refused ${code}`);
-        if (!ok) wrong.push(`${field}(${arg}: B's): expected ${c.expect === 'empty' ? 'empty' : `refused ${c.expect.refused.join('|')}`}, got ${got}`);
+        if (!ok)
+          wrong.push(
+            `${field}(${arg}: B's): expected ${c.expect === 'empty' ? 'empty' : `refused ${c.expect.refused.join('|')}`}, got ${got}`,
+          );
         if (got.startsWith('refused')) expect(res.body.data?.[field] ?? null).toBeNull();
       }
     }
@@ -107,7 +121,11 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
 
   it("refuses assignTicket to another tenant's user or a user that exists nowhere, as REST updateticketinfo does", async () => {
     const assign = (userId: number) =>
-      gql(a.session, 'mutation($t: Int!, $id: Int!, $u: Int!) { assignTicket(tenantId: $t, ticketId: $id, userId: $u) { id userId } }', { t: a.id, id: ids.a.ticket, u: userId });
+      gql(a.session, 'mutation($t: Int!, $id: Int!, $u: Int!) { assignTicket(tenantId: $t, ticketId: $id, userId: $u) { id userId } }', {
+        t: a.id,
+        id: ids.a.ticket,
+        u: userId,
+      });
     for (const userId of [b.adminUserId, 2_000_000_000]) {
       const res = await assign(userId);
       expect(res.body.errors?.[0]?.extensions?.code).toBe('ERR_USER_NOT_FOUND');
@@ -125,7 +143,8 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     let trap: Server;
     let trapUrl: string;
     let trapped = 0;
-    const UPDATE = 'mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id webhookUrl } }';
+    const UPDATE =
+      'mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id webhookUrl } }';
 
     beforeAll(async () => {
       // What a tenant would like the platform to call: a loopback server that records any request.
@@ -140,20 +159,37 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     afterAll(() => new Promise((resolve) => trap.close(resolve)));
 
     it("refuses a tenant session the engine's URL and token (operator fields), so a send never reaches an address the tenant named", async () => {
-      for (const changes of [{ engineUrl: 'http://169.254.169.254/latest/meta-data' }, { engineUrl: trapUrl }, { engineToken: 'mine' }, { engineUrl: trapUrl, name: 'x' }]) {
+      for (const changes of [
+        { engineUrl: 'http://169.254.169.254/latest/meta-data' },
+        { engineUrl: trapUrl },
+        { engineToken: 'mine' },
+        { engineUrl: trapUrl, name: 'x' },
+      ]) {
         const res = await gql(a.session, UPDATE, { t: a.id, id: a.channelId, c: changes });
-        expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'ERR_FORBIDDEN', details: expect.arrayContaining([expect.objectContaining({ field: Object.keys(changes)[0] })]) });
+        expect(res.body.errors?.[0]?.extensions).toMatchObject({
+          code: 'ERR_FORBIDDEN',
+          details: expect.arrayContaining([expect.objectContaining({ field: Object.keys(changes)[0] })]),
+        });
       }
-      const created = await gql(a.session, 'mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }', {
-        t: a.id,
-        c: { name: 'Trap line', type: 'engine_a', engineUrl: trapUrl },
-      });
+      const created = await gql(
+        a.session,
+        'mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }',
+        {
+          t: a.id,
+          c: { name: 'Trap line', type: 'engine_a', engineUrl: trapUrl },
+        },
+      );
       expect(created.body.errors?.[0]?.extensions?.code).toBe('ERR_FORBIDDEN');
-      expect((await data(mesh.superAdminToken, `{ tenant(id: ${a.id}) { channels { name } } }`)).tenant.channels).toEqual([{ name: 'Alpha line' }]);
+      expect((await data(mesh.superAdminToken, `{ tenant(id: ${a.id}) { channels { name } } }`)).tenant.channels).toEqual([
+        { name: 'Alpha line' },
+      ]);
 
       // A send on the channel goes to the operator's engine, and nothing reaches the tenant's address.
       const seen = engine.requests.length;
-      const sent = await call(`${a.root}/createTicket`, { token: a.integrationToken, body: { number: '5511977000001', body: 'after the edits' } });
+      const sent = await call(`${a.root}/createTicket`, {
+        token: a.integrationToken,
+        body: { number: '5511977000001', body: 'after the edits' },
+      });
       expect(sent.status).toBe(200);
       expect(await settled(a.root, a.integrationToken, sent.body.data.messageId)).toMatchObject({ status: 'sent' });
       expect(engine.requests.length).toBeGreaterThan(seen);
@@ -163,8 +199,15 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     it('checks a webhook URL a tenant sets by the URL policy, with the codes REST answers', async () => {
       const target = 'http://169.254.169.254/hook';
       const res = await gql(a.session, UPDATE, { t: a.id, id: a.channelId, c: { webhookUrl: target } });
-      expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'ERR_VALIDATION', details: [expect.objectContaining({ field: 'webhookUrl' })] });
-      const rest = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: mesh.superAdminToken, body: { webhookUrl: target } });
+      expect(res.body.errors?.[0]?.extensions).toMatchObject({
+        code: 'ERR_VALIDATION',
+        details: [expect.objectContaining({ field: 'webhookUrl' })],
+      });
+      const rest = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, {
+        method: 'PUT',
+        token: mesh.superAdminToken,
+        body: { webhookUrl: target },
+      });
       expect(rest.status).toBe(400);
       expect(rest.body).toMatchObject({ error: 'ERR_VALIDATION', details: [expect.objectContaining({ field: 'webhookUrl' })] });
       // A public target is the tenant's to set.
@@ -173,12 +216,24 @@ describe('tenant isolation of every id-taking root field, end to end', () => {
     });
 
     it('lets the operator set the engine fields, on GraphQL as on PUT /whatsapp/{id}', async () => {
-      const graph = await gql(mesh.superAdminToken, UPDATE, { t: b.id, id: b.channelId, c: { engineUrl: engine.url, engineToken: 'engine-secret' } });
+      const graph = await gql(mesh.superAdminToken, UPDATE, {
+        t: b.id,
+        id: b.channelId,
+        c: { engineUrl: engine.url, engineToken: 'engine-secret' },
+      });
       expect(graph.body.errors).toBeUndefined();
-      const rest = await call(`${mesh.gatewayUrl}/whatsapp/${b.channelId}`, { method: 'PUT', token: mesh.superAdminToken, body: { engineUrl: engine.url } });
+      const rest = await call(`${mesh.gatewayUrl}/whatsapp/${b.channelId}`, {
+        method: 'PUT',
+        token: mesh.superAdminToken,
+        body: { engineUrl: engine.url },
+      });
       expect(rest.status).toBe(200);
       // A tenant's session cannot reach PUT /whatsapp at all.
-      const asTenant = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: a.session, body: { engineUrl: trapUrl } });
+      const asTenant = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, {
+        method: 'PUT',
+        token: a.session,
+        body: { engineUrl: trapUrl },
+      });
       expect(asTenant.status).toBeGreaterThanOrEqual(401);
       expect(asTenant.status).toBeLessThanOrEqual(403);
     });

@@ -17,7 +17,14 @@ const gatewayDir = dirname(require.resolve('@convo/gateway/package.json'));
 const { Kind, parse } = require(require.resolve('graphql', { paths: [gatewayDir] })) as typeof import('graphql');
 
 /** The codes CONVENTIONS "Errors" gives a client's mistake on the GraphQL API. */
-const CLIENT_CODES = ['ERR_VALIDATION', 'ERR_METHOD_NOT_ALLOWED', 'ERR_UNAUTHORIZED', 'ERR_FORBIDDEN', 'ERR_PAYLOAD_TOO_LARGE', 'ERR_UNSUPPORTED_MEDIA_TYPE'];
+const CLIENT_CODES = [
+  'ERR_VALIDATION',
+  'ERR_METHOD_NOT_ALLOWED',
+  'ERR_UNAUTHORIZED',
+  'ERR_FORBIDDEN',
+  'ERR_PAYLOAD_TOO_LARGE',
+  'ERR_UNSUPPORTED_MEDIA_TYPE',
+];
 
 interface Raw {
   status: number;
@@ -26,11 +33,18 @@ interface Raw {
 }
 
 /** A request as a client sends it, body as given (not re-encoded), answer unchecked by the OpenAPI document. */
-async function raw(url: string, init: { method?: string; token?: string; body?: string; contentType?: string; headers?: Record<string, string> } = {}): Promise<Raw> {
+async function raw(
+  url: string,
+  init: { method?: string; token?: string; body?: string; contentType?: string; headers?: Record<string, string> } = {},
+): Promise<Raw> {
   const res = await fetch(url, {
     method: init.method ?? 'POST',
     headers: {
-      ...(init.contentType !== undefined ? { 'content-type': init.contentType } : init.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...(init.contentType !== undefined
+        ? { 'content-type': init.contentType }
+        : init.body !== undefined
+          ? { 'content-type': 'application/json' }
+          : {}),
       ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
       ...init.headers,
     },
@@ -88,7 +102,8 @@ describe('dashboard sessions, sign-in and errors, on two replicas', () => {
     for (;;) {
       const answers = await Promise.all(gateways().map((url) => readsTags(url, t)));
       if (answers.every((a) => a.status >= 400)) return { ms: Date.now() - from, answers };
-      if (Date.now() - from > 5_000) throw new Error(`still served ${Date.now() - from} ms later: ${answers.map((a) => a.status).join(', ')}`);
+      if (Date.now() - from > 5_000)
+        throw new Error(`still served ${Date.now() - from} ms later: ${answers.map((a) => a.status).join(', ')}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -117,7 +132,9 @@ describe('dashboard sessions, sign-in and errors, on two replicas', () => {
       for (const url of gateways()) expect((await readsTags(url, t)).status).toBe(200);
       // No route changes a password yet: the stored hash is replaced as a future one would.
       const another = await db.collection('users').findOne({ tenantId: { $ne: t.id }, passwordHash: { $exists: true } });
-      const changed = await db.collection('users').updateOne({ tenantId: t.id, email: t.email }, { $set: { passwordHash: another!.passwordHash } });
+      const changed = await db
+        .collection('users')
+        .updateOne({ tenantId: t.id, email: t.email }, { $set: { passwordHash: another!.passwordHash } });
       expect(changed.modifiedCount).toBe(1);
       const { ms, answers } = await refusedOnBoth(t, Date.now());
       for (const a of answers) expect(a).toMatchObject({ status: 401, body: { error: 'ERR_UNAUTHORIZED' } });
@@ -141,8 +158,16 @@ describe('dashboard sessions, sign-in and errors, on two replicas', () => {
 
   describe('GraphQL client mistakes answer 4xx with an ERR_ code', () => {
     const cases: [string, (url: string) => Promise<Raw>, number][] = [
-      ['an unknown operationName', (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: 'query A { plans { id } }', operationName: 'B' }) }), 400],
-      ['several operations without operationName', (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: 'query A { plans { id } } query B { plans { id } }' }) }), 400],
+      [
+        'an unknown operationName',
+        (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: 'query A { plans { id } }', operationName: 'B' }) }),
+        400,
+      ],
+      [
+        'several operations without operationName',
+        (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: 'query A { plans { id } } query B { plans { id } }' }) }),
+        400,
+      ],
       ['an empty body', (u) => raw(`${u}/graphql`, { token: admin, contentType: 'application/json' }), 400],
       ['an empty JSON object', (u) => raw(`${u}/graphql`, { token: admin, body: '{}' }), 400],
       ['an empty query', (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: '' }) }), 400],
@@ -153,7 +178,12 @@ describe('dashboard sessions, sign-in and errors, on two replicas', () => {
       ['an unknown field', (u) => raw(`${u}/graphql`, { token: admin, body: JSON.stringify({ query: '{ nothing }' }) }), 400],
       [
         'a mutation sent by GET',
-        (u) => raw(`${u}/graphql?query=${encodeURIComponent('mutation { createTag(tenantId: 1, name: "x") { id } }')}`, { method: 'GET', token: admin, headers: { 'apollo-require-preflight': '1' } }),
+        (u) =>
+          raw(`${u}/graphql?query=${encodeURIComponent('mutation { createTag(tenantId: 1, name: "x") { id } }')}`, {
+            method: 'GET',
+            token: admin,
+            headers: { 'apollo-require-preflight': '1' },
+          }),
         405,
       ],
     ];
@@ -174,27 +204,31 @@ describe('dashboard sessions, sign-in and errors, on two replicas', () => {
         for (const f of d.fields ?? []) {
           for (const a of f.arguments ?? []) {
             const type = a.type.kind === Kind.NON_NULL_TYPE ? a.type.type : a.type;
-            if (['first', 'limit', 'last'].includes(a.name.value) || type.kind === Kind.LIST_TYPE) found.push(`${d.name.value}.${f.name.value}.${a.name.value}`);
+            if (['first', 'limit', 'last'].includes(a.name.value) || type.kind === Kind.LIST_TYPE)
+              found.push(`${d.name.value}.${f.name.value}.${a.name.value}`);
           }
         }
       }
       expect(found.sort()).toEqual(Object.keys(LIST_BOUNDS).sort());
     });
 
-    it.each(Object.entries(LIST_BOUNDS))('%s: refused over its maximum (a size also at 0 and below), accepted at it', async (_arg, bound) => {
-      ids ??= await (async () => {
-        const t = await newDashboardTenant(mesh, 'Bounded');
-        await contactWrites(mesh, t, '5521990007001', `bound-${randomUUID()}`, 'hello');
-        const listed = await ask(mesh.gatewayUrl, admin, `{ tickets(tenantId: ${t.id}, first: 1) { nodes { id } } }`);
-        return { t: t.id, ticket: (listed.body?.data as { tickets: { nodes: { id: number }[] } }).tickets.nodes[0].id };
-      })();
-      for (const size of bound.sizes ? [0, -1, bound.max + 1] : [bound.max + 1]) {
-        const res = await ask(mesh.gatewayUrl, admin, bound.probe(size, ids));
-        expect(res.body?.errors?.[0]).toMatchObject({ extensions: { code: 'ERR_VALIDATION' } });
-      }
-      const atMax = await ask(mesh.gatewayUrl, admin, bound.probe(bound.max, ids));
-      expect(atMax.body?.errors?.[0]?.extensions?.code).not.toBe('ERR_VALIDATION');
-    });
+    it.each(Object.entries(LIST_BOUNDS))(
+      '%s: refused over its maximum (a size also at 0 and below), accepted at it',
+      async (_arg, bound) => {
+        ids ??= await (async () => {
+          const t = await newDashboardTenant(mesh, 'Bounded');
+          await contactWrites(mesh, t, '5521990007001', `bound-${randomUUID()}`, 'hello');
+          const listed = await ask(mesh.gatewayUrl, admin, `{ tickets(tenantId: ${t.id}, first: 1) { nodes { id } } }`);
+          return { t: t.id, ticket: (listed.body?.data as { tickets: { nodes: { id: number }[] } }).tickets.nodes[0].id };
+        })();
+        for (const size of bound.sizes ? [0, -1, bound.max + 1] : [bound.max + 1]) {
+          const res = await ask(mesh.gatewayUrl, admin, bound.probe(size, ids));
+          expect(res.body?.errors?.[0]).toMatchObject({ extensions: { code: 'ERR_VALIDATION' } });
+        }
+        const atMax = await ask(mesh.gatewayUrl, admin, bound.probe(bound.max, ids));
+        expect(atMax.body?.errors?.[0]?.extensions?.code).not.toBe('ERR_VALIDATION');
+      },
+    );
   });
 
   describe('sign-in is rate limited, across replicas', () => {

@@ -20,7 +20,12 @@ describe('dashboard tenants, end to end', () => {
   }
 
   beforeAll(async () => {
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     admin = mesh.superAdminToken;
     a = await newDashboardTenant(mesh, 'Alpha');
     b = await newDashboardTenant(mesh, 'Beta');
@@ -36,15 +41,17 @@ describe('dashboard tenants, end to end', () => {
     users { name email profile } integrations { apiId name channelId } channels { id name type status } } }`;
 
   it('the platform pages every tenant with cursors', async () => {
-    const one = (await data(admin, '{ tenantConnection(first: 1) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } }')).tenantConnection;
+    const one = (await data(admin, '{ tenantConnection(first: 1) { totalCount pageInfo { hasNextPage endCursor } nodes { id } } }'))
+      .tenantConnection;
     expect(one.totalCount).toBeGreaterThanOrEqual(2);
     expect(one.pageInfo.hasNextPage).toBe(true);
-    const rest = (await data(admin, `{ tenantConnection(first: 100, after: "${one.pageInfo.endCursor}") { nodes { id } } }`)).tenantConnection;
+    const rest = (await data(admin, `{ tenantConnection(first: 100, after: "${one.pageInfo.endCursor}") { nodes { id } } }`))
+      .tenantConnection;
     expect([...one.nodes, ...rest.nodes].map((n: { id: number }) => n.id)).toEqual(expect.arrayContaining([a.id, b.id]));
     expect(rest.nodes.map((n: { id: number }) => n.id)).not.toContain(one.nodes[0].id);
   });
 
-  it("a tenant session sees its own usage, users, channels and integrations, without any token", async () => {
+  it('a tenant session sees its own usage, users, channels and integrations, without any token', async () => {
     const res = await gql(a.session, DETAIL, { id: a.id });
     expect(res.body.errors).toBeUndefined();
     const t = res.body.data.tenant;
@@ -57,21 +64,33 @@ describe('dashboard tenants, end to end', () => {
   });
 
   it('creates an integration whose token works on the external API, then revokes it', async () => {
-    const created = (await data(a.session, `mutation { createIntegration(tenantId: ${a.id}, channelId: ${a.channelId}, name: "crm") { authToken integration { apiId name channelId } } }`)).createIntegration;
+    const created = (
+      await data(
+        a.session,
+        `mutation { createIntegration(tenantId: ${a.id}, channelId: ${a.channelId}, name: "crm") { authToken integration { apiId name channelId } } }`,
+      )
+    ).createIntegration;
     expect(created.integration).toMatchObject({ name: 'crm', channelId: a.channelId });
     const root = `${mesh.gatewayUrl}/v2/api/external/${created.integration.apiId}`;
     expect((await call(`${root}/listTags`, { token: created.authToken })).status).toBe(200);
-    expect((await data(a.session, `mutation { revokeIntegration(tenantId: ${a.id}, apiId: "${created.integration.apiId}") }`)).revokeIntegration).toBe(true);
+    expect(
+      (await data(a.session, `mutation { revokeIntegration(tenantId: ${a.id}, apiId: "${created.integration.apiId}") }`)).revokeIntegration,
+    ).toBe(true);
     expect((await call(`${root}/listTags`, { token: created.authToken })).status).toBe(401);
   });
 
   it("cannot create on, or revoke, the other tenant's channel or integration", async () => {
-    const onTheirChannel = await gql(a.session, `mutation { createIntegration(tenantId: ${a.id}, channelId: ${b.channelId}, name: "x") { authToken } }`);
+    const onTheirChannel = await gql(
+      a.session,
+      `mutation { createIntegration(tenantId: ${a.id}, channelId: ${b.channelId}, name: "x") { authToken } }`,
+    );
     expect(onTheirChannel.body.errors[0].extensions.code).toBe('ERR_CHANNEL_NOT_FOUND');
     const theirApi = (await data(admin, `{ tenant(id: ${b.id}) { integrations { apiId } } }`)).tenant.integrations[0].apiId;
     const revoke = await gql(a.session, `mutation { revokeIntegration(tenantId: ${a.id}, apiId: "${theirApi}") }`);
     expect(revoke.body.errors[0].extensions.code).toBe('ERR_API_NOT_FOUND');
-    expect((await gql(a.session, `mutation { revokeIntegration(tenantId: ${b.id}, apiId: "${theirApi}") }`)).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
+    expect(
+      (await gql(a.session, `mutation { revokeIntegration(tenantId: ${b.id}, apiId: "${theirApi}") }`)).body.errors[0].extensions.code,
+    ).toBe('ERR_FORBIDDEN');
     expect((await call(`${b.root}/listTags`, { token: b.integrationToken })).status).toBe(200);
   });
 
@@ -102,24 +121,55 @@ describe('dashboard tenants, end to end', () => {
     const edited = await data(
       a.session,
       `mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id name webhookEnabled webhookIncoming webhookUrl } }`,
-      { t: a.id, id: channel.id, c: { name: 'Alpha renamed', webhookEnabled: true, webhookUrl: 'https://hooks.example.com/alpha', webhookIncoming: true } },
+      {
+        t: a.id,
+        id: channel.id,
+        c: { name: 'Alpha renamed', webhookEnabled: true, webhookUrl: 'https://hooks.example.com/alpha', webhookIncoming: true },
+      },
     );
-    expect(edited.updateChannel).toEqual({ id: channel.id, name: 'Alpha renamed', webhookEnabled: true, webhookIncoming: true, webhookUrl: 'https://hooks.example.com/alpha' });
+    expect(edited.updateChannel).toEqual({
+      id: channel.id,
+      name: 'Alpha renamed',
+      webhookEnabled: true,
+      webhookIncoming: true,
+      webhookUrl: 'https://hooks.example.com/alpha',
+    });
 
     // The same rules: an unknown kind, an empty name, a private webhook target.
-    const invalid = await gql(a.session, `mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`, { t: a.id, c: { name: 'x', type: 'telegraph' } });
+    const invalid = await gql(a.session, `mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`, {
+      t: a.id,
+      c: { name: 'x', type: 'telegraph' },
+    });
     expect(invalid.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
-    const empty = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: " " }) { id } }`, { t: a.id, id: channel.id });
+    const empty = await gql(
+      a.session,
+      `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: " " }) { id } }`,
+      { t: a.id, id: channel.id },
+    );
     expect(empty.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
-    const privateTarget = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { webhookUrl: "http://10.0.0.1/hook" }) { id } }`, { t: a.id, id: channel.id });
+    const privateTarget = await gql(
+      a.session,
+      `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { webhookUrl: "http://10.0.0.1/hook" }) { id } }`,
+      { t: a.id, id: channel.id },
+    );
     expect(privateTarget.body.errors[0].extensions.code).toBe('ERR_VALIDATION');
 
     // Not on the other tenant: its channel is not found, and its tenant id is refused.
-    const theirs = await gql(a.session, `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`, { t: a.id, id: b.channelId });
+    const theirs = await gql(
+      a.session,
+      `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`,
+      { t: a.id, id: b.channelId },
+    );
     expect(theirs.body.errors[0].extensions.code).toBe('ERR_CHANNEL_NOT_FOUND');
     for (const q of [
-      [`mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`, { t: b.id, c: { name: 'intruder', type: 'engine_a' } }],
-      [`mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`, { t: b.id, id: b.channelId }],
+      [
+        `mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { authToken } }`,
+        { t: b.id, c: { name: 'intruder', type: 'engine_a' } },
+      ],
+      [
+        `mutation($t: Int!, $id: Int!) { updateChannel(tenantId: $t, channelId: $id, changes: { name: "mine" }) { id } }`,
+        { t: b.id, id: b.channelId },
+      ],
     ] as const) {
       expect((await gql(a.session, q[0], q[1])).body.errors[0].extensions.code).toBe('ERR_FORBIDDEN');
     }

@@ -39,11 +39,19 @@ describe('dashboard tickets, end to end', () => {
 
   beforeAll(async () => {
     engine = await startNetworkEngine();
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     a = await newDashboardTenant(mesh, 'Alpha', engine.url);
     b = await newDashboardTenant(mesh, 'Beta', engine.url);
     const admin = mesh.superAdminToken;
-    for (const [t, key] of [[a, 'a'], [b, 'b']] as const) {
+    for (const [t, key] of [
+      [a, 'a'],
+      [b, 'b'],
+    ] as const) {
       ids[`${key}Tag`] = (await data(admin, `mutation { createTag(tenantId: ${t.id}, name: "vip") { id } }`)).createTag.id;
       ids[`${key}Queue`] = (await data(admin, `mutation { createQueue(tenantId: ${t.id}, name: "Sales") { id } }`)).createQueue.id;
     }
@@ -62,7 +70,7 @@ describe('dashboard tickets, end to end', () => {
 
   afterEach(() => expect(crashes).toEqual([]));
 
-  it('pages a tenant\'s tickets with cursors, newest activity first, only its own', async () => {
+  it("pages a tenant's tickets with cursors, newest activity first, only its own", async () => {
     const one = (await data(a.session, LIST, { t: a.id, first: 2 })).tickets;
     expect(one.totalCount).toBe(3);
     expect(one.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a3, ids.a2]);
@@ -83,10 +91,15 @@ describe('dashboard tickets, end to end', () => {
     expect(Date.parse(closed.closeTicket.closedAt)).toBeGreaterThanOrEqual(before - 1000);
     expect((await data(a.session, LIST, { t, status: 'closed' })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a1]);
     // A reopen clears closedAt (the field's description says so).
-    expect((await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status closedAt } }`)).reopenTicket).toEqual({ status: 'open', closedAt: null });
+    expect(
+      (await data(a.session, `mutation { reopenTicket(tenantId: ${t}, ticketId: ${ids.a1}) { status closedAt } }`)).reopenTicket,
+    ).toEqual({ status: 'open', closedAt: null });
 
     // A user of the tenant (its administrator); another tenant's or nobody's is refused (dashboard-isolation.test.ts).
-    const assigned = await data(a.session, `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: ${a.adminUserId}) { userId } }`);
+    const assigned = await data(
+      a.session,
+      `mutation { assignTicket(tenantId: ${t}, ticketId: ${ids.a2}, userId: ${a.adminUserId}) { userId } }`,
+    );
     expect(assigned.assignTicket.userId).toBe(a.adminUserId);
     expect((await data(a.session, LIST, { t, userId: a.adminUserId })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
 
@@ -94,18 +107,26 @@ describe('dashboard tickets, end to end', () => {
     expect(moved.moveTicket.queueId).toBe(ids.aQueue);
     expect((await data(a.session, LIST, { t, queueId: ids.aQueue })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a2]);
 
-    const tagged = await data(a.session, `mutation { addTicketTags(tenantId: ${t}, ticketId: ${ids.a3}, tagIds: [${ids.aTag}]) { tagIds } }`);
+    const tagged = await data(
+      a.session,
+      `mutation { addTicketTags(tenantId: ${t}, ticketId: ${ids.a3}, tagIds: [${ids.aTag}]) { tagIds } }`,
+    );
     expect(tagged.addTicketTags.tagIds).toEqual([ids.aTag]);
     expect((await data(a.session, LIST, { t, tagId: ids.aTag })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a3]);
     await data(a.session, `mutation { removeTicketTag(tenantId: ${t}, ticketId: ${ids.a3}, tagId: ${ids.aTag}) { tagIds } }`);
     expect((await data(a.session, LIST, { t, tagId: ids.aTag })).tickets.totalCount).toBe(0);
 
-    expect((await data(a.session, LIST, { t, search: String(ids.a3Number).slice(-8) })).tickets.nodes.map((n: { id: number }) => n.id)).toEqual([ids.a3]);
+    expect(
+      (await data(a.session, LIST, { t, search: String(ids.a3Number).slice(-8) })).tickets.nodes.map((n: { id: number }) => n.id),
+    ).toEqual([ids.a3]);
     expect((await data(a.session, LIST, { t, channelId: a.channelId })).tickets.totalCount).toBe(3);
   });
 
   it('counts by status, queue and channel', async () => {
-    const { ticketCounts } = await data(a.session, `{ ticketCounts(tenantId: ${a.id}) { byStatus { key count } byQueue { key count } byChannel { key count } } }`);
+    const { ticketCounts } = await data(
+      a.session,
+      `{ ticketCounts(tenantId: ${a.id}) { byStatus { key count } byQueue { key count } byChannel { key count } } }`,
+    );
     expect(ticketCounts.byChannel).toEqual([{ key: String(a.channelId), count: 3 }]);
     expect(ticketCounts.byStatus.reduce((s: number, c: { count: number }) => s + c.count, 0)).toBe(3);
     expect(ticketCounts.byQueue).toContainEqual({ key: String(ids.aQueue), count: 1 });
@@ -117,8 +138,17 @@ describe('dashboard tickets, end to end', () => {
       `{ ticket(tenantId: ${a.id}, id: ${ids.a3}) { id contact { number } messages { body direction status } channel { id name type status } } }`,
     );
     expect(ticket.contact.number).toBe(String(ids.a3Number));
-    expect(ticket.messages).toContainEqual({ body: 'third of alpha', direction: 'out', status: expect.stringMatching(/^(sent|delivered|read)$/) });
-    expect(ticket.channel).toEqual({ id: a.channelId, name: 'Alpha line', type: 'engine_a', status: expect.stringMatching(/^(DISCONNECTED|CONNECTED)$/) });
+    expect(ticket.messages).toContainEqual({
+      body: 'third of alpha',
+      direction: 'out',
+      status: expect.stringMatching(/^(sent|delivered|read)$/),
+    });
+    expect(ticket.channel).toEqual({
+      id: a.channelId,
+      name: 'Alpha line',
+      type: 'engine_a',
+      status: expect.stringMatching(/^(DISCONNECTED|CONNECTED)$/),
+    });
   });
 
   it("reads a ticket's conversation as a connection, and its notes", async () => {

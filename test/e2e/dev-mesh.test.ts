@@ -18,7 +18,14 @@ describe('the development mesh', () => {
   let mesh: Mesh | undefined;
   const crashes: string[] = [];
   const start = () =>
-    startMesh({ freePorts: true, dataDir, restartOnCrash: true, onLine: () => undefined, onCrash: (p, c) => crashes.push(`${p}:${c}`), env: UNPACED });
+    startMesh({
+      freePorts: true,
+      dataDir,
+      restartOnCrash: true,
+      onLine: () => undefined,
+      onCrash: (p, c) => crashes.push(`${p}:${c}`),
+      env: UNPACED,
+    });
 
   beforeAll(async () => {
     engine = await startFakeEngine();
@@ -38,7 +45,17 @@ describe('the development mesh', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Kept Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@kept.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Kept Ltda',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'ops@kept.example',
+        password: 'S3cure!pass',
+        userName: 'Ops',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     const tenantId = tenant.body.data.tenant.id;
@@ -47,7 +64,10 @@ describe('the development mesh', () => {
       body: { tenant: tenantId, name: 'Kept number', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
     });
     const { apiId, authToken } = session.body.data.api;
-    const before = await call(`${mesh.gatewayUrl}/v2/api/external/${apiId}/createTicket`, { token: authToken, body: { number: '5511987653333', body: 'before' } });
+    const before = await call(`${mesh.gatewayUrl}/v2/api/external/${apiId}/createTicket`, {
+      token: authToken,
+      body: { number: '5511987653333', body: 'before' },
+    });
     expect(before.status).toBe(200);
     await mesh.stop();
     mesh = undefined;
@@ -57,7 +77,10 @@ describe('the development mesh', () => {
     const shown = await call(`${mesh.gatewayUrl}/tenantApiShowTenant`, { token: admin, body: { id: tenantId } });
     expect(shown.body.data).toMatchObject({ id: tenantId, name: 'Kept Ltda' });
     const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
-    const after = await call(`${root}/sendMessageByTicket`, { token: authToken, body: { ticketId: before.body.data.ticketId, body: 'after a restart' } });
+    const after = await call(`${root}/sendMessageByTicket`, {
+      token: authToken,
+      body: { ticketId: before.body.data.ticketId, body: 'after a restart' },
+    });
     expect(after.status).toBe(200);
     expect(await settled(root, authToken, after.body.data.messageId)).toMatchObject({ status: 'sent' });
     expect(engine.requests.some((r) => JSON.stringify(r.body).includes('after a restart'))).toBe(true);

@@ -44,7 +44,8 @@ async function startRelay() {
 }
 
 /** A header of a raw message, unfolded. */
-const header = (raw: string, name: string) => new RegExp(`^${name}: (.*(?:\\r\\n[ \\t].*)*)`, 'im').exec(raw)?.[1].replace(/\r\n[ \t]+/g, ' ');
+const header = (raw: string, name: string) =>
+  new RegExp(`^${name}: (.*(?:\\r\\n[ \\t].*)*)`, 'im').exec(raw)?.[1].replace(/\r\n[ \t]+/g, ' ');
 
 /** The e-mail variant of createTicket and sends to e-mail tickets, through the whole mesh to an SMTP relay. */
 describe('e-mail (webmail channels)', () => {
@@ -58,11 +59,26 @@ describe('e-mail (webmail channels)', () => {
 
   beforeAll(async () => {
     relay = await startRelay();
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Mail Co', maxUsers: 2, maxConnections: 3, acceptTerms: true, email: 'admin@mail.example', password: 'M4il!pass', userName: 'M', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Mail Co',
+        maxUsers: 2,
+        maxConnections: 3,
+        acceptTerms: true,
+        email: 'admin@mail.example',
+        password: 'M4il!pass',
+        userName: 'M',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
@@ -93,7 +109,10 @@ describe('e-mail (webmail channels)', () => {
   afterEach(() => expect(crashes).toEqual([]));
 
   it('createTicket with email and channelId opens the ticket and e-mails the first message', async () => {
-    const res = await call(`${root}/createTicket`, { token, body: { email: 'Ana@Example.com', channelId: webmailId, body: 'Hello Ana, we got your request.' } });
+    const res = await call(`${root}/createTicket`, {
+      token,
+      body: { email: 'Ana@Example.com', channelId: webmailId, body: 'Hello Ana, we got your request.' },
+    });
 
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ created: true, ticket: { whatsappId: webmailId, contact: { email: 'ana@example.com' } } });
@@ -118,7 +137,13 @@ describe('e-mail (webmail channels)', () => {
     const pdf = Buffer.from('%PDF-1.4\n% the invoice\n%%EOF\n');
     const res = await call(`${root}/sendMessageByTicket`, {
       token,
-      body: { ticketId, body: 'Your invoice is attached.', base64Data: pdf.toString('base64'), mimeType: 'application/pdf', fileName: 'invoice' },
+      body: {
+        ticketId,
+        body: 'Your invoice is attached.',
+        base64Data: pdf.toString('base64'),
+        mimeType: 'application/pdf',
+        fileName: 'invoice',
+      },
     });
 
     expect(res.status).toBe(200);
@@ -137,7 +162,14 @@ describe('e-mail (webmail channels)', () => {
     const inbound = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${webmailId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer mail-bridge-token' },
-      body: JSON.stringify({ type: 'email', from: 'bruno@example.com', fromName: 'Bruno', subject: 'Order 42 is late', text: 'Where is it?', messageId: '<b1@mail.example.com>' }),
+      body: JSON.stringify({
+        type: 'email',
+        from: 'bruno@example.com',
+        fromName: 'Bruno',
+        subject: 'Order 42 is late',
+        text: 'Where is it?',
+        messageId: '<b1@mail.example.com>',
+      }),
     });
     expect(inbound.status).toBe(200);
     const [{ ticketId: brunoTicket }] = ((await inbound.json()) as { data: { results: Array<{ ticketId: number }> } }).data.results;
@@ -154,7 +186,10 @@ describe('e-mail (webmail channels)', () => {
 
   it("a relay refusal is accepted, then stores the message as failed with the server's reply", async () => {
     relay.refuse.add('bounce@example.com');
-    const ticket = await call(`${root}/createTicket`, { token, body: { email: 'bounce@example.com', channelId: webmailId, body: 'Hello?' } });
+    const ticket = await call(`${root}/createTicket`, {
+      token,
+      body: { email: 'bounce@example.com', channelId: webmailId, body: 'Hello?' },
+    });
 
     expect(ticket.status).toBe(200);
     const failed = await settled(root, token, ticket.body.data.messageId);
@@ -163,7 +198,9 @@ describe('e-mail (webmail channels)', () => {
     const list = await call(`${root}/listTickets?searchParam=bounce`, { token });
     const [opened] = list.body.data.tickets;
     const messages = await call(`${root}/showAllMessages`, { token, body: { ticket: String(opened.id) } });
-    expect(messages.body.data.messages).toEqual([expect.objectContaining({ body: 'Hello?', status: 'failed', error: expect.stringContaining('550') })]);
+    expect(messages.body.data.messages).toEqual([
+      expect.objectContaining({ body: 'Hello?', status: 'failed', error: expect.stringContaining('550') }),
+    ]);
   });
 
   it('refuses the e-mail variant on a channel that is not webmail', async () => {

@@ -30,7 +30,13 @@ describe('sends under faults', () => {
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
       // Retries soon after a kill, so that recovery is seen within the test's time.
-      env: { ...UNPACED, DELIVERY_BACKOFF_BASE_MS: '500', DELIVERY_BACKOFF_MAX_MS: '4000', TOKEN_CACHE_MS: '60000', CHANNEL_CACHE_MS: '60000' },
+      env: {
+        ...UNPACED,
+        DELIVERY_BACKOFF_BASE_MS: '500',
+        DELIVERY_BACKOFF_MAX_MS: '4000',
+        TOKEN_CACHE_MS: '60000',
+        CHANNEL_CACHE_MS: '60000',
+      },
     });
   }, 120_000);
 
@@ -43,7 +49,17 @@ describe('sends under faults', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Faults', maxUsers: 1, maxConnections: 1, acceptTerms: true, email: `faults-${randomUUID()}@example.com`, password: 'F4ults!pass', userName: 'F', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Faults',
+        maxUsers: 1,
+        maxConnections: 1,
+        acceptTerms: true,
+        email: `faults-${randomUUID()}@example.com`,
+        password: 'F4ults!pass',
+        userName: 'F',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -53,7 +69,10 @@ describe('sends under faults', () => {
     const root = `${mesh.gatewayUrl}/v2/api/external/${apiId}`;
     const ticketIds: number[] = [];
     for (let t = 0; t < TICKETS; t++) {
-      const created = await call(`${root}/createTicket`, { token, body: { number: `55118800${String(t).padStart(4, '0')}`, body: `open ${t}` } });
+      const created = await call(`${root}/createTicket`, {
+        token,
+        body: { number: `55118800${String(t).padStart(4, '0')}`, body: `open ${t}` },
+      });
       ticketIds.push(created.body.data.ticketId);
     }
 

@@ -51,7 +51,12 @@ function routesOf(doc: Doc): Route[] {
       const m = method.toUpperCase() as Route['method'];
       const content = op?.requestBody?.content ?? {};
       if (Object.keys(content).length) {
-        routes.push({ method: m, path, fields: propsOf(content['application/json']?.schema ?? content['multipart/form-data']?.schema), multipart: 'multipart/form-data' in content });
+        routes.push({
+          method: m,
+          path,
+          fields: propsOf(content['application/json']?.schema ?? content['multipart/form-data']?.schema),
+          multipart: 'multipart/form-data' in content,
+        });
       } else if (m === 'GET') {
         const query = (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name as string);
         if (query.length) routes.push({ method: m, path, fields: query, multipart: false });
@@ -76,19 +81,50 @@ describe('fuzzed REST API', () => {
   beforeAll(async () => {
     engine = await startFakeEngine();
     // No rate limit here: the fuzz is one client sending as fast as it can.
-    const off = ['RATE_LIMIT_PER_TOKEN', 'RATE_LIMIT_PER_TENANT', 'WEBCHAT_VISITORS_PER_ADDRESS', 'WEBCHAT_VISITORS_PER_CHANNEL', 'WEBCHAT_POLLS_PER_ADDRESS', 'WEBCHAT_POLLS_PER_CHANNEL'];
-    mesh = await startMesh({ freePorts: true, env: { ...UNPACED, ...Object.fromEntries(off.map((k) => [k, '0'])) }, onLine: () => undefined });
+    const off = [
+      'RATE_LIMIT_PER_TOKEN',
+      'RATE_LIMIT_PER_TENANT',
+      'WEBCHAT_VISITORS_PER_ADDRESS',
+      'WEBCHAT_VISITORS_PER_CHANNEL',
+      'WEBCHAT_POLLS_PER_ADDRESS',
+      'WEBCHAT_POLLS_PER_CHANNEL',
+    ];
+    mesh = await startMesh({
+      freePorts: true,
+      env: { ...UNPACED, ...Object.fromEntries(off.map((k) => [k, '0'])) },
+      onLine: () => undefined,
+    });
     admin = mesh.superAdminToken;
     const integration = async (name: string) => {
       const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
         token: admin,
-        body: { status: 'active', name, maxUsers: 10, maxConnections: 10, acceptTerms: true, email: `owner@${name.toLowerCase()}.example`, password: 'S3cure!pass', userName: 'Owner', profile: 'admin' },
+        body: {
+          status: 'active',
+          name,
+          maxUsers: 10,
+          maxConnections: 10,
+          acceptTerms: true,
+          email: `owner@${name.toLowerCase()}.example`,
+          password: 'S3cure!pass',
+          userName: 'Owner',
+          profile: 'admin',
+        },
       });
       const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
         token: admin,
-        body: { tenant: tenant.body.data.tenant.id, name: 'engine_a', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
+        body: {
+          tenant: tenant.body.data.tenant.id,
+          name: 'engine_a',
+          type: 'engine_a',
+          engineUrl: engine.url,
+          engineToken: 'engine-secret',
+        },
       });
-      return { tenant: tenant.body.data.tenant.id as number, api: session.body.data.api, channel: session.body.data.whatsapp?.id as number };
+      return {
+        tenant: tenant.body.data.tenant.id as number,
+        api: session.body.data.api,
+        channel: session.body.data.whatsapp?.id as number,
+      };
     };
     const mine = await integration('Fuzz');
     const other = await integration('Victim');
@@ -123,7 +159,29 @@ describe('fuzzed REST API', () => {
     fc.constantFrom(0, -1, 2147483647, 2147483648, 4294967297, 1e21, 1.5, Number.MAX_SAFE_INTEGER, -0.0001),
     fc.constantFrom(...Object.keys(RAW).map((k) => k.slice(1, -1))),
     fc.string({ maxLength: 40 }),
-    fc.constantFrom('', '5521990009999', 'true', '1', '1e400', 'Infinity', 'NaN', '-1', 'http://127.0.0.1/x', 'http://169.254.169.254/latest', 'http://nothing.invalid/a.png', 'x'.repeat(5000), 'open', 'typing', 'QUJD', 'data:image/png;base64,QUJD', 'asaas', 'engine_a', 'waba', 'active', 'inactive'),
+    fc.constantFrom(
+      '',
+      '5521990009999',
+      'true',
+      '1',
+      '1e400',
+      'Infinity',
+      'NaN',
+      '-1',
+      'http://127.0.0.1/x',
+      'http://169.254.169.254/latest',
+      'http://nothing.invalid/a.png',
+      'x'.repeat(5000),
+      'open',
+      'typing',
+      'QUJD',
+      'data:image/png;base64,QUJD',
+      'asaas',
+      'engine_a',
+      'waba',
+      'active',
+      'inactive',
+    ),
     fc.boolean(),
     fc.constant(null),
     fc.constantFrom('__ticket__', '__tenant__', '__channel__'),
@@ -142,12 +200,23 @@ describe('fuzzed REST API', () => {
         encoding: fc.constantFrom(...encodings),
         tokenKind: fc.constantFrom(...tokens),
         param: value,
-        junk: fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('{', '{"ticketId":', '[1,2', 'null', '"x"', '{"a":1e400}', '{"__proto__":{"x":1}}', '\u0000')),
+        junk: fc.oneof(
+          fc.string({ maxLength: 60 }),
+          fc.constantFrom('{', '{"ticketId":', '[1,2', 'null', '"x"', '{"a":1e400}', '{"__proto__":{"x":1}}', '\u0000'),
+        ),
       }),
     );
-  type Request = { route: Route; body: Record<string, unknown>; encoding: (typeof encodings)[number]; tokenKind: (typeof tokens)[number]; param: unknown; junk: string };
+  type Request = {
+    route: Route;
+    body: Record<string, unknown>;
+    encoding: (typeof encodings)[number];
+    tokenKind: (typeof tokens)[number];
+    param: unknown;
+    junk: string;
+  };
 
-  const substitute = (v: unknown): unknown => (v === '__ticket__' ? ticketId : v === '__tenant__' ? victim.tenant : v === '__channel__' ? victim.channel : v);
+  const substitute = (v: unknown): unknown =>
+    v === '__ticket__' ? ticketId : v === '__tenant__' ? victim.tenant : v === '__channel__' ? victim.channel : v;
 
   function urlOf(route: Route, param: unknown, query?: Record<string, unknown>): string {
     const p = substitute(param);
@@ -158,7 +227,9 @@ describe('fuzzed REST API', () => {
       // JSON for anything but a string: String() throws on an object without a prototype.
       return encodeURIComponent(typeof p === 'string' ? p.slice(0, 100) : (JSON.stringify(p) ?? String(p)));
     });
-    const qs = query ? `?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}` : '';
+    const qs = query
+      ? `?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]))}`
+      : '';
     return `${mesh.gatewayUrl}${path}${qs}`;
   }
 
@@ -176,7 +247,8 @@ describe('fuzzed REST API', () => {
     } else if (encoding === 'multipart' && route.multipart) {
       const form = new FormData();
       for (const [k, v] of Object.entries(b)) form.append(k, typeof v === 'string' ? v : JSON.stringify(v));
-      if ('media' in b || Object.keys(b).length % 2) form.set('media', new Blob([Buffer.from('%PDF-1.4 fuzz')], { type: 'application/pdf' }), 'f.pdf');
+      if ('media' in b || Object.keys(b).length % 2)
+        form.set('media', new Blob([Buffer.from('%PDF-1.4 fuzz')], { type: 'application/pdf' }), 'f.pdf');
       payload = form;
     } else {
       payload = Object.entries(RAW).reduce((text, [from, to]) => text.split(from).join(to), JSON.stringify(b));
@@ -185,28 +257,43 @@ describe('fuzzed REST API', () => {
     return fetch(urlOf(route, param), { method: route.method, headers, body: payload, signal: AbortSignal.timeout(30_000) });
   }
 
-  it(`answers ${RUNS} fuzzed requests on every route with a body without a 5xx, small, and without half-writes`, async () => {
-    expect(routes.filter((r) => r.method !== 'GET').length).toBeGreaterThan(40);
-    const statuses = new Map<number, number>();
-    const perRoute = new Map<string, number>();
-    const check = async (req: Request) => {
-      const external = req.route.path.startsWith(EXTERNAL) && req.route.method !== 'GET';
-      const before = external ? await fingerprint() : '';
-      const res = await send(req);
-      const text = await res.text();
-      const label = `${req.route.method} ${req.route.path}`;
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      perRoute.set(label, (perRoute.get(label) ?? 0) + 1);
-      expect({ label, status: res.status < 500 ? 'below 500' : res.status, text: res.status < 500 ? '' : text }).toEqual({ label, status: 'below 500', text: '' });
-      expect(text.length).toBeLessThan(MAX_ANSWER_BYTES);
-      if (external && res.status >= 400) expect({ label, body: req.body, state: await fingerprint() }).toEqual({ label, body: req.body, state: before });
-    };
-    // Every route once with an empty body and the right token, then the random ones.
-    for (const route of routes) await check({ route, body: {}, encoding: 'json', tokenKind: 'right', param: '__ticket__', junk: '' });
-    await fc.assert(fc.asyncProperty(request(), check), { numRuns: RUNS, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31), endOnFailure: true });
-    // Not only refusals: some fuzzed requests are accepted too.
-    expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
-    process.stdout.write(`fuzz: ${RUNS + routes.length} requests on ${routes.length} routes (${routes.filter((r) => r.method !== 'GET').length} with a body); statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
-    // Each request costs a few round trips (the fingerprints around a refused write).
-  }, Math.max(180_000, RUNS * 150));
+  it(
+    `answers ${RUNS} fuzzed requests on every route with a body without a 5xx, small, and without half-writes`,
+    async () => {
+      expect(routes.filter((r) => r.method !== 'GET').length).toBeGreaterThan(40);
+      const statuses = new Map<number, number>();
+      const perRoute = new Map<string, number>();
+      const check = async (req: Request) => {
+        const external = req.route.path.startsWith(EXTERNAL) && req.route.method !== 'GET';
+        const before = external ? await fingerprint() : '';
+        const res = await send(req);
+        const text = await res.text();
+        const label = `${req.route.method} ${req.route.path}`;
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        perRoute.set(label, (perRoute.get(label) ?? 0) + 1);
+        expect({ label, status: res.status < 500 ? 'below 500' : res.status, text: res.status < 500 ? '' : text }).toEqual({
+          label,
+          status: 'below 500',
+          text: '',
+        });
+        expect(text.length).toBeLessThan(MAX_ANSWER_BYTES);
+        if (external && res.status >= 400)
+          expect({ label, body: req.body, state: await fingerprint() }).toEqual({ label, body: req.body, state: before });
+      };
+      // Every route once with an empty body and the right token, then the random ones.
+      for (const route of routes) await check({ route, body: {}, encoding: 'json', tokenKind: 'right', param: '__ticket__', junk: '' });
+      await fc.assert(fc.asyncProperty(request(), check), {
+        numRuns: RUNS,
+        seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31),
+        endOnFailure: true,
+      });
+      // Not only refusals: some fuzzed requests are accepted too.
+      expect([...statuses.keys()].some((s) => s < 300)).toBe(true);
+      process.stdout.write(
+        `fuzz: ${RUNS + routes.length} requests on ${routes.length} routes (${routes.filter((r) => r.method !== 'GET').length} with a body); statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`,
+      );
+      // Each request costs a few round trips (the fingerprints around a refused write).
+    },
+    Math.max(180_000, RUNS * 150),
+  );
 });

@@ -41,7 +41,17 @@ describe('graceful shutdown under load', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Shutdown Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@shutdown.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Shutdown Ltda',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'ops@shutdown.example',
+        password: 'S3cure!pass',
+        userName: 'Ops',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -120,12 +130,21 @@ describe('graceful shutdown under load', () => {
     const accepted = sent.filter((s) => s.status === 200);
     expect(accepted.length).toBeGreaterThan(0);
     // Anything else was refused as a whole (503 while a backend stops): nothing half-done.
-    expect([...new Set(sent.filter((s) => s.status !== 200 && s.status !== 'no answer').map((s) => s.status))].filter((s) => s !== 503)).toEqual([]);
-    await eventually('every accepted send at the provider', () => accepted.every((s) => deliveries().has(s.body)), 60_000).catch(async (err: Error) => {
-      const missing = accepted.filter((s) => !deliveries().has(s.body)).slice(0, 5);
-      const records = await Promise.all(missing.map(async (s) => ({ body: s.body, record: (await call(`${root}/getMessageByMessageId?messageId=${s.messageId}`, { token })).body.data })));
-      throw new Error(`${err.message}; not there (at most 5): ${JSON.stringify(records)}`);
-    });
+    expect(
+      [...new Set(sent.filter((s) => s.status !== 200 && s.status !== 'no answer').map((s) => s.status))].filter((s) => s !== 503),
+    ).toEqual([]);
+    await eventually('every accepted send at the provider', () => accepted.every((s) => deliveries().has(s.body)), 60_000).catch(
+      async (err: Error) => {
+        const missing = accepted.filter((s) => !deliveries().has(s.body)).slice(0, 5);
+        const records = await Promise.all(
+          missing.map(async (s) => ({
+            body: s.body,
+            record: (await call(`${root}/getMessageByMessageId?messageId=${s.messageId}`, { token })).body.data,
+          })),
+        );
+        throw new Error(`${err.message}; not there (at most 5): ${JSON.stringify(records)}`);
+      },
+    );
     for (const s of accepted) {
       expect({ body: s.body, seen: deliveries().get(s.body) }).toEqual({ body: s.body, seen: 1 });
       const msg = await call(`${root}/getMessageByMessageId?messageId=${s.messageId}`, { token });
@@ -152,7 +171,11 @@ describe('graceful shutdown under load', () => {
     // (HTTP/1.1's keep-alive race) it was written on an idle connection the stopping server closed
     // before reading it. Either way it must not reach the provider: an accepted send is answered.
     const unanswered = sent.filter((x) => x.status === 'no answer');
-    for (const s of unanswered) expect({ body: s.body, error: s.error }).toEqual({ body: s.body, error: expect.stringMatching(/ECONNREFUSED|other side closed|ECONNRESET/) });
+    for (const s of unanswered)
+      expect({ body: s.body, error: s.error }).toEqual({
+        body: s.body,
+        error: expect.stringMatching(/ECONNREFUSED|other side closed|ECONNRESET/),
+      });
     await expectDeliveredOnce(sent);
     for (const s of unanswered) expect({ body: s.body, seen: deliveries().get(s.body) ?? 0 }).toEqual({ body: s.body, seen: 0 });
     expect(crashes).toEqual([]);

@@ -29,8 +29,16 @@ describe('hardening, end to end', () => {
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: {
-        status: 'active', name: 'Hardening', maxUsers: 10, maxConnections: 10, acceptTerms: true, identity,
-        email: `owner-${randomUUID()}@hardening.example`, password: 'S3cure!pass', userName: 'Owner Ana', profile: 'admin',
+        status: 'active',
+        name: 'Hardening',
+        maxUsers: 10,
+        maxConnections: 10,
+        acceptTerms: true,
+        identity,
+        email: `owner-${randomUUID()}@hardening.example`,
+        password: 'S3cure!pass',
+        userName: 'Owner Ana',
+        profile: 'admin',
       },
     });
     expect(tenant.status).toBe(200);
@@ -42,8 +50,12 @@ describe('hardening, end to end', () => {
     expect(session.status).toBe(200);
     const { whatsapp, api } = session.body.data;
     return {
-      tenantId, identity, userId: tenant.body.data.adminUser.id, channelId: whatsapp.id,
-      root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`, token: api.authToken,
+      tenantId,
+      identity,
+      userId: tenant.body.data.adminUser.id,
+      channelId: whatsapp.id,
+      root: `${mesh.gatewayUrl}/v2/api/external/${api.apiId}`,
+      token: api.authToken,
     };
   }
 
@@ -65,7 +77,14 @@ describe('hardening, end to end', () => {
   beforeAll(async () => {
     engine = await startFakeEngine();
     // Limits low enough to reach in a test, high enough for the other tests here (docs/operations.md "Limits").
-    const env = { ...UNPACED, RATE_LIMIT_PER_TOKEN: '120', RATE_LIMIT_PER_TENANT: '100000', RATE_LIMIT_WINDOW_MS: '60000', WEBCHAT_VISITORS_PER_ADDRESS: '5', WEBCHAT_MAX_OPEN_POLLS: '1' };
+    const env = {
+      ...UNPACED,
+      RATE_LIMIT_PER_TOKEN: '120',
+      RATE_LIMIT_PER_TENANT: '100000',
+      RATE_LIMIT_WINDOW_MS: '60000',
+      WEBCHAT_VISITORS_PER_ADDRESS: '5',
+      WEBCHAT_MAX_OPEN_POLLS: '1',
+    };
     mesh = await startMesh({ freePorts: true, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     [a, b] = [await newIntegration(), await newIntegration()];
@@ -98,14 +117,26 @@ describe('hardening, end to end', () => {
     expect(huge.status).toBe(400);
     expect(huge.text.length).toBeLessThan(20_000);
     const twoMiB = JSON.stringify({ ticketId: 0, body: 'x'.repeat(2 * 1024 * 1024) });
-    failed(await raw(`${a.root}/addTag`, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: twoMiB }), 413, 'ERR_PAYLOAD_TOO_LARGE');
+    failed(
+      await raw(`${a.root}/addTag`, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: twoMiB }),
+      413,
+      'ERR_PAYLOAD_TOO_LARGE',
+    );
     // The media route reads it, then refuses the fields (ticketId 0, body over 4096).
-    failed(await raw(`${a.root}/sendMessageByTicket`, { headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' }, body: twoMiB }), 400, 'ERR_VALIDATION');
+    failed(
+      await raw(`${a.root}/sendMessageByTicket`, {
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+        body: twoMiB,
+      }),
+      400,
+      'ERR_VALIDATION',
+    );
   });
 
   it('answers malformed multipart bodies 400 and a file on a route without media 413', async () => {
     const auth = { authorization: `Bearer ${a.token}` };
-    const part = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name="ticketId"\r\n\r\n${ticketId}\r\n--${boundary}--\r\n`;
+    const part = (boundary: string) =>
+      `--${boundary}\r\nContent-Disposition: form-data; name="ticketId"\r\n\r\n${ticketId}\r\n--${boundary}--\r\n`;
     const bodies: [string, string][] = [
       ['multipart/form-data', part('x')],
       ['multipart/form-data; boundary=abc', part('xyz')],
@@ -115,7 +146,13 @@ describe('hardening, end to end', () => {
     for (const op of ['sendMessageByTicket', 'showTicketById', 'addTag', 'createNotes', '']) {
       for (const [type, body] of bodies) {
         const res = await raw(op ? `${a.root}/${op}` : a.root, { headers: { ...auth, 'content-type': type }, body });
-        expect({ op, type, body, status: res.status, error: res.body.error }).toEqual({ op, type, body, status: 400, error: 'ERR_VALIDATION' });
+        expect({ op, type, body, status: res.status, error: res.body.error }).toEqual({
+          op,
+          type,
+          body,
+          status: 400,
+          error: 'ERR_VALIDATION',
+        });
       }
     }
     const form = new FormData();
@@ -151,14 +188,18 @@ describe('hardening, end to end', () => {
     for (const authToken of ['a'.repeat(32), 'ab'.repeat(20), 'abcdefghi'.repeat(4), randomBytes(12).toString('hex').slice(0, 31)]) {
       failed(await call(`${mesh.gatewayUrl}/tenantCreateApi`, { token: admin, body: { ...base, authToken } }), 400, 'ERR_VALIDATION');
     }
-    expect((await call(`${mesh.gatewayUrl}/tenantCreateApi`, { token: admin, body: { ...base, authToken: randomBytes(24).toString('hex') } })).status).toBe(200);
+    expect(
+      (await call(`${mesh.gatewayUrl}/tenantCreateApi`, { token: admin, body: { ...base, authToken: randomBytes(24).toString('hex') } }))
+        .status,
+    ).toBe(200);
   });
 
   it('answers 403 ERR_TENANT_INACTIVE on every external route once the tenant is inactive, at once', async () => {
     const c = await newIntegration();
     // Cached on the gateway by this first call.
     expect((await call(`${c.root}/listTags`, { token: c.token })).status).toBe(200);
-    const update = (status: string) => call(`${mesh.gatewayUrl}/tenantApiUpdateTenant`, { token: admin, body: { identity: c.identity, status } });
+    const update = (status: string) =>
+      call(`${mesh.gatewayUrl}/tenantApiUpdateTenant`, { token: admin, body: { identity: c.identity, status } });
     expect((await update('inactive')).status).toBe(200);
     failed(await call(`${c.root}/listTags`, { token: c.token }), 403, 'ERR_TENANT_INACTIVE');
     failed(await post(c, 'showTicketById', { ticketId: 1 }), 403, 'ERR_TENANT_INACTIVE');
@@ -194,7 +235,10 @@ describe('hardening, end to end', () => {
   let webchatId = 0;
   async function webchat(): Promise<number> {
     if (webchatId) return webchatId;
-    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: a.tenantId, name: 'Site chat', type: 'webchat' } });
+    const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+      token: admin,
+      body: { tenant: a.tenantId, name: 'Site chat', type: 'webchat' },
+    });
     expect(session.status).toBe(200);
     return (webchatId = session.body.data.whatsapp.id);
   }
@@ -204,7 +248,10 @@ describe('hardening, end to end', () => {
     const visitor = await call(`${mesh.gatewayUrl}/webchat/${channelId}/visitors`, { body: {} });
     const { visitorToken } = visitor.body.data;
     const poll = (wait: number, signal?: AbortSignal) =>
-      fetch(`${mesh.gatewayUrl}/webchat/${channelId}/messages?wait=${wait}`, { headers: { authorization: `Bearer ${visitorToken}` }, signal });
+      fetch(`${mesh.gatewayUrl}/webchat/${channelId}/messages?wait=${wait}`, {
+        headers: { authorization: `Bearer ${visitorToken}` },
+        signal,
+      });
     const holder = new AbortController();
     const open = poll(20, holder.signal).catch(() => undefined);
     // The first poll is open once the gateway holds it: a second long poll is then refused.
@@ -231,22 +278,51 @@ describe('hardening, end to end', () => {
   });
 
   it('refuses webhook and callback URLs that the SSRF rules refuse, when they are set', async () => {
-    const blocked = ['http://127.0.0.1:9/hook', 'http://169.254.169.254/latest', 'http://localhost/hook', 'http://[::1]/x', 'http://10.0.0.1/x'];
+    const blocked = [
+      'http://127.0.0.1:9/hook',
+      'http://169.254.169.254/latest',
+      'http://localhost/hook',
+      'http://[::1]/x',
+      'http://10.0.0.1/x',
+    ];
     for (const url of blocked) {
       const created = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
         token: admin,
-        body: { tenant: a.tenantId, name: 'hooked', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret', webhookEnabled: true, webhookUrl: url },
+        body: {
+          tenant: a.tenantId,
+          name: 'hooked',
+          type: 'engine_a',
+          engineUrl: engine.url,
+          engineToken: 'engine-secret',
+          webhookEnabled: true,
+          webhookUrl: url,
+        },
       });
       expect(failed(created, 400, 'ERR_VALIDATION').details).toEqual([expect.objectContaining({ field: 'webhookUrl' })]);
-      failed(await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: admin, body: { webhookUrl: url } }), 400, 'ERR_VALIDATION');
+      failed(
+        await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: admin, body: { webhookUrl: url } }),
+        400,
+        'ERR_VALIDATION',
+      );
       const api = await call(`${mesh.gatewayUrl}/tenantCreateApi`, {
         token: admin,
-        body: { name: 'CRM', sessionId: a.channelId, userId: a.userId, tenant: a.tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: url },
+        body: {
+          name: 'CRM',
+          sessionId: a.channelId,
+          userId: a.userId,
+          tenant: a.tenantId,
+          authToken: randomBytes(24).toString('hex'),
+          urlMessageStatus: url,
+        },
       });
       expect(failed(api, 400, 'ERR_VALIDATION').details).toEqual([expect.objectContaining({ field: 'urlMessageStatus' })]);
     }
     // A public target is accepted (a name that does not resolve yet too: delivery checks again).
-    const ok = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, { method: 'PUT', token: admin, body: { webhookUrl: 'https://hooks.example/in' } });
+    const ok = await call(`${mesh.gatewayUrl}/whatsapp/${a.channelId}`, {
+      method: 'PUT',
+      token: admin,
+      body: { webhookUrl: 'https://hooks.example/in' },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -267,9 +343,14 @@ describe('hardening, end to end', () => {
     ];
     for (const [process, service, method, request] of calls) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => unknown> & { close(): void };
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<
+        string,
+        (...args: unknown[]) => unknown
+      > & { close(): void };
       const code = await new Promise((resolve) =>
-        client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: { code: number } | null) => resolve(err?.code ?? 0)),
+        client[method](request, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: { code: number } | null) =>
+          resolve(err?.code ?? 0),
+        ),
       );
       client.close();
       expect({ process, code }).toEqual({ process, code: grpc.status.UNAUTHENTICATED });
@@ -282,7 +363,10 @@ describe('hardening, end to end', () => {
     ];
     for (const [process, service, method, item] of streams) {
       const { Client } = loadService(service);
-      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<string, (...args: unknown[]) => import('@grpc/grpc-js').ClientDuplexStream<object, object>> & { close(): void };
+      const client = new Client(mesh.grpcAddresses[process], grpc.credentials.createInsecure()) as unknown as Record<
+        string,
+        (...args: unknown[]) => import('@grpc/grpc-js').ClientDuplexStream<object, object>
+      > & { close(): void };
       const stream = client[method](new grpc.Metadata());
       const outcomes: object[] = [];
       stream.on('data', (outcome: object) => outcomes.push(outcome));

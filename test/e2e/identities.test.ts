@@ -40,7 +40,8 @@ describe('contact identities beyond the phone number', () => {
   const newLid = () => `${String(276_375_994_200_000 + ++seq)}@lid`;
 
   const post = (api: Api, path: string, body: unknown) => call(`${api.root}${path}`, { token: api.token, body });
-  const hooksFor = (channelId: number) => receiver.received.filter((h) => h.body?.msg?.whatsappId === channelId || h.body?.ticket?.whatsappId === channelId);
+  const hooksFor = (channelId: number) =>
+    receiver.received.filter((h) => h.body?.msg?.whatsappId === channelId || h.body?.ticket?.whatsappId === channelId);
 
   /** A signed Meta delivery, through the given gateway. */
   async function meta(value: Parameters<typeof wabaEnvelope>[1], gateway = mesh.gatewayUrl, phoneId = PHONE_ID): Promise<Reply> {
@@ -89,20 +90,45 @@ describe('contact identities beyond the phone number', () => {
   async function tenant(name: string) {
     const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name, maxUsers: 5, maxConnections: 10, acceptTerms: true, email: `owner-${unique()}@ids.example`, password: 'S3cure!pass', userName: 'Ana', profile: 'admin' },
+      body: {
+        status: 'active',
+        name,
+        maxUsers: 5,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: `owner-${unique()}@ids.example`,
+        password: 'S3cure!pass',
+        userName: 'Ana',
+        profile: 'admin',
+      },
     });
     expect(res.status).toBe(200);
     const id = res.body.data.tenant.id as number;
     const session = async (body: Record<string, unknown>): Promise<Api> => {
       const created = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
         token: admin,
-        body: { tenant: id, status: 'CONNECTED', webhookEnabled: true, webhookUrl: `${receiver.url}/${name}`, webhookIncoming: true, ...body },
+        body: {
+          tenant: id,
+          status: 'CONNECTED',
+          webhookEnabled: true,
+          webhookUrl: `${receiver.url}/${name}`,
+          webhookIncoming: true,
+          ...body,
+        },
       });
       expect(created.status).toBe(200);
       const channelId = created.body.data.whatsapp.id as number;
-      const api = { channelId, root: `${mesh.gatewayUrl}/v2/api/external/${created.body.data.api.apiId}`, token: created.body.data.api.authToken as string };
+      const api = {
+        channelId,
+        root: `${mesh.gatewayUrl}/v2/api/external/${created.body.data.api.apiId}`,
+        token: created.body.data.api.authToken as string,
+      };
       if (body.type !== 'waba') {
-        const token = await call(`${mesh.gatewayUrl}/whatsapp/${channelId}`, { token: admin, method: 'PUT', body: { engineToken: `engine-token-${channelId}` } });
+        const token = await call(`${mesh.gatewayUrl}/whatsapp/${channelId}`, {
+          token: admin,
+          method: 'PUT',
+          body: { engineToken: `engine-token-${channelId}` },
+        });
         expect(token.status).toBe(200);
       }
       return api;
@@ -119,9 +145,20 @@ describe('contact identities beyond the phone number', () => {
   let t2: Awaited<ReturnType<typeof tenant>>;
 
   beforeAll(async () => {
-    [graph, engineA, evolution, receiver] = await Promise.all([startFakeGraph(), startFakeEngine(), startFakeEngine(), startWebhookReceiver()]);
+    [graph, engineA, evolution, receiver] = await Promise.all([
+      startFakeGraph(),
+      startFakeEngine(),
+      startFakeEngine(),
+      startWebhookReceiver(),
+    ]);
     graph.catalog = [
-      { name: 'otp', language: 'pt_BR', status: 'APPROVED', category: 'AUTHENTICATION', components: [{ type: 'BODY', text: 'Código {{1}}' }] },
+      {
+        name: 'otp',
+        language: 'pt_BR',
+        status: 'APPROVED',
+        category: 'AUTHENTICATION',
+        components: [{ type: 'BODY', text: 'Código {{1}}' }],
+      },
       { name: 'hello', language: 'pt_BR', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Olá' }] },
     ] satisfies MetaTemplate[];
     mesh = await startMesh({
@@ -129,7 +166,15 @@ describe('contact identities beyond the phone number', () => {
       replicas: { gateway: 2 },
       onLine: () => undefined,
       onCrash: (part, code) => crashes.push(`${part}:${code}`),
-      env: { ...UNPACED, RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_TENANT: '0', META_APP_SECRET, META_GRAPH_URL: graph.url, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100' },
+      env: {
+        ...UNPACED,
+        RATE_LIMIT_PER_TOKEN: '0',
+        RATE_LIMIT_PER_TENANT: '0',
+        META_APP_SECRET,
+        META_GRAPH_URL: graph.url,
+        WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
+        RELAY_POLL_MS: '100',
+      },
     });
     admin = mesh.superAdminToken;
     t1 = await tenant('ids-one');
@@ -149,7 +194,9 @@ describe('contact identities beyond the phone number', () => {
     const id = `wamid.BSUID-${unique()}`;
     const res = await meta(wabaMessage({ bsuid, username: 'ana.silva', name: 'Ana Silva' }, id, 'Oi, sem número'));
     expect(res.status).toBe(200);
-    const hook = await eventually('the customer webhook', () => hooksFor(t1.waba.channelId).find((h) => h.body?.msg?.body === 'Oi, sem número'));
+    const hook = await eventually('the customer webhook', () =>
+      hooksFor(t1.waba.channelId).find((h) => h.body?.msg?.body === 'Oi, sem número'),
+    );
     expect(hook.body.ticket.contact).toMatchObject({ number: '', bsuid, username: 'ana.silva' });
     const ticketId = hook.body.ticket.id as number;
 
@@ -195,7 +242,9 @@ describe('contact identities beyond the phone number', () => {
     graph.wrote(phone);
     const sent = await post(t1.waba, '/sendMessageByTicket', { ticketId: byBsuid.body.ticket.id, body: 'resposta por número' });
     expect(sent.status).toBe(200);
-    await eventually('the reply by phone', () => graph.sends().find((r) => r.body?.text?.body === 'resposta por número' && r.body.to === phone));
+    await eventually('the reply by phone', () =>
+      graph.sends().find((r) => r.body?.text?.body === 'resposta por número' && r.body.to === phone),
+    );
   });
 
   it("matches a status naming only the BSUID to the message by its id, and links a status's phone and BSUID", async () => {
@@ -208,10 +257,22 @@ describe('contact identities beyond the phone number', () => {
     const { providerMessageId: providerId } = await settled(t1.waba.root, t1.waba.token, messageId);
     expect(providerId).toMatch(/^wamid\./);
     const ts = String(Math.floor(Date.now() / 1000));
-    expect((await meta({ statuses: [{ id: providerId, status: 'delivered', timestamp: ts, recipient_id: phone, recipient_user_id: bsuid }] })).status).toBe(200);
-    await eventually('delivered', async () => (await call(`${t1.waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: t1.waba.token })).body.data.status === 'delivered');
+    expect(
+      (await meta({ statuses: [{ id: providerId, status: 'delivered', timestamp: ts, recipient_id: phone, recipient_user_id: bsuid }] }))
+        .status,
+    ).toBe(200);
+    await eventually(
+      'delivered',
+      async () =>
+        (await call(`${t1.waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: t1.waba.token })).body.data.status ===
+        'delivered',
+    );
     expect((await meta({ statuses: [{ id: providerId, status: 'read', timestamp: ts, recipient_user_id: bsuid }] })).status).toBe(200);
-    await eventually('read', async () => (await call(`${t1.waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: t1.waba.token })).body.data.status === 'read');
+    await eventually(
+      'read',
+      async () =>
+        (await call(`${t1.waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: t1.waba.token })).body.data.status === 'read',
+    );
     const contact = await post(t1.waba, '/showcontact', { number: bsuid });
     expect(contact.status).toBe(200);
     expect(JSON.stringify(contact.body.data)).toContain(phone);
@@ -230,17 +291,23 @@ describe('contact identities beyond the phone number', () => {
           timestamp: String(Math.floor(Date.now() / 1000)),
           type: 'contacts',
           origin: 'contact_request',
-          contacts: [{ name: { formatted_name: 'Bia R', first_name: 'Bia' }, phones: [{ phone: `+${phone}`, wa_id: phone, type: 'MOBILE' }] }],
+          contacts: [
+            { name: { formatted_name: 'Bia R', first_name: 'Bia' }, phones: [{ phone: `+${phone}`, wa_id: phone, type: 'MOBILE' }] },
+          ],
         },
       ],
     };
     expect((await meta(shared)).status).toBe(200);
-    const reply = await eventually('the shared contact', () => hooksFor(t1.waba.channelId).find((h) => h.body?.ticket?.id === first.body.ticket.id && h.body?.ticket?.contact?.number === phone));
+    const reply = await eventually('the shared contact', () =>
+      hooksFor(t1.waba.channelId).find((h) => h.body?.ticket?.id === first.body.ticket.id && h.body?.ticket?.contact?.number === phone),
+    );
     expect(reply.body.ticket.contact).toMatchObject({ number: phone, bsuid });
     // From now on the contact is answered by phone.
     graph.wrote(phone);
     await post(t1.waba, '/sendMessageByTicket', { ticketId: first.body.ticket.id, body: 'agora pelo número' });
-    await eventually('the reply by phone', () => graph.sends().find((r) => r.body?.text?.body === 'agora pelo número' && r.body.to === phone && !r.body.recipient));
+    await eventually('the reply by phone', () =>
+      graph.sends().find((r) => r.body?.text?.body === 'agora pelo número' && r.body.to === phone && !r.body.recipient),
+    );
   });
 
   it('answers a LID-only Evolution contact at its @lid JID, then moves to the phone once remoteJidAlt names it, on one ticket', async () => {
@@ -254,7 +321,9 @@ describe('contact identities beyond the phone number', () => {
     const toLid = await eventually('send to the LID', () => evolution.requests.find((r) => r.body?.text === 'para o LID'));
     expect(toLid.body.number).toBe(lid);
 
-    expect((await engineHook(t1.b, evolutionUpsert(waMessage(lid, `EV-${unique()}`, 'com telefone', `${phone}@s.whatsapp.net`)))).status).toBe(200);
+    expect(
+      (await engineHook(t1.b, evolutionUpsert(waMessage(lid, `EV-${unique()}`, 'com telefone', `${phone}@s.whatsapp.net`)))).status,
+    ).toBe(200);
     const second = await eventually('same ticket', () => hooksFor(t1.b.channelId).find((h) => h.body?.msg?.body === 'com telefone'));
     expect(second.body.ticket.id).toBe(ticketId);
     expect(second.body.ticket.contact).toMatchObject({ number: phone, lid });
@@ -286,7 +355,11 @@ describe('contact identities beyond the phone number', () => {
     await meta(wabaMessage({ bsuid }, `wamid.T2-${unique()}`, 'tenant two'), mesh.gatewayUrl, t2.phoneId);
     await engineHook(t1.b, evolutionUpsert(waMessage(lid, `EV1-${unique()}`, 'lid one')));
     await engineHook(t2.b, evolutionUpsert(waMessage(lid, `EV2-${unique()}`, 'lid two')));
-    const hooks = await Promise.all(['tenant one', 'tenant two', 'lid one', 'lid two'].map((body) => eventually(body, () => receiver.received.find((h) => h.body?.msg?.body === body))));
+    const hooks = await Promise.all(
+      ['tenant one', 'tenant two', 'lid one', 'lid two'].map((body) =>
+        eventually(body, () => receiver.received.find((h) => h.body?.msg?.body === body)),
+      ),
+    );
     expect(new Set(hooks.map((h) => h.body.ticket.id)).size).toBe(4);
     for (const api of [t1.waba, t2.waba]) {
       const mine = await post(api, '/showallticket', { number: bsuid });
@@ -298,13 +371,19 @@ describe('contact identities beyond the phone number', () => {
     const [phone, bsuid] = [newPhone(), newBsuid()];
     const tag = unique();
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => meta(wabaMessage({ phone, bsuid }, `wamid.C-${tag}-${i}`, `burst ${tag} ${i}`), mesh.gatewayUrls[i % mesh.gatewayUrls.length])),
+      Array.from({ length: 50 }, (_, i) =>
+        meta(wabaMessage({ phone, bsuid }, `wamid.C-${tag}-${i}`, `burst ${tag} ${i}`), mesh.gatewayUrls[i % mesh.gatewayUrls.length]),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
-    const hooks = await eventually('50 webhooks', () => {
-      const got = hooksFor(t1.waba.channelId).filter((h) => String(h.body?.msg?.body).startsWith(`burst ${tag} `));
-      return got.length >= 50 && got;
-    }, 30_000);
+    const hooks = await eventually(
+      '50 webhooks',
+      () => {
+        const got = hooksFor(t1.waba.channelId).filter((h) => String(h.body?.msg?.body).startsWith(`burst ${tag} `));
+        return got.length >= 50 && got;
+      },
+      30_000,
+    );
     expect(new Set(hooks.map((h) => h.body.ticket.id)).size).toBe(1);
     expect(new Set(hooks.map((h) => h.body.ticket.contact.id)).size).toBe(1);
     const all = await post(t1.waba, '/showallticket', { number: phone });

@@ -21,11 +21,25 @@ describe('sendMessageByTicket with media', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { MEDIA_MAX_BYTES: String(MAX), DISPATCH_INTERVAL_MS_ENGINE_A: '0' } });
+    mesh = await startMesh({
+      freePorts: true,
+      onLine: () => undefined,
+      env: { MEDIA_MAX_BYTES: String(MAX), DISPATCH_INTERVAL_MS_ENGINE_A: '0' },
+    });
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Media Co', maxUsers: 2, maxConnections: 2, acceptTerms: true, email: 'media@example.com', password: 'M3dia!pass', userName: 'M', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Media Co',
+        maxUsers: 2,
+        maxConnections: 2,
+        acceptTerms: true,
+        email: 'media@example.com',
+        password: 'M3dia!pass',
+        userName: 'M',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -76,13 +90,23 @@ describe('sendMessageByTicket with media', () => {
     const { messageId } = ((await res.json()) as { data: { messageId: string } }).data;
     expect(messageId).toEqual(expect.any(String));
     await settled(root, token, messageId);
-    expect(lastContent()).toMatchObject({ caption: 'The invoice', fileName: 'invoice.pdf', mimetype: 'application/pdf', document: { url: expect.any(String) } });
+    expect(lastContent()).toMatchObject({
+      caption: 'The invoice',
+      fileName: 'invoice.pdf',
+      mimetype: 'application/pdf',
+      document: { url: expect.any(String) },
+    });
     const file = await fetch(lastContent().document.url);
     expect(Buffer.from(await file.arrayBuffer()).toString()).toBe('%PDF-1.4 tiny');
   });
 
   it('refuses more than one media source', async () => {
-    const res = await send({ mediaUrl: 'https://example.com/a.png', base64Data: PNG.toString('base64'), mimeType: 'image/png', fileName: 'a' });
+    const res = await send({
+      mediaUrl: 'https://example.com/a.png',
+      base64Data: PNG.toString('base64'),
+      mimeType: 'image/png',
+      fileName: 'a',
+    });
     expect(res.status).toBe(400);
     expect(res.body.details.map((d: { field: string }) => d.field).sort()).toEqual(['base64Data', 'mediaUrl']);
     expect(engine.requests).toHaveLength(0);
@@ -115,13 +139,22 @@ describe('sendMessageByTicket with media', () => {
     const form = new FormData();
     form.set('ticketId', String(ticketId));
     form.set('media', new Blob([big], { type: 'image/png' }), 'big.png');
-    const upload = await fetch(`${root}/sendMessageByTicket`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const upload = await fetch(`${root}/sendMessageByTicket`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    });
     expect(upload.status).toBe(413);
     expect(engine.requests).toHaveLength(0);
   });
 
   it('never fetches a mediaUrl on a private or loopback address', async () => {
-    for (const mediaUrl of [`${engine.url}/secret.png`, 'http://169.254.169.254/latest/meta-data', 'http://2130706433/x.png', 'http://[::1]/x.png']) {
+    for (const mediaUrl of [
+      `${engine.url}/secret.png`,
+      'http://169.254.169.254/latest/meta-data',
+      'http://2130706433/x.png',
+      'http://[::1]/x.png',
+    ]) {
       const res = await send({ mediaUrl });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('ERR_URL_BLOCKED');

@@ -23,7 +23,17 @@ describe('metrics of every process', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Metrics Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@metrics.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Metrics Ltda',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'ops@metrics.example',
+        password: 'S3cure!pass',
+        userName: 'Ops',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -34,7 +44,10 @@ describe('metrics of every process', () => {
     const created = await call(`${root}/createTicket`, { token: authToken, body: { number: '5511987650000', body: 'measured' } });
     expect(created.status).toBe(200);
     // A second request with the same token: the gateway's token cache answers it.
-    const sent = await call(`${root}/sendMessageByTicket`, { token: authToken, body: { ticketId: created.body.data.ticketId, body: 'again' } });
+    const sent = await call(`${root}/sendMessageByTicket`, {
+      token: authToken,
+      body: { ticketId: created.body.data.ticketId, body: 'again' },
+    });
     expect(sent.status).toBe(200);
     await settled(root, authToken, sent.body.data.messageId);
     for (const [name, { http }] of mesh.endpoints) {
@@ -53,9 +66,17 @@ describe('metrics of every process', () => {
   afterEach(() => expect(crashes).toEqual([]));
 
   it('scrapes all nine processes, each with event-loop lag, GC and process series', () => {
-    expect([...scraped.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tenants-reconciler', 'tickets'],
-    );
+    expect([...scraped.keys()].sort()).toEqual([
+      'channel-engines',
+      'gateway',
+      'messaging',
+      'messaging-dispatcher',
+      'messaging-relay',
+      'social-config',
+      'tenants',
+      'tenants-reconciler',
+      'tickets',
+    ]);
     for (const [name, text] of scraped) {
       expect({ name, lag: samples(text, 'nodejs_eventloop_lag_seconds').length }).toEqual({ name, lag: 1 });
       expect({ name, gc: declared(text, 'nodejs_gc_duration_seconds', 'histogram') }).toEqual({ name, gc: true });
@@ -78,7 +99,9 @@ describe('metrics of every process', () => {
     expect(samples(scraped.get('messaging')!, 'grpc_server_handled_total', sendByTicket)).toEqual([1]);
     expect(samples(scraped.get('messaging')!, 'grpc_server_handling_seconds_count', sendByTicket)).toEqual([1]);
     // The dispatcher hands the message to channel-engines over gRPC.
-    expect(samples(scraped.get('messaging-dispatcher')!, 'grpc_client_handled_total', { grpc_method: 'Deliver', grpc_code: 'OK' })).toEqual([2]);
+    expect(samples(scraped.get('messaging-dispatcher')!, 'grpc_client_handled_total', { grpc_method: 'Deliver', grpc_code: 'OK' })).toEqual(
+      [2],
+    );
     expect(samples(scraped.get('channel-engines')!, 'grpc_server_handled_total', { grpc_method: 'Deliver', grpc_code: 'OK' })).toEqual([2]);
   });
 
@@ -100,7 +123,9 @@ describe('metrics of every process', () => {
 
   it('times database commands and counts channel cache lookups in messaging', () => {
     const messaging = scraped.get('messaging')!;
-    expect(samples(messaging, 'convo_db_command_duration_seconds_count', { database: 'convo_messaging', command: 'insert', outcome: 'ok' })[0]).toBeGreaterThanOrEqual(1);
+    expect(
+      samples(messaging, 'convo_db_command_duration_seconds_count', { database: 'convo_messaging', command: 'insert', outcome: 'ok' })[0],
+    ).toBeGreaterThanOrEqual(1);
     expect(samples(messaging, 'convo_cache_lookups_total', { cache: 'channel' }).length).toBeGreaterThanOrEqual(1);
     for (const name of ['tickets', 'tenants', 'channel-engines']) {
       expect({ name, db: samples(scraped.get(name)!, 'convo_db_command_duration_seconds_count').length > 0 }).toEqual({ name, db: true });

@@ -26,7 +26,17 @@ describe('one service down', () => {
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Outage Co', maxUsers: 2, maxConnections: 2, acceptTerms: true, email: 'outage@example.com', password: 'Out4ge!pass', userName: 'O', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Outage Co',
+        maxUsers: 2,
+        maxConnections: 2,
+        acceptTerms: true,
+        email: 'outage@example.com',
+        password: 'Out4ge!pass',
+        userName: 'O',
+        profile: 'admin',
+      },
     });
     if (tenant.status !== 200) throw new Error(JSON.stringify(tenant.body));
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {

@@ -18,7 +18,7 @@ async function serve(handler: (req: IncomingMessage, res: ServerResponse) => voi
 const close = (server: Server) => new Promise((resolve) => server.close(resolve));
 
 describe('pacedLoad', () => {
-  it('spreads the requests over the run instead of sending each second\'s share at once', async () => {
+  it("spreads the requests over the run instead of sending each second's share at once", async () => {
     const arrivals: number[] = [];
     const { server, url } = await serve((_req, res) => {
       arrivals.push(performance.now());

@@ -26,16 +26,24 @@ const GATEWAYS = Object.keys(SECRETS) as Gateway[];
 /** Stripe's own code signs the test events, so our verifier is checked against Stripe's, not against itself. */
 const stripe = new Stripe('sk_test_e2e_not_a_real_key');
 
-function stripeDelivery(event: { id: string; type: string; created: number; customer: string }, timestamp?: number, secret: string = SECRETS.gateway_b): PaymentDelivery {
-  const body = JSON.stringify({
-    id: event.id,
-    object: 'event',
-    api_version: '2024-06-20',
-    created: event.created,
-    livemode: false,
-    type: event.type,
-    data: { object: { id: `in_${randomUUID().slice(0, 14)}`, object: 'invoice', customer: event.customer, status: 'paid' } },
-  }, null, 2);
+function stripeDelivery(
+  event: { id: string; type: string; created: number; customer: string },
+  timestamp?: number,
+  secret: string = SECRETS.gateway_b,
+): PaymentDelivery {
+  const body = JSON.stringify(
+    {
+      id: event.id,
+      object: 'event',
+      api_version: '2024-06-20',
+      created: event.created,
+      livemode: false,
+      type: event.type,
+      data: { object: { id: `in_${randomUUID().slice(0, 14)}`, object: 'invoice', customer: event.customer, status: 'paid' } },
+    },
+    null,
+    2,
+  );
   const header = stripe.webhooks.generateTestHeaderString({ payload: body, secret, ...(timestamp ? { timestamp } : {}) });
   return { query: '', headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': header }, body };
 }
@@ -79,12 +87,21 @@ describe('payment gateways as the real ones, end to end', () => {
     return res.body.data;
   };
   const post = async (name: string, d: PaymentDelivery): Promise<Reply> => {
-    const res = await fetch(`${B}/webhooks/payments/${name}${d.query ? `?${d.query}` : ''}`, { method: 'POST', headers: d.headers, body: d.body, signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`${B}/webhooks/payments/${name}${d.query ? `?${d.query}` : ''}`, {
+      method: 'POST',
+      headers: d.headers,
+      body: d.body,
+      signal: AbortSignal.timeout(15_000),
+    });
     return { status: res.status, body: await res.json() };
   };
   const statusOf = async (id: number) => ok(await as('/tenantApiShowTenant', { id })).paymentStatus;
   const changesOf = async (tenantId: number) =>
-    (await graphql('query($t: Int!) { paymentChanges(tenantId: $t) { from to cause } }', { t: tenantId })).paymentChanges as Array<{ from: string; to: string; cause: string }>;
+    (await graphql('query($t: Int!) { paymentChanges(tenantId: $t) { from to cause } }', { t: tenantId })).paymentChanges as Array<{
+      from: string;
+      to: string;
+      cause: string;
+    }>;
 
   /** A tenant provisioned as a real client does it: the gateway's real name, its pair and (Asaas) its flag. */
   async function tenantOn(gw: Gateway) {
@@ -132,14 +149,25 @@ describe('payment gateways as the real ones, end to end', () => {
         });
       case 'gateway_c': {
         const id = String(Math.floor(Math.random() * 1e12));
-        fakes.setPayment('mercadoPago', { id, customerId, status: meaning === 'paid' ? 'approved' : 'pending', updatedAt: new Date(atMs).toISOString() });
+        fakes.setPayment('mercadoPago', {
+          id,
+          customerId,
+          status: meaning === 'paid' ? 'approved' : 'pending',
+          updatedAt: new Date(atMs).toISOString(),
+        });
         return mercadoPagoDelivery(SECRETS.gateway_c, id);
       }
       case 'gateway_d': {
         const token = randomUUID();
         fakes.setEfiNotification(token, [
           { id: 1, status: 'waiting', customId: customerId, createdAt: brazilLocal(atMs - 60_000) },
-          { id: 2, status: meaning === 'paid' ? 'paid' : 'unpaid', previous: 'waiting', customId: customerId, createdAt: brazilLocal(atMs) },
+          {
+            id: 2,
+            status: meaning === 'paid' ? 'paid' : 'unpaid',
+            previous: 'waiting',
+            customId: customerId,
+            createdAt: brazilLocal(atMs),
+          },
         ]);
         return efiDelivery(SECRETS.gateway_d, token);
       }
@@ -162,7 +190,10 @@ describe('payment gateways as the real ones, end to end', () => {
     const bad: PaymentDelivery[] = [];
     switch (gw) {
       case 'gateway_a':
-        bad.push({ ...good, headers: { ...good.headers, 'asaas-access-token': 'guessed-token' } }, { ...good, headers: { 'content-type': 'application/json' } });
+        bad.push(
+          { ...good, headers: { ...good.headers, 'asaas-access-token': 'guessed-token' } },
+          { ...good, headers: { 'content-type': 'application/json' } },
+        );
         break;
       case 'gateway_b': {
         const ev = JSON.parse(good.body) as { id: string; type: string; created: number; data: { object: { customer: string } } };
@@ -220,7 +251,15 @@ describe('payment gateways as the real ones, end to end', () => {
     const { paymentWebhooks } = await graphql('{ paymentWebhooks(limit: 50) { gateway eventId type customerId tenantId outcome source } }');
     expect(paymentWebhooks).toEqual(
       expect.arrayContaining([
-        { gateway: 'gateway_a', eventId: JSON.parse(d.body).id, type: 'PAYMENT_CREATED', customerId: t.customerId, tenantId: t.id, outcome: 'ignored_type', source: 'webhook' },
+        {
+          gateway: 'gateway_a',
+          eventId: JSON.parse(d.body).id,
+          type: 'PAYMENT_CREATED',
+          customerId: t.customerId,
+          tenantId: t.id,
+          outcome: 'ignored_type',
+          source: 'webhook',
+        },
         expect.objectContaining({ eventId: JSON.parse(nobody.body).id, tenantId: null, outcome: 'unknown_customer' }),
       ]),
     );
@@ -231,30 +270,48 @@ describe('payment gateways as the real ones, end to end', () => {
     ['gateway_b', 'stripe', 'uncollectible', 'overdue'],
     ['gateway_c', 'mercadoPago', 'refunded', 'refunded'],
     ['gateway_d', 'efi', 'canceled', 'canceled'],
-  ] as const)('%s: a webhook the gateway lost is repaired by the reconciler process on request', async (gw, fake, gatewayStatus, repaired) => {
-    const t = await tenantOn(gw);
-    ok(await post(REAL_NAME[gw], event(gw, t.customerId, 'paid', Date.now() - 60_000)));
-    expect(await statusOf(t.id)).toBe('paid');
-    // The gateway changes the payment and never posts.
-    fakes.setPayment(fake, { id: String(Math.floor(Math.random() * 1e9)), customerId: t.customerId, status: gatewayStatus });
-    const { reconcilePayments } = await graphql('mutation($t: Int) { reconcilePayments(tenantId: $t) { id status } }', { t: t.id });
-    expect(reconcilePayments.status).toBe('requested');
-    const run = await eventually('the reconciliation run', async () => {
-      const { paymentReconciliation: r } = await graphql('query($id: String!) { paymentReconciliation(id: $id) { status checked repaired failed } }', { id: reconcilePayments.id });
-      return r.status === 'done' && r;
-    });
-    expect(run).toEqual({ status: 'done', checked: 1, repaired: 1, failed: 0 });
-    expect(await statusOf(t.id)).toBe(repaired);
-    expect((await changesOf(t.id))[0]).toMatchObject({ from: 'paid', to: repaired, cause: expect.stringContaining('reconciliation') });
-  });
+  ] as const)(
+    '%s: a webhook the gateway lost is repaired by the reconciler process on request',
+    async (gw, fake, gatewayStatus, repaired) => {
+      const t = await tenantOn(gw);
+      ok(await post(REAL_NAME[gw], event(gw, t.customerId, 'paid', Date.now() - 60_000)));
+      expect(await statusOf(t.id)).toBe('paid');
+      // The gateway changes the payment and never posts.
+      fakes.setPayment(fake, { id: String(Math.floor(Math.random() * 1e9)), customerId: t.customerId, status: gatewayStatus });
+      const { reconcilePayments } = await graphql('mutation($t: Int) { reconcilePayments(tenantId: $t) { id status } }', { t: t.id });
+      expect(reconcilePayments.status).toBe('requested');
+      const run = await eventually('the reconciliation run', async () => {
+        const { paymentReconciliation: r } = await graphql(
+          'query($id: String!) { paymentReconciliation(id: $id) { status checked repaired failed } }',
+          { id: reconcilePayments.id },
+        );
+        return r.status === 'done' && r;
+      });
+      expect(run).toEqual({ status: 'done', checked: 1, repaired: 1, failed: 0 });
+      expect(await statusOf(t.id)).toBe(repaired);
+      expect((await changesOf(t.id))[0]).toMatchObject({ from: 'paid', to: repaired, cause: expect.stringContaining('reconciliation') });
+    },
+  );
 
   it('takes the real names on update: one pair at a time, none clears', async () => {
     const t = await tenantOn('gateway_a');
     const identity = (ok(await as('/tenantApiShowTenant', { id: t.id })) as { identity: string }).identity;
     const bad = await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'stripe', asaasCustomerId: 'cus_x', asaasToken: 'tok' });
     expect(bad.status).toBe(400);
-    const moved = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'gerencianet', gerencianetCustomerId: 'efi-custom-1', gerencianetToken: 'efi-tok-000000000' }));
-    expect(moved).toMatchObject({ paymentGateway: 'gateway_d', gateway_a: 'disabled', gateway_dCustomerId: 'efi-custom-1', paymentStatus: 'pending' });
+    const moved = ok(
+      await as('/tenantApiUpdateTenant', {
+        identity,
+        paymentGateway: 'gerencianet',
+        gerencianetCustomerId: 'efi-custom-1',
+        gerencianetToken: 'efi-tok-000000000',
+      }),
+    );
+    expect(moved).toMatchObject({
+      paymentGateway: 'gateway_d',
+      gateway_a: 'disabled',
+      gateway_dCustomerId: 'efi-custom-1',
+      paymentStatus: 'pending',
+    });
     const cleared = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'none' }));
     expect(cleared).toMatchObject({ paymentGateway: null, paymentStatus: null });
     const back = ok(await as('/tenantApiUpdateTenant', { identity, paymentGateway: 'asaas', asaas: 'enabled' }));
@@ -277,7 +334,12 @@ describe('payment gateways as the real ones, end to end', () => {
     ok(await post('stripe', event('gateway_b', t2.customerId, 'paid')));
     expect(ok(await as('/tenantApiShowTenant', { id: t2.id }))).toMatchObject({ status: 'active', paymentStatus: 'paid' });
     const { paymentChanges } = await graphql('query($t: Int!) { paymentChanges(tenantId: $t) { field from to cause } }', { t: t2.id });
-    expect(paymentChanges.map((c: { field: string; to: string }) => `${c.field}:${c.to}`)).toEqual(['status:active', 'paymentStatus:paid', 'status:inactive', 'paymentStatus:overdue']);
+    expect(paymentChanges.map((c: { field: string; to: string }) => `${c.field}:${c.to}`)).toEqual([
+      'status:active',
+      'paymentStatus:paid',
+      'status:inactive',
+      'paymentStatus:overdue',
+    ]);
     expect(paymentChanges[2].cause).toMatch(/overdue since .*more than 3 days/);
   });
 });

@@ -22,8 +22,20 @@ describe('two replicas of every process', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    const env = { ...UNPACED, ...sharedRateLimits(), RATE_LIMIT_PER_TOKEN: String(LIMIT), RATE_LIMIT_PER_TENANT: '1000000', RATE_LIMIT_WINDOW_MS: String(WINDOW_MS) };
-    mesh = await startMesh({ freePorts: true, replicas: { '*': 2 }, env, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    const env = {
+      ...UNPACED,
+      ...sharedRateLimits(),
+      RATE_LIMIT_PER_TOKEN: String(LIMIT),
+      RATE_LIMIT_PER_TENANT: '1000000',
+      RATE_LIMIT_WINDOW_MS: String(WINDOW_MS),
+    };
+    mesh = await startMesh({
+      freePorts: true,
+      replicas: { '*': 2 },
+      env,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     api = await newIntegration(mesh, engine.url);
   }, 300_000);
 
@@ -47,15 +59,25 @@ describe('two replicas of every process', () => {
 
   it('delivers sends made through either gateway, each once', async () => {
     const gateway = roundRobin(mesh.gatewayUrls);
-    const created = await call(`${gateway()}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004000', body: 'first' } });
+    const created = await call(`${gateway()}${api.path}/createTicket`, {
+      token: api.token,
+      body: { number: '5521990004000', body: 'first' },
+    });
     expect(created.status).toBe(200);
     const ids = [created.body.data.messageId as string];
     for (let i = 0; i < 10; i++) {
-      const sent = await call(`${gateway()}${api.path}/sendMessageByTicket`, { token: api.token, body: { ticketId: created.body.data.ticketId, body: `m${i}` } });
+      const sent = await call(`${gateway()}${api.path}/sendMessageByTicket`, {
+        token: api.token,
+        body: { ticketId: created.body.data.ticketId, body: `m${i}` },
+      });
       expect(sent.status).toBe(200);
       ids.push(sent.body.data.messageId);
     }
-    await eventually('every message at the engine', () => ids.every((id) => engine.requests.some((r) => r.body?.options?.messageId === id)), 60_000);
+    await eventually(
+      'every message at the engine',
+      () => ids.every((id) => engine.requests.some((r) => r.body?.options?.messageId === id)),
+      60_000,
+    );
     const seen = engine.requests.map((r) => r.body?.options?.messageId).filter((id) => ids.includes(id));
     // Once each, in acceptance order (the ticket's messages go out one after another).
     expect(seen).toEqual(ids);
@@ -63,7 +85,10 @@ describe('two replicas of every process', () => {
 
   it('refuses a send asked after a close answered, through either gateway, though messaging replicas kept copies of the open ticket', async () => {
     const gateway = roundRobin(mesh.gatewayUrls);
-    const created = await call(`${gateway()}${api.path}/createTicket`, { token: api.token, body: { number: '5521990004002', body: 'first' } });
+    const created = await call(`${gateway()}${api.path}/createTicket`, {
+      token: api.token,
+      body: { number: '5521990004002', body: 'first' },
+    });
     expect(created.status).toBe(200);
     const ticketId = created.body.data.ticketId as number;
     // Sends accepted on a kept copy of the ticket, over the messaging replicas.
@@ -86,7 +111,10 @@ describe('two replicas of every process', () => {
     expect(closed.status).toBe(200);
     for (const url of mesh.gatewayUrls) {
       for (let i = 0; i < 2; i++) {
-        const refused = await call(`${url}${api.path}/sendMessageByTicket`, { token: api.token, body: { ticketId, body: 'after the close' } });
+        const refused = await call(`${url}${api.path}/sendMessageByTicket`, {
+          token: api.token,
+          body: { ticketId, body: 'after the close' },
+        });
         expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 409, error: 'ERR_TICKET_CLOSED' });
       }
     }
@@ -119,7 +147,10 @@ describe('two replicas of every process', () => {
     // window's worth allowed: 1,161 on a slow machine).
     const own = await newIntegration(mesh, engine.url, 'Rate limit');
     const started = Date.now();
-    const created = await call(`${mesh.gatewayUrl}${own.path}/createTicket`, { token: own.token, body: { number: '5521990004001', body: 'hi' } });
+    const created = await call(`${mesh.gatewayUrl}${own.path}/createTicket`, {
+      token: own.token,
+      body: { number: '5521990004001', body: 'hi' },
+    });
     expect(created.status).toBe(200);
     const { ticketId } = created.body.data;
     const gateway = roundRobin(mesh.gatewayUrls);

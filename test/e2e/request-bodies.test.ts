@@ -23,11 +23,25 @@ describe('request bodies', () => {
 
   beforeAll(async () => {
     engine = await startFakeEngine();
-    mesh = await startMesh({ freePorts: true, onLine: () => undefined, env: { ...UNPACED, BODY_BUDGET_BYTES: String(16 * MiB), RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_TENANT: '0' } });
+    mesh = await startMesh({
+      freePorts: true,
+      onLine: () => undefined,
+      env: { ...UNPACED, BODY_BUDGET_BYTES: String(16 * MiB), RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_TENANT: '0' },
+    });
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Bodies', maxUsers: 2, maxConnections: 2, acceptTerms: true, email: 'bodies@example.com', password: 'B0dies!pass', userName: 'B', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Bodies',
+        maxUsers: 2,
+        maxConnections: 2,
+        acceptTerms: true,
+        email: 'bodies@example.com',
+        password: 'B0dies!pass',
+        userName: 'B',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -35,7 +49,10 @@ describe('request bodies', () => {
     });
     ({ authToken: token } = session.body.data.api);
     root = `${mesh.gatewayUrl}/v2/api/external/${session.body.data.api.apiId}`;
-    for (let i = 0; i < 8; i++) tickets.push((await call(`${root}/createTicket`, { token, body: { number: `551191234${5000 + i}`, body: 'hi' } })).body.data.ticketId);
+    for (let i = 0; i < 8; i++)
+      tickets.push(
+        (await call(`${root}/createTicket`, { token, body: { number: `551191234${5000 + i}`, body: 'hi' } })).body.data.ticketId,
+      );
   });
 
   afterAll(async () => {
@@ -45,7 +62,11 @@ describe('request bodies', () => {
 
   /** The file the engine was handed for the message captioned `caption`, fetched by its link. */
   async function delivered(caption: string): Promise<Buffer> {
-    const req = await eventually(`the engine request of ${caption}`, () => engine.requests.find((r) => JSON.stringify(r.body).includes(caption)), 30_000);
+    const req = await eventually(
+      `the engine request of ${caption}`,
+      () => engine.requests.find((r) => JSON.stringify(r.body).includes(caption)),
+      30_000,
+    );
     const link = JSON.stringify(req.body).match(/"(http[^"]*\/media\/[^"]*)"/)![1];
     const res = await fetch(link, { signal: AbortSignal.timeout(30_000) });
     expect(res.status).toBe(200);
@@ -55,7 +76,12 @@ describe('request bodies', () => {
   it('takes files of megabytes in base64 (slashes escaped, as PHP writes them) and multipart, and the provider gets them whole', async () => {
     const file = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(6 * MiB)]);
     const json = `{"ticketId":${tickets[0]},"body":"big-json","base64Data":"${file.toString('base64').replace(/\//g, '\\/')}","mimeType":"application/pdf","fileName":"big"}`;
-    const res = await fetch(`${root}/sendMessageByTicket`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: json, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(`${root}/sendMessageByTicket`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: json,
+      signal: AbortSignal.timeout(60_000),
+    });
     expect(res.status).toBe(200);
     expect(sha(await delivered('big-json'))).toBe(sha(file));
 
@@ -63,7 +89,12 @@ describe('request bodies', () => {
     form.set('number', '5511912345099');
     form.set('body', 'big-form');
     form.set('media', new Blob([file], { type: 'application/pdf' }), 'big.pdf');
-    const upload = await fetch(root, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form, signal: AbortSignal.timeout(60_000) });
+    const upload = await fetch(root, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+      signal: AbortSignal.timeout(60_000),
+    });
     expect(upload.status).toBe(200);
     expect(sha(await delivered('big-form'))).toBe(sha(file));
   });
@@ -72,8 +103,19 @@ describe('request bodies', () => {
     const file = Buffer.concat([Buffer.from('%PDF-1.4\n'), randomBytes(5 * MiB)]);
     const answers = await Promise.all(
       tickets.map(async (ticketId, i) => {
-        const body = JSON.stringify({ ticketId, body: `busy-${i}`, base64Data: file.toString('base64'), mimeType: 'application/pdf', fileName: `f${i}` });
-        const res = await fetch(`${root}/sendMessageByTicket`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(60_000) });
+        const body = JSON.stringify({
+          ticketId,
+          body: `busy-${i}`,
+          base64Data: file.toString('base64'),
+          mimeType: 'application/pdf',
+          fileName: `f${i}`,
+        });
+        const res = await fetch(`${root}/sendMessageByTicket`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(60_000),
+        });
         return { i, status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as { error?: string } };
       }),
     );
@@ -89,18 +131,42 @@ describe('request bodies', () => {
     const again = await fetch(`${root}/sendMessageByTicket`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ticketId: tickets[busy[0].i], body: 'after', base64Data: file.toString('base64'), mimeType: 'application/pdf', fileName: 'after' }),
+      body: JSON.stringify({
+        ticketId: tickets[busy[0].i],
+        body: 'after',
+        base64Data: file.toString('base64'),
+        mimeType: 'application/pdf',
+        fileName: 'after',
+      }),
       signal: AbortSignal.timeout(60_000),
     });
     expect(again.status).toBe(200);
   });
 
   it('tells a client that asks Expect: 100-continue to send its body once it is admitted', async () => {
-    const body = JSON.stringify({ ticketId: tickets[1], body: 'expect-continue', base64Data: Buffer.from('%PDF-1.4 small').toString('base64'), mimeType: 'application/pdf', fileName: 'small' });
+    const body = JSON.stringify({
+      ticketId: tickets[1],
+      body: 'expect-continue',
+      base64Data: Buffer.from('%PDF-1.4 small').toString('base64'),
+      mimeType: 'application/pdf',
+      fileName: 'small',
+    });
     const answer = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
       let continued = false;
       const url = new URL(`${root}/sendMessageByTicket`);
-      const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', timeout: 30_000, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), expect: '100-continue' } });
+      const req = request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        timeout: 30_000,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          expect: '100-continue',
+        },
+      });
       req.on('continue', () => {
         continued = true;
         req.end(body);
@@ -124,7 +190,12 @@ describe('request bodies', () => {
         signal: AbortSignal.timeout(30_000),
       });
       const body = (await res.json()) as { error: string; details: Array<{ field: string }> };
-      expect({ value, status: res.status, error: body.error, field: body.details?.[0]?.field }).toEqual({ value, status: 400, error: 'ERR_VALIDATION', field: 'value' });
+      expect({ value, status: res.status, error: body.error, field: body.details?.[0]?.field }).toEqual({
+        value,
+        status: 400,
+        error: 'ERR_VALIDATION',
+        field: 'value',
+      });
     }
   });
 });

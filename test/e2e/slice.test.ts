@@ -31,11 +31,23 @@ describe('the mesh, end to end', () => {
     expect(tenant.status).toBe(200);
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
-      body: { tenant: tenant.body.data.tenant.id, name: 'Main number', type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' },
+      body: {
+        tenant: tenant.body.data.tenant.id,
+        name: 'Main number',
+        type: 'engine_a',
+        engineUrl: engine.url,
+        engineToken: 'engine-secret',
+      },
     });
     expect(session.status).toBe(200);
     const { apiId, authToken } = session.body.data.api;
-    return { tenantId: tenant.body.data.tenant.id as number, session: session.body.data, apiId, token: authToken as string, root: `${mesh.gatewayUrl}/v2/api/external/${apiId}` };
+    return {
+      tenantId: tenant.body.data.tenant.id as number,
+      session: session.body.data,
+      apiId,
+      token: authToken as string,
+      root: `${mesh.gatewayUrl}/v2/api/external/${apiId}`,
+    };
   }
 
   beforeAll(async () => {
@@ -57,9 +69,17 @@ describe('the mesh, end to end', () => {
   afterEach(() => expect(crashes).toEqual([]));
 
   it('runs every service as its own process and reports ready', async () => {
-    expect([...mesh.processes.keys()].sort()).toEqual(
-      ['channel-engines', 'gateway', 'messaging', 'messaging-dispatcher', 'messaging-relay', 'social-config', 'tenants', 'tenants-reconciler', 'tickets'],
-    );
+    expect([...mesh.processes.keys()].sort()).toEqual([
+      'channel-engines',
+      'gateway',
+      'messaging',
+      'messaging-dispatcher',
+      'messaging-relay',
+      'social-config',
+      'tenants',
+      'tenants-reconciler',
+      'tickets',
+    ]);
     const pids = new Set([...mesh.processes.values()].map((p) => p.pid));
     expect(pids.size).toBe(9);
     const ready = await call(`${mesh.gatewayUrl}/readyz`);
@@ -74,7 +94,10 @@ describe('the mesh, end to end', () => {
     expect(it.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     engine.requests.length = 0;
 
-    const created = await call(`${it.root}/createTicket`, { token: it.token, body: { number: '+5511987654321', body: 'Hello from the API' } });
+    const created = await call(`${it.root}/createTicket`, {
+      token: it.token,
+      body: { number: '+5511987654321', body: 'Hello from the API' },
+    });
     expect(created.status).toBe(200);
     const ticketId = created.body.data.ticketId;
     expect(created.body.data.ticket).toMatchObject({ id: ticketId, status: 'open', contact: { number: '5511987654321' } });
@@ -84,7 +107,11 @@ describe('the mesh, end to end', () => {
       method: 'POST',
       url: '/messages',
       headers: { authorization: 'Bearer engine-secret' },
-      body: { jid: '5511987654321@s.whatsapp.net', content: { text: 'Hello from the API' }, options: { messageId: created.body.data.messageId } },
+      body: {
+        jid: '5511987654321@s.whatsapp.net',
+        content: { text: 'Hello from the API' },
+        options: { messageId: created.body.data.messageId },
+      },
     });
 
     const sent = await call(`${it.root}/sendMessageByTicket`, { token: it.token, body: { ticketId, body: 'Second message' } });
@@ -129,7 +156,7 @@ describe('the mesh, end to end', () => {
     });
   });
 
-  it('refuses a missing token, another integration\'s token and the wrong kind of token', async () => {
+  it("refuses a missing token, another integration's token and the wrong kind of token", async () => {
     const a = await newIntegration('a@tenant-a.example');
     const b = await newIntegration('b@tenant-b.example');
     const body = { ticketId: 1 };
@@ -144,7 +171,7 @@ describe('the mesh, end to end', () => {
     expect((await call(mesh.graphqlUrl, { body: { query: '{ tenants { id } }' }, token: a.token })).status).toBe(403);
   });
 
-  it('keeps tenants apart: another tenant\'s ticket is 404', async () => {
+  it("keeps tenants apart: another tenant's ticket is 404", async () => {
     const a = await newIntegration('iso-a@example.com');
     const b = await newIntegration('iso-b@example.com');
     const t = await call(`${a.root}/createTicket`, { token: a.token, body: { number: '5521999998888', body: 'hi' } });
@@ -178,7 +205,12 @@ describe('the mesh, end to end', () => {
   it('accepts a send the engine then refuses, and records the message as failed with the reason', async () => {
     const a = await newIntegration('refused@example.com');
     const t = await call(`${a.root}/createTicket`, { token: a.token, body: { number: '5531988887777', body: 'first' } });
-    await eventually('the first message delivered', async () => (await call(`${a.root}/getMessageByMessageId?messageId=${t.body.data.messageId}`, { token: a.token })).body?.data?.status === 'sent');
+    await eventually(
+      'the first message delivered',
+      async () =>
+        (await call(`${a.root}/getMessageByMessageId?messageId=${t.body.data.messageId}`, { token: a.token })).body?.data?.status ===
+        'sent',
+    );
     engine.failNext(400, { message: 'session not connected' });
     const res = await call(`${a.root}/sendMessageByTicket`, { token: a.token, body: { ticketId: t.body.data.ticketId, body: 'x' } });
     expect(res.status).toBe(200);
@@ -195,7 +227,7 @@ describe('the mesh, end to end', () => {
     expect(gql.body.data.ticket.messages.at(-1)).toEqual({ body: 'x', status: 'failed' });
   });
 
-  it('serves the OpenAPI document with the seed\'s paths', async () => {
+  it("serves the OpenAPI document with the seed's paths", async () => {
     const doc = await call(`${mesh.gatewayUrl}/docs/json`);
     expect(doc.status).toBe(200);
     expect(Object.keys(doc.body.paths)).toEqual(

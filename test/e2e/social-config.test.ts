@@ -26,7 +26,12 @@ async function startFakeGraph() {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      const recorded = { method: req.method!, url: req.url!, authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : undefined };
+      const recorded = {
+        method: req.method!,
+        url: req.url!,
+        authorization: req.headers.authorization,
+        body: raw ? JSON.parse(raw) : undefined,
+      };
       requests.push(recorded);
       const refusal = refusals.shift();
       const [status, body] = refusal
@@ -83,8 +88,15 @@ describe('social channel configuration, end to end', () => {
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: {
-        status: 'active', name: 'Social Co', maxUsers: 5, maxConnections: 5, acceptTerms: true,
-        email: `owner-${++lastEmail}@social-config.example`, password: 'S3cure!pass', userName: 'Ana', profile: 'admin',
+        status: 'active',
+        name: 'Social Co',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: `owner-${++lastEmail}@social-config.example`,
+        password: 'S3cure!pass',
+        userName: 'Ana',
+        profile: 'admin',
       },
     });
     expect(tenant.status).toBe(200);
@@ -146,7 +158,10 @@ describe('social channel configuration, end to end', () => {
     const from = graph.requests.length;
     expect((await post(instagram, 'social_a/iceBreakers', { action: 'get' })).body).toEqual({ success: true, data: { iceBreakers: [] } });
 
-    expect((await post(instagram, 'social_a/iceBreakers', { action: 'set', iceBreakers })).body).toEqual({ success: true, data: { iceBreakers } });
+    expect((await post(instagram, 'social_a/iceBreakers', { action: 'set', iceBreakers })).body).toEqual({
+      success: true,
+      data: { iceBreakers },
+    });
     expect((await post(instagram, 'social_a/iceBreakers', { action: 'get' })).body.data).toEqual({ iceBreakers });
 
     expect((await post(instagram, 'social_a/iceBreakers', { action: 'delete' })).body).toEqual({ success: true, data: { deleted: true } });
@@ -185,24 +200,38 @@ describe('social channel configuration, end to end', () => {
         body: { platform: 'instagram', persistent_menu: [{ locale: 'default', call_to_actions: menuItems }] },
       },
     ]);
-    expect((await post(instagram, 'social_a/persistentMenu', { action: 'get' })).body.data).toEqual({ composerInputDisabled: false, menuItems });
+    expect((await post(instagram, 'social_a/persistentMenu', { action: 'get' })).body.data).toEqual({
+      composerInputDisabled: false,
+      menuItems,
+    });
 
     const disabled = await post(instagram, 'social_a/persistentMenu', { action: 'set', composerInputDisabled: true, menuItems });
     expectError(disabled, 400, 'ERR_VALIDATION');
     expect(disabled.body.details).toEqual([{ field: 'composerInputDisabled', message: expect.stringContaining('Instagram') }]);
     expect(sent(from)).toHaveLength(1);
 
-    expect((await post(instagram, 'social_a/persistentMenu', { action: 'delete' })).body).toEqual({ success: true, data: { deleted: true } });
+    expect((await post(instagram, 'social_a/persistentMenu', { action: 'delete' })).body).toEqual({
+      success: true,
+      data: { deleted: true },
+    });
     expect(sent(from)[1]).toMatchObject({ method: 'DELETE', body: { platform: 'instagram', fields: ['persistent_menu'] } });
-    expect((await post(instagram, 'social_a/persistentMenu', { action: 'get' })).body.data).toEqual({ composerInputDisabled: false, menuItems: [] });
+    expect((await post(instagram, 'social_a/persistentMenu', { action: 'get' })).body.data).toEqual({
+      composerInputDisabled: false,
+      menuItems: [],
+    });
   });
 
   it("answers under the channels' real names (instagram, messenger) as under the seed's", async () => {
     const iceBreakers = [{ question: 'Open today?', payload: 'HOURS' }];
-    expect((await post(instagram, 'instagram/iceBreakers', { action: 'set', iceBreakers })).body).toEqual({ success: true, data: { iceBreakers } });
+    expect((await post(instagram, 'instagram/iceBreakers', { action: 'set', iceBreakers })).body).toEqual({
+      success: true,
+      data: { iceBreakers },
+    });
     expect((await post(instagram, 'social_a/iceBreakers', { action: 'get' })).body.data).toEqual({ iceBreakers });
     expect((await post(instagram, 'instagram/iceBreakers', { action: 'delete' })).body.data).toEqual({ deleted: true });
-    expect((await post(messenger, 'messenger/greeting', { action: 'get' })).body).toEqual((await post(messenger, 'social_b/greeting', { action: 'get' })).body);
+    expect((await post(messenger, 'messenger/greeting', { action: 'get' })).body).toEqual(
+      (await post(messenger, 'social_b/greeting', { action: 'get' })).body,
+    );
   });
 
   it('greeting: set, get, delete on the Messenger page', async () => {
@@ -217,17 +246,32 @@ describe('social channel configuration, end to end', () => {
     expect((await post(messenger, 'social_b/greeting', { action: 'get' })).body.data).toEqual({ greetings: [] });
     expect(sent(from)).toEqual([
       { method: 'POST', url: '/v21.0/me/messenger_profile', authorization: `Bearer ${messenger.pageToken}`, body: { greeting: greetings } },
-      { method: 'DELETE', url: '/v21.0/me/messenger_profile', authorization: `Bearer ${messenger.pageToken}`, body: { fields: ['greeting'] } },
+      {
+        method: 'DELETE',
+        url: '/v21.0/me/messenger_profile',
+        authorization: `Bearer ${messenger.pageToken}`,
+        body: { fields: ['greeting'] },
+      },
     ]);
   });
 
   it('personas: create, list, delete', async () => {
     const from = graph.requests.length;
-    const created = await post(messenger, 'social_b/personas', { action: 'create', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' });
-    expect(created.body).toEqual({ success: true, data: { personaId: '5001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' } });
+    const created = await post(messenger, 'social_b/personas', {
+      action: 'create',
+      name: 'Ana',
+      profilePictureUrl: 'https://cdn.example/ana.png',
+    });
+    expect(created.body).toEqual({
+      success: true,
+      data: { personaId: '5001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' },
+    });
 
     const listed = await post(messenger, 'social_b/personas', { action: 'list' });
-    expect(listed.body).toEqual({ success: true, data: { personas: [{ personaId: '5001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' }] } });
+    expect(listed.body).toEqual({
+      success: true,
+      data: { personas: [{ personaId: '5001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' }] },
+    });
 
     const deleted = await post(messenger, 'social_b/personas', { action: 'delete', personaId: '5001' });
     expect(deleted.body).toEqual({ success: true, data: { personaId: '5001', deleted: true } });
@@ -235,7 +279,12 @@ describe('social channel configuration, end to end', () => {
 
     const auth = `Bearer ${messenger.pageToken}`;
     expect(sent(from)).toEqual([
-      { method: 'POST', url: `/v21.0/${pageIdOfMessenger}/personas`, authorization: auth, body: { name: 'Ana', profile_picture_url: 'https://cdn.example/ana.png' } },
+      {
+        method: 'POST',
+        url: `/v21.0/${pageIdOfMessenger}/personas`,
+        authorization: auth,
+        body: { name: 'Ana', profile_picture_url: 'https://cdn.example/ana.png' },
+      },
       { method: 'GET', url: `/v21.0/${pageIdOfMessenger}/personas`, authorization: auth, body: undefined },
       { method: 'DELETE', url: '/v21.0/5001', authorization: auth, body: undefined },
       { method: 'GET', url: `/v21.0/${pageIdOfMessenger}/personas`, authorization: auth, body: undefined },
@@ -253,27 +302,99 @@ describe('social channel configuration, end to end', () => {
     ['action is get, set or delete', 'a', 'social_a/iceBreakers', { action: 'list' }, ['action']],
     ['iceBreakers is required on set', 'a', 'social_a/iceBreakers', { action: 'set' }, ['iceBreakers']],
     ['at most 4 ice breakers', 'a', 'social_a/iceBreakers', { action: 'set', iceBreakers: Array(5).fill(iceBreaker) }, ['iceBreakers']],
-    ['an ice breaker needs its question', 'a', 'social_a/iceBreakers', { action: 'set', iceBreakers: [{ payload: 'P' }] }, ['iceBreakers[0].question']],
-    ['an ice breaker needs its payload', 'a', 'social_a/iceBreakers', { action: 'set', iceBreakers: [{ question: 'Q?' }] }, ['iceBreakers[0].payload']],
+    [
+      'an ice breaker needs its question',
+      'a',
+      'social_a/iceBreakers',
+      { action: 'set', iceBreakers: [{ payload: 'P' }] },
+      ['iceBreakers[0].question'],
+    ],
+    [
+      'an ice breaker needs its payload',
+      'a',
+      'social_a/iceBreakers',
+      { action: 'set', iceBreakers: [{ question: 'Q?' }] },
+      ['iceBreakers[0].payload'],
+    ],
     ['menu action is get, set or delete', 'a', 'social_a/persistentMenu', { action: 'create' }, ['action']],
     ['menuItems is required on set', 'a', 'social_a/persistentMenu', { action: 'set' }, ['menuItems']],
     ['at most 20 menu items', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: Array(21).fill(postback) }, ['menuItems']],
-    ['a menu item is postback or web_url', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: [{ ...postback, type: 'phone_number' }] }, ['menuItems[0].type']],
-    ['a menu item needs its title', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: [{ type: 'postback', payload: 'P' }] }, ['menuItems[0].title']],
-    ['a postback item needs its payload', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: [{ type: 'postback', title: 'T' }] }, ['menuItems[0].payload']],
-    ['a web_url item needs its url', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: [postback, { type: 'web_url', title: 'T' }] }, ['menuItems[1].url']],
-    ['a web_url is an http(s) URL', 'a', 'social_a/persistentMenu', { action: 'set', menuItems: [{ type: 'web_url', title: 'T', url: 'javascript:alert(1)' }] }, ['menuItems[0].url']],
-    ['composerInputDisabled is a boolean', 'a', 'social_a/persistentMenu', { action: 'set', composerInputDisabled: 'maybe', menuItems: [postback] }, ['composerInputDisabled']],
+    [
+      'a menu item is postback or web_url',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', menuItems: [{ ...postback, type: 'phone_number' }] },
+      ['menuItems[0].type'],
+    ],
+    [
+      'a menu item needs its title',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', menuItems: [{ type: 'postback', payload: 'P' }] },
+      ['menuItems[0].title'],
+    ],
+    [
+      'a postback item needs its payload',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', menuItems: [{ type: 'postback', title: 'T' }] },
+      ['menuItems[0].payload'],
+    ],
+    [
+      'a web_url item needs its url',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', menuItems: [postback, { type: 'web_url', title: 'T' }] },
+      ['menuItems[1].url'],
+    ],
+    [
+      'a web_url is an http(s) URL',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', menuItems: [{ type: 'web_url', title: 'T', url: 'javascript:alert(1)' }] },
+      ['menuItems[0].url'],
+    ],
+    [
+      'composerInputDisabled is a boolean',
+      'a',
+      'social_a/persistentMenu',
+      { action: 'set', composerInputDisabled: 'maybe', menuItems: [postback] },
+      ['composerInputDisabled'],
+    ],
     ['greetings is required on set', 'b', 'social_b/greeting', { action: 'set' }, ['greetings']],
-    ['a greeting for the default locale is required', 'b', 'social_b/greeting', { action: 'set', greetings: [{ locale: 'pt_BR', text: 'Olá' }] }, ['greetings']],
-    ['a greeting is at most 160 characters', 'b', 'social_b/greeting', { action: 'set', greetings: [{ locale: 'default', text: 'x'.repeat(161) }] }, ['greetings[0].text']],
+    [
+      'a greeting for the default locale is required',
+      'b',
+      'social_b/greeting',
+      { action: 'set', greetings: [{ locale: 'pt_BR', text: 'Olá' }] },
+      ['greetings'],
+    ],
+    [
+      'a greeting is at most 160 characters',
+      'b',
+      'social_b/greeting',
+      { action: 'set', greetings: [{ locale: 'default', text: 'x'.repeat(161) }] },
+      ['greetings[0].text'],
+    ],
     ['a greeting needs its text', 'b', 'social_b/greeting', { action: 'set', greetings: [{ locale: 'default' }] }, ['greetings[0].text']],
-    ['a locale is default or a Meta locale', 'b', 'social_b/greeting', { action: 'set', greetings: [hello, { locale: 'brazil', text: 'Oi' }] }, ['greetings[1].locale']],
+    [
+      'a locale is default or a Meta locale',
+      'b',
+      'social_b/greeting',
+      { action: 'set', greetings: [hello, { locale: 'brazil', text: 'Oi' }] },
+      ['greetings[1].locale'],
+    ],
     ['a locale appears once', 'b', 'social_b/greeting', { action: 'set', greetings: [hello, hello] }, ['greetings[1].locale']],
     ['personas action is list, create or delete', 'b', 'social_b/personas', { action: 'get' }, ['action']],
     ['a persona needs its name', 'b', 'social_b/personas', { action: 'create', profilePictureUrl: 'https://cdn.example/a.png' }, ['name']],
     ['a persona needs its picture', 'b', 'social_b/personas', { action: 'create', name: 'Ana' }, ['profilePictureUrl']],
-    ['a persona picture is an http(s) URL', 'b', 'social_b/personas', { action: 'create', name: 'Ana', profilePictureUrl: 'ana.png' }, ['profilePictureUrl']],
+    [
+      'a persona picture is an http(s) URL',
+      'b',
+      'social_b/personas',
+      { action: 'create', name: 'Ana', profilePictureUrl: 'ana.png' },
+      ['profilePictureUrl'],
+    ],
     ['delete needs the personaId', 'b', 'social_b/personas', { action: 'delete' }, ['personaId']],
     ['a personaId is a Meta id', 'b', 'social_b/personas', { action: 'delete', personaId: '../me' }, ['personaId']],
   ];
@@ -313,7 +434,11 @@ describe('social channel configuration, end to end', () => {
     expect((await post(instagram, 'social_a/iceBreakers', { action: 'get' })).body.data).toEqual({ iceBreakers: before });
 
     graph.refuseNext('Invalid image');
-    const persona = await post(messenger, 'social_b/personas', { action: 'create', name: 'Bad', profilePictureUrl: 'https://cdn.example/x.gif' });
+    const persona = await post(messenger, 'social_b/personas', {
+      action: 'create',
+      name: 'Bad',
+      profilePictureUrl: 'https://cdn.example/x.gif',
+    });
     expectError(persona, 502, 'ERR_PROVIDER_FAILED');
     expect(persona.body.message).toContain('Invalid image');
   });

@@ -5,7 +5,12 @@ import { call, type Reply } from '../support/http';
 
 const { startMesh, freePort } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
-const SECRETS = { gateway_a: 'whsec-a-1234567890', gateway_b: 'whsec-b-1234567890', gateway_c: 'whsec-c-1234567890', gateway_d: 'whsec-d-1234567890' };
+const SECRETS = {
+  gateway_a: 'whsec-a-1234567890',
+  gateway_b: 'whsec-b-1234567890',
+  gateway_c: 'whsec-c-1234567890',
+  gateway_d: 'whsec-d-1234567890',
+};
 
 /**
  * The tenant administration API through the REST facade of the real mesh: every process on its
@@ -29,7 +34,12 @@ describe('tenant API, end to end', () => {
     mesh = await startMesh({ freePorts: true, env, onLine: addresses.onLine, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     B = mesh.gatewayUrl;
-    replica = await startGatewayReplica(await freePort(), { ...addresses.env, SUPER_ADMIN_TOKEN: admin, SUBGRAPH_TOKEN: mesh.env.SUBGRAPH_TOKEN, TOKEN_CACHE_MS: '60000' });
+    replica = await startGatewayReplica(await freePort(), {
+      ...addresses.env,
+      SUPER_ADMIN_TOKEN: admin,
+      SUBGRAPH_TOKEN: mesh.env.SUBGRAPH_TOKEN,
+      TOKEN_CACHE_MS: '60000',
+    });
   });
 
   afterAll(async () => {
@@ -45,7 +55,10 @@ describe('tenant API, end to end', () => {
     return res.body.data;
   };
   const failed = (res: Reply, status: number, error: string) => {
-    expect({ status: res.status, body: res.body }).toEqual({ status, body: { success: false, error, message: expect.any(String), ...(res.body?.details ? { details: expect.any(Array) } : {}) } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status,
+      body: { success: false, error, message: expect.any(String), ...(res.body?.details ? { details: expect.any(Array) } : {}) },
+    });
   };
 
   const tenantPayload = (over: Record<string, unknown> = {}) => ({
@@ -109,7 +122,12 @@ describe('tenant API, end to end', () => {
   });
 
   it('updates every optional field of a tenant by identity, masking secrets', async () => {
-    const { tenant } = await newTenant({ paymentGateway: 'gateway_a', gateway_aCustomerId: 'cus-a', gateway_aToken: 'tok-a-0000000000', gateway_a: 'enabled' });
+    const { tenant } = await newTenant({
+      paymentGateway: 'gateway_a',
+      gateway_aCustomerId: 'cus-a',
+      gateway_aToken: 'tok-a-0000000000',
+      gateway_a: 'enabled',
+    });
     expect(tenant).toMatchObject({ paymentGateway: 'gateway_a', gateway_a: 'enabled', gateway_aToken: '****0000' });
     const gatewayToken = `gw-b-${randomBytes(8).toString('hex')}`;
     const proxySecret = `proxy-${randomBytes(8).toString('hex')}`;
@@ -161,7 +179,11 @@ describe('tenant API, end to end', () => {
   it('answers update errors in the envelope: unknown identity 404, bad enum values 400 naming them', async () => {
     failed(await as('/tenantApiUpdateTenant', { identity: '00000000000000', status: 'inactive' }), 404, 'ERR_TENANT_NOT_FOUND');
     const { tenant } = await newTenant();
-    const bad = await as('/tenantApiUpdateTenant', { identity: tenant.identity, menuVisibility: ['Kanban', 'Arcade'], channelConnectionLimits: { fax: 1 } });
+    const bad = await as('/tenantApiUpdateTenant', {
+      identity: tenant.identity,
+      menuVisibility: ['Kanban', 'Arcade'],
+      channelConnectionLimits: { fax: 1 },
+    });
     failed(bad, 400, 'ERR_VALIDATION');
     expect(bad.body.details).toEqual([
       { field: 'menuVisibility[1]', message: expect.stringContaining('"Arcade"') },
@@ -185,7 +207,11 @@ describe('tenant API, end to end', () => {
     failed(await as('/tenantApiCreateSession', { tenant: inactive.id, name: 'x', type: 'engine_a' }), 409, 'ERR_TENANT_INACTIVE');
 
     const { tenant } = await newTenant({ maxConnections: 3 });
-    await as('/tenantApiUpdateTenant', { identity: tenant.identity, allowedChannels: ['engine_a', 'engine_b', 'waba'], channelConnectionLimits: { engine_a: 1 } });
+    await as('/tenantApiUpdateTenant', {
+      identity: tenant.identity,
+      allowedChannels: ['engine_a', 'engine_b', 'waba'],
+      channelConnectionLimits: { engine_a: 1 },
+    });
     const notAllowed = await as('/tenantApiCreateSession', { tenant: tenant.id, name: 'x', type: 'engine_c' });
     failed(notAllowed, 400, 'ERR_CHANNEL_TYPE_NOT_ALLOWED');
     expect(notAllowed.body.details).toEqual([{ field: 'type', message: expect.stringContaining('engine_c') }]);
@@ -203,7 +229,12 @@ describe('tenant API, end to end', () => {
     expect(engine).not.toHaveProperty('hybrid');
 
     const linked = await newSession(tenant.id, { ...wabaFields, hybridMode: 'coexistence', linkedChannelId: engine.whatsapp.id });
-    expect(linked.hybrid).toEqual({ applied: true, whatsappId: linked.whatsapp.id, hybridMode: 'coexistence', linkedChannelId: engine.whatsapp.id });
+    expect(linked.hybrid).toEqual({
+      applied: true,
+      whatsappId: linked.whatsapp.id,
+      hybridMode: 'coexistence',
+      linkedChannelId: engine.whatsapp.id,
+    });
     expect(linked.whatsapp).toMatchObject({ hybridMode: 'coexistence', linkedChannelId: engine.whatsapp.id });
     expect(linked.whatsapp).not.toHaveProperty('bmToken');
 
@@ -218,7 +249,9 @@ describe('tenant API, end to end', () => {
     const { tenant } = await newTenant({ maxConnections: 0 });
     const engine = await newSession(tenant.id);
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => as('/tenantApiCreateSession', { tenant: tenant.id, name: 'w', ...wabaFields, linkedChannelId: engine.whatsapp.id })),
+      Array.from({ length: 10 }, () =>
+        as('/tenantApiCreateSession', { tenant: tenant.id, name: 'w', ...wabaFields, linkedChannelId: engine.whatsapp.id }),
+      ),
     );
     expect(results.every((r) => r.status === 200)).toBe(true);
     const hybrids = results.map((r) => r.body.data.hybrid);
@@ -236,16 +269,32 @@ describe('tenant API, end to end', () => {
     const edited = ok(
       await as(
         `/whatsapp/${waba.whatsapp.id}`,
-        { name: 'Official', status: 'CONNECTED', hybridMode: 'two_numbers', linkedChannelId: engine.whatsapp.id, webhookEnabled: true, webhookUrl: 'https://hooks.example/w' },
+        {
+          name: 'Official',
+          status: 'CONNECTED',
+          hybridMode: 'two_numbers',
+          linkedChannelId: engine.whatsapp.id,
+          webhookEnabled: true,
+          webhookUrl: 'https://hooks.example/w',
+        },
         'PUT',
       ),
     );
     expect(edited).toEqual({
-      whatsapp: expect.objectContaining({ id: waba.whatsapp.id, name: 'Official', status: 'CONNECTED', hybridMode: 'two_numbers', linkedChannelId: engine.whatsapp.id, webhookEnabled: true }),
+      whatsapp: expect.objectContaining({
+        id: waba.whatsapp.id,
+        name: 'Official',
+        status: 'CONNECTED',
+        hybridMode: 'two_numbers',
+        linkedChannelId: engine.whatsapp.id,
+        webhookEnabled: true,
+      }),
       hybrid: { applied: true, whatsappId: waba.whatsapp.id, hybridMode: 'two_numbers', linkedChannelId: engine.whatsapp.id },
     });
 
-    const engineEdit = ok(await as(`/whatsapp/${engine.whatsapp.id}`, { engineUrl: 'http://engine.internal:3000', engineToken: 'engine-secret' }, 'PUT'));
+    const engineEdit = ok(
+      await as(`/whatsapp/${engine.whatsapp.id}`, { engineUrl: 'http://engine.internal:3000', engineToken: 'engine-secret' }, 'PUT'),
+    );
     expect(engineEdit).toEqual({ whatsapp: expect.objectContaining({ engineUrl: 'http://engine.internal:3000' }) });
     expect(JSON.stringify(engineEdit)).not.toContain('engine-secret');
 
@@ -257,11 +306,19 @@ describe('tenant API, end to end', () => {
 
   // ---- integrations ------------------------------------------------------------------------
 
-  it('creates an integration with the caller\'s token and validates its tenant, channel and user', async () => {
+  it("creates an integration with the caller's token and validates its tenant, channel and user", async () => {
     const { tenant, adminUser } = await newTenant();
     const { whatsapp, api: sessionApi } = await newSession(tenant.id);
     const authToken = randomBytes(24).toString('hex');
-    const body = { name: 'CRM', sessionId: whatsapp.id, userId: adminUser.id, tenant: tenant.id, authToken, urlServiceStatus: null, urlMessageStatus: 'https://crm.example/status' };
+    const body = {
+      name: 'CRM',
+      sessionId: whatsapp.id,
+      userId: adminUser.id,
+      tenant: tenant.id,
+      authToken,
+      urlServiceStatus: null,
+      urlMessageStatus: 'https://crm.example/status',
+    };
 
     const { api } = ok(await as('/tenantCreateApi', body));
     expect(api).toEqual({
@@ -279,7 +336,11 @@ describe('tenant API, end to end', () => {
     failed(await as('/tenantCreateApi', { ...body, name: 'Again' }), 409, 'ERR_TOKEN_IN_USE');
     failed(await as('/tenantCreateApi', { ...body, authToken: 'short' }), 400, 'ERR_VALIDATION');
     const other = await newTenant();
-    failed(await as('/tenantCreateApi', { ...body, authToken: randomBytes(24).toString('hex'), userId: other.adminUser.id }), 404, 'ERR_USER_NOT_FOUND');
+    failed(
+      await as('/tenantCreateApi', { ...body, authToken: randomBytes(24).toString('hex'), userId: other.adminUser.id }),
+      404,
+      'ERR_USER_NOT_FOUND',
+    );
     failed(
       await as('/tenantDeleteApi', { apiId: sessionApi.apiId, tenant: tenant.id, sessionId: whatsapp.id, userId: other.adminUser.id }),
       404,
@@ -287,7 +348,7 @@ describe('tenant API, end to end', () => {
     );
   });
 
-  it('makes a deleted integration\'s token fail on the very next call, on every gateway, with the cache on', async () => {
+  it("makes a deleted integration's token fail on the very next call, on every gateway, with the cache on", async () => {
     const { tenant } = await newTenant();
     const { whatsapp, api } = await newSession(tenant.id);
     for (const base of [B, replica.url]) {

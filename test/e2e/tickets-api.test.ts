@@ -30,14 +30,27 @@ describe('tickets API, end to end', () => {
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
       body: {
-        status: 'active', name: 'Acme', maxUsers: 10, maxConnections: 10, acceptTerms: true,
-        email: `owner-${++lastEmail}@tickets-api.example`, password: 'S3cure!pass', userName: 'Ana', profile: 'admin',
+        status: 'active',
+        name: 'Acme',
+        maxUsers: 10,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: `owner-${++lastEmail}@tickets-api.example`,
+        password: 'S3cure!pass',
+        userName: 'Ana',
+        profile: 'admin',
       },
     });
     expect(tenant.status).toBe(200);
     const tenantId = tenant.body.data.tenant.id as number;
     const session = await newSession(tenantId, 'engine_a');
-    return { tenantId, userId: tenant.body.data.adminUser.id, channelId: session.whatsapp.id, root: `${mesh.gatewayUrl}/v2/api/external/${session.api.apiId}`, token: session.api.authToken };
+    return {
+      tenantId,
+      userId: tenant.body.data.adminUser.id,
+      channelId: session.whatsapp.id,
+      root: `${mesh.gatewayUrl}/v2/api/external/${session.api.apiId}`,
+      token: session.api.authToken,
+    };
   }
 
   async function newSession(tenantId: number, type: string) {
@@ -45,8 +58,8 @@ describe('tickets API, end to end', () => {
       token: admin,
       body:
         type === 'webmail'
-          // webmail channels send through an SMTP relay from their own address (test/e2e/email.test.ts delivers)
-          ? { tenant: tenantId, name: 'webmail channel', type, engineUrl: 'smtp://127.0.0.1:9', emailAddress: 'support@shop.example' }
+          ? // webmail channels send through an SMTP relay from their own address (test/e2e/email.test.ts delivers)
+            { tenant: tenantId, name: 'webmail channel', type, engineUrl: 'smtp://127.0.0.1:9', emailAddress: 'support@shop.example' }
           : { tenant: tenantId, name: `${type} channel`, type, engineUrl: engine.url, engineToken: 'engine-secret' },
     });
     expect(session.status).toBe(200);
@@ -55,7 +68,9 @@ describe('tickets API, end to end', () => {
 
   const post = (api: Integration, op: string, body: unknown) => call(`${api.root}/${op}`, { token: api.token, body });
   const get = (api: Integration, op: string, query: Record<string, string | number>) =>
-    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, { token: api.token });
+    call(`${api.root}/${op}?${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]))}`, {
+      token: api.token,
+    });
 
   async function open(api: Integration, over: Record<string, unknown> = {}) {
     const res = await post(api, 'createTicket', { number: newNumber(), body: 'Hello!', ...over });
@@ -82,7 +97,12 @@ describe('tickets API, end to end', () => {
 
   beforeAll(async () => {
     engine = await startNetworkEngine();
-    mesh = await startMesh({ freePorts: true, env: UNPACED, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
+    mesh = await startMesh({
+      freePorts: true,
+      env: UNPACED,
+      onLine: () => undefined,
+      onCrash: (part, code) => crashes.push(`${part}:${code}`),
+    });
     admin = mesh.superAdminToken;
   });
 
@@ -177,11 +197,17 @@ describe('tickets API, end to end', () => {
       const order = [...one.body.data.tickets, ...two.body.data.tickets].map((t: { id: number }) => t.id);
       expect(order).toEqual([ids[0], ...ids.slice(1).reverse()]);
       const last = two.body.data.tickets.at(-1);
-      expect(last.lastMessage).toEqual({ messageId: expect.any(String), body: 'first message 1', direction: 'out', at: expect.any(String) });
+      expect(last.lastMessage).toEqual({
+        messageId: expect.any(String),
+        body: 'first message 1',
+        direction: 'out',
+        at: expect.any(String),
+      });
     });
 
     it('filters by status, queuesIds, whatsappIds and searchParam', async () => {
-      const only = async (query: Record<string, string>) => (await get(api, 'listTickets', query)).body.data.tickets.map((t: { id: number }) => t.id);
+      const only = async (query: Record<string, string>) =>
+        (await get(api, 'listTickets', query)).body.data.tickets.map((t: { id: number }) => t.id);
       expect(await only({ status: 'pending' })).toEqual([ids[0]]);
       expect(await only({ queuesIds: `${queueId}, 999` })).toEqual([ids[0]]);
       expect((await get(api, 'listTickets', { whatsappIds: String(api.channelId) })).body.data.count).toBe(23);
@@ -213,7 +239,11 @@ describe('tickets API, end to end', () => {
 
       const current = await post(api, 'showticket', { number });
       expect(current.status).toBe(200);
-      expect(current.body.data).toMatchObject({ id: second.ticketId, status: 'open', lastMessage: { body: 'second ticket', direction: 'out' } });
+      expect(current.body.data).toMatchObject({
+        id: second.ticketId,
+        status: 'open',
+        lastMessage: { body: 'second ticket', direction: 'out' },
+      });
 
       const all = await post(api, 'showallticket', { number });
       expect(all.body.data.count).toBe(2);
@@ -326,10 +356,18 @@ describe('tickets API, end to end', () => {
       const plain = await post(api, 'createNotes', { ticketId, notes: 'Customer asked for a refund', userId: api.userId });
       expect(plain.status).toBe(200);
       expect(plain.body.data).toEqual({
-        id: expect.any(Number), notes: 'Customer asked for a refund', ticketId, userId: api.userId, idFront: null, createdAt: expect.any(String), updatedAt: expect.any(String),
+        id: expect.any(Number),
+        notes: 'Customer asked for a refund',
+        ticketId,
+        userId: api.userId,
+        idFront: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       });
 
-      const answers = await Promise.all(Array.from({ length: 10 }, () => post(api, 'createNotes', { ticketId, notes: 'once', idFront: 'ui-42' })));
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => post(api, 'createNotes', { ticketId, notes: 'once', idFront: 'ui-42' })),
+      );
       expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
       expect(answers[0].body.data).toMatchObject({ idFront: 'ui-42', notes: 'once' });
       expect(answers[0].body.data.id).not.toBe(plain.body.data.id);
@@ -350,7 +388,12 @@ describe('tickets API, end to end', () => {
       const { ticketId } = await open(api, { status: 'pending' });
       const start = await post(api, `ticket/pause/start/${ticketId}`, { pauseReason: 'Waiting for the carrier' });
       expect(start.status).toBe(200);
-      expect(start.body.data).toMatchObject({ paused: true, pauseReason: 'Waiting for the carrier', status: 'pending', pausedAt: expect.any(String) });
+      expect(start.body.data).toMatchObject({
+        paused: true,
+        pauseReason: 'Waiting for the carrier',
+        status: 'pending',
+        pausedAt: expect.any(String),
+      });
       expectError(await post(api, `ticket/pause/start/${ticketId}`, { pauseReason: 'again' }), 409, 'ERR_TICKET_ALREADY_PAUSED');
 
       const end = await post(api, `ticket/pause/end/${ticketId}`, {});
@@ -382,9 +425,16 @@ describe('tickets API, end to end', () => {
       const first = await post(api, 'sendEvaluation', { ticketId });
       expect(first.status).toBe(200);
       await settled(api.root, api.token, first.body.data.messageId);
-      expect(first.body.data).toMatchObject({ ticketId, messageId: expect.any(String), evaluation: { sentAt: expect.any(String), answer: null } });
+      expect(first.body.data).toMatchObject({
+        ticketId,
+        messageId: expect.any(String),
+        evaluation: { sentAt: expect.any(String), answer: null },
+      });
       const survey = engine.to('/messages').at(-1)!;
-      expect(survey.body).toMatchObject({ jid: `${ticket.contact.number}@s.whatsapp.net`, content: { text: expect.stringMatching(/rate/) } });
+      expect(survey.body).toMatchObject({
+        jid: `${ticket.contact.number}@s.whatsapp.net`,
+        content: { text: expect.stringMatching(/rate/) },
+      });
 
       expectError(await post(api, 'sendEvaluation', { ticketId }), 409, 'ERR_EVALUATION_ALREADY_SENT');
       expect(sends()).toBe(before + 1);
@@ -415,7 +465,10 @@ describe('tickets API, end to end', () => {
       const res = await post(api, 'sendEvaluation', { ticketId, externalKey: 'nps-refused' });
       expect(res.status).toBe(200);
       expect((await post(api, 'showTicketById', { ticketId })).body.data.evaluation).toMatchObject({ messageId: res.body.data.messageId });
-      expect(await settled(api.root, api.token, res.body.data.messageId)).toMatchObject({ status: 'failed', error: expect.stringContaining('session closed') });
+      expect(await settled(api.root, api.token, res.body.data.messageId)).toMatchObject({
+        status: 'failed',
+        error: expect.stringContaining('session closed'),
+      });
     });
 
     it("refuses a closed ticket and another tenant's ticket, sending nothing", async () => {
@@ -455,13 +508,28 @@ describe('tickets API, end to end', () => {
       expect(res.body.data.ticketId).toBe(ticketId);
       expect(res.body.data.hasMore).toBe(false);
       expect(res.body.data.messages.map((m: { body: string }) => m.body)).toEqual([
-        'Your order 1001 shipped', 'Price is 5.00 (USD)', 'ORDER 1002 SHIPPED', 'thanks',
+        'Your order 1001 shipped',
+        'Price is 5.00 (USD)',
+        'ORDER 1002 SHIPPED',
+        'thanks',
       ]);
       expect(res.body.data.messages[0]).toEqual({
-        messageId: firstMessageId, ticketId, whatsappId: api.channelId, direction: 'out', body: 'Your order 1001 shipped',
-        status: 'sent', mediaUrl: null, mimeType: null, fileName: null, subject: null, interactive: null, error: null,
-        providerMessageId: expect.any(String), via: null,
-        createdAt: expect.any(String), updatedAt: expect.any(String),
+        messageId: firstMessageId,
+        ticketId,
+        whatsappId: api.channelId,
+        direction: 'out',
+        body: 'Your order 1001 shipped',
+        status: 'sent',
+        mediaUrl: null,
+        mimeType: null,
+        fileName: null,
+        subject: null,
+        interactive: null,
+        error: null,
+        providerMessageId: expect.any(String),
+        via: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
       });
     });
 
@@ -503,13 +571,26 @@ describe('tickets API, end to end', () => {
     });
   });
 
-  it("documents every route in the OpenAPI document", async () => {
+  it('documents every route in the OpenAPI document', async () => {
     const doc = await call(`${mesh.gatewayUrl}/docs/json`);
     const paths = Object.keys(doc.body.paths);
     for (const op of [
-      'createTicket', 'listTickets', 'showticket', 'showallticket', 'showTicketById', 'updateticketinfo', 'updatequeue',
-      'addTag', 'removeTag', 'createNotes', 'ticket/pause/start/{ticketId}', 'ticket/pause/end/{ticketId}', 'sendEvaluation',
-      'showAllMessages', 'searchMessages', 'getMessageByMessageId',
+      'createTicket',
+      'listTickets',
+      'showticket',
+      'showallticket',
+      'showTicketById',
+      'updateticketinfo',
+      'updatequeue',
+      'addTag',
+      'removeTag',
+      'createNotes',
+      'ticket/pause/start/{ticketId}',
+      'ticket/pause/end/{ticketId}',
+      'sendEvaluation',
+      'showAllMessages',
+      'searchMessages',
+      'getMessageByMessageId',
     ]) {
       expect(paths).toContain(`/v2/api/external/{apiId}/${op}`);
     }

@@ -33,7 +33,17 @@ describe('tracing across the mesh', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Traced Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@traced.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Traced Ltda',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'ops@traced.example',
+        password: 'S3cure!pass',
+        userName: 'Ops',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -107,7 +117,11 @@ describe('tracing across the mesh', () => {
   });
 
   it('answers X-Request-Id on every answer, errors and unknown routes included', async () => {
-    for (const [url, status] of [[`${root}/listTickets`, 401], [`${mesh.gatewayUrl}/nowhere`, 404], [`${mesh.gatewayUrl}/healthz`, 200]] as const) {
+    for (const [url, status] of [
+      [`${root}/listTickets`, 401],
+      [`${mesh.gatewayUrl}/nowhere`, 404],
+      [`${mesh.gatewayUrl}/healthz`, 200],
+    ] as const) {
       const res = await fetch(url);
       expect({ url, status: res.status }).toEqual({ url, status });
       expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f]{32}$/);
@@ -145,7 +159,17 @@ describe('trace ids across the mesh with export off', () => {
     const admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Untraced Ltda', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: 'ops@untraced.example', password: 'S3cure!pass', userName: 'Ops', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Untraced Ltda',
+        maxUsers: 5,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'ops@untraced.example',
+        password: 'S3cure!pass',
+        userName: 'Ops',
+        profile: 'admin',
+      },
     });
     const session = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
       token: admin,
@@ -165,7 +189,9 @@ describe('trace ids across the mesh with export off', () => {
     const { messageId } = ((await res.json()) as { data: { messageId: string } }).data;
     expect((await settled(root, token, messageId)).status).toBe('sent');
 
-    const retried = lines.filter((l) => l.part === 'messaging-dispatcher' && l.line.includes('delivery will be retried')).map((l) => JSON.parse(l.line));
+    const retried = lines
+      .filter((l) => l.part === 'messaging-dispatcher' && l.line.includes('delivery will be retried'))
+      .map((l) => JSON.parse(l.line));
     expect(retried).toEqual([expect.objectContaining({ messageId, traceId })]);
     // Unexported, the provider call carries no trace header (nobody could read it).
     expect(engine.requests.every((r) => r.headers.traceparent === undefined)).toBe(true);

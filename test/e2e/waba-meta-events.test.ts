@@ -17,7 +17,12 @@ const PHONE_ID = '1077000002';
 const WABA_ID = 'WABA-88';
 
 const template = (name: string, over: Partial<MetaTemplate> = {}): MetaTemplate => ({
-  name, language: 'pt_BR', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Olá {{1}}' }], ...over,
+  name,
+  language: 'pt_BR',
+  status: 'APPROVED',
+  category: 'UTILITY',
+  components: [{ type: 'BODY', text: 'Olá {{1}}' }],
+  ...over,
 });
 
 describe('the official channel: what Meta reports', () => {
@@ -30,15 +35,22 @@ describe('the official channel: what Meta reports', () => {
   const newNumber = () => `55119${String(80_000_000 + ++seq)}`;
 
   const post = (path: string, body: unknown) => call(`${waba.root}${path}`, { token: waba.token, body });
-  const sendTemplate = (number: string, name: string) => post('/template', { number, templateName: name, templateLangCode: 'pt_BR', params: ['Bia'] });
-  const expectError = (res: Reply, status: number, error: string) => expect({ status: res.status, error: res.body?.error }).toEqual({ status, error });
+  const sendTemplate = (number: string, name: string) =>
+    post('/template', { number, templateName: name, templateLangCode: 'pt_BR', params: ['Bia'] });
+  const expectError = (res: Reply, status: number, error: string) =>
+    expect({ status: res.status, error: res.body?.error }).toEqual({ status, error });
   /** Meta posts this (signed) to the webhook; the gateway answers 200 once it is applied. */
   const metaPosts = async (body: unknown) => {
     const raw = JSON.stringify(body);
     expect((await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET))).status).toBe(200);
   };
   const templateEvent = (name: string, value: Record<string, unknown>, field = 'message_template_status_update') =>
-    wabaTemplateChange(WABA_ID, field, { message_template_id: 1, message_template_name: name, message_template_language: 'pt_BR', ...value });
+    wabaTemplateChange(WABA_ID, field, {
+      message_template_id: 1,
+      message_template_name: name,
+      message_template_language: 'pt_BR',
+      ...value,
+    });
 
   beforeAll(async () => {
     graph = await startFakeGraph();
@@ -51,7 +63,17 @@ describe('the official channel: what Meta reports', () => {
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Reports Co', maxUsers: 5, maxConnections: 10, acceptTerms: true, email: 'owner@reports.example', password: 'S3cure!pass', userName: 'Ana', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Reports Co',
+        maxUsers: 5,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: 'owner@reports.example',
+        password: 'S3cure!pass',
+        userName: 'Ana',
+        profile: 'admin',
+      },
     });
     tenantId = tenant.body.data.tenant.id;
     const res = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
@@ -81,7 +103,11 @@ describe('the official channel: what Meta reports', () => {
     await metaPosts(wabaEnvelope(PHONE_ID, { statuses: [{ ...wabaStatus(sent.providerMessageId, 'delivered', number, now), pricing }] }));
 
     const read = await call(`${waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: waba.token });
-    expect(read.body.data).toMatchObject({ messageId, status: 'delivered', pricing: { billable: true, pricingModel: 'PMP', category: 'utility' } });
+    expect(read.body.data).toMatchObject({
+      messageId,
+      status: 'delivered',
+      pricing: { billable: true, pricingModel: 'PMP', category: 'utility' },
+    });
     const gql = await call(`${mesh.gatewayUrl}/graphql`, {
       token: admin,
       body: { query: `{ message(tenantId: ${tenantId}, id: "${messageId}") { id pricing { billable pricingModel category } } }` },
@@ -106,10 +132,15 @@ describe('the official channel: what Meta reports', () => {
     const bsuid = 'BR.13491208655302741918';
     expect((await sendTemplate(bsuid, 'login_code')).status).toBe(200);
 
-    await metaPosts(templateEvent('login_code', { previous_category: 'UTILITY', new_category: 'AUTHENTICATION' }, 'template_category_update'));
+    await metaPosts(
+      templateEvent('login_code', { previous_category: 'UTILITY', new_category: 'AUTHENTICATION' }, 'template_category_update'),
+    );
     graph.catalog = graph.catalog.map((t) => (t.name === 'login_code' ? { ...t, category: 'AUTHENTICATION' } : t));
     const listed = await call(`${waba.root}/templates`, { token: waba.token });
-    expect(listed.body.data.templates.find((t: { name: string }) => t.name === 'login_code')).toMatchObject({ category: 'AUTHENTICATION', status: 'APPROVED' });
+    expect(listed.body.data.templates.find((t: { name: string }) => t.name === 'login_code')).toMatchObject({
+      category: 'AUTHENTICATION',
+      status: 'APPROVED',
+    });
     expectError(await sendTemplate(bsuid, 'login_code'), 409, 'ERR_PHONE_REQUIRED');
   });
 });

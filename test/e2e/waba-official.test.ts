@@ -35,7 +35,13 @@ const ORDER_UPDATE = template('order_update', {
     { type: 'HEADER', format: 'TEXT', text: 'Pedido {{1}}' },
     { type: 'BODY', text: 'Olá {{1}}, seu pedido {{2}} saiu para entrega.' },
     { type: 'FOOTER', text: 'Loja' },
-    { type: 'BUTTONS', buttons: [{ type: 'URL', text: 'Rastrear', url: 'https://shop.example/track/{{1}}' }, { type: 'QUICK_REPLY', text: 'Falar' }] },
+    {
+      type: 'BUTTONS',
+      buttons: [
+        { type: 'URL', text: 'Rastrear', url: 'https://shop.example/track/{{1}}' },
+        { type: 'QUICK_REPLY', text: 'Falar' },
+      ],
+    },
   ],
 });
 
@@ -57,7 +63,9 @@ describe('the official channel: window, templates, coexistence', () => {
     expect(res.body).toMatchObject({ success: false, message: expect.any(String) });
   };
   const ticketsOf = async (number: string) =>
-    ((await post('/showallticket', { number })).body.data?.tickets ?? []).filter((t: { whatsappId: number }) => t.whatsappId === waba.channelId);
+    ((await post('/showallticket', { number })).body.data?.tickets ?? []).filter(
+      (t: { whatsappId: number }) => t.whatsappId === waba.channelId,
+    );
   const message = async (messageId: string) => {
     const res = await call(`${waba.root}/getMessageByMessageId?messageId=${messageId}`, { token: waba.token });
     if (res.status !== 200) throw new Error(`getMessageByMessageId ${messageId}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -67,7 +75,12 @@ describe('the official channel: window, templates, coexistence', () => {
   /** The contact writes (a signed Meta webhook, timestamped now); Meta then takes free-form messages too. */
   async function contactWrites(number: string) {
     const now = String(Math.floor(Date.now() / 1000));
-    const raw = JSON.stringify(wabaEnvelope(PHONE_ID, { contacts: [{ profile: { name: 'Bia' }, wa_id: number }], messages: [wabaText(number, `wamid.IN-${number}-${now}`, 'Oi', now)] }));
+    const raw = JSON.stringify(
+      wabaEnvelope(PHONE_ID, {
+        contacts: [{ profile: { name: 'Bia' }, wa_id: number }],
+        messages: [wabaText(number, `wamid.IN-${number}-${now}`, 'Oi', now)],
+      }),
+    );
     expect((await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET))).status).toBe(200);
     graph.wrote(number);
   }
@@ -76,7 +89,11 @@ describe('the official channel: window, templates, coexistence', () => {
     const res = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: tenantId, ...body } });
     expect(res.status).toBe(200);
     const { apiId, authToken } = res.body.data.api;
-    return { channelId: res.body.data.whatsapp.id as number, root: `${mesh.gatewayUrl}/v2/api/external/${apiId}`, token: authToken as string };
+    return {
+      channelId: res.body.data.whatsapp.id as number,
+      root: `${mesh.gatewayUrl}/v2/api/external/${apiId}`,
+      token: authToken as string,
+    };
   }
 
   const setLink = async (status: 'CONNECTED' | 'DISCONNECTED') => {
@@ -102,22 +119,63 @@ describe('the official channel: window, templates, coexistence', () => {
       // No rate limit: the coexistence run's 200 sends, 100 ticket lookups and 400 or more reads
       // of records can exceed one token's 600 requests in 10 s on a fast machine (a CI run's read
       // came back without data, and so did one of three runs of this file alone).
-      env: { ...UNPACED, RATE_LIMIT_PER_TOKEN: '0', RATE_LIMIT_PER_TENANT: '0', META_APP_SECRET, WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1', RELAY_POLL_MS: '100', META_GRAPH_URL: graph.url, TEMPLATE_CACHE_MS: String(TEMPLATE_CACHE_MS), CHANNEL_CACHE_MS: String(CHANNEL_CACHE_MS) },
+      env: {
+        ...UNPACED,
+        RATE_LIMIT_PER_TOKEN: '0',
+        RATE_LIMIT_PER_TENANT: '0',
+        META_APP_SECRET,
+        WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',
+        RELAY_POLL_MS: '100',
+        META_GRAPH_URL: graph.url,
+        TEMPLATE_CACHE_MS: String(TEMPLATE_CACHE_MS),
+        CHANNEL_CACHE_MS: String(CHANNEL_CACHE_MS),
+      },
     });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Official Co', maxUsers: 5, maxConnections: 10, acceptTerms: true, email: 'owner@official.example', password: 'S3cure!pass', userName: 'Ana', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Official Co',
+        maxUsers: 5,
+        maxConnections: 10,
+        acceptTerms: true,
+        email: 'owner@official.example',
+        password: 'S3cure!pass',
+        userName: 'Ana',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     tenantId = tenant.body.data.tenant.id;
     const userId = tenant.body.data.adminUser.id;
-    engine = await session({ name: 'linked', type: 'engine_a', status: 'CONNECTED', engineUrl: `${graph.url}/engine`, engineToken: 'engine-token' });
-    waba = await session({ name: 'official', type: 'waba', tokenAPI: PHONE_ID, wabaId: WABA_ID, bmToken: 'bm-token', hybridMode: 'coexistence', linkedChannelId: engine.channelId });
+    engine = await session({
+      name: 'linked',
+      type: 'engine_a',
+      status: 'CONNECTED',
+      engineUrl: `${graph.url}/engine`,
+      engineToken: 'engine-token',
+    });
+    waba = await session({
+      name: 'official',
+      type: 'waba',
+      tokenAPI: PHONE_ID,
+      wabaId: WABA_ID,
+      bmToken: 'bm-token',
+      hybridMode: 'coexistence',
+      linkedChannelId: engine.channelId,
+    });
     // Status callbacks of the waba channel's messages (urlMessageStatus of a second integration).
     const callbacks = await call(`${mesh.gatewayUrl}/tenantCreateApi`, {
       token: admin,
-      body: { name: 'status', sessionId: waba.channelId, userId, tenant: tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: `${receiver.url}/status` },
+      body: {
+        name: 'status',
+        sessionId: waba.channelId,
+        userId,
+        tenant: tenantId,
+        authToken: randomBytes(24).toString('hex'),
+        urlMessageStatus: `${receiver.url}/status`,
+      },
     });
     expect(callbacks.status).toBe(200);
   });
@@ -139,7 +197,16 @@ describe('the official channel: window, templates, coexistence', () => {
       expectError(await post('', { number, body: 'Hello' }), 409, 'ERR_OUTSIDE_WINDOW');
       expectError(await post('/createTicket', { number, body: 'Hello' }), 409, 'ERR_OUTSIDE_WINDOW');
       expectError(await post('/sendButtonWABA', { number, message: 'Confirm?', button1: 'Yes', button2: 'No' }), 409, 'ERR_OUTSIDE_WINDOW');
-      expectError(await post('/sendListWABA', { number, body: 'Pick', button_text: 'Open', sections: [{ title: 'S', rows: [{ id: 'a', title: 'A' }] }] }), 409, 'ERR_OUTSIDE_WINDOW');
+      expectError(
+        await post('/sendListWABA', {
+          number,
+          body: 'Pick',
+          button_text: 'Open',
+          sections: [{ title: 'S', rows: [{ id: 'a', title: 'A' }] }],
+        }),
+        409,
+        'ERR_OUTSIDE_WINDOW',
+      );
       expect(await ticketsOf(number)).toEqual([]);
 
       // A template opens the conversation; a text on its ticket is still outside the window.
@@ -150,7 +217,12 @@ describe('the official channel: window, templates, coexistence', () => {
       await settled(waba.root, waba.token, opened.body.data.messageId);
       const history = await post('/showAllMessages', { ticket: String(ticketId) });
       expect(history.body.data.messages.map((m: { body: string }) => m.body)).toEqual(['Olá Bia']);
-      expect(graph.sends().slice(before).map((r) => r.body.type)).toEqual(['template']);
+      expect(
+        graph
+          .sends()
+          .slice(before)
+          .map((r) => r.body.type),
+      ).toEqual(['template']);
     });
 
     it('accepts and delivers the same text once the contact has written (signed Meta webhook)', async () => {
@@ -162,7 +234,13 @@ describe('the official channel: window, templates, coexistence', () => {
       const done = await settled(waba.root, waba.token, res.body.data.messageId);
       expect(done).toMatchObject({ status: 'sent', via: 'official', body: 'Hello' });
       const sent = graph.sends().find((r) => r.body.to === number && r.body.type === 'text');
-      expect(sent?.body).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: number, type: 'text', text: { body: 'Hello' } });
+      expect(sent?.body).toEqual({
+        messaging_product: 'whatsapp',
+        recipient_type: 'individual',
+        to: number,
+        type: 'text',
+        text: { body: 'Hello' },
+      });
       // A new ticket of the same contact (the old one closed) keeps the contact's window.
       await post('/updateticketinfo', { ticketId: res.body.data.ticketId, status: 'closed' });
       const again = await post('/createTicket', { number, body: 'New conversation' });
@@ -173,7 +251,9 @@ describe('the official channel: window, templates, coexistence', () => {
     it("fails at once, with Meta's reason and not retried, a message Meta refuses as outside the window (131047)", async () => {
       // The contact wrote (our window is open) but Meta's fake does not know it: Meta answers 131047.
       const refusing = newNumber();
-      const raw = JSON.stringify(wabaEnvelope(PHONE_ID, { messages: [wabaText(refusing, `wamid.IN-R-${refusing}`, 'Oi', String(Math.floor(Date.now() / 1000)))] }));
+      const raw = JSON.stringify(
+        wabaEnvelope(PHONE_ID, { messages: [wabaText(refusing, `wamid.IN-R-${refusing}`, 'Oi', String(Math.floor(Date.now() / 1000)))] }),
+      );
       expect((await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET))).status).toBe(200);
       const res = await post('', { number: refusing, body: 'Late' });
       expect(res.status).toBe(200);
@@ -191,24 +271,56 @@ describe('the official channel: window, templates, coexistence', () => {
       const number = newNumber();
       const components = [
         { type: 'header', parameters: [{ type: 'text', text: '#981' }] },
-        { type: 'body', parameters: [{ type: 'text', text: 'Bia' }, { type: 'text', text: '#981' }] },
+        {
+          type: 'body',
+          parameters: [
+            { type: 'text', text: 'Bia' },
+            { type: 'text', text: '#981' },
+          ],
+        },
         { type: 'button', sub_type: 'url', index: 0, parameters: [{ type: 'text', text: '981' }] },
       ];
       const res = await post('/templateBody', {
         number,
         externalKey: `tpl-${number}`,
-        templateData: { messaging_product: 'whatsapp', to: number, type: 'template', template: { name: 'order_update', language: { code: 'pt_BR' }, components } },
+        templateData: {
+          messaging_product: 'whatsapp',
+          to: number,
+          type: 'template',
+          template: { name: 'order_update', language: { code: 'pt_BR' }, components },
+        },
       });
       expect(res.status).toBe(200);
       const done = await settled(waba.root, waba.token, res.body.data.messageId);
-      expect(done).toMatchObject({ status: 'sent', via: 'official', body: 'Olá Bia, seu pedido #981 saiu para entrega.', ticketId: res.body.data.ticketId });
+      expect(done).toMatchObject({
+        status: 'sent',
+        via: 'official',
+        body: 'Olá Bia, seu pedido #981 saiu para entrega.',
+        ticketId: res.body.data.ticketId,
+      });
       const sent = graph.sends().filter((r) => r.body.to === number);
       expect(sent.map((r) => [r.url, r.headers.authorization, r.body])).toEqual([
-        [`/${PHONE_ID}/messages`, 'Bearer bm-token', { messaging_product: 'whatsapp', recipient_type: 'individual', to: number, type: 'template', template: { name: 'order_update', language: { code: 'pt_BR' }, components } }],
+        [
+          `/${PHONE_ID}/messages`,
+          'Bearer bm-token',
+          {
+            messaging_product: 'whatsapp',
+            recipient_type: 'individual',
+            to: number,
+            type: 'template',
+            template: { name: 'order_update', language: { code: 'pt_BR' }, components },
+          },
+        ],
       ]);
       // The contact's ticket was opened; the same externalKey answers skipped.
       expect((await ticketsOf(number)).map((t: { id: number }) => t.id)).toEqual([res.body.data.ticketId]);
-      const repeat = await post('/template', { number, externalKey: `tpl-${number}`, templateName: 'welcome', templateLangCode: 'pt_BR', params: ['x'] });
+      const repeat = await post('/template', {
+        number,
+        externalKey: `tpl-${number}`,
+        templateName: 'welcome',
+        templateLangCode: 'pt_BR',
+        params: ['x'],
+      });
       expect(repeat.body).toEqual({ success: true, idempotent: true, skipped: true, ticketId: res.body.data.ticketId });
       // The catalog was read from Meta page by page.
       const reads = graph.catalogReads();
@@ -225,13 +337,23 @@ describe('the official channel: window, templates, coexistence', () => {
         expect(res.status).toBe(200);
         await settled(waba.root, waba.token, res.body.data.messageId);
         const sent = graph.sends().find((r) => r.body.to === number);
-        expect(sent?.body.template).toEqual({ name: 'welcome', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }] });
+        expect(sent?.body.template).toEqual({
+          name: 'welcome',
+          language: { code: 'pt_BR' },
+          components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ana' }] }],
+        });
       }
     });
 
     it('refuses unknown, unapproved and miscounted templates with the documented 4xx, opening nothing', async () => {
       const number = newNumber();
-      const flat = (over: Record<string, unknown>) => ({ number, templateName: 'welcome', templateLangCode: 'pt_BR', params: ['Ana'], ...over });
+      const flat = (over: Record<string, unknown>) => ({
+        number,
+        templateName: 'welcome',
+        templateLangCode: 'pt_BR',
+        params: ['Ana'],
+        ...over,
+      });
       expectError(await post('/template', flat({ templateName: 'no_such_template' })), 400, 'ERR_TEMPLATE_NOT_FOUND');
       expectError(await post('/template', flat({ templateLangCode: 'en_US' })), 400, 'ERR_TEMPLATE_NOT_FOUND');
       expectError(await post('/template', flat({ templateName: 'promo', params: ['Ana'] })), 409, 'ERR_TEMPLATE_NOT_APPROVED');
@@ -240,10 +362,22 @@ describe('the official channel: window, templates, coexistence', () => {
       expect(tooMany.body.details.map((d: { field: string }) => d.field)).toEqual(['components.body']);
       const noButton = await post('/template', {
         number,
-        templateData: { template: { name: 'order_update', language: { code: 'pt_BR' }, components: [
-          { type: 'header', parameters: [{ type: 'text', text: '#1' }] },
-          { type: 'body', parameters: [{ type: 'text', text: 'A' }, { type: 'text', text: 'B' }] },
-        ] } },
+        templateData: {
+          template: {
+            name: 'order_update',
+            language: { code: 'pt_BR' },
+            components: [
+              { type: 'header', parameters: [{ type: 'text', text: '#1' }] },
+              {
+                type: 'body',
+                parameters: [
+                  { type: 'text', text: 'A' },
+                  { type: 'text', text: 'B' },
+                ],
+              },
+            ],
+          },
+        },
       });
       expectError(noButton, 400, 'ERR_VALIDATION');
       expect(noButton.body.details.map((d: { field: string }) => d.field)).toEqual(['components.button[0]']);
@@ -259,8 +393,18 @@ describe('the official channel: window, templates, coexistence', () => {
       const byName = new Map(listed.body.data.templates.map((t: { name: string }) => [t.name, t]));
       expect(byName.size).toBe(133);
       expect(byName.get('order_update')).toEqual({
-        name: 'order_update', language: 'pt_BR', category: 'UTILITY', status: 'APPROVED',
-        parameters: { header: 1, body: 2, buttons: [{ index: 0, type: 'URL', parameters: 1 }, { index: 1, type: 'QUICK_REPLY', parameters: 0 }] },
+        name: 'order_update',
+        language: 'pt_BR',
+        category: 'UTILITY',
+        status: 'APPROVED',
+        parameters: {
+          header: 1,
+          body: 2,
+          buttons: [
+            { index: 0, type: 'URL', parameters: 1 },
+            { index: 1, type: 'QUICK_REPLY', parameters: 0 },
+          ],
+        },
       });
       expect(byName.get('promo')).toMatchObject({ status: 'PENDING', category: 'MARKETING' });
 
@@ -281,15 +425,42 @@ describe('the official channel: window, templates, coexistence', () => {
 
   // ---- coexistence ------------------------------------------------------------------------------
 
-  describe('coexistence: interactive sends and the linked engine\'s incoming messages', () => {
+  describe("coexistence: interactive sends and the linked engine's incoming messages", () => {
     const BUTTONS = { message: 'Did it arrive?', button1: 'Yes', button2: 'No' };
-    const LIST = { body: 'Pick a plan', button_text: 'Plans', sections: [{ title: 'Monthly', rows: [{ id: 'basic', title: 'Basic' }, { id: 'pro', title: 'Pro' }] }] };
-    const delivered = (messageId: string) => eventually(`${messageId} delivered`, async () => ((await message(messageId)).status !== 'queued' ? message(messageId) : undefined), 30_000);
+    const LIST = {
+      body: 'Pick a plan',
+      button_text: 'Plans',
+      sections: [
+        {
+          title: 'Monthly',
+          rows: [
+            { id: 'basic', title: 'Basic' },
+            { id: 'pro', title: 'Pro' },
+          ],
+        },
+      ],
+    };
+    const delivered = (messageId: string) =>
+      eventually(
+        `${messageId} delivered`,
+        async () => ((await message(messageId)).status !== 'queued' ? message(messageId) : undefined),
+        30_000,
+      );
     /** The contact writes to the linked engine's number (engine_a's messages.upsert), timestamped now. */
     const writesToEngine = async (number: string) => {
       const upsert = {
         event: 'messages.upsert',
-        data: { type: 'notify', messages: [{ key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: `IN-${number}` }, messageTimestamp: Math.floor(Date.now() / 1000), pushName: 'Bia', message: { conversation: 'Oi' } }] },
+        data: {
+          type: 'notify',
+          messages: [
+            {
+              key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id: `IN-${number}` },
+              messageTimestamp: Math.floor(Date.now() / 1000),
+              pushName: 'Bia',
+              message: { conversation: 'Oi' },
+            },
+          ],
+        },
       };
       const res = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${engine.channelId}`, {
         method: 'POST',
@@ -310,8 +481,14 @@ describe('the official channel: window, templates, coexistence', () => {
       const list = await post('/sendListWABA', { number, ...LIST, routeVia: 'auto' });
       expect(await delivered(list.body.data.messageId)).toMatchObject({ status: 'sent', via: 'linked' });
       // engine_a's native flow, the reply ids those of the Cloud API (a button's title, a row's id).
-      const [b, l] = graph.engineSends().slice(engineBefore).map((r) => r.body.content.interactiveMessage.nativeFlowMessage.buttons);
-      expect(b.map((x: { name: string; buttonParamsJson: string }) => [x.name, JSON.parse(x.buttonParamsJson).id])).toEqual([['quick_reply', 'Yes'], ['quick_reply', 'No']]);
+      const [b, l] = graph
+        .engineSends()
+        .slice(engineBefore)
+        .map((r) => r.body.content.interactiveMessage.nativeFlowMessage.buttons);
+      expect(b.map((x: { name: string; buttonParamsJson: string }) => [x.name, JSON.parse(x.buttonParamsJson).id])).toEqual([
+        ['quick_reply', 'Yes'],
+        ['quick_reply', 'No'],
+      ]);
       expect(JSON.parse(l[0].buttonParamsJson).sections[0].rows.map((r: { id: string }) => r.id)).toEqual(['basic', 'pro']);
 
       // routeVia official, or the link down: the Cloud API's own interactive message.
@@ -363,13 +540,25 @@ describe('the official channel: window, templates, coexistence', () => {
           const number = inWindow[i % 4];
           // Every third in-window send asks for the official API explicitly.
           const routeVia = i % 3 === 0 ? 'official' : 'auto';
-          const res = i % 2 ? await post('', { number, body, routeVia }) : await post('/sendMessageByTicket', { ticketId: (await ticketsOf(number))[0].id, body, routeVia });
+          const res =
+            i % 2
+              ? await post('', { number, body, routeVia })
+              : await post('/sendMessageByTicket', { ticketId: (await ticketsOf(number))[0].id, body, routeVia });
           expect(res.status).toBe(200);
-          batch.push({ messageId: res.body.data.messageId, number, body, expected: routeVia === 'auto' && link === 'CONNECTED' ? 'linked' : 'official' });
+          batch.push({
+            messageId: res.body.data.messageId,
+            number,
+            body,
+            expected: routeVia === 'auto' && link === 'CONNECTED' ? 'linked' : 'official',
+          });
         }
       }
       // Each phase is delivered before the link changes: the link's state at delivery is known.
-      await eventually(`phase ${phase} delivered`, async () => (await Promise.all(batch.map((m) => message(m.messageId)))).every((m) => m.status !== 'queued'), 60_000);
+      await eventually(
+        `phase ${phase} delivered`,
+        async () => (await Promise.all(batch.map((m) => message(m.messageId)))).every((m) => m.status !== 'queued'),
+        60_000,
+      );
       accepted.push(...batch);
     }
     expect(accepted).toHaveLength(200);
@@ -380,7 +569,11 @@ describe('the official channel: window, templates, coexistence', () => {
     // What each way received: texts by body, templates by their parameter.
     const arrivals = graph.requests.filter((r) => r.method === 'POST' && (r.url.startsWith('/engine/') || r.url.endsWith('/messages')));
     const textOf = (r: (typeof arrivals)[number]) =>
-      r.url.startsWith('/engine/') ? r.body.content?.text : r.body.type === 'template' ? `Olá ${r.body.template.components[0].parameters[0].text}` : r.body.text?.body;
+      r.url.startsWith('/engine/')
+        ? r.body.content?.text
+        : r.body.type === 'template'
+          ? `Olá ${r.body.template.components[0].parameters[0].text}`
+          : r.body.text?.body;
     const wayOf = (r: (typeof arrivals)[number]) => (r.url.startsWith('/engine/') ? 'linked' : 'official');
     const seen = new Map(arrivals.map((r) => [textOf(r), wayOf(r)]));
     for (const m of accepted) expect([m.body, seen.get(m.body)]).toEqual([m.body, m.expected]);
@@ -393,18 +586,24 @@ describe('the official channel: window, templates, coexistence', () => {
     // The linked engine reports the statuses of what it carried: they reach the waba channel's message.
     const viaEngine = accepted.find((m) => m.expected === 'linked')!;
     const engineId = records[accepted.indexOf(viaEngine)].providerMessageId;
-    const update = { event: 'messages.update', data: [{ key: { id: engineId, fromMe: true, remoteJid: `${viaEngine.number}@s.whatsapp.net` }, update: { status: 'DELIVERY_ACK' } }] };
+    const update = {
+      event: 'messages.update',
+      data: [{ key: { id: engineId, fromMe: true, remoteJid: `${viaEngine.number}@s.whatsapp.net` }, update: { status: 'DELIVERY_ACK' } }],
+    };
     const hook = await fetch(`${mesh.gatewayUrl}/webhooks/engine/${engine.channelId}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer engine-token' },
       body: JSON.stringify(update),
     });
     expect(hook.status).toBe(200);
-    expect(((await hook.json()) as { data: { results: Array<{ outcome: string }> } }).data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['status_applied']);
+    expect(
+      ((await hook.json()) as { data: { results: Array<{ outcome: string }> } }).data.results.map((r: { outcome: string }) => r.outcome),
+    ).toEqual(['status_applied']);
     expect(await message(viaEngine.messageId)).toMatchObject({ status: 'delivered', via: 'linked' });
 
     // The status callbacks say the way each message left.
-    const sentHook = (messageId: string) => receiver.received.find((h) => h.path === '/status' && h.body.msg.messageId === messageId && h.body.msg.status === 'sent');
+    const sentHook = (messageId: string) =>
+      receiver.received.find((h) => h.path === '/status' && h.body.msg.messageId === messageId && h.body.msg.status === 'sent');
     for (const m of [viaEngine, accepted.find((a) => a.expected === 'official')!]) {
       const hook = await eventually(`the sent callback of ${m.messageId}`, () => sentHook(m.messageId), 30_000);
       expect(hook.body.msg).toMatchObject({ messageId: m.messageId, status: 'sent', via: m.expected });

@@ -25,18 +25,32 @@ describe('web chat', () => {
     expect(res.status).toBe(200);
     return res.body.data as { visitorId: string; visitorToken: string };
   };
-  const read = (visitorToken: string, query = '', channelId = webchatId) => call(`${widget(channelId)}/messages${query}`, { token: visitorToken });
+  const read = (visitorToken: string, query = '', channelId = webchatId) =>
+    call(`${widget(channelId)}/messages${query}`, { token: visitorToken });
 
   beforeAll(async () => {
     mesh = await startMesh({ freePorts: true, onLine: () => undefined, onCrash: (part, code) => crashes.push(`${part}:${code}`) });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Chat Co', maxUsers: 2, maxConnections: 5, acceptTerms: true, email: 'admin@chat.example', password: 'Ch4t!pass', userName: 'C', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Chat Co',
+        maxUsers: 2,
+        maxConnections: 5,
+        acceptTerms: true,
+        email: 'admin@chat.example',
+        password: 'Ch4t!pass',
+        userName: 'C',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     const session = async (type: string, name: string) => {
-      const res = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, { token: admin, body: { tenant: tenant.body.data.tenant.id, name, type } });
+      const res = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+        token: admin,
+        body: { tenant: tenant.body.data.tenant.id, name, type },
+      });
       expect(res.status).toBe(200);
       return res.body.data;
     };
@@ -169,7 +183,8 @@ describe('web chat', () => {
     const ticket = await call(`${root}/createTicket`, { token, body: { number: visitorId, body: 'Hello from the site' } });
     const ticketId = ticket.body.data.ticketId;
 
-    const post = () => call(`${widget(webchatId)}/messages`, { token: visitorToken, body: { text: 'I need help with my order', id: 'w-1', name: 'Bea' } });
+    const post = () =>
+      call(`${widget(webchatId)}/messages`, { token: visitorToken, body: { text: 'I need help with my order', id: 'w-1', name: 'Bea' } });
     const first = await post();
     expect(first.status).toBe(200);
     expect(first.body.data).toMatchObject({ id: 'w-1', messageId: expect.any(String), duplicate: false });
@@ -189,7 +204,8 @@ describe('web chat', () => {
       const text = await (await fetch(`${mesh.gatewayUrl}/metrics`)).text();
       return samples(text, 'grpc_client_handled_total', { grpc_method: 'GetChannel' }).reduce((a, b) => a + b, 0);
     };
-    const post = (n: number) => call(`${widget(webchatId)}/messages`, { token: visitorToken, body: { text: `message ${n}`, id: `copy-${n}` } });
+    const post = (n: number) =>
+      call(`${widget(webchatId)}/messages`, { token: visitorToken, body: { text: `message ${n}`, id: `copy-${n}` } });
     expect((await post(0)).status).toBe(200);
     const before = await gatewayGetChannel();
     for (let n = 1; n <= 5; n++) expect((await post(n)).status).toBe(200);

@@ -76,7 +76,14 @@ describe('webhooks, end to end', () => {
   async function callbacks(channel: string, urls: { urlMessageStatus?: string; urlServiceStatus?: string }) {
     const res = await call(`${mesh.gatewayUrl}/tenantCreateApi`, {
       token: admin,
-      body: { name: `${channel} callbacks`, sessionId: channels[channel].id, userId, tenant: tenantId, authToken: randomBytes(24).toString('hex'), ...urls },
+      body: {
+        name: `${channel} callbacks`,
+        sessionId: channels[channel].id,
+        userId,
+        tenant: tenantId,
+        authToken: randomBytes(24).toString('hex'),
+        ...urls,
+      },
     });
     expect(res.status).toBe(200);
   }
@@ -123,7 +130,17 @@ describe('webhooks, end to end', () => {
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
       token: admin,
-      body: { status: 'active', name: 'Hooks Ltda', maxUsers: 5, maxConnections: 0, acceptTerms: true, email: 'owner@hooks.example', password: 'S3cure!pass', userName: 'Ana Admin', profile: 'admin' },
+      body: {
+        status: 'active',
+        name: 'Hooks Ltda',
+        maxUsers: 5,
+        maxConnections: 0,
+        acceptTerms: true,
+        email: 'owner@hooks.example',
+        password: 'S3cure!pass',
+        userName: 'Ana Admin',
+        profile: 'admin',
+      },
     });
     expect(tenant.status).toBe(200);
     tenantId = tenant.body.data.tenant.id;
@@ -131,7 +148,12 @@ describe('webhooks, end to end', () => {
     await session('waba', { type: 'waba', tokenAPI: WABA_PHONE_ID, wabaId: 'WABA-1', bmToken: 'bm-token' });
     await session('messenger', { type: 'social_b', pageId: PAGE_ID, pageToken: 'page-token' });
     await session('engine', { type: 'engine_a', engineUrl: engine.url, engineToken: 'engine-secret' });
-    await session('mail', { type: 'webmail', emailAddress: 'support@hooks.example', engineUrl: 'smtp://127.0.0.1:2525', engineToken: 'mail-bridge-secret' });
+    await session('mail', {
+      type: 'webmail',
+      emailAddress: 'support@hooks.example',
+      engineUrl: 'smtp://127.0.0.1:2525',
+      engineToken: 'mail-bridge-secret',
+    });
     await callbacks('waba', { urlMessageStatus: `${receiver.url}/waba-status` });
     await callbacks('engine', { urlServiceStatus: `${receiver.url}/engine-service` });
   });
@@ -178,10 +200,23 @@ describe('webhooks, end to end', () => {
       const number = '5511900000002';
       // The business writes first, so with a template (checked against the channel's catalog, read
       // from the Graph API first), then the Cloud API takes the message.
-      const shipped = { name: 'order_shipped', language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Your order shipped' }] };
+      const shipped = {
+        name: 'order_shipped',
+        language: 'en_US',
+        status: 'APPROVED',
+        category: 'UTILITY',
+        components: [{ type: 'BODY', text: 'Your order shipped' }],
+      };
       graph.failNext(200, { data: [shipped], paging: { cursors: { before: 'a', after: 'b' } } });
-      graph.failNext(200, { messaging_product: 'whatsapp', contacts: [{ input: number, wa_id: number }], messages: [{ id: 'wamid.OUT-1' }] });
-      const created = await call(`${roots.waba.root}/template`, { token: roots.waba.token, body: { number, templateName: 'order_shipped', templateLangCode: 'en_US' } });
+      graph.failNext(200, {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: number, wa_id: number }],
+        messages: [{ id: 'wamid.OUT-1' }],
+      });
+      const created = await call(`${roots.waba.root}/template`, {
+        token: roots.waba.token,
+        body: { number, templateName: 'order_shipped', templateLangCode: 'en_US' },
+      });
       expect(created.status).toBe(200);
       const { ticketId, messageId } = created.body.data;
       // The provider's statuses name the id its answer gave: the dispatcher must have stored it.
@@ -199,13 +234,25 @@ describe('webhooks, end to end', () => {
       );
       const first = await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET));
       expect(first.status).toBe(200);
-      expect(first.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['stored', 'stored', 'status_applied', 'status_applied']);
+      expect(first.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual([
+        'stored',
+        'stored',
+        'status_applied',
+        'status_applied',
+      ]);
       expect(first.body.data.results.map((r: { ticketId: number }) => r.ticketId)).toEqual([ticketId, ticketId, ticketId, ticketId]);
       const again = await postMeta(mesh.gatewayUrl, raw, hubSignature(raw, META_APP_SECRET));
-      expect(again.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['duplicate', 'duplicate', 'duplicate', 'duplicate']);
+      expect(again.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual([
+        'duplicate',
+        'duplicate',
+        'duplicate',
+        'duplicate',
+      ]);
 
       const messages = await call(`${roots.waba.root}/showAllMessages`, { token: roots.waba.token, body: { ticket: String(ticketId) } });
-      expect(messages.body.data.messages.map((m: { direction: string; body: string; status: string }) => [m.direction, m.body, m.status])).toEqual([
+      expect(
+        messages.body.data.messages.map((m: { direction: string; body: string; status: string }) => [m.direction, m.body, m.status]),
+      ).toEqual([
         ['out', 'Your order shipped', 'read'],
         ['in', 'Olá, where is it? ✈️', 'delivered'],
         ['in', 'track-order', 'delivered'],
@@ -218,9 +265,17 @@ describe('webhooks, end to end', () => {
       expect(hooks.map((h) => h.body.msg.body).sort()).toEqual(['Olá, where is it? ✈️', 'track-order']);
       for (const hook of hooks) {
         expect(signedWith(channels.waba.webhookSecret, hook)).toBe(true);
-        expect(hook.body).toMatchObject({ method: 'message', ticket: { id: ticketId, status: 'pending', contact: { number } }, msg: { ticketId, from: number, contactName: 'Ana Souza', direction: 'in' } });
+        expect(hook.body).toMatchObject({
+          method: 'message',
+          ticket: { id: ticketId, status: 'pending', contact: { number } },
+          msg: { ticketId, from: number, contactName: 'Ana Souza', direction: 'in' },
+        });
       }
-      expect(hooks.find((h) => h.body.msg.type === 'interactive')!.body.msg).toMatchObject({ body: 'track-order', replyTo: 'wamid.OUT-1', raw: { interactive: { button_reply: { id: 'track-order' } } } });
+      expect(hooks.find((h) => h.body.msg.type === 'interactive')!.body.msg).toMatchObject({
+        body: 'track-order',
+        replyTo: 'wamid.OUT-1',
+        raw: { interactive: { button_reply: { id: 'track-order' } } },
+      });
       expect(new Set(hooks.map((h) => h.id)).size).toBe(2);
 
       // Every status change of the sent message, the send path's own "sent" included.
@@ -229,13 +284,22 @@ describe('webhooks, end to end', () => {
       expect(statuses.map((h) => h.body.msg.status).sort()).toEqual(['delivered', 'read', 'sent']);
       for (const hook of statuses) {
         expect(signedWith(channels.waba.webhookSecret, hook)).toBe(true);
-        expect(hook.body).toMatchObject({ method: 'message.status', msg: { providerMessageId: 'wamid.OUT-1', ticketId }, ticket: { id: ticketId } });
+        expect(hook.body).toMatchObject({
+          method: 'message.status',
+          msg: { providerMessageId: 'wamid.OUT-1', ticketId },
+          ticket: { id: ticketId },
+        });
       }
     });
 
     it('takes Messenger quick replies and postbacks as messages whose body is the payload', async () => {
       const psid = '24571938475610293';
-      const event = (extra: Record<string, unknown>, ms: number) => ({ sender: { id: psid }, recipient: { id: PAGE_ID }, timestamp: 1718000000000 + ms, ...extra });
+      const event = (extra: Record<string, unknown>, ms: number) => ({
+        sender: { id: psid },
+        recipient: { id: PAGE_ID },
+        timestamp: 1718000000000 + ms,
+        ...extra,
+      });
       const raw = JSON.stringify(
         messengerEnvelope(PAGE_ID, [
           event({ message: { mid: 'm_QR1', text: 'Yes please', quick_reply: { payload: 'YES_PLEASE' } } }, 0),
@@ -251,10 +315,17 @@ describe('webhooks, end to end', () => {
       await receiver.waitFor(() => deliveredAt('/messenger').length >= 2);
       await sleep(500);
       const hooks = at('/messenger');
-      expect(hooks.map((h) => [h.body.msg.type, h.body.msg.body]).sort()).toEqual([['postback', 'CONTACT_US'], ['quick_reply', 'YES_PLEASE']]);
+      expect(hooks.map((h) => [h.body.msg.type, h.body.msg.body]).sort()).toEqual([
+        ['postback', 'CONTACT_US'],
+        ['quick_reply', 'YES_PLEASE'],
+      ]);
       for (const hook of hooks) {
         expect(signedWith(channels.messenger.webhookSecret, hook)).toBe(true);
-        expect(hook.body).toMatchObject({ method: 'message', ticket: { id: ticketId, status: 'pending' }, msg: { from: psid, channelType: 'social_b' } });
+        expect(hook.body).toMatchObject({
+          method: 'message',
+          ticket: { id: ticketId, status: 'pending' },
+          msg: { from: psid, channelType: 'social_b' },
+        });
       }
     });
   });
@@ -288,14 +359,23 @@ describe('webhooks, end to end', () => {
       expect(outcome).toBe('stored');
       await receiver.waitFor(() => deliveredAt('/engine').some((h) => h.body.msg.providerMessageId === '3EB0AAA1'));
       const hook = at('/engine').find((h) => h.body.msg.providerMessageId === '3EB0AAA1')!;
-      expect(hook.body).toMatchObject({ method: 'message', msg: { body: 'Oi, tudo bem?', from: number, contactName: 'Bia' }, ticket: { id: ticketId } });
+      expect(hook.body).toMatchObject({
+        method: 'message',
+        msg: { body: 'Oi, tudo bem?', from: number, contactName: 'Bia' },
+        ticket: { id: ticketId },
+      });
       expect(signedWith(channels.engine.webhookSecret, hook)).toBe(true);
 
       const open = await engineWebhook(channels.engine.id, { event: 'connection.update', data: { connection: 'open' } }, 'engine-secret');
       expect(open.body.data.results).toEqual([{ outcome: 'connection_applied', messageId: '', ticketId: 0 }]);
       await receiver.waitFor(() => deliveredAt('/engine-service').length >= 1);
       const [service] = at('/engine-service');
-      expect(service.body).toMatchObject({ method: 'service.status', whatsappId: channels.engine.id, status: 'CONNECTED', session: { id: channels.engine.id, type: 'engine_a' } });
+      expect(service.body).toMatchObject({
+        method: 'service.status',
+        whatsappId: channels.engine.id,
+        status: 'CONNECTED',
+        session: { id: channels.engine.id, type: 'engine_a' },
+      });
       expect(signedWith(channels.engine.webhookSecret, service)).toBe(true);
     });
 
@@ -317,22 +397,41 @@ describe('webhooks, end to end', () => {
       // Twice: the second check is served by the gateway's copy of the channel.
       expect((await engineWebhook(rotating.id, body, 'rotating-secret-1')).status).toBe(200);
       expect((await engineWebhook(rotating.id, body, 'rotating-secret-1')).status).toBe(200);
-      const edited = await call(`${mesh.gatewayUrl}/whatsapp/${rotating.id}`, { method: 'PUT', token: admin, body: { engineToken: 'rotating-secret-2' } });
+      const edited = await call(`${mesh.gatewayUrl}/whatsapp/${rotating.id}`, {
+        method: 'PUT',
+        token: admin,
+        body: { engineToken: 'rotating-secret-2' },
+      });
       expect(edited.status).toBe(200);
       // The edit is announced on the revocation feed: well inside TOKEN_CACHE_MS (5 s), the copy is gone.
-      await eventually('the old engine token refused', async () => (await engineWebhook(rotating.id, body, 'rotating-secret-1')).status === 401, 2_000);
+      await eventually(
+        'the old engine token refused',
+        async () => (await engineWebhook(rotating.id, body, 'rotating-secret-1')).status === 401,
+        2_000,
+      );
       expect((await engineWebhook(rotating.id, body, 'rotating-secret-2')).status).toBe(200);
     });
 
     it('forwards an e-mail with its ticket id too', async () => {
-      const mail = { type: 'email', from: 'Carla@Example.com', fromName: 'Carla', subject: 'Invoice', text: 'Where is my invoice?', messageId: '<m1@mail.example.com>' };
+      const mail = {
+        type: 'email',
+        from: 'Carla@Example.com',
+        fromName: 'Carla',
+        subject: 'Invoice',
+        text: 'Where is my invoice?',
+        messageId: '<m1@mail.example.com>',
+      };
       const res = await engineWebhook(channels.mail.id, mail, 'mail-bridge-secret');
       expect(res.status).toBe(200);
       const [{ outcome, ticketId }] = res.body.data.results;
       expect(outcome).toBe('stored');
       await receiver.waitFor(() => deliveredAt('/mail').length >= 1);
       const [hook] = at('/mail');
-      expect(hook.body).toMatchObject({ method: 'message', msg: { email: 'carla@example.com', subject: 'Invoice', body: 'Where is my invoice?', type: 'email' }, ticket: { id: ticketId } });
+      expect(hook.body).toMatchObject({
+        method: 'message',
+        msg: { email: 'carla@example.com', subject: 'Invoice', body: 'Where is my invoice?', type: 'email' },
+        ticket: { id: ticketId },
+      });
       expect(typeof hook.body.ticket.id).toBe('number');
     });
   });
@@ -345,7 +444,11 @@ describe('webhooks, end to end', () => {
       const messages = data.webhookDeliveries.filter((d: { method: string }) => d.method === 'message');
       expect(messages).toHaveLength(2);
       for (const d of messages) {
-        expect(d).toMatchObject({ status: 'delivered', attempts: 1, attemptLog: [{ number: 1, outcome: 'delivered', httpStatus: 200, url: `${receiver.url}/waba` }] });
+        expect(d).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          attemptLog: [{ number: 1, outcome: 'delivered', httpStatus: 200, url: `${receiver.url}/waba` }],
+        });
         expect(at('/waba').map((h) => h.id)).toContain(d.id);
       }
     });
@@ -354,7 +457,11 @@ describe('webhooks, end to end', () => {
       await session('crash', { type: 'engine_a', engineUrl: engine.url, engineToken: 'crash-secret' });
       receiver.answer((hook) => (hook.path === '/crash' ? new Promise(() => undefined) : { status: 200 }));
       const sent = ['3EB0C1', '3EB0C2', '3EB0C3'];
-      const res = await engineWebhook(channels.crash.id, upsert(...sent.map((id, i) => ({ id, from: `551190000010${i}`, text: `Message ${i}` }))), 'crash-secret');
+      const res = await engineWebhook(
+        channels.crash.id,
+        upsert(...sent.map((id, i) => ({ id, from: `551190000010${i}`, text: `Message ${i}` }))),
+        'crash-secret',
+      );
       expect(res.body.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(['stored', 'stored', 'stored']);
       await receiver.waitFor(() => at('/crash').length === 3);
 
@@ -368,7 +475,8 @@ describe('webhooks, end to end', () => {
       await receiver.waitFor(() => deliveredAt('/crash').length >= 3, LEASE_MS + 30_000);
 
       const idsByMessage = new Map<string, Set<string>>();
-      for (const hook of at('/crash')) idsByMessage.set(hook.body.msg.providerMessageId, (idsByMessage.get(hook.body.msg.providerMessageId) ?? new Set()).add(hook.id));
+      for (const hook of at('/crash'))
+        idsByMessage.set(hook.body.msg.providerMessageId, (idsByMessage.get(hook.body.msg.providerMessageId) ?? new Set()).add(hook.id));
       expect([...idsByMessage.keys()].sort()).toEqual(sent);
       for (const ids of idsByMessage.values()) expect(ids.size).toBe(1);
       expect(new Set(deliveredAt('/crash').map((h) => h.body.msg.providerMessageId))).toEqual(new Set(sent));
@@ -377,13 +485,18 @@ describe('webhooks, end to end', () => {
       // killed relay's lease had run out. The receiver counts a delivery when it answers, the relay
       // records it once that answer reaches it: read until the relay has.
       const data = await eventually('the deliveries recorded', async () => {
-        const read = await graphql(`{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.crash.id}) { status attemptLog { number outcome startedAt } } }`);
+        const read = await graphql(
+          `{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.crash.id}) { status attemptLog { number outcome startedAt } } }`,
+        );
         return read.webhookDeliveries.every((d: { status: string }) => d.status !== 'pending') && read;
       });
       expect(data.webhookDeliveries).toHaveLength(3);
       for (const d of data.webhookDeliveries) {
         expect(d.status).toBe('delivered');
-        expect(d.attemptLog.map((a: { number: number; outcome: string | null }) => [a.number, a.outcome])).toEqual([[1, null], [2, 'delivered']]);
+        expect(d.attemptLog.map((a: { number: number; outcome: string | null }) => [a.number, a.outcome])).toEqual([
+          [1, null],
+          [2, 'delivered'],
+        ]);
         expect(Date.parse(d.attemptLog[1].startedAt) - Date.parse(d.attemptLog[0].startedAt)).toBeGreaterThanOrEqual(LEASE_MS);
       }
     });
@@ -397,7 +510,11 @@ describe('webhooks, end to end', () => {
       });
       const ids: string[] = [];
       for (let batch = 0; batch < 4; batch++) {
-        const messages = Array.from({ length: 10 }, (_, i) => ({ id: `3EB0R${batch}${i}`, from: `55119000002${batch}${i}`, text: `Replica test ${batch}.${i}` }));
+        const messages = Array.from({ length: 10 }, (_, i) => ({
+          id: `3EB0R${batch}${i}`,
+          from: `55119000002${batch}${i}`,
+          text: `Replica test ${batch}.${i}`,
+        }));
         ids.push(...messages.map((m) => m.id));
         const res = await engineWebhook(channels.replicas.id, upsert(...messages), 'replica-secret');
         expect(res.status).toBe(200);
@@ -409,8 +526,12 @@ describe('webhooks, end to end', () => {
       expect(hooks.map((h) => h.body.msg.providerMessageId).sort()).toEqual([...ids].sort());
       expect(new Set(hooks.map((h) => h.id)).size).toBe(ids.length);
 
-      const data = await graphql(`{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.replicas.id}, limit: 100) { attemptLog { relayId } } }`);
-      const relays = new Set(data.webhookDeliveries.flatMap((d: { attemptLog: Array<{ relayId: string }> }) => d.attemptLog.map((a) => a.relayId)));
+      const data = await graphql(
+        `{ webhookDeliveries(tenantId: ${tenantId}, channelId: ${channels.replicas.id}, limit: 100) { attemptLog { relayId } } }`,
+      );
+      const relays = new Set(
+        data.webhookDeliveries.flatMap((d: { attemptLog: Array<{ relayId: string }> }) => d.attemptLog.map((a) => a.relayId)),
+      );
       expect(relays.size).toBe(2);
     });
   });

@@ -9,10 +9,15 @@ import { databaseErrorsFile } from '../support/database-errors-file';
 const file = databaseErrorsFile();
 
 it("the e2e meshes' embedded database logged no unexpected error", () => {
-  if (!existsSync(file)) throw new Error(`No database error log at ${file}: run the e2e suite first (npx jest in test/, which records it).`);
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  if (!existsSync(file))
+    throw new Error(`No database error log at ${file}: run the e2e suite first (npx jest in test/, which records it).`);
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   if (lines.length) {
     const shown = lines.slice(0, 20).join('\n');
-    throw new Error(`${lines.length} unexpected errors of the embedded database (FerretDB) in ${file}:\n${shown}${lines.length > 20 ? '\n…' : ''}\n`);
+    throw new Error(
+      `${lines.length} unexpected errors of the embedded database (FerretDB) in ${file}:\n${shown}${lines.length > 20 ? '\n…' : ''}\n`,
+    );
   }
 });

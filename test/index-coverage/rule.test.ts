@@ -1,5 +1,14 @@
 // The ESR rule on hand-made shapes: what it must accept and what it must flag.
-import { checkCoverage, formatFindings, indexServes, judgeQuery, type FieldKind, type IndexShape, type QueryLogLine, type QueryShape } from '../support/index-coverage';
+import {
+  checkCoverage,
+  formatFindings,
+  indexServes,
+  judgeQuery,
+  type FieldKind,
+  type IndexShape,
+  type QueryLogLine,
+  type QueryShape,
+} from '../support/index-coverage';
 
 const db = 'convo_x';
 const collection = 'things';
@@ -16,7 +25,9 @@ const q = (fields: Record<string, FieldKind>, sort: Array<[string, 1 | -1]> = []
 const ix = (key: Record<string, number | string>, extra: Partial<IndexShape> = {}): IndexShape => ({
   db,
   collection,
-  name: Object.entries(key).map(([f, d]) => `${f}_${d}`).join('_'),
+  name: Object.entries(key)
+    .map(([f, d]) => `${f}_${d}`)
+    .join('_'),
   key: Object.entries(key),
   ...extra,
 });
@@ -32,13 +43,37 @@ describe('ESR rule: served', () => {
   it('equality fields in any order, then the sort, then a range', () => {
     const index = ix({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
     expect(served(q({ ticketId: 'eq', tenantId: 'eq' }), [index])).toBe(true);
-    expect(served(q({ tenantId: 'eq', ticketId: 'eq' }, [['createdAt', 1], ['_id', 1]]), [index])).toBe(true);
-    expect(served(q({ tenantId: 'eq', ticketId: 'eq', createdAt: 'range' }, [['createdAt', -1], ['_id', -1]]), [index])).toBe(true);
+    expect(
+      served(
+        q({ tenantId: 'eq', ticketId: 'eq' }, [
+          ['createdAt', 1],
+          ['_id', 1],
+        ]),
+        [index],
+      ),
+    ).toBe(true);
+    expect(
+      served(
+        q({ tenantId: 'eq', ticketId: 'eq', createdAt: 'range' }, [
+          ['createdAt', -1],
+          ['_id', -1],
+        ]),
+        [index],
+      ),
+    ).toBe(true);
     expect(served(q({ tenantId: 'eq' }), [index])).toBe(true);
   });
 
   it('a reversed sort walks the index backwards', () => {
-    expect(served(q({ tenantId: 'eq' }, [['updatedAt', 1], ['_id', 1]]), [ix({ tenantId: 1, updatedAt: -1, _id: -1 })])).toBe(true);
+    expect(
+      served(
+        q({ tenantId: 'eq' }, [
+          ['updatedAt', 1],
+          ['_id', 1],
+        ]),
+        [ix({ tenantId: 1, updatedAt: -1, _id: -1 })],
+      ),
+    ).toBe(true);
   });
 
   it('$in is equality when there is no sort', () => {
@@ -60,8 +95,24 @@ describe('ESR rule: served', () => {
   });
 
   it('sorting on a field pinned by equality costs nothing', () => {
-    expect(served(q({ tenantId: 'eq', status: 'eq' }, [['status', 1], ['updatedAt', -1]]), [ix({ tenantId: 1, updatedAt: -1 })])).toBe(false);
-    expect(served(q({ tenantId: 'eq', status: 'eq' }, [['status', 1], ['updatedAt', -1]]), [ix({ tenantId: 1, status: 1, updatedAt: -1 })])).toBe(true);
+    expect(
+      served(
+        q({ tenantId: 'eq', status: 'eq' }, [
+          ['status', 1],
+          ['updatedAt', -1],
+        ]),
+        [ix({ tenantId: 1, updatedAt: -1 })],
+      ),
+    ).toBe(false);
+    expect(
+      served(
+        q({ tenantId: 'eq', status: 'eq' }, [
+          ['status', 1],
+          ['updatedAt', -1],
+        ]),
+        [ix({ tenantId: 1, status: 1, updatedAt: -1 })],
+      ),
+    ).toBe(true);
   });
 
   it('a unique index matched whole by equality is a point lookup', () => {
@@ -69,7 +120,13 @@ describe('ESR rule: served', () => {
   });
 
   it('an $or whose every branch is served', () => {
-    const query: QueryShape = { ...q({ tenantId: 'eq' }), filter: { fields: [{ path: 'tenantId', kind: 'eq' }], or: [{ fields: [{ path: 'a', kind: 'eq' }] }, { fields: [{ path: 'b', kind: 'range' }] }] } };
+    const query: QueryShape = {
+      ...q({ tenantId: 'eq' }),
+      filter: {
+        fields: [{ path: 'tenantId', kind: 'eq' }],
+        or: [{ fields: [{ path: 'a', kind: 'eq' }] }, { fields: [{ path: 'b', kind: 'range' }] }],
+      },
+    };
     expect(served(query, [ix({ tenantId: 1, a: 1 }), ix({ tenantId: 1, b: 1 })])).toBe(true);
     // the ANDed part alone narrows to an index range; the $or filters within it
     expect(served(query, [ix({ tenantId: 1, _id: 1 })])).toBe(true);
@@ -85,12 +142,17 @@ describe('ESR rule: served', () => {
   });
 
   it('anything on a whitelisted small collection', () => {
-    expect(judgeQuery(q({ seenAt: 'range' }, [], { op: 'delete', multi: true }), [], { [`${db}.${collection}`]: 'tiny' }, {}).served).toBe(true);
+    expect(judgeQuery(q({ seenAt: 'range' }, [], { op: 'delete', multi: true }), [], { [`${db}.${collection}`]: 'tiny' }, {}).served).toBe(
+      true,
+    );
   });
 
   it('a scan accepted explicitly, for that filter only', () => {
     const accepted = { [`${db}.${collection} {name: regex}`]: 'substring search over a registry' };
-    expect(judgeQuery(q({ name: 'regex' }, [['_id', 1]], { limit: 20 }), [], {}, accepted)).toEqual({ served: true, by: expect.stringContaining('accepted scan') });
+    expect(judgeQuery(q({ name: 'regex' }, [['_id', 1]], { limit: 20 }), [], {}, accepted)).toEqual({
+      served: true,
+      by: expect.stringContaining('accepted scan'),
+    });
     expect(judgeQuery(q({ name: 'regex', kind: 'regex' }), [], {}, accepted).served).toBe(false);
   });
 });
@@ -114,11 +176,27 @@ describe('ESR rule: not served', () => {
     // range before sort (E-R-S): an in-memory sort
     expect(served(q({ tenantId: 'eq', createdAt: 'range' }, [['name', 1]]), [ix({ tenantId: 1, createdAt: 1, name: 1 })])).toBe(false);
     // a tie-breaker the index lacks
-    expect(served(q({ tenantId: 'eq' }, [['updatedAt', -1], ['_id', -1]]), [ix({ tenantId: 1, updatedAt: -1 })])).toBe(false);
+    expect(
+      served(
+        q({ tenantId: 'eq' }, [
+          ['updatedAt', -1],
+          ['_id', -1],
+        ]),
+        [ix({ tenantId: 1, updatedAt: -1 })],
+      ),
+    ).toBe(false);
   });
 
   it('a sort whose directions mix the index order and its reverse', () => {
-    expect(served(q({ tenantId: 'eq' }, [['updatedAt', -1], ['_id', 1]]), [ix({ tenantId: 1, updatedAt: -1, _id: -1 })])).toBe(false);
+    expect(
+      served(
+        q({ tenantId: 'eq' }, [
+          ['updatedAt', -1],
+          ['_id', 1],
+        ]),
+        [ix({ tenantId: 1, updatedAt: -1, _id: -1 })],
+      ),
+    ).toBe(false);
   });
 
   it('$in before the sort fields when the query sorts', () => {
@@ -126,8 +204,14 @@ describe('ESR rule: not served', () => {
   });
 
   it('an $or with a branch no index serves, and nothing ANDed to narrow it', () => {
-    const query: QueryShape = { ...q({}), filter: { fields: [], or: [{ fields: [{ path: 'a', kind: 'eq' }] }, { fields: [{ path: 'b', kind: 'range' }] }] } };
-    expect(judgeQuery(query, [ix({ a: 1 })], {}, {})).toEqual({ served: false, reason: expect.stringContaining('an $or branch is not served') });
+    const query: QueryShape = {
+      ...q({}),
+      filter: { fields: [], or: [{ fields: [{ path: 'a', kind: 'eq' }] }, { fields: [{ path: 'b', kind: 'range' }] }] },
+    };
+    expect(judgeQuery(query, [ix({ a: 1 })], {}, {})).toEqual({
+      served: false,
+      reason: expect.stringContaining('an $or branch is not served'),
+    });
   });
 
   it('$regex, $ne or $exists as the only predicate', () => {
@@ -137,7 +221,10 @@ describe('ESR rule: not served', () => {
   });
 
   it('an empty filter on a growing collection', () => {
-    expect(judgeQuery(q({}, [], { op: 'delete', multi: true }), [], {}, {})).toEqual({ served: false, reason: expect.stringContaining('empty filter') });
+    expect(judgeQuery(q({}, [], { op: 'delete', multi: true }), [], {}, {})).toEqual({
+      served: false,
+      reason: expect.stringContaining('empty filter'),
+    });
     expect(served(q({}, [['createdAt', -1]]), [ix({ createdAt: 1 })])).toBe(false); // no limit: everything
     expect(served(q({}, [['name', 1]], { limit: 20 }), [ix({ createdAt: 1 })])).toBe(false); // an in-memory sort of everything
   });
@@ -157,7 +244,9 @@ describe('checkCoverage', () => {
     const { queries, findings } = checkCoverage(
       [
         index({ tenantId: 1, _id: 1 }),
-        line(q({ tenantId: 'eq' }, [['_id', 1]]), 'tenants', ['ChannelsRepository.list services/tenants/src/db/channels.repository.ts:10:5']),
+        line(q({ tenantId: 'eq' }, [['_id', 1]]), 'tenants', [
+          'ChannelsRepository.list services/tenants/src/db/channels.repository.ts:10:5',
+        ]),
         line(bad, 'tenants', ['ChannelsRepository.byKind services/tenants/src/db/channels.repository.ts:20:5']),
         line(bad, 'gateway', ['other.ts:1:1']),
       ],

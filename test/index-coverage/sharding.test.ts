@@ -14,7 +14,10 @@ const query = (collection: string, op: string, fields: Array<[string, string]>, 
     db: 'convo_x',
     collection,
     op,
-    filter: { fields: fields.map(([path, kind]) => ({ path, kind })), ...(or && { or: or.map((b) => ({ fields: b.map(([path, kind]) => ({ path, kind })) })) }) },
+    filter: {
+      fields: fields.map(([path, kind]) => ({ path, kind })),
+      ...(or && { or: or.map((b) => ({ fields: b.map(([path, kind]) => ({ path, kind })) })) }),
+    },
     sort: [],
   }) as unknown as QueryLogLine;
 
@@ -27,9 +30,23 @@ describe('the shard key rule', () => {
   };
   it('passes queries that pin the first field (equality or $in, on every $or branch), listed scatters and unsharded collections', () => {
     const ok = [
-      query('messages', 'find', [['tenantId', 'eq'], ['status', 'eq']]),
+      query('messages', 'find', [
+        ['tenantId', 'eq'],
+        ['status', 'eq'],
+      ]),
       query('messages', 'update', [['tenantId', 'in']]),
-      query('messages', 'find', [], [[['tenantId', 'eq']], [['tenantId', 'eq'], ['body', 'regex']]]),
+      query(
+        'messages',
+        'find',
+        [],
+        [
+          [['tenantId', 'eq']],
+          [
+            ['tenantId', 'eq'],
+            ['body', 'regex'],
+          ],
+        ],
+      ),
       query('messages', 'find', [['status', 'eq']]),
       query('plans', 'find', []),
     ];
@@ -57,12 +74,17 @@ describe('sharding readiness of the e2e suite', () => {
   const file = queryLogFile();
   it('sends no unlisted scatter-gather query to a sharded collection', () => {
     if (!existsSync(file)) throw new Error(`No query log at ${file}: run the e2e suite first (npx jest in test/, which records it).`);
-    const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as QueryLogLine);
+    const lines = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as QueryLogLine);
     const keys = readShardKeys();
     const { shapes, findings } = checkShardKeys(lines, keys);
     expect(shapes).toBeGreaterThan(0);
     const stale = unusedScatter(lines, keys);
-    console.log(`${shapes} query shapes; sharded: ${shardedCollections(keys).length} collections${stale.length ? `; listed scatters this run did not meet: ${stale.join('; ')}` : ''}`);
+    console.log(
+      `${shapes} query shapes; sharded: ${shardedCollections(keys).length} collections${stale.length ? `; listed scatters this run did not meet: ${stale.join('; ')}` : ''}`,
+    );
     if (findings.length) {
       throw new Error(
         `${findings.length} of ${shapes} query shapes in ${file} do not follow deploy/mongodb/shard-keys.json:\n\n` +

@@ -19,7 +19,17 @@ export interface SampleOptions {
 export async function sampleCalls(o: SampleOptions) {
   const admin = createClient<paths>({ baseUrl: o.baseUrl, headers: { authorization: `Bearer ${o.adminToken}` } });
   const tenant = await admin.POST('/tenantApiStoreTenant', {
-    body: { status: 'active', name: 'Typed client', maxUsers: 5, maxConnections: 5, acceptTerms: true, email: o.email, password: 'S3cure!pass', userName: 'Ana', profile: 'admin' },
+    body: {
+      status: 'active',
+      name: 'Typed client',
+      maxUsers: 5,
+      maxConnections: 5,
+      acceptTerms: true,
+      email: o.email,
+      password: 'S3cure!pass',
+      userName: 'Ana',
+      profile: 'admin',
+    },
   });
   if (!tenant.data) throw new Error(`tenantApiStoreTenant: ${tenant.error?.error}`);
   const tenantId: number = tenant.data.data.id;

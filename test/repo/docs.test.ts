@@ -101,7 +101,9 @@ export function npmRuns(text: string): { line: number; script: string }[] {
 
 describe('the docs', () => {
   const files = git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], root).split('\0').filter(Boolean);
-  const docs = files.filter((f) => f === 'README.md' || f === 'deploy/README.md' || (f.startsWith('docs/') && f.endsWith('.md'))).filter((f) => existsSync(join(root, f)));
+  const docs = files
+    .filter((f) => f === 'README.md' || f === 'deploy/README.md' || (f.startsWith('docs/') && f.endsWith('.md')))
+    .filter((f) => existsSync(join(root, f)));
   const text = (doc: string) => readFileSync(join(root, doc), 'utf8');
   const kitExports = Object.keys(readJson<{ exports: Record<string, string> }>('services/lib/kit/package.json').exports)
     .filter((k) => k !== '.')
@@ -111,9 +113,10 @@ describe('the docs', () => {
   it('reads counts, sub-paths, paths, links and scripts as documented', () => {
     expect(numberOf('nine')).toBe(9);
     expect(numberOf('12')).toBe(12);
-    const counts = 'eight Node processes load\nthe nine processes\nthrough four processes (gateway, channel-engines, messaging and tickets)\nthree processes (a, b)';
+    const counts =
+      'eight Node processes load\nthe nine processes\nthrough four processes (gateway, channel-engines, messaging and tickets)\nthree processes (a, b)';
     expect(wrongProcessCounts(counts, 9)).toEqual(['1: "eight Node processes" (the mesh has 9)', '4: "three processes (a, b)" (2 listed)']);
-    expect(kitSubPaths('the kit\'s `@convo/kit/graphql/write-sdl`, and @convo/kit/meta-graph.')).toEqual([
+    expect(kitSubPaths("the kit's `@convo/kit/graphql/write-sdl`, and @convo/kit/meta-graph.")).toEqual([
       { line: 1, subPath: 'graphql/write-sdl' },
       { line: 1, subPath: 'meta-graph' },
     ]);
@@ -150,7 +153,11 @@ describe('the docs', () => {
 
   it('name only kit sub-paths the kit exports, and the list in docs/development.md names each', () => {
     expect(kitExports).toEqual(expect.arrayContaining(['mongo', 'graphql/write-sdl']));
-    const unknown = docs.flatMap((doc) => kitSubPaths(text(doc)).flatMap(({ line, subPath }) => (kitExports.includes(subPath) ? [] : [`${doc}:${line}: @convo/kit/${subPath}`])));
+    const unknown = docs.flatMap((doc) =>
+      kitSubPaths(text(doc)).flatMap(({ line, subPath }) =>
+        kitExports.includes(subPath) ? [] : [`${doc}:${line}: @convo/kit/${subPath}`],
+      ),
+    );
     expect(unknown).toEqual([]);
     // The list is the bullet "A package's surface is its `exports`"; it writes the first sub-path
     // in full and the rest as `/<sub-path>`.
@@ -158,21 +165,27 @@ describe('the docs', () => {
     const start = development.indexOf("- **A package's surface is its `exports`.**");
     expect(start).toBeGreaterThan(0);
     const list = development.slice(start, development.indexOf('\n- ', start + 1));
-    const unlisted = kitExports.filter((sub) => sub !== 'package.json' && !list.includes(`\`@convo/kit/${sub}\``) && !list.includes(`\`/${sub}\``));
+    const unlisted = kitExports.filter(
+      (sub) => sub !== 'package.json' && !list.includes(`\`@convo/kit/${sub}\``) && !list.includes(`\`/${sub}\``),
+    );
     expect(unlisted).toEqual([]);
   });
 
   it('name only files that exist, in inline code from the root or by a relative link', () => {
     const missing = docs.flatMap((doc) => [
       ...rootPaths(text(doc), folders).flatMap(({ line, path }) => (existsSync(join(root, path)) ? [] : [`${doc}:${line}: \`${path}\``])),
-      ...relativeLinks(text(doc)).flatMap(({ line, target }) => (existsSync(join(root, dirname(doc), target)) ? [] : [`${doc}:${line}: (${posix.normalize(target)})`])),
+      ...relativeLinks(text(doc)).flatMap(({ line, target }) =>
+        existsSync(join(root, dirname(doc), target)) ? [] : [`${doc}:${line}: (${posix.normalize(target)})`],
+      ),
     ]);
     expect(missing).toEqual([]);
   });
 
   it('give only npm scripts that the root package.json has', () => {
     const scripts = Object.keys(readJson<{ scripts: Record<string, string> }>('package.json').scripts);
-    const unknown = docs.flatMap((doc) => npmRuns(text(doc)).flatMap(({ line, script }) => (scripts.includes(script) ? [] : [`${doc}:${line}: npm run ${script}`])));
+    const unknown = docs.flatMap((doc) =>
+      npmRuns(text(doc)).flatMap(({ line, script }) => (scripts.includes(script) ? [] : [`${doc}:${line}: npm run ${script}`])),
+    );
     expect(unknown).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ const DIFFERENT_JOBS: Record<string, string> = {
   inboundTime: "messaging's is an inbound event's provider time; tickets' parses OpenForContact's inbound_at",
 };
 
-const EXPORTED_FUNCTION = /^export (?:async )?function ([A-Za-z0-9_$]+)|^export const ([A-Za-z0-9_$]+)(?::[^=]+)? = (?:async )?(?:<[^>]*>)?(?:\([^)]*\)(?::[^=;]+)?|[A-Za-z0-9_$]+) =>/gm;
+const EXPORTED_FUNCTION =
+  /^export (?:async )?function ([A-Za-z0-9_$]+)|^export const ([A-Za-z0-9_$]+)(?::[^=]+)? = (?:async )?(?:<[^>]*>)?(?:\([^)]*\)(?::[^=;]+)?|[A-Za-z0-9_$]+) =>/gm;
 
 const root = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: __dirname, encoding: 'utf8' }).trim();
 const sources = execFileSync('git', ['ls-files', '-z', '--', '*.ts'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })

@@ -30,7 +30,13 @@ interface SdlStep {
 
 function git(args: string[], cwd: string): string {
   // Its complaint about an untracked path is this test's to word (verdict).
-  return execFileSync('git', args, { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 30_000, stdio: ['ignore', 'pipe', 'ignore'] });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 30_000,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
 }
 
 const root = git(['rev-parse', '--show-toplevel'], __dirname).trim();
@@ -49,7 +55,8 @@ export function sdlStepOf(dir: string, buildScript: string): SdlStep | undefined
 export function verdict(file: string, made: string, committed: string | undefined, onDisk: string | undefined): string | undefined {
   if (committed === made) return undefined;
   if (committed === undefined) return `${file} is not tracked: run \`npm run build\` and commit it`;
-  if (onDisk === made) return `${file} has a schema change the build wrote that is not committed: review it (git diff ${file}) and commit it`;
+  if (onDisk === made)
+    return `${file} has a schema change the build wrote that is not committed: review it (git diff ${file}) and commit it`;
   return `${file} is not what the build makes of the current code: run \`npm run build\` and commit ${file}`;
 }
 
@@ -78,14 +85,22 @@ function sdlSteps(): SdlStep[] {
 /** The SDL a step writes, made in a process of its own (type-graphql keeps its metadata in one global per process). */
 async function makeSdl(step: SdlStep): Promise<string> {
   const script = "require('@convo/kit/graphql/write-sdl').subgraphSdl(process.argv[1]).then((sdl) => process.stdout.write(sdl))";
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, step.module], { cwd: join(root, step.dir), maxBuffer: 16 * 1024 * 1024, timeout: 90_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['-e', script, step.module], {
+    cwd: join(root, step.dir),
+    maxBuffer: 16 * 1024 * 1024,
+    timeout: 90_000,
+  });
   return stdout;
 }
 
 describe('the GraphQL contract in git', () => {
   it('reads the SDL step of a build script, and says what to do about a file', () => {
     const build = `tsc -p tsconfig.build.json && node -e "require('@convo/kit/graphql/write-sdl').writeSdl('dist/spec.js', 'subgraph.graphql')"`;
-    expect(sdlStepOf('services/tickets', build)).toEqual({ dir: 'services/tickets', module: 'dist/spec.js', out: 'services/tickets/subgraph.graphql' });
+    expect(sdlStepOf('services/tickets', build)).toEqual({
+      dir: 'services/tickets',
+      module: 'dist/spec.js',
+      out: 'services/tickets/subgraph.graphql',
+    });
     expect(sdlStepOf('gateway', 'tsc -p tsconfig.build.json')).toBeUndefined();
     expect(verdict('a.graphql', 'type A', 'type A', 'type B')).toBeUndefined();
     expect(verdict('a.graphql', 'type A', undefined, 'type A')).toMatch(/not tracked: run `npm run build` and commit it/);

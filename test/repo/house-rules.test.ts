@@ -53,10 +53,22 @@ describe('the repository', () => {
   const issue = ['iss', 'ue 12'].join('');
 
   it('recognises a work-period or issue-number label, and leaves error codes and ordinary words alone', () => {
-    for (const labelled of [period, `Measured in ${period.toLowerCase()}1`, `${period}'s run`, issue, `${issue[0].toUpperCase()}${issue.slice(1, 5)} #33`]) {
+    for (const labelled of [
+      period,
+      `Measured in ${period.toLowerCase()}1`,
+      `${period}'s run`,
+      issue,
+      `${issue[0].toUpperCase()}${issue.slice(1, 5)} #33`,
+    ]) {
       expect({ text: labelled, labelled: LABEL.test(labelled) }).toEqual({ text: labelled, labelled: true });
     }
-    for (const plain of ['(#131047) Re-engagement message', 'this session reaches tenant 3 only', 'sessionId 3', 'its GitHub report #1087', 'issues #760']) {
+    for (const plain of [
+      '(#131047) Re-engagement message',
+      'this session reaches tenant 3 only',
+      'sessionId 3',
+      'its GitHub report #1087',
+      'issues #760',
+    ]) {
       expect({ text: plain, labelled: LABEL.test(plain) }).toEqual({ text: plain, labelled: false });
     }
     expect(labelledLines(`first line\nfigures of ${period}\nlast`)).toEqual([`2: figures of ${period}`]);
@@ -103,7 +115,7 @@ describe('the repository', () => {
     const sources = trackedFiles().filter((file) => /^(services\/[^/]+|gateway)\/src\/.*\.ts$/.test(file));
     const found = sources.flatMap((file) => [...(readText(file) ?? '').matchAll(fieldless)].map((m) => `${file}: ${m[0]}`));
     expect(found).toEqual([]);
-    expect('throw validation(`x ${y}`, undefined, \'ERR_X\')'.match(fieldless)).not.toBeNull();
+    expect("throw validation(`x ${y}`, undefined, 'ERR_X')".match(fieldless)).not.toBeNull();
     expect("validation('x', [{ field: 'a', message: 'b' }])".match(fieldless)).toBeNull();
   });
 

@@ -158,8 +158,18 @@ describe('imports inside a workspace', () => {
       ]),
     );
     expect(cyclesOf(graph)).toHaveLength(2);
-    expect(cyclesOf(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
-    const line = cycleLine({ files: ['gw/src/a.ts', 'gw/src/b.ts', 'gw/src/c.ts'], path: ['gw/src/a.ts', 'gw/src/b.ts', 'gw/src/a.ts'] }, 'gw/src');
+    expect(
+      cyclesOf(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
+    const line = cycleLine(
+      { files: ['gw/src/a.ts', 'gw/src/b.ts', 'gw/src/c.ts'], path: ['gw/src/a.ts', 'gw/src/b.ts', 'gw/src/a.ts'] },
+      'gw/src',
+    );
     expect(line).toBe('gw/src: a.ts → b.ts → a.ts (3 files in the circle: a.ts, b.ts, c.ts)');
   });
 

@@ -13,7 +13,10 @@ function nodeCommands(): [string, string[]][] {
   return readdirSync(base)
     .filter((f) => f.endsWith('.yaml'))
     .flatMap((file) =>
-      [...readFileSync(join(base, file), 'utf8').matchAll(/^\s*command: (\["node",.*\])\s*$/gm)].map((m): [string, string[]] => [file, JSON.parse(m[1]) as string[]]),
+      [...readFileSync(join(base, file), 'utf8').matchAll(/^\s*command: (\["node",.*\])\s*$/gm)].map((m): [string, string[]] => [
+        file,
+        JSON.parse(m[1]) as string[],
+      ]),
     );
 }
 
@@ -32,10 +35,18 @@ describe('node flags', () => {
     // The new space's size as a fresh process sees it, in MB (its two semi-spaces as V8 counts them).
     const newSpace = (flags: string[]) =>
       Number(
-        execFileSync(process.execPath, [...flags, '-e', "process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 2 ** 20))"], {
-          encoding: 'utf8',
-          timeout: 30_000,
-        }),
+        execFileSync(
+          process.execPath,
+          [
+            ...flags,
+            '-e',
+            "process.stdout.write(String(require('v8').getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 2 ** 20))",
+          ],
+          {
+            encoding: 'utf8',
+            timeout: 30_000,
+          },
+        ),
       );
     expect(newSpace(NODE_FLAGS)).toBeGreaterThanOrEqual(16);
     expect(newSpace([])).toBeLessThan(16);

@@ -80,7 +80,14 @@ export function isTestTooling(specifier: string): boolean {
 }
 
 /** Packages that never run in production (the dev mesh runs the tests' meshes and preloads their tooling). */
-const TOOLING = new Set(['@convo/dev-mesh', '@convo/dev-db', '@convo/test-support', '@convo/jest-preset', '@convo/e2e', '@convo/deploy-tools']);
+const TOOLING = new Set([
+  '@convo/dev-mesh',
+  '@convo/dev-db',
+  '@convo/test-support',
+  '@convo/jest-preset',
+  '@convo/e2e',
+  '@convo/deploy-tools',
+]);
 
 const isService = (dir: string) => /^services\/[^/]+$/.test(dir) && dir !== 'services/lib';
 const isLib = (dir: string) => dir.startsWith('services/lib/');
@@ -94,12 +101,14 @@ export function violations(workspaces: Workspace[], imports: Map<string, Import[
     const prodDeps = Object.keys(dependencies).filter((d) => byName.has(d));
     if (isService(w.dir)) {
       for (const dep of prodDeps) {
-        if (!isLib(byName.get(dep)!.dir)) out.push(`${name}: depends on ${dep} (${byName.get(dep)!.dir}); a service depends only on services/lib/*`);
+        if (!isLib(byName.get(dep)!.dir))
+          out.push(`${name}: depends on ${dep} (${byName.get(dep)!.dir}); a service depends only on services/lib/*`);
       }
     }
     for (const imp of imports.get(name) ?? []) {
       const target = packageOf(imp.specifier);
-      if (imp.production && !TOOLING.has(name) && isTestTooling(imp.specifier)) out.push(`${imp.file}: production code imports test tooling ${imp.specifier}`);
+      if (imp.production && !TOOLING.has(name) && isTestTooling(imp.specifier))
+        out.push(`${imp.file}: production code imports test tooling ${imp.specifier}`);
       if (!target || target === name) continue;
       const to = byName.get(target);
       if (!to) {
@@ -143,8 +152,7 @@ const root = git(['rev-parse', '--show-toplevel'], __dirname).trim();
 /** The workspaces of the root package.json, with their manifests. */
 function readWorkspaces(files: string[]): Workspace[] {
   const globs = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
-  const matches = (dir: string) =>
-    globs.some((g) => (g.endsWith('/*') ? dirname(dir) === g.slice(0, -2) : dir === g));
+  const matches = (dir: string) => globs.some((g) => (g.endsWith('/*') ? dirname(dir) === g.slice(0, -2) : dir === g));
   return files
     .filter((f) => f.endsWith('/package.json') && matches(dirname(f)) && existsSync(join(root, f)))
     .map((f) => ({ dir: dirname(f), manifest: JSON.parse(readFileSync(join(root, f), 'utf8')) as Manifest }));
@@ -152,20 +160,21 @@ function readWorkspaces(files: string[]): Workspace[] {
 
 /** Each workspace's imports: its tracked code files (not those of a workspace nested in it) and its scripts. */
 function readImports(workspaces: Workspace[], files: string[]): Map<string, Import[]> {
-  const owner = (file: string) =>
-    workspaces.filter((w) => file.startsWith(`${w.dir}/`)).sort((a, b) => b.dir.length - a.dir.length)[0];
+  const owner = (file: string) => workspaces.filter((w) => file.startsWith(`${w.dir}/`)).sort((a, b) => b.dir.length - a.dir.length)[0];
   const imports = new Map<string, Import[]>(workspaces.map((w) => [w.manifest.name, []]));
   for (const file of files) {
     const w = owner(file);
     if (!w || !CODE.test(file) || !existsSync(join(root, file))) continue;
     const production = isProduction(w, file);
-    for (const specifier of specifiersOf(readFileSync(join(root, file), 'utf8'))) imports.get(w.manifest.name)!.push({ file, specifier, production });
+    for (const specifier of specifiersOf(readFileSync(join(root, file), 'utf8')))
+      imports.get(w.manifest.name)!.push({ file, specifier, production });
   }
   for (const w of workspaces) {
     for (const [script, command] of Object.entries(w.manifest.scripts ?? {})) {
       // A build or start script runs with the package's production dependencies.
       const production = !/test|bench|lint/.test(script);
-      for (const specifier of specifiersOf(command)) imports.get(w.manifest.name)!.push({ file: `${w.dir}/package.json (scripts.${script})`, specifier, production });
+      for (const specifier of specifiersOf(command))
+        imports.get(w.manifest.name)!.push({ file: `${w.dir}/package.json (scripts.${script})`, specifier, production });
     }
   }
   return imports;
@@ -206,16 +215,32 @@ describe('the workspaces import graph', () => {
 
   it('finds every workspace of the root package.json', () => {
     const dirs = workspaces.map((w) => w.dir);
-    expect(dirs).toEqual(expect.arrayContaining(['services/lib/kit', 'services/lib/test-support', 'services/messaging', 'services/tenants', 'gateway', 'test', 'deploy/tools']));
+    expect(dirs).toEqual(
+      expect.arrayContaining([
+        'services/lib/kit',
+        'services/lib/test-support',
+        'services/messaging',
+        'services/tenants',
+        'gateway',
+        'test',
+        'deploy/tools',
+      ]),
+    );
   });
 
   it('flags a service that reaches another service, an undeclared import, test tooling in src/, a dist/ path, an undeclared sub-path and a cycle', () => {
-    const ws = (dir: string, manifest: Omit<Manifest, 'name'> & { name?: string }): Workspace => ({ dir, manifest: { name: `@convo/${dir.split('/').pop()}`, ...manifest } });
+    const ws = (dir: string, manifest: Omit<Manifest, 'name'> & { name?: string }): Workspace => ({
+      dir,
+      manifest: { name: `@convo/${dir.split('/').pop()}`, ...manifest },
+    });
     const fake = [
       ws('services/lib/kit', { exports: { '.': './dist/index.js', './mongo': './dist/mongo.js' } }),
       ws('services/lib/test-support', { dependencies: { '@convo/kit': '*' } }),
       ws('services/tickets', { dependencies: { '@convo/kit': '*' }, devDependencies: { '@convo/test-support': '*' } }),
-      ws('services/messaging', { dependencies: { '@convo/kit': '*', '@convo/tickets': '*' }, devDependencies: { '@convo/test-support': '*' } }),
+      ws('services/messaging', {
+        dependencies: { '@convo/kit': '*', '@convo/tickets': '*' },
+        devDependencies: { '@convo/test-support': '*' },
+      }),
       ws('services/lib/loop-a', { dependencies: { '@convo/loop-b': '*' } }),
       ws('services/lib/loop-b', { devDependencies: { '@convo/loop-a': '*' } }),
     ];
@@ -223,30 +248,36 @@ describe('the workspaces import graph', () => {
     // Assembled, so that a search of the repository for dist imports finds none in this file.
     const distMongo = ['@convo/kit', 'dist', 'mongo'].join('/');
     const imports = new Map<string, Import[]>([
-      ['@convo/tickets', [
-        imp('services/tickets/src/a.ts', '@convo/kit'), // fine
-        imp('services/tickets/src/b.ts', '@convo/kit/mongo'), // fine: declared sub-path
-        imp('services/tickets/test/c.test.ts', '@convo/test-support'), // fine: a test's devDependency
-        imp('services/tickets/src/d.ts', '@convo/test-support'), // test tooling in production, and not a dependency
-        imp('services/tickets/src/e.ts', distMongo), // dist
-        imp('services/tickets/src/f.ts', '@convo/kit/service'), // not in the exports
-        imp('services/tickets/src/g.ts', '../testing/peers'), // test tooling in production
-        imp('services/tickets/test/h.test.ts', '@convo/dev-db'), // no such workspace here
-      ]],
-      ['@convo/messaging', [
-        imp('services/messaging/src/a.ts', '@convo/tickets'), // another service
-        imp('services/messaging/test/b.test.ts', '@convo/channel-engines'), // not a workspace of this graph
-      ]],
+      [
+        '@convo/tickets',
+        [
+          imp('services/tickets/src/a.ts', '@convo/kit'), // fine
+          imp('services/tickets/src/b.ts', '@convo/kit/mongo'), // fine: declared sub-path
+          imp('services/tickets/test/c.test.ts', '@convo/test-support'), // fine: a test's devDependency
+          imp('services/tickets/src/d.ts', '@convo/test-support'), // test tooling in production, and not a dependency
+          imp('services/tickets/src/e.ts', distMongo), // dist
+          imp('services/tickets/src/f.ts', '@convo/kit/service'), // not in the exports
+          imp('services/tickets/src/g.ts', '../testing/peers'), // test tooling in production
+          imp('services/tickets/test/h.test.ts', '@convo/dev-db'), // no such workspace here
+        ],
+      ],
+      [
+        '@convo/messaging',
+        [
+          imp('services/messaging/src/a.ts', '@convo/tickets'), // another service
+          imp('services/messaging/test/b.test.ts', '@convo/channel-engines'), // not a workspace of this graph
+        ],
+      ],
     ]);
     expect(violations(fake, imports).sort()).toEqual(
       [
         '@convo/messaging: depends on @convo/tickets (services/tickets); a service depends only on services/lib/*',
-        'services/messaging/src/a.ts: imports @convo/tickets (services/tickets); a service\'s code depends only on services/lib/*',
+        "services/messaging/src/a.ts: imports @convo/tickets (services/tickets); a service's code depends only on services/lib/*",
         'services/messaging/test/b.test.ts: imports @convo/channel-engines, which no workspace provides',
         'services/tickets/src/d.ts: production code imports test tooling @convo/test-support',
-        'services/tickets/src/d.ts: imports @convo/test-support, but @convo/test-support is not in @convo/tickets\'s dependencies',
+        "services/tickets/src/d.ts: imports @convo/test-support, but @convo/test-support is not in @convo/tickets's dependencies",
         `services/tickets/src/e.ts: imports ${distMongo}: a package's dist/ is not its public surface`,
-        'services/tickets/src/f.ts: imports @convo/kit/service, a sub-path @convo/kit\'s exports do not declare',
+        "services/tickets/src/f.ts: imports @convo/kit/service, a sub-path @convo/kit's exports do not declare",
         'services/tickets/src/g.ts: production code imports test tooling ../testing/peers',
         'services/tickets/test/h.test.ts: imports @convo/dev-db, which no workspace provides',
         'dependency cycle: @convo/loop-a → @convo/loop-b → @convo/loop-a',
@@ -259,7 +290,10 @@ describe('the workspaces import graph', () => {
     const surfaces = workspaces
       .filter((w) => typeof w.manifest.exports === 'object')
       .map((w) => {
-        const exported = Object.keys(w.manifest.exports as object).filter((k) => k !== '.' && k !== './package.json').map((k) => k.slice(2)).sort();
+        const exported = Object.keys(w.manifest.exports as object)
+          .filter((k) => k !== '.' && k !== './package.json')
+          .map((k) => k.slice(2))
+          .sort();
         const typed = Object.keys(w.manifest.typesVersions?.['*'] ?? {}).sort();
         return { name: w.manifest.name, exported, typed };
       });

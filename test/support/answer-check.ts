@@ -64,7 +64,9 @@ async function load(origin: string): Promise<Check | undefined> {
     if (!ref) return undefined;
     const validate = validatorOf(ref);
     if (validate(body)) return undefined;
-    const errors = (validate.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+    const errors = (validate.errors ?? [])
+      .slice(0, 8)
+      .map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
     return `${method} ${path} answered ${status}, which does not match ${ref} of the OpenAPI document:\n  ${errors.join('\n  ')}\n  body: ${JSON.stringify(body).slice(0, 600)}`;
   };
 }

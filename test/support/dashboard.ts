@@ -35,7 +35,17 @@ export async function newDashboardTenant(
   const email = `${name.toLowerCase()}-${process.pid}-${++lastEmail}@dashboard.example`;
   const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
     token: admin,
-    body: { status: 'active', name, maxUsers: 5, maxConnections: 5, acceptTerms: true, email, password: ADMIN_PASSWORD, userName: 'Ana', profile: 'admin' },
+    body: {
+      status: 'active',
+      name,
+      maxUsers: 5,
+      maxConnections: 5,
+      acceptTerms: true,
+      email,
+      password: ADMIN_PASSWORD,
+      userName: 'Ana',
+      profile: 'admin',
+    },
   });
   if (res.status !== 200) throw new Error(`store tenant: ${JSON.stringify(res.body)}`);
   const id = res.body.data.tenant.id as number;
@@ -78,7 +88,14 @@ export function contactWrites(mesh: Mesh, t: DashboardTenant, number: string, id
       event: 'messages.upsert',
       data: {
         type: 'notify',
-        messages: [{ key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id }, messageTimestamp: 1718000000, pushName: 'Bia', message: { conversation: text } }],
+        messages: [
+          {
+            key: { remoteJid: `${number}@s.whatsapp.net`, fromMe: false, id },
+            messageTimestamp: 1718000000,
+            pushName: 'Bia',
+            message: { conversation: text },
+          },
+        ],
       },
     },
   });

@@ -39,7 +39,10 @@ export async function startFakeEngine(opts: { keepAliveMs?: number } = {}): Prom
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body: raw ? JSON.parse(raw) : null, at: Date.now() });
       // engine_a's answer, and the Cloud API's (messages[0].id) for a waba channel pointed here.
       const id = `ENGINE-${++n}`;
-      const next = queued.shift() ?? { status: 200, body: { key: { id, fromMe: true }, status: 'PENDING', messaging_product: 'whatsapp', messages: [{ id }] } };
+      const next = queued.shift() ?? {
+        status: 200,
+        body: { key: { id, fromMe: true }, status: 'PENDING', messaging_product: 'whatsapp', messages: [{ id }] },
+      };
       const answer = () => res.writeHead(next.status, { 'content-type': 'application/json' }).end(JSON.stringify(next.body));
       if (delayMs) setTimeout(answer, delayMs);
       else answer();

@@ -28,7 +28,13 @@ export interface FakeGraph {
 }
 
 const graphError = (code: number, message: string) => ({
-  error: { message, type: 'OAuthException', code, error_data: { messaging_product: 'whatsapp', details: message }, fbtrace_id: `trace-${code}` },
+  error: {
+    message,
+    type: 'OAuthException',
+    code,
+    error_data: { messaging_product: 'whatsapp', details: message },
+    fbtrace_id: `trace-${code}`,
+  },
 });
 
 /**
@@ -50,7 +56,8 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw ? JSON.parse(raw) : null;
       requests.push({ method: req.method!, url: req.url!, headers: req.headers, body });
-      const answer = (status: number, json: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
+      const answer = (status: number, json: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(json));
       const url = new URL(req.url!, 'http://graph');
       if (req.method === 'GET' && url.pathname.endsWith('/message_templates')) {
         const limit = Math.max(1, Number(url.searchParams.get('limit') ?? 25));
@@ -59,7 +66,10 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         const end = start + data.length;
         const after = Buffer.from(String(end)).toString('base64');
         const next = end < fake.catalog.length ? `${base}${url.pathname}?limit=${limit}&after=${after}` : undefined;
-        return answer(200, { data, paging: { cursors: { before: Buffer.from(String(start)).toString('base64'), after }, ...(next && { next }) } });
+        return answer(200, {
+          data,
+          paging: { cursors: { before: Buffer.from(String(start)).toString('base64'), after }, ...(next && { next }) },
+        });
       }
       if (req.method === 'POST' && url.pathname.startsWith('/engine/')) {
         // The linked channel's engine (engine_a's contract) on the same server, so that one
@@ -69,7 +79,8 @@ export async function startFakeGraph(): Promise<FakeGraph> {
       if (req.method === 'POST' && url.pathname.endsWith('/messages')) {
         if (body?.type === 'template') {
           const t = fake.catalog.find((c) => c.name === body.template?.name && c.language === body.template?.language?.code);
-          if (!t || t.status !== 'APPROVED') return answer(404, graphError(132001, '(#132001) Template name does not exist in the translation'));
+          if (!t || t.status !== 'APPROVED')
+            return answer(404, graphError(132001, '(#132001) Template name does not exist in the translation'));
         } else if (body?.status !== 'read' && !wrote.has(body?.to ?? body?.recipient)) {
           return answer(400, graphError(131047, 'Re-engagement message'));
         }

@@ -31,7 +31,11 @@ export async function call(url: string, opts: { token?: string; body?: unknown; 
  * Sends are accepted, then delivered by the dispatcher: waits until `ready()` holds (a provider saw
  * the request, a message reached a status), polling; fails after `ms`.
  */
-export async function eventually<T>(what: string, ready: () => T | undefined | false | Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  ready: () => T | undefined | false | Promise<T | undefined | false>,
+  ms = 15_000,
+): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const value = await ready();
@@ -46,9 +50,22 @@ export async function eventually<T>(what: string, ready: () => T | undefined | f
  * how fast (pacing has its own test in messaging's dispatcher tests).
  */
 export const UNPACED: Record<string, string> = Object.fromEntries(
-  ['ENGINE_A', 'ENGINE_B', 'ENGINE_C', 'ENGINE_D', 'ENGINE_E', 'ENGINE_F', 'ENGINE_G', 'ENGINE_H', 'WHATSAPP', 'WABA', 'SOCIAL_A', 'SOCIAL_B', 'WEBMAIL', 'MARKETPLACE'].map(
-    (kind) => [`DISPATCH_INTERVAL_MS_${kind}`, '0'],
-  ),
+  [
+    'ENGINE_A',
+    'ENGINE_B',
+    'ENGINE_C',
+    'ENGINE_D',
+    'ENGINE_E',
+    'ENGINE_F',
+    'ENGINE_G',
+    'ENGINE_H',
+    'WHATSAPP',
+    'WABA',
+    'SOCIAL_A',
+    'SOCIAL_B',
+    'WEBMAIL',
+    'MARKETPLACE',
+  ].map((kind) => [`DISPATCH_INTERVAL_MS_${kind}`, '0']),
 );
 
 /** Waits until the dispatcher has settled a message (any status but queued) and answers its record. */

@@ -6,7 +6,9 @@ import type { FieldKind, IndexShape, QueryLogLine, QueryShape } from '@convo/tes
 
 export type { FieldKind, IndexShape, QueryLogLine, QueryShape };
 
-export type Verdict = { served: true; by: string } | { served: false; reason: string; /** how much of the index matched: the report names the nearest */ near?: number };
+export type Verdict =
+  | { served: true; by: string }
+  | { served: false; reason: string; /** how much of the index matched: the report names the nearest */ near?: number };
 
 /**
  * Collections that stay small whatever the traffic: any query may scan them, an empty filter
@@ -25,7 +27,7 @@ export const SMALL_COLLECTIONS: Record<string, string> = {
  */
 export const ACCEPTED_SCANS: Record<string, string> = {
   'convo_tenants.tenants {name: regex}':
-    "super-admin tenant search by a case-insensitive substring of the name (ListTenants): no B-tree index serves a substring match; it scans the tenant registry, one document per customer organisation, which grows with sales, not with traffic",
+    'super-admin tenant search by a case-insensitive substring of the name (ListTenants): no B-tree index serves a substring match; it scans the tenant registry, one document per customer organisation, which grows with sales, not with traffic',
   'convo_tenants.tenants {}':
     'the total of the super-admin tenant listing without a filter (ListTenants, countDocuments): it counts the tenant registry, one document per customer organisation, which grows with sales, not with traffic',
 };
@@ -33,7 +35,13 @@ export const ACCEPTED_SCANS: Record<string, string> = {
 const BOUNDING: FieldKind[] = ['eq', 'in', 'range'];
 const RANK: Record<FieldKind, number> = { eq: 0, in: 1, range: 2, regex: 3, ne: 4, exists: 5, other: 6 };
 
-const ID_INDEX = (q: { db: string; collection: string }): IndexShape => ({ db: q.db, collection: q.collection, name: '_id_', key: [['_id', 1]], unique: true });
+const ID_INDEX = (q: { db: string; collection: string }): IndexShape => ({
+  db: q.db,
+  collection: q.collection,
+  name: '_id_',
+  key: [['_id', 1]],
+  unique: true,
+});
 
 /** One kind per field: a field constrained twice (`$and`) counts by its most selective predicate. */
 function fieldKinds(fields: QueryShape['filter']['fields']): Map<string, FieldKind> {
@@ -99,7 +107,8 @@ export function indexServes(q: Pick<QueryShape, 'filter' | 'sort'>, index: Index
       };
     }
     const s = (k[1] as number) * dir;
-    if (sign !== 0 && s !== sign) return { served: false, near: matched.size + 0.5, reason: `${name}: the sort's directions mix the index's order and its reverse` };
+    if (sign !== 0 && s !== sign)
+      return { served: false, near: matched.size + 0.5, reason: `${name}: the sort's directions mix the index's order and its reverse` };
     sign = s;
     i++;
   }
@@ -128,7 +137,10 @@ export function judgeQuery(
     }
     if (q.sort.length && q.limit !== undefined) {
       for (const ix of all) {
-        const v = indexServes({ filter: { fields: q.sort.slice(0, 1).map(([path]) => ({ path, kind: 'range' as const })) }, sort: q.sort }, ix);
+        const v = indexServes(
+          { filter: { fields: q.sort.slice(0, 1).map(([path]) => ({ path, kind: 'range' as const })) }, sort: q.sort },
+          ix,
+        );
         if (v.served) return { served: true, by: `${v.by} (the first ${q.limit} in index order)` };
       }
     }
@@ -141,7 +153,9 @@ export function judgeQuery(
     // Either the ANDed part alone is served (the $or filters what it finds), or each branch is.
     const and = fields.length ? judgeQuery({ ...q, filter: { fields } }, all, {}, {}) : undefined;
     if (and?.served) return and;
-    const branches = or.map((b) => judgeQuery({ ...q, filter: { fields: [...fields, ...b.fields], ...(b.or ? { or: b.or } : {}) } }, all, {}, {}));
+    const branches = or.map((b) =>
+      judgeQuery({ ...q, filter: { fields: [...fields, ...b.fields], ...(b.or ? { or: b.or } : {}) } }, all, {}, {}),
+    );
     const bad = branches.find((v): v is Extract<Verdict, { served: false }> => !v.served);
     if (!bad) return { served: true, by: `each $or branch: ${branches.map((v) => (v as { by: string }).by).join('; ')}` };
     return { served: false, reason: `an $or branch is not served: ${bad.reason}` };
@@ -156,7 +170,13 @@ export function judgeQuery(
   if (near.length) {
     // The indexes that came closest: the ones to extend, or to learn from.
     const best = Math.max(...near.map((n) => n.near));
-    return { served: false, reason: near.filter((n) => n.near === best).map((n) => n.reason).join('; ') };
+    return {
+      served: false,
+      reason: near
+        .filter((n) => n.near === best)
+        .map((n) => n.reason)
+        .join('; '),
+    };
   }
   return {
     served: false,
@@ -185,7 +205,8 @@ export interface Coverage {
   indexes: Map<string, IndexShape[]>;
 }
 
-const shapeKey = (q: QueryShape) => JSON.stringify([q.db, q.collection, q.op, q.filter, q.sort, q.limit ?? null, q.multi ?? null, q.stages ?? null]);
+const shapeKey = (q: QueryShape) =>
+  JSON.stringify([q.db, q.collection, q.op, q.filter, q.sort, q.limit ?? null, q.multi ?? null, q.stages ?? null]);
 
 /**
  * The verdict over a whole log: every distinct query shape judged against the indexes of its

@@ -71,35 +71,84 @@ export const CASES: Record<string, Record<string, (a: Ids, b: Ids) => Case>> = {
   channels: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
   tags: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
   queues: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
-  createTag: { tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }) },
-  createQueue: { tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }) },
-  ticketCounts: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ byStatus { count } }', expect: FORBIDDEN }) },
+  createTag: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
+  },
+  createQueue: {
+    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
+  },
+  ticketCounts: {
+    tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ byStatus { count } }', expect: FORBIDDEN }),
+  },
   deliveryHealth: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ channelId }', expect: FORBIDDEN }) },
   // Platform only: a tenant session is refused whatever channel it names.
   deliveries: { channelId: (_a, b) => ({ op: 'query', args: { channelId: b.channel }, select: '{ id }', expect: FORBIDDEN }) },
   createChannel: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, channel: { name: 'intruder', type: new Enum('engine_a') } }, select: '{ authToken }', expect: FORBIDDEN }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, channel: { name: 'intruder', type: new Enum('engine_a') } },
+      select: '{ authToken }',
+      expect: FORBIDDEN,
+    }),
   },
   updateChannel: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, channelId: b.channel, changes: { name: 'mine' } }, select: '{ id }', expect: FORBIDDEN }),
-    channelId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, channelId: b.channel, changes: { name: 'mine' } }, select: '{ id }', expect: notFound('ERR_CHANNEL_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, channelId: b.channel, changes: { name: 'mine' } },
+      select: '{ id }',
+      expect: FORBIDDEN,
+    }),
+    channelId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, channelId: b.channel, changes: { name: 'mine' } },
+      select: '{ id }',
+      expect: notFound('ERR_CHANNEL_NOT_FOUND'),
+    }),
   },
   rotateWebhookSecret: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, channelId: b.channel }, expect: FORBIDDEN }),
-    channelId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, channelId: b.channel }, expect: notFound('ERR_CHANNEL_NOT_FOUND') }),
+    channelId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, channelId: b.channel },
+      expect: notFound('ERR_CHANNEL_NOT_FOUND'),
+    }),
   },
   createIntegration: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, channelId: b.channel, name: 'x' }, select: '{ authToken }', expect: FORBIDDEN }),
-    channelId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, channelId: b.channel, name: 'x' }, select: '{ authToken }', expect: notFound('ERR_CHANNEL_NOT_FOUND') }),
-    userId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, channelId: a.channel, name: 'x', userId: b.user }, select: '{ authToken }', expect: notFound('ERR_USER_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, channelId: b.channel, name: 'x' },
+      select: '{ authToken }',
+      expect: FORBIDDEN,
+    }),
+    channelId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, channelId: b.channel, name: 'x' },
+      select: '{ authToken }',
+      expect: notFound('ERR_CHANNEL_NOT_FOUND'),
+    }),
+    userId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, channelId: a.channel, name: 'x', userId: b.user },
+      select: '{ authToken }',
+      expect: notFound('ERR_USER_NOT_FOUND'),
+    }),
   },
   revokeIntegration: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, apiId: b.apiId }, expect: FORBIDDEN }),
-    apiId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, apiId: b.apiId }, expect: notFound('ERR_API_NOT_FOUND', 'ERR_INTEGRATION_NOT_FOUND') }),
+    apiId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, apiId: b.apiId },
+      expect: notFound('ERR_API_NOT_FOUND', 'ERR_INTEGRATION_NOT_FOUND'),
+    }),
   },
   channelProfile: {
     tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant, channelId: b.channel }, select: '{ channelId }', expect: FORBIDDEN }),
-    channelId: (a, b) => ({ op: 'query', args: { tenantId: a.tenant, channelId: b.channel }, select: '{ channelId }', expect: notFound('ERR_CHANNEL_NOT_FOUND') }),
+    channelId: (a, b) => ({
+      op: 'query',
+      args: { tenantId: a.tenant, channelId: b.channel },
+      select: '{ channelId }',
+      expect: notFound('ERR_CHANNEL_NOT_FOUND'),
+    }),
   },
   ticket: {
     tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant, id: b.ticket }, select: '{ id }', expect: FORBIDDEN }),
@@ -107,38 +156,123 @@ export const CASES: Record<string, Record<string, (a: Ids, b: Ids) => Case>> = {
   },
   tickets: {
     tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ totalCount }', expect: FORBIDDEN }),
-    userId: (a, b) => ({ op: 'query', args: { tenantId: a.tenant, userId: b.user }, select: '{ totalCount nodes { id } }', expect: 'empty' }),
+    userId: (a, b) => ({
+      op: 'query',
+      args: { tenantId: a.tenant, userId: b.user },
+      select: '{ totalCount nodes { id } }',
+      expect: 'empty',
+    }),
     tagId: (a, b) => ({ op: 'query', args: { tenantId: a.tenant, tagId: b.tag }, select: '{ totalCount nodes { id } }', expect: 'empty' }),
-    channelId: (a, b) => ({ op: 'query', args: { tenantId: a.tenant, channelId: b.channel }, select: '{ totalCount nodes { id } }', expect: 'empty' }),
-    queueId: (a, b) => ({ op: 'query', args: { tenantId: a.tenant, queueId: b.queue }, select: '{ totalCount nodes { id } }', expect: 'empty' }),
+    channelId: (a, b) => ({
+      op: 'query',
+      args: { tenantId: a.tenant, channelId: b.channel },
+      select: '{ totalCount nodes { id } }',
+      expect: 'empty',
+    }),
+    queueId: (a, b) => ({
+      op: 'query',
+      args: { tenantId: a.tenant, queueId: b.queue },
+      select: '{ totalCount nodes { id } }',
+      expect: 'empty',
+    }),
   },
   closeTicket: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
   },
   reopenTicket: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
   },
   assignTicket: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket, userId: b.user }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket, userId: a.user }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
-    userId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: a.ticket, userId: b.user }, select: '{ id userId }', expect: notFound('ERR_USER_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, ticketId: b.ticket, userId: b.user },
+      select: '{ id }',
+      expect: FORBIDDEN,
+    }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket, userId: a.user },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
+    userId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: a.ticket, userId: b.user },
+      select: '{ id userId }',
+      expect: notFound('ERR_USER_NOT_FOUND'),
+    }),
   },
   moveTicket: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket, queueId: b.queue }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket, queueId: a.queue }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
-    queueId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: a.ticket, queueId: b.queue }, select: '{ id }', expect: notFound('ERR_QUEUE_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, ticketId: b.ticket, queueId: b.queue },
+      select: '{ id }',
+      expect: FORBIDDEN,
+    }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket, queueId: a.queue },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
+    queueId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: a.ticket, queueId: b.queue },
+      select: '{ id }',
+      expect: notFound('ERR_QUEUE_NOT_FOUND'),
+    }),
   },
   addTicketTags: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket, tagIds: [b.tag] }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket, tagIds: [a.tag] }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
-    tagIds: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: a.ticket, tagIds: [b.tag] }, select: '{ id }', expect: notFound('ERR_TAG_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, ticketId: b.ticket, tagIds: [b.tag] },
+      select: '{ id }',
+      expect: FORBIDDEN,
+    }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket, tagIds: [a.tag] },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
+    tagIds: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: a.ticket, tagIds: [b.tag] },
+      select: '{ id }',
+      expect: notFound('ERR_TAG_NOT_FOUND'),
+    }),
   },
   removeTicketTag: {
-    tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, ticketId: b.ticket, tagId: b.tag }, select: '{ id }', expect: FORBIDDEN }),
-    ticketId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: b.ticket, tagId: a.tag }, select: '{ id }', expect: notFound('ERR_TICKET_NOT_FOUND') }),
-    tagId: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, ticketId: a.ticket, tagId: b.tag }, select: '{ id }', expect: notFound('ERR_TAG_NOT_FOUND') }),
+    tenantId: (_a, b) => ({
+      op: 'mutation',
+      args: { tenantId: b.tenant, ticketId: b.ticket, tagId: b.tag },
+      select: '{ id }',
+      expect: FORBIDDEN,
+    }),
+    ticketId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: b.ticket, tagId: a.tag },
+      select: '{ id }',
+      expect: notFound('ERR_TICKET_NOT_FOUND'),
+    }),
+    tagId: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, ticketId: a.ticket, tagId: b.tag },
+      select: '{ id }',
+      expect: notFound('ERR_TAG_NOT_FOUND'),
+    }),
   },
   message: {
     tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant, id: b.message }, select: '{ id }', expect: FORBIDDEN }),
@@ -154,25 +288,50 @@ export const CASES: Record<string, Record<string, (a: Ids, b: Ids) => Case>> = {
   },
   replayWebhookDelivery: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.delivery }, select: '{ id }', expect: FORBIDDEN }),
-    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.delivery }, select: '{ id }', expect: notFound('ERR_WEBHOOK_DELIVERY_NOT_FOUND', 'ERR_DELIVERY_NOT_FOUND', 'ERR_NOT_FOUND') }),
+    id: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, id: b.delivery },
+      select: '{ id }',
+      expect: notFound('ERR_WEBHOOK_DELIVERY_NOT_FOUND', 'ERR_DELIVERY_NOT_FOUND', 'ERR_NOT_FOUND'),
+    }),
   },
   kanbans: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
   reasons: { tenantId: (_a, b) => ({ op: 'query', args: { tenantId: b.tenant }, select: '{ id }', expect: FORBIDDEN }) },
   saveKanban: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
-    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.kanban, name: 'mine' }, select: '{ id }', expect: notFound('ERR_KANBAN_NOT_FOUND') }),
+    id: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, id: b.kanban, name: 'mine' },
+      select: '{ id }',
+      expect: notFound('ERR_KANBAN_NOT_FOUND'),
+    }),
   },
   saveReason: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, name: 'intruder' }, select: '{ id }', expect: FORBIDDEN }),
-    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.reason, name: 'mine' }, select: '{ id }', expect: notFound('ERR_REASON_NOT_FOUND') }),
+    id: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, id: b.reason, name: 'mine' },
+      select: '{ id }',
+      expect: notFound('ERR_REASON_NOT_FOUND'),
+    }),
   },
   deleteKanban: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.kanban }, select: '{ id }', expect: FORBIDDEN }),
-    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.kanban }, select: '{ id }', expect: notFound('ERR_KANBAN_NOT_FOUND') }),
+    id: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, id: b.kanban },
+      select: '{ id }',
+      expect: notFound('ERR_KANBAN_NOT_FOUND'),
+    }),
   },
   deleteReason: {
     tenantId: (_a, b) => ({ op: 'mutation', args: { tenantId: b.tenant, id: b.reason }, select: '{ id }', expect: FORBIDDEN }),
-    id: (a, b) => ({ op: 'mutation', args: { tenantId: a.tenant, id: b.reason }, select: '{ id }', expect: notFound('ERR_REASON_NOT_FOUND') }),
+    id: (a, b) => ({
+      op: 'mutation',
+      args: { tenantId: a.tenant, id: b.reason },
+      select: '{ id }',
+      expect: notFound('ERR_REASON_NOT_FOUND'),
+    }),
   },
   // Payments are the platform's: a tenant session is refused whatever it names.
   paymentWebhooks: { tenantId: (a) => ({ op: 'query', args: { tenantId: a.tenant }, select: '{ eventId }', expect: FORBIDDEN }) },
@@ -190,11 +349,17 @@ class Enum {
 function literal(v: unknown): string {
   if (v instanceof Enum) return v.value;
   if (Array.isArray(v)) return `[${v.map(literal).join(', ')}]`;
-  if (v && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${k}: ${literal(x)}`).join(', ')} }`;
+  if (v && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${k}: ${literal(x)}`)
+      .join(', ')} }`;
   return JSON.stringify(v);
 }
 
-export const operation = (field: string, c: Case) => `${c.op} { ${field}(${Object.entries(c.args).map(([k, v]) => `${k}: ${literal(v)}`).join(', ')}) ${c.select ?? ''} }`;
+export const operation = (field: string, c: Case) =>
+  `${c.op} { ${field}(${Object.entries(c.args)
+    .map(([k, v]) => `${k}: ${literal(v)}`)
+    .join(', ')}) ${c.select ?? ''} }`;
 
 /** Null, [], { totalCount: 0 } or a connection without nodes: nothing found. */
 function isEmpty(value: unknown): boolean {

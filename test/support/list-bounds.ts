@@ -19,24 +19,35 @@ export const LIST_BOUNDS: Record<string, ListBound> = {
   'Query.tenants.limit': { max: 500, sizes: true, probe: (n) => `{ tenants(limit: ${n}) { id } }` },
   'Query.tenantConnection.first': { max: 100, sizes: true, probe: (n) => `{ tenantConnection(first: ${n}) { totalCount } }` },
   'Query.deliveries.limit': { max: 500, sizes: true, probe: (n) => `{ deliveries(channelId: 1, limit: ${n}) { id } }` },
-  'Query.webhookDeliveries.limit': { max: 200, sizes: true, probe: (n, { t }) => `{ webhookDeliveries(tenantId: ${t}, limit: ${n}) { id } }` },
+  'Query.webhookDeliveries.limit': {
+    max: 200,
+    sizes: true,
+    probe: (n, { t }) => `{ webhookDeliveries(tenantId: ${t}, limit: ${n}) { id } }`,
+  },
   'Query.paymentWebhooks.limit': { max: 200, sizes: true, probe: (n) => `{ paymentWebhooks(limit: ${n}) { eventId } }` },
   'Query.paymentChanges.limit': { max: 200, sizes: true, probe: (n, { t }) => `{ paymentChanges(tenantId: ${t}, limit: ${n}) { to } }` },
   'Query.tickets.first': { max: 100, sizes: true, probe: (n, { t }) => `{ tickets(tenantId: ${t}, first: ${n}) { totalCount } }` },
-  'Ticket.messagePage.first': { max: 100, sizes: true, probe: (n, { t, ticket }) => `{ ticket(tenantId: ${t}, id: ${ticket}) { messagePage(first: ${n}) { totalCount } } }` },
+  'Ticket.messagePage.first': {
+    max: 100,
+    sizes: true,
+    probe: (n, { t, ticket }) => `{ ticket(tenantId: ${t}, id: ${ticket}) { messagePage(first: ${n}) { totalCount } } }`,
+  },
   'Mutation.addTicketTags.tagIds': {
     max: 50,
     sizes: false,
-    probe: (n, { t, ticket }) => `mutation { addTicketTags(tenantId: ${t}, ticketId: ${ticket}, tagIds: [${items(n, (i) => String(900_000 + i))}]) { id } }`,
+    probe: (n, { t, ticket }) =>
+      `mutation { addTicketTags(tenantId: ${t}, ticketId: ${ticket}, tagIds: [${items(n, (i) => String(900_000 + i))}]) { id } }`,
   },
   'Mutation.createPlan.features': {
     max: 50,
     sizes: false,
-    probe: (n) => `mutation { createPlan(name: "bounded", maxUsers: 1, maxConnections: 1, features: [${items(n, (i) => `"f${i}"`)}]) { id } }`,
+    probe: (n) =>
+      `mutation { createPlan(name: "bounded", maxUsers: 1, maxConnections: 1, features: [${items(n, (i) => `"f${i}"`)}]) { id } }`,
   },
   'Mutation.createPlan.allowedChannels': {
     max: 50,
     sizes: false,
-    probe: (n) => `mutation { createPlan(name: "bounded", maxUsers: 1, maxConnections: 1, allowedChannels: [${items(n, () => 'waba')}]) { id } }`,
+    probe: (n) =>
+      `mutation { createPlan(name: "bounded", maxUsers: 1, maxConnections: 1, allowedChannels: [${items(n, () => 'waba')}]) { id } }`,
   },
 };

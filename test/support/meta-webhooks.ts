@@ -9,12 +9,27 @@ export const wabaEnvelope = (phoneNumberId: string, value: { contacts?: unknown[
   entry: [
     {
       id: 'WABA-1',
-      changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId }, ...value } }],
+      changes: [
+        {
+          field: 'messages',
+          value: {
+            messaging_product: 'whatsapp',
+            metadata: { display_phone_number: '15550000000', phone_number_id: phoneNumberId },
+            ...value,
+          },
+        },
+      ],
     },
   ],
 });
 
-export const wabaText = (from: string, id: string, body: string, timestamp = '1718000000') => ({ from, id, timestamp, type: 'text', text: { body } });
+export const wabaText = (from: string, id: string, body: string, timestamp = '1718000000') => ({
+  from,
+  id,
+  timestamp,
+  type: 'text',
+  text: { body },
+});
 
 export const wabaButtonReply = (from: string, id: string, choice: { id: string; title: string }, context: string) => ({
   from,
@@ -25,10 +40,20 @@ export const wabaButtonReply = (from: string, id: string, choice: { id: string; 
   interactive: { type: 'button_reply', button_reply: choice },
 });
 
-export const wabaStatus = (id: string, status: string, recipient: string, timestamp: string) => ({ id, status, timestamp, recipient_id: recipient });
+export const wabaStatus = (id: string, status: string, recipient: string, timestamp: string) => ({
+  id,
+  status,
+  timestamp,
+  recipient_id: recipient,
+});
 
 /** A change of the account's templates (`message_template_status_update`, `template_category_update`): `entry[].id` is the WABA id. */
-export const wabaTemplateChange = (wabaId: string, field: string, value: Record<string, unknown>, time = Math.floor(Date.now() / 1000)) => ({
+export const wabaTemplateChange = (
+  wabaId: string,
+  field: string,
+  value: Record<string, unknown>,
+  time = Math.floor(Date.now() / 1000),
+) => ({
   object: 'whatsapp_business_account',
   entry: [{ id: wabaId, time, changes: [{ field, value }] }],
 });

@@ -18,7 +18,8 @@ export interface OtlpReceiver {
 }
 
 // OTLP/JSON ids are hex; a receiver must also accept the base64 some encoders write.
-const hexId = (id: string | undefined): string => (!id ? '' : /^[0-9a-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex'));
+const hexId = (id: string | undefined): string =>
+  !id ? '' : /^[0-9a-f]+$/i.test(id) ? id.toLowerCase() : Buffer.from(id, 'base64').toString('hex');
 
 interface KeyValue {
   key: string;
@@ -44,7 +45,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
         for (const ss of rs.scopeSpans ?? []) {
           for (const s of ss.spans ?? []) {
-            spans.push({ service, traceId: hexId(s.traceId), spanId: hexId(s.spanId), parentSpanId: hexId(s.parentSpanId), name: s.name, kind: s.kind });
+            spans.push({
+              service,
+              traceId: hexId(s.traceId),
+              spanId: hexId(s.spanId),
+              parentSpanId: hexId(s.parentSpanId),
+              name: s.name,
+              kind: s.kind,
+            });
           }
         }
       }

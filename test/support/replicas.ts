@@ -13,7 +13,10 @@ export function roundRobin<T>(items: readonly T[]): () => T {
 export const redisUrl = (): string => process.env.REDIS_URL || 'redis://127.0.0.1:6379';
 
 /** Redis settings for a mesh's gateways: the shared store, under a prefix of this run's own. */
-export const sharedRateLimits = (): Record<string, string> => ({ REDIS_URL: redisUrl(), RATE_LIMIT_REDIS_PREFIX: `convo-rl-test-${randomUUID()}-` });
+export const sharedRateLimits = (): Record<string, string> => ({
+  REDIS_URL: redisUrl(),
+  RATE_LIMIT_REDIS_PREFIX: `convo-rl-test-${randomUUID()}-`,
+});
 
 export interface TestIntegration {
   tenantId: number;
@@ -30,8 +33,16 @@ export async function newIntegration(mesh: Mesh, engineUrl: string, name = 'Repl
   const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
     token: mesh.superAdminToken,
     body: {
-      status: 'active', name, maxUsers: 10, maxConnections: 10, acceptTerms: true, identity,
-      email: `owner-${randomUUID()}@replicas.example`, password: 'S3cure!pass', userName: 'Owner Ana', profile: 'admin',
+      status: 'active',
+      name,
+      maxUsers: 10,
+      maxConnections: 10,
+      acceptTerms: true,
+      identity,
+      email: `owner-${randomUUID()}@replicas.example`,
+      password: 'S3cure!pass',
+      userName: 'Owner Ana',
+      profile: 'admin',
     },
   });
   if (tenant.status !== 200) throw new Error(`tenant not created: ${tenant.status} ${JSON.stringify(tenant.body)}`);

@@ -77,10 +77,18 @@ export function checkShardKeys(lines: QueryLogLine[], keys: ShardKeys): { shapes
 export function unusedScatter(lines: QueryLogLine[], keys: ShardKeys): string[] {
   const shapes = new Set(lines.filter((l) => l.t === 'query').map((l) => `${l.db}.${l.collection} ${shapeName(l as QueryShape)}`));
   return Object.entries(keys).flatMap(([db, collections]) =>
-    Object.entries(collections).flatMap(([c, d]) => Object.keys(d.scatter ?? {}).map((s) => `${db}.${c} ${s}`).filter((s) => !shapes.has(s))),
+    Object.entries(collections).flatMap(([c, d]) =>
+      Object.keys(d.scatter ?? {})
+        .map((s) => `${db}.${c} ${s}`)
+        .filter((s) => !shapes.has(s)),
+    ),
   );
 }
 
 /** Collections the declaration shards, as `db.collection` → key (for the docs and the summary). */
 export const shardedCollections = (keys: ShardKeys): string[] =>
-  Object.entries(keys).flatMap(([db, collections]) => Object.entries(collections).filter(([, d]) => d.key).map(([c, d]) => `${db}.${c} ${JSON.stringify(d.key)}`));
+  Object.entries(keys).flatMap(([db, collections]) =>
+    Object.entries(collections)
+      .filter(([, d]) => d.key)
+      .map(([c, d]) => `${db}.${c} ${JSON.stringify(d.key)}`),
+  );

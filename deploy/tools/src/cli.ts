@@ -44,12 +44,15 @@ async function main(): Promise<number> {
   } else {
     const overlays = opts.overlays.length
       ? opts.overlays
-      : readdirSync(join(repo, 'deploy', 'overlays')).map((d) => join(repo, 'deploy', 'overlays', d)).filter((d) => existsSync(join(d, 'kustomization.yaml')));
+      : readdirSync(join(repo, 'deploy', 'overlays'))
+          .map((d) => join(repo, 'deploy', 'overlays', d))
+          .filter((d) => existsSync(join(d, 'kustomization.yaml')));
     for (const dir of overlays) {
       inputs.push({
         name: `overlay ${basename(dir)}`,
         profile: opts.profile ?? profileOf(resolve(dir)),
-        text: () => execFileSync(opts.kustomize, ['build', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }),
+        text: () =>
+          execFileSync(opts.kustomize, ['build', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 }),
       });
     }
   }
@@ -71,7 +74,9 @@ async function main(): Promise<number> {
       for (const f of findings) console.log(formatFinding(f));
       failed++;
     } else {
-      console.log(`✓ ${input.name} (${input.profile} profile, ${count} objects): schema, probes, resources, security, secrets, autoscaling, disruption budgets, gRPC addresses, network flows`);
+      console.log(
+        `✓ ${input.name} (${input.profile} profile, ${count} objects): schema, probes, resources, security, secrets, autoscaling, disruption budgets, gRPC addresses, network flows`,
+      );
     }
   }
   return failed ? 1 : 0;

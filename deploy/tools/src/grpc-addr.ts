@@ -28,9 +28,13 @@ function addresses(objects: K8sObject[]): Address[] {
   }
   for (const w of objects.filter((o) => WORKLOAD_KINDS.has(o.kind))) {
     const pod = w.spec?.template?.spec ?? {};
-    for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])] as Array<{ name: string; env?: Array<{ name: string; value?: string }> }>) {
+    for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])] as Array<{
+      name: string;
+      env?: Array<{ name: string; value?: string }>;
+    }>) {
       for (const v of c.env ?? []) {
-        if (ADDR_KEY.test(v.name) && v.value !== undefined) found.push({ object: ref(w), where: `container ${c.name}: `, key: v.name, value: v.value });
+        if (ADDR_KEY.test(v.name) && v.value !== undefined)
+          found.push({ object: ref(w), where: `container ${c.name}: `, key: v.name, value: v.value });
       }
     }
   }
@@ -59,7 +63,8 @@ export function checkGrpcAddresses(objects: K8sObject[]): Finding[] {
   const workloads = objects.filter((o) => WORKLOAD_KINDS.has(o.kind));
   const certificates = objects.filter((o) => o.kind === 'Certificate' && o.apiVersion.startsWith('cert-manager.io/'));
   for (const a of addresses(objects)) {
-    const add = (message: string) => findings.push({ object: a.object, rule: 'grpc-address', message: `${a.where}${a.key}=${a.value} ${message}` });
+    const add = (message: string) =>
+      findings.push({ object: a.object, rule: 'grpc-address', message: `${a.where}${a.key}=${a.value} ${message}` });
     const m = DNS_TARGET.exec(a.value.trim());
     if (!m) {
       add('is not a dns:/// address of a headless Service: the client keeps one connection to one pod (use dns:///<service>-grpc:<port>)');
@@ -68,7 +73,9 @@ export function checkGrpcAddresses(objects: K8sObject[]): Finding[] {
     const [, host, portText] = m;
     const port = Number(portText);
     const [name, namespace] = host.split('.');
-    const service = services.find((s) => s.metadata.name === name && (namespace === undefined || (s.metadata.namespace ?? namespace) === namespace));
+    const service = services.find(
+      (s) => s.metadata.name === name && (namespace === undefined || (s.metadata.namespace ?? namespace) === namespace),
+    );
     if (!service) {
       add(`names Service ${name}${namespace ? ` in namespace ${namespace}` : ''}, which is not in the manifests`);
       continue;
@@ -77,16 +84,20 @@ export function checkGrpcAddresses(objects: K8sObject[]): Finding[] {
       add(`names ${ref(service)}, which is not headless (clusterIP: None): its one virtual IP keeps each client on one pod`);
       continue;
     }
-    if (service.spec?.publishNotReadyAddresses === true) add(`names ${ref(service)}, which publishes pods that are not ready (publishNotReadyAddresses)`);
+    if (service.spec?.publishNotReadyAddresses === true)
+      add(`names ${ref(service)}, which publishes pods that are not ready (publishNotReadyAddresses)`);
     const selector = service.spec?.selector as Record<string, string> | undefined;
     const backing = selector ? workloads.filter((w) => matches({ matchLabels: selector }, podLabels(w))) : [];
-    const servicePort = (service.spec?.ports ?? []).find((p: { port?: number }) => p.port === port) as { port: number; targetPort?: number | string } | undefined;
+    const servicePort = (service.spec?.ports ?? []).find((p: { port?: number }) => p.port === port) as
+      { port: number; targetPort?: number | string } | undefined;
     if (!servicePort) add(`dials port ${port}, which ${ref(service)} does not declare`);
     else {
       for (const w of backing) {
         const listening = containerPort(w, servicePort.targetPort ?? servicePort.port);
         if (listening !== port) {
-          add(`dials port ${port} of the pods of ${ref(service)}, where ${appName(w)} listens on ${listening ?? 'no such port'} (a headless name gives pod IPs: no port mapping)`);
+          add(
+            `dials port ${port} of the pods of ${ref(service)}, where ${appName(w)} listens on ${listening ?? 'no such port'} (a headless name gives pod IPs: no port mapping)`,
+          );
         }
       }
     }

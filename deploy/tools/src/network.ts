@@ -126,7 +126,12 @@ export const REQUIRED_FLOWS: Flow[] = [
   { from: 'tickets', to: 'tenants', port: 'grpc', why: "a user named on a ticket is a user of the ticket's tenant" },
   { from: 'social-config', to: 'tenants', port: 'grpc', why: 'channel credentials' },
   { from: 'messaging-relay', to: 'tenants', port: 'grpc', why: 'webhook targets and secrets' },
-  ...['tenants', 'tickets', 'channel-engines'].map((s) => ({ from: 'messaging-dispatcher', to: s, port: 'grpc', why: 'dispatcher → peer' })),
+  ...['tenants', 'tickets', 'channel-engines'].map((s) => ({
+    from: 'messaging-dispatcher',
+    to: s,
+    port: 'grpc',
+    why: 'dispatcher → peer',
+  })),
   ...['channel-engines', 'social-config', 'messaging', 'messaging-relay'].map((s) => ({
     from: s,
     to: 'outside',
@@ -148,12 +153,24 @@ export function checkNetwork(objects: K8sObject[], { requireIsolation }: { requi
     for (const pod of pods) {
       for (const direction of ['Ingress', 'Egress'] as const) {
         if (!policies.some((p) => p.types.has(direction) && matches(p.podSelector, pod.labels))) {
-          findings.push({ object: `Deployment/${pod.app}`, rule: 'network-policy', message: `no NetworkPolicy isolates its ${direction.toLowerCase()} (add a default deny)` });
+          findings.push({
+            object: `Deployment/${pod.app}`,
+            rule: 'network-policy',
+            message: `no NetworkPolicy isolates its ${direction.toLowerCase()} (add a default deny)`,
+          });
         }
       }
     }
-    if (!policies.some((p) => isEmptySelector(p.podSelector) && p.types.has('Ingress') && p.types.has('Egress') && !p.ingress.length && !p.egress.length)) {
-      findings.push({ object: '(namespace)', rule: 'network-policy', message: 'no default-deny NetworkPolicy for both Ingress and Egress' });
+    if (
+      !policies.some(
+        (p) => isEmptySelector(p.podSelector) && p.types.has('Ingress') && p.types.has('Egress') && !p.ingress.length && !p.egress.length,
+      )
+    ) {
+      findings.push({
+        object: '(namespace)',
+        rule: 'network-policy',
+        message: 'no default-deny NetworkPolicy for both Ingress and Egress',
+      });
     }
   }
   if (policies.length === 0) return findings; // nothing restricts traffic
@@ -168,14 +185,22 @@ export function checkNetwork(objects: K8sObject[], { requireIsolation }: { requi
       const port = target?.ports.find((c) => c.name === flow.port)?.containerPort;
       if (!target || port === undefined) continue;
       if (!allowed(policies, 'Ingress', target, { outside: true }, port, protocol)) {
-        findings.push({ object: `Deployment/${target.app}`, rule: 'network-policy', message: `ingress from outside on ${flow.port} (${port}) is blocked: ${flow.why}` });
+        findings.push({
+          object: `Deployment/${target.app}`,
+          rule: 'network-policy',
+          message: `ingress from outside on ${flow.port} (${port}) is blocked: ${flow.why}`,
+        });
       }
       continue;
     }
     for (const source of sources(flow.from)) {
       if (flow.to === 'outside') {
         if (!allowed(policies, 'Egress', source, { outside: true }, Number(flow.port), protocol)) {
-          findings.push({ object: `Deployment/${source.app}`, rule: 'network-policy', message: `egress to ${protocol} ${flow.port} is blocked: ${flow.why}` });
+          findings.push({
+            object: `Deployment/${source.app}`,
+            rule: 'network-policy',
+            message: `egress to ${protocol} ${flow.port} is blocked: ${flow.why}`,
+          });
         }
         continue;
       }
@@ -183,7 +208,11 @@ export function checkNetwork(objects: K8sObject[], { requireIsolation }: { requi
       if (!target) continue; // the overlay does not run it
       const port = target.ports.find((c) => c.name === flow.port)?.containerPort;
       if (port === undefined) {
-        findings.push({ object: `Deployment/${target.app}`, rule: 'network-policy', message: `has no container port named ${flow.port} (${flow.why})` });
+        findings.push({
+          object: `Deployment/${target.app}`,
+          rule: 'network-policy',
+          message: `has no container port named ${flow.port} (${flow.why})`,
+        });
         continue;
       }
       const egress = allowed(policies, 'Egress', source, { pod: target }, port, protocol);
@@ -205,7 +234,11 @@ export function checkNetwork(objects: K8sObject[], { requireIsolation }: { requi
         if (port === undefined) {
           findings.push({ object: ref(monitor), rule: 'monitoring', message: `${pod.app} has no port named ${endpoint.port}` });
         } else if (!allowed(policies, 'Ingress', pod, { outside: true }, port, 'TCP')) {
-          findings.push({ object: `Deployment/${pod.app}`, rule: 'network-policy', message: `Prometheus cannot scrape ${endpoint.port} (${port}) (${ref(monitor)})` });
+          findings.push({
+            object: `Deployment/${pod.app}`,
+            rule: 'network-policy',
+            message: `Prometheus cannot scrape ${endpoint.port} (${port}) (${ref(monitor)})`,
+          });
         }
       }
     }

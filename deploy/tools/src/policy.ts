@@ -18,8 +18,18 @@ export interface PolicyOptions {
 
 /** The metadata keys of KEDA's Prometheus scaler (keda.sh/docs/latest/scalers/prometheus). */
 const PROMETHEUS_TRIGGER_KEYS = new Set([
-  'serverAddress', 'query', 'queryParameters', 'threshold', 'activationThreshold', 'namespace', 'customHeaders',
-  'ignoreNullValues', 'unsafeSsl', 'authModes', 'timeout', 'metricName',
+  'serverAddress',
+  'query',
+  'queryParameters',
+  'threshold',
+  'activationThreshold',
+  'namespace',
+  'customHeaders',
+  'ignoreNullValues',
+  'unsafeSsl',
+  'authModes',
+  'timeout',
+  'metricName',
 ]);
 
 type Probe = { grpc?: { port?: number }; httpGet?: { port?: number | string }; tcpSocket?: { port?: number | string } };
@@ -36,7 +46,15 @@ const WORKER_KEYS = ['MONGODB_URI', 'MESH_SECRET'];
 /** The platform's own credentials for reading payments (Mercado Pago's token, Efí's OAuth2 client). */
 const PAYMENT_API_KEYS = ['PAYMENT_API_TOKEN_GATEWAY_C', 'PAYMENT_CLIENT_ID_GATEWAY_D', 'PAYMENT_CLIENT_SECRET_GATEWAY_D'];
 export const SECRET_KEYS: Record<string, string[]> = {
-  gateway: ['SUPER_ADMIN_TOKEN', 'SUBGRAPH_TOKEN', 'MEDIA_URL_SECRET', 'SESSION_SECRET', 'META_APP_SECRET', 'META_VERIFY_TOKEN', 'MESH_SECRET'],
+  gateway: [
+    'SUPER_ADMIN_TOKEN',
+    'SUBGRAPH_TOKEN',
+    'MEDIA_URL_SECRET',
+    'SESSION_SECRET',
+    'META_APP_SECRET',
+    'META_VERIFY_TOKEN',
+    'MESH_SECRET',
+  ],
   tickets: SERVICE_KEYS,
   messaging: [...SERVICE_KEYS, 'MEDIA_URL_SECRET'],
   'channel-engines': SERVICE_KEYS,
@@ -88,7 +106,12 @@ type Container = {
 };
 
 /** Image name without registry, tag or digest: `registry.example.com/convo/convo-tickets:1` → `convo-tickets`. */
-const imageName = (image: string): string => image.split('@')[0].replace(/:[^/:]+$/, '').split('/').pop()!;
+const imageName = (image: string): string =>
+  image
+    .split('@')[0]
+    .replace(/:[^/:]+$/, '')
+    .split('/')
+    .pop()!;
 const hasTagOrDigest = (image: string): boolean => image.includes('@') || /:[^/:]+$/.test(image);
 
 function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
@@ -118,16 +141,19 @@ function checkWorkload(w: K8sObject, opts: PolicyOptions): Finding[] {
     const allowed = SECRET_KEYS[appName(w)] ?? [];
     for (const v of c.env ?? []) {
       const ref = v.valueFrom?.secretKeyRef;
-      if (ref?.name === APP_SECRET && !allowed.includes(ref.key ?? '')) add('secrets', `${at} reads ${ref.key} of Secret ${APP_SECRET}, which ${appName(w)} does not use`);
+      if (ref?.name === APP_SECRET && !allowed.includes(ref.key ?? ''))
+        add('secrets', `${at} reads ${ref.key} of Secret ${APP_SECRET}, which ${appName(w)} does not use`);
     }
-    const required = w.kind === 'Deployment' && !isInit ? REQUIRED_SECRETS[appName(w)] ?? [] : [];
+    const required = w.kind === 'Deployment' && !isInit ? (REQUIRED_SECRETS[appName(w)] ?? []) : [];
     for (const key of required) {
       const v = (c.env ?? []).find((e) => e.name === key);
       if (key === 'MESH_SECRET' && (c.env ?? []).some((e) => e.name === 'GRPC_TLS_CA')) continue;
       if (!v) add('secrets', `${at} lacks ${key}: ${appName(w)} does not start without it in production`);
-      else if (!v.valueFrom?.secretKeyRef) add('secrets', `${at} sets ${key} without a Secret (secretKeyRef): a secret is never a literal in the manifests`);
+      else if (!v.valueFrom?.secretKeyRef)
+        add('secrets', `${at} sets ${key} without a Secret (secretKeyRef): a secret is never a literal in the manifests`);
       // The mesh secret may be absent where mesh TLS is patched in (the production overlay).
-      else if (v.valueFrom.secretKeyRef.optional && key !== 'MESH_SECRET') add('secrets', `${at} reads ${key} as optional: ${appName(w)} does not start without it in production`);
+      else if (v.valueFrom.secretKeyRef.optional && key !== 'MESH_SECRET')
+        add('secrets', `${at} reads ${key} as optional: ${appName(w)} does not start without it in production`);
     }
     for (const kind of ['requests', 'limits'] as const) {
       for (const resource of ['cpu', 'memory']) {
@@ -163,27 +189,36 @@ export function checkPolicies(objects: K8sObject[], opts: PolicyOptions): Findin
   for (const w of workloads) findings.push(...checkWorkload(w, opts));
 
   // Autoscalers: their target exists; a Deployment has at most one, and then no replica count.
-  const scalers = objects.filter((o) => o.kind === 'HorizontalPodAutoscaler' || (o.kind === 'ScaledObject' && o.apiVersion.startsWith('keda.sh/')));
+  const scalers = objects.filter(
+    (o) => o.kind === 'HorizontalPodAutoscaler' || (o.kind === 'ScaledObject' && o.apiVersion.startsWith('keda.sh/')),
+  );
   const scaled = new Map<string, K8sObject[]>();
   for (const s of scalers) {
     const target = s.spec?.scaleTargetRef ?? {};
     const kind = target.kind ?? 'Deployment';
     const found = workloads.find((w) => w.kind === kind && w.metadata.name === target.name);
-    if (!found) findings.push({ object: ref(s), rule: 'autoscaling', message: `targets ${kind}/${target.name}, which is not in the manifests` });
+    if (!found)
+      findings.push({ object: ref(s), rule: 'autoscaling', message: `targets ${kind}/${target.name}, which is not in the manifests` });
     else scaled.set(target.name, [...(scaled.get(target.name) ?? []), s]);
   }
   for (const d of deployments) {
     const own = scaled.get(d.metadata.name) ?? [];
-    if (own.length > 1) findings.push({ object: ref(d), rule: 'autoscaling', message: `is scaled by ${own.map(ref).join(' and ')}: one autoscaler at most` });
+    if (own.length > 1)
+      findings.push({ object: ref(d), rule: 'autoscaling', message: `is scaled by ${own.map(ref).join(' and ')}: one autoscaler at most` });
     if (own.length && d.spec?.replicas !== undefined) {
-      findings.push({ object: ref(d), rule: 'autoscaling', message: `sets replicas (${d.spec.replicas}) although ${ref(own[0])} owns the count: every apply would reset it` });
+      findings.push({
+        object: ref(d),
+        rule: 'autoscaling',
+        message: `sets replicas (${d.spec.replicas}) although ${ref(own[0])} owns the count: every apply would reset it`,
+      });
     }
     if (opts.profile === 'production' && !own.length && (d.spec?.replicas ?? 1) < 2) {
       findings.push({ object: ref(d), rule: 'availability', message: 'runs fewer than 2 replicas and is not autoscaled' });
     }
     for (const s of own) {
-      const min = s.kind === 'ScaledObject' ? s.spec?.minReplicaCount ?? 0 : s.spec?.minReplicas ?? 1;
-      if (opts.profile === 'production' && min < 2) findings.push({ object: ref(s), rule: 'availability', message: `lets ${ref(d)} go below 2 replicas (min ${min})` });
+      const min = s.kind === 'ScaledObject' ? (s.spec?.minReplicaCount ?? 0) : (s.spec?.minReplicas ?? 1);
+      if (opts.profile === 'production' && min < 2)
+        findings.push({ object: ref(s), rule: 'availability', message: `lets ${ref(d)} go below 2 replicas (min ${min})` });
     }
   }
 
@@ -196,7 +231,8 @@ export function checkPolicies(objects: K8sObject[], opts: PolicyOptions): Findin
         if (!metadata[key]) findings.push({ object: ref(so), rule: 'keda', message: `triggers[${i}] (prometheus) has no metadata.${key}` });
       }
       for (const key of Object.keys(metadata)) {
-        if (!PROMETHEUS_TRIGGER_KEYS.has(key)) findings.push({ object: ref(so), rule: 'keda', message: `triggers[${i}] (prometheus): unknown metadata key "${key}"` });
+        if (!PROMETHEUS_TRIGGER_KEYS.has(key))
+          findings.push({ object: ref(so), rule: 'keda', message: `triggers[${i}] (prometheus): unknown metadata key "${key}"` });
       }
     }
   }
@@ -206,7 +242,8 @@ export function checkPolicies(objects: K8sObject[], opts: PolicyOptions): Findin
     const pdbs = objects.filter((o) => o.kind === 'PodDisruptionBudget');
     for (const d of deployments) {
       const covering = pdbs.filter((p) => p.spec?.selector && matches(p.spec.selector, podLabels(d)));
-      if (!covering.length) findings.push({ object: ref(d), rule: 'disruption-budget', message: 'no PodDisruptionBudget selects its pods' });
+      if (!covering.length)
+        findings.push({ object: ref(d), rule: 'disruption-budget', message: 'no PodDisruptionBudget selects its pods' });
       for (const p of covering) {
         if (p.spec?.maxUnavailable === undefined && p.spec?.minAvailable === undefined) {
           findings.push({ object: ref(p), rule: 'disruption-budget', message: 'sets neither maxUnavailable nor minAvailable' });
@@ -227,9 +264,16 @@ export function checkPolicies(objects: K8sObject[], opts: PolicyOptions): Findin
     for (const port of s.spec?.ports ?? []) {
       if (typeof port.targetPort !== 'string') continue;
       const named = backing.some((w) =>
-        (w.spec?.template?.spec?.containers ?? []).some((c: Container & { ports?: Array<{ name?: string }> }) => (c.ports ?? []).some((p) => p.name === port.targetPort)),
+        (w.spec?.template?.spec?.containers ?? []).some((c: Container & { ports?: Array<{ name?: string }> }) =>
+          (c.ports ?? []).some((p) => p.name === port.targetPort),
+        ),
       );
-      if (!named) findings.push({ object: ref(s), rule: 'service', message: `targetPort ${port.targetPort} is no container port of ${backing.map(appName).join(', ')}` });
+      if (!named)
+        findings.push({
+          object: ref(s),
+          rule: 'service',
+          message: `targetPort ${port.targetPort} is no container port of ${backing.map(appName).join(', ')}`,
+        });
     }
   }
   return findings;

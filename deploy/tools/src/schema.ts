@@ -88,7 +88,13 @@ export async function validateSchema(object: K8sObject): Promise<Finding[]> {
   }
   const model = await modelOf(object.apiVersion, object.kind);
   if (!model) {
-    return [{ object: name, rule: 'schema', message: `no schema for ${object.apiVersion} ${object.kind} (unknown API, or a CRD package is missing)` }];
+    return [
+      {
+        object: name,
+        rule: 'schema',
+        message: `no schema for ${object.apiVersion} ${object.kind} (unknown API, or a CRD package is missing)`,
+      },
+    ];
   }
   const findings: Finding[] = [];
   const visits = new Map<string, Visit>();

@@ -57,8 +57,13 @@ describe('deploy/check', () => {
   });
 
   it('fails on a misspelled field', () => {
-    const { code, out } = check(['--no-images', '--file', '-'], deployment({ readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSecond: 5 } }));
-    expect(out).toContain('Deployment/web [schema] /spec/template/spec/containers/0/readinessProbe/periodSecond: unknown field "periodSecond"');
+    const { code, out } = check(
+      ['--no-images', '--file', '-'],
+      deployment({ readinessProbe: { httpGet: { path: '/readyz', port: 'http' }, periodSecond: 5 } }),
+    );
+    expect(out).toContain(
+      'Deployment/web [schema] /spec/template/spec/containers/0/readinessProbe/periodSecond: unknown field "periodSecond"',
+    );
     expect(code).toBe(1);
   });
 
@@ -69,7 +74,10 @@ describe('deploy/check', () => {
   });
 
   it('fails on a Deployment without probes', () => {
-    const { code, out } = check(['--no-images', '--file', '-'], deployment({ startupProbe: undefined, readinessProbe: undefined, livenessProbe: undefined }));
+    const { code, out } = check(
+      ['--no-images', '--file', '-'],
+      deployment({ startupProbe: undefined, readinessProbe: undefined, livenessProbe: undefined }),
+    );
     for (const probe of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
       expect(out).toContain(`Deployment/web [probes] container web has no ${probe}`);
     }
@@ -77,16 +85,24 @@ describe('deploy/check', () => {
   });
 
   it('fails on a probe of a port the container does not declare', () => {
-    const { code, out } = check(['--no-images', '--file', '-'], deployment({ readinessProbe: { grpc: { port: 50060 } }, livenessProbe: { httpGet: { path: '/healthz', port: 'health' } } }));
+    const { code, out } = check(
+      ['--no-images', '--file', '-'],
+      deployment({ readinessProbe: { grpc: { port: 50060 } }, livenessProbe: { httpGet: { path: '/healthz', port: 'health' } } }),
+    );
     expect(out).toContain('Deployment/web [probes] container web readinessProbe probes port 50060, which the container does not declare');
     expect(out).toContain('Deployment/web [probes] container web livenessProbe probes port health, which the container does not declare');
     expect(code).toBe(1);
   });
 
-  it("fails on a container given every key of a Secret, or a key of convo-secrets its process does not use", () => {
+  it('fails on a container given every key of a Secret, or a key of convo-secrets its process does not use', () => {
     const secretKey = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key } } });
-    const { code, out } = check(['--no-images', '--file', '-'], deployment({ envFrom: [{ secretRef: { name: 'convo-secrets' } }], env: [secretKey('SUPER_ADMIN_TOKEN')] }));
-    expect(out).toContain('Deployment/web [secrets] container web loads every key of Secret convo-secrets (envFrom): give it only the keys it uses');
+    const { code, out } = check(
+      ['--no-images', '--file', '-'],
+      deployment({ envFrom: [{ secretRef: { name: 'convo-secrets' } }], env: [secretKey('SUPER_ADMIN_TOKEN')] }),
+    );
+    expect(out).toContain(
+      'Deployment/web [secrets] container web loads every key of Secret convo-secrets (envFrom): give it only the keys it uses',
+    );
     expect(out).toContain('Deployment/web [secrets] container web reads SUPER_ADMIN_TOKEN of Secret convo-secrets, which web does not use');
     expect(code).toBe(1);
   });
@@ -100,11 +116,16 @@ describe('deploy/check', () => {
       ['--no-images', '--file', '-'],
       gateway([secretKey('SUPER_ADMIN_TOKEN'), { name: 'SUBGRAPH_TOKEN', value: 'y'.repeat(32) }, secretKey('MESH_SECRET')]),
     );
-    expect(out).toContain('Deployment/gateway [secrets] container gateway lacks SESSION_SECRET: gateway does not start without it in production');
+    expect(out).toContain(
+      'Deployment/gateway [secrets] container gateway lacks SESSION_SECRET: gateway does not start without it in production',
+    );
     expect(out).toContain('Deployment/gateway [secrets] container gateway sets SUBGRAPH_TOKEN without a Secret (secretKeyRef)');
     expect(code).toBe(1);
     const optional = (key: string) => ({ name: key, valueFrom: { secretKeyRef: { name: 'convo-secrets', key, optional: true } } });
-    const lax = check(['--no-images', '--file', '-'], gateway([...all.filter((k) => k !== 'SESSION_SECRET').map(secretKey), optional('SESSION_SECRET')]));
+    const lax = check(
+      ['--no-images', '--file', '-'],
+      gateway([...all.filter((k) => k !== 'SESSION_SECRET').map(secretKey), optional('SESSION_SECRET')]),
+    );
     expect(lax.out).toContain('Deployment/gateway [secrets] container gateway reads SESSION_SECRET as optional');
     expect(lax.code).toBe(1);
     // Mesh TLS stands in for the mesh secret.
@@ -115,7 +136,10 @@ describe('deploy/check', () => {
   it('fails on missing limits and a writable root filesystem', () => {
     const { code, out } = check(
       ['--no-images', '--file', '-'],
-      deployment({ resources: { requests: { cpu: '100m', memory: '128Mi' } }, securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }),
+      deployment({
+        resources: { requests: { cpu: '100m', memory: '128Mi' } },
+        securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+      }),
     );
     expect(out).toContain('container web has no limits.cpu');
     expect(out).toContain('container web has no limits.memory');
@@ -133,7 +157,12 @@ describe('deploy/check', () => {
 
   describe('gRPC addresses', () => {
     // A service (orders) behind a ClusterIP Service and a headless one, its address in a ConfigMap.
-    const orders = deployment({ ports: [{ name: 'http', containerPort: 8080 }, { name: 'grpc', containerPort: 50051 }] }).replace(/\bweb\b/g, 'orders');
+    const orders = deployment({
+      ports: [
+        { name: 'http', containerPort: 8080 },
+        { name: 'grpc', containerPort: 50051 },
+      ],
+    }).replace(/\bweb\b/g, 'orders');
     const service = (name: string, spec: Record<string, unknown>) => `---
 apiVersion: v1
 kind: Service
@@ -142,7 +171,11 @@ spec: ${JSON.stringify({ selector: { 'app.kubernetes.io/name': 'orders' }, ...sp
 `;
     const services =
       service('orders', { ports: [{ name: 'grpc', port: 50051, targetPort: 'grpc' }] }) +
-      service('orders-grpc', { clusterIP: 'None', publishNotReadyAddresses: false, ports: [{ name: 'grpc', port: 50051, targetPort: 'grpc' }] });
+      service('orders-grpc', {
+        clusterIP: 'None',
+        publishNotReadyAddresses: false,
+        ports: [{ name: 'grpc', port: 50051, targetPort: 'grpc' }],
+      });
     const config = (addr: string) => `---
 apiVersion: v1
 kind: ConfigMap
@@ -164,7 +197,9 @@ data: { ORDERS_GRPC_ADDR: "${addr}" }
       );
       expect(clusterIp.code).toBe(1);
       const plain = run(orders + services + config('orders-grpc:50051'));
-      expect(plain.out).toContain('ConfigMap/convo-config [grpc-address] ORDERS_GRPC_ADDR=orders-grpc:50051 is not a dns:/// address of a headless Service');
+      expect(plain.out).toContain(
+        'ConfigMap/convo-config [grpc-address] ORDERS_GRPC_ADDR=orders-grpc:50051 is not a dns:/// address of a headless Service',
+      );
       expect(plain.code).toBe(1);
       const missing = run(orders + services + config('dns:///orders-headless:50051'));
       expect(missing.out).toContain('names Service orders-headless, which is not in the manifests');
@@ -173,14 +208,23 @@ data: { ORDERS_GRPC_ADDR: "${addr}" }
 
     it("fails on a container's own address, a port the pods do not listen on, or not-ready pods published", () => {
       const env = deployment({
-        ports: [{ name: 'http', containerPort: 8080 }, { name: 'grpc', containerPort: 50051 }],
+        ports: [
+          { name: 'http', containerPort: 8080 },
+          { name: 'grpc', containerPort: 50051 },
+        ],
         env: [{ name: 'ORDERS_GRPC_ADDR', value: 'orders:50051' }],
       }).replace(/\bweb\b/g, 'orders');
       const own = run(env + services);
-      expect(own.out).toContain('Deployment/orders [grpc-address] container orders: ORDERS_GRPC_ADDR=orders:50051 is not a dns:/// address');
+      expect(own.out).toContain(
+        'Deployment/orders [grpc-address] container orders: ORDERS_GRPC_ADDR=orders:50051 is not a dns:/// address',
+      );
       expect(own.code).toBe(1);
       // A headless name resolves to pod IPs: the client dials the Service's port on the pod itself.
-      const mapped = service('orders-grpc', { clusterIP: 'None', publishNotReadyAddresses: true, ports: [{ name: 'grpc', port: 443, targetPort: 'grpc' }] });
+      const mapped = service('orders-grpc', {
+        clusterIP: 'None',
+        publishNotReadyAddresses: true,
+        ports: [{ name: 'grpc', port: 443, targetPort: 'grpc' }],
+      });
       const { code, out } = run(orders + mapped + config('dns:///orders-grpc:443'));
       expect(out).toContain('dials port 443 of the pods of Service/orders-grpc, where orders listens on 50051');
       expect(out).toContain('names Service/orders-grpc, which publishes pods that are not ready');
@@ -252,9 +296,13 @@ configMapGenerator:
       expect(out).toContain('Deployment/tickets [probes] container tickets has no livenessProbe');
       expect(out).toContain('Deployment/gateway [schema] /spec/template/spec/containers/0/resources/limit: unknown field "limit"');
       expect(out).toContain('messaging-relay → tenants:grpc (50055) is blocked by its egress');
-      expect(out).toMatch(/ConfigMap\/convo-config-\w+ \[grpc-address\] TICKETS_GRPC_ADDR=tickets:50051 is not a dns:\/\/\/ address of a headless Service/);
+      expect(out).toMatch(
+        /ConfigMap\/convo-config-\w+ \[grpc-address\] TICKETS_GRPC_ADDR=tickets:50051 is not a dns:\/\/\/ address of a headless Service/,
+      );
       expect(out).toContain('MESSAGING_GRPC_ADDR=dns:///messaging:50052 names Service/messaging, which is not headless');
-      expect(out).toContain('TENANTS_GRPC_ADDR=dns:///tenants-grpc:50055 dials tenants-grpc, which Certificate/convo-mesh-tenants (mounted by tenants) does not name');
+      expect(out).toContain(
+        'TENANTS_GRPC_ADDR=dns:///tenants-grpc:50055 dials tenants-grpc, which Certificate/convo-mesh-tenants (mounted by tenants) does not name',
+      );
       expect(code).toBe(1);
     });
 

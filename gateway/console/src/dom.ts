@@ -12,7 +12,13 @@ export function h(tag: string, attrs: Record<string, string | ((e: Event) => voi
   return el;
 }
 export const table = (head: string[], rows: Child[][], testId: string) =>
-  h('table', { 'data-testid': testId }, h('thead', {}, h('tr', {}, ...head.map((c) => h('th', {}, c)))), h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))));
+  h(
+    'table',
+    { 'data-testid': testId },
+    h('thead', {}, h('tr', {}, ...head.map((c) => h('th', {}, c)))),
+    h('tbody', {}, ...rows.map((r) => h('tr', {}, ...r.map((c) => h('td', {}, c))))),
+  );
 export const link = (href: string, text: string) => h('a', { href }, text);
-export const age = (seconds: number | null) => (seconds === null ? '–' : seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`);
+export const age = (seconds: number | null) =>
+  seconds === null ? '–' : seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 export const failure = (err: unknown) => h('p', { class: 'error', role: 'alert' }, err instanceof Error ? err.message : String(err));

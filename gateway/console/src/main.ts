@@ -7,7 +7,20 @@
 
 import { age, failure, h, link, table } from './dom.js';
 import { ticketList, ticketView } from './tickets.js';
-import { alertLine, app, currentSession, currentView, gql, keepSession, login, newView, refreshEvery, show, signOut, type Session } from './view.js';
+import {
+  alertLine,
+  app,
+  currentSession,
+  currentView,
+  gql,
+  keepSession,
+  login,
+  newView,
+  refreshEvery,
+  show,
+  signOut,
+  type Session,
+} from './view.js';
 
 /** Dead webhooks listed at once (the newest); the heading counts them all. */
 const DEAD_SHOWN = 50;
@@ -45,7 +58,10 @@ function signInView() {
     const candidate = { token, label: 'super-admin' };
     keepSession(candidate);
     // A query only the platform may run proves the token before it is kept.
-    gql('{ plans { id } }').then(() => adopt(candidate), (err: Error) => (keepSession(undefined), (status.textContent = err.message)));
+    gql('{ plans { id } }').then(
+      () => adopt(candidate),
+      (err: Error) => (keepSession(undefined), (status.textContent = err.message)),
+    );
   });
   show(h('section', {}, h('h2', {}, 'Sign in'), adminForm, tokenForm, status));
 }
@@ -75,7 +91,13 @@ async function tenantsView() {
       h('h2', {}, `Tenants (${totalCount})`),
       table(
         ['Tenant', 'Status', 'Plan', 'Users', 'Connections'],
-        nodes.map((t) => [link(`#/tenant/${t.id}`, `${t.id} · ${t.name}`), t.status, t.plan?.name ?? '–', over(t.usage.users, t.usage.maxUsers), over(t.usage.connections, t.usage.maxConnections)]),
+        nodes.map((t) => [
+          link(`#/tenant/${t.id}`, `${t.id} · ${t.name}`),
+          t.status,
+          t.plan?.name ?? '–',
+          over(t.usage.users, t.usage.maxUsers),
+          over(t.usage.connections, t.usage.maxConnections),
+        ]),
         'tenants',
       ),
     ),
@@ -152,11 +174,16 @@ async function tenantView(tenantId: number) {
     'query($id: Int!) { tenant(id: $id) { name usage { users maxUsers connections maxConnections } } }',
     { id: tenantId },
   );
-  if (tenant) heading.textContent = `Tenant ${tenantId} · ${tenant.name} · users ${tenant.usage.users}/${limit(tenant.usage.maxUsers)} · connections ${tenant.usage.connections}/${limit(tenant.usage.maxConnections)}`;
+  if (tenant)
+    heading.textContent = `Tenant ${tenantId} · ${tenant.name} · users ${tenant.usage.users}/${limit(tenant.usage.maxUsers)} · connections ${tenant.usage.connections}/${limit(tenant.usage.maxConnections)}`;
 
   // Queue depth, failures and webhook health, refreshed every few seconds.
   const refresh = async () => {
-    const data = await gql<{ channels: { id: number; name: string; type: string; status: string; webhookEnabled: boolean }[]; deliveryHealth: Health[]; webhookDeliveries: Dead[] }>(
+    const data = await gql<{
+      channels: { id: number; name: string; type: string; status: string; webhookEnabled: boolean }[];
+      deliveryHealth: Health[];
+      webhookDeliveries: Dead[];
+    }>(
       `query($t: Int!, $shown: Int!) {
         channels(tenantId: $t) { id name type status webhookEnabled }
         deliveryHealth(tenantId: $t) { channelId queued oldestQueuedAgeSeconds failed webhooksPending webhooksDead }
@@ -171,7 +198,17 @@ async function tenantView(tenantId: number) {
         ['Channel', 'Type', 'Status', 'Webhooks', 'Queued', 'Oldest queued', 'Failed', 'Webhooks pending', 'Webhooks dead'],
         data.channels.map((c) => {
           const x = healthOf.get(c.id);
-          return [`${c.id} · ${c.name}`, c.type, c.status, c.webhookEnabled ? 'on' : 'off', x?.queued ?? 0, age(x?.oldestQueuedAgeSeconds ?? null), x?.failed ?? 0, x?.webhooksPending ?? 0, h('span', x?.webhooksDead ? { class: 'bad' } : {}, x?.webhooksDead ?? 0)];
+          return [
+            `${c.id} · ${c.name}`,
+            c.type,
+            c.status,
+            c.webhookEnabled ? 'on' : 'off',
+            x?.queued ?? 0,
+            age(x?.oldestQueuedAgeSeconds ?? null),
+            x?.failed ?? 0,
+            x?.webhooksPending ?? 0,
+            h('span', x?.webhooksDead ? { class: 'bad' } : {}, x?.webhooksDead ?? 0),
+          ];
         }),
         'channels',
       ),
@@ -184,7 +221,14 @@ async function tenantView(tenantId: number) {
       ...(shown < deadCount ? [h('p', { 'data-testid': 'dead-partial' }, `Showing the newest ${shown} of ${deadCount}.`)] : []),
       table(
         ['Event', 'Channel', 'Target', 'Attempts', 'Last error', ''],
-        data.webhookDeliveries.map((d) => [d.id, d.channelId, d.target, d.attempts, d.lastError, h('button', { 'data-replay': d.id, click: () => replay(tenantId, d.id).then(refreshShown, refreshFailure.show) }, 'Replay')]),
+        data.webhookDeliveries.map((d) => [
+          d.id,
+          d.channelId,
+          d.target,
+          d.attempts,
+          d.lastError,
+          h('button', { 'data-replay': d.id, click: () => replay(tenantId, d.id).then(refreshShown, refreshFailure.show) }, 'Replay'),
+        ]),
         'dead-webhooks',
       ),
     );

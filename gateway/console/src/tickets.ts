@@ -46,7 +46,13 @@ export async function ticketList(where: HTMLElement, tenantId: number) {
       h('p', {}, `${data.tickets.totalCount} tickets`),
       table(
         ['Ticket', 'Status', 'Contact', 'Channel', 'Last activity'],
-        data.tickets.nodes.map((t) => [link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`), t.status, contactLabel(t.contact), t.channel.name, t.updatedAt]),
+        data.tickets.nodes.map((t) => [
+          link(`#/tenant/${tenantId}/ticket/${t.id}`, `#${t.id}`),
+          t.status,
+          contactLabel(t.contact),
+          t.channel.name,
+          t.updatedAt,
+        ]),
         'tickets',
       ),
     );
@@ -92,7 +98,16 @@ export async function ticketView(tenantId: number, ticketId: number) {
     heading.textContent = `Ticket #${t.id} · ${t.status} · ${contactLabel(t.contact)}`;
     const count = nodes.length < totalCount ? `${totalCount} messages, the newest ${nodes.length} shown` : `${totalCount} messages`;
     summary.replaceChildren(link(`#/tenant/${tenantId}`, '← tenant'), ` · ${count}`);
-    messages.replaceChildren(...nodes.map((m) => h('div', { class: `msg ${m.direction}`, 'data-message': m.id }, m.body, h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`))));
+    messages.replaceChildren(
+      ...nodes.map((m) =>
+        h(
+          'div',
+          { class: `msg ${m.direction}`, 'data-message': m.id },
+          m.body,
+          h('small', {}, `${m.direction} · ${m.status} · ${m.createdAt}`),
+        ),
+      ),
+    );
   };
   paint(first);
   show(h('section', { 'data-testid': 'conversation' }, heading, summary, refreshFailure.el, messages));

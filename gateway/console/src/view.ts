@@ -3,7 +3,6 @@
 
 import { failure, h } from './dom.js';
 
-
 type Vars = Record<string, unknown>;
 export interface Session {
   token: string;
@@ -38,7 +37,11 @@ export async function gql<T>(query: string, variables: Vars = {}): Promise<T> {
 }
 
 export async function login(email: string, password: string): Promise<Session> {
-  const res = await fetch('/graphql/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+  const res = await fetch('/graphql/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
   const body = await res.json();
   if (!res.ok) throw new Error(body.message ?? `HTTP ${res.status}`);
   return { token: body.data.token, tenantId: body.data.tenantId, label: email };

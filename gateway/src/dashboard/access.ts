@@ -49,7 +49,11 @@ export class SessionStatus {
 
   private async lookup(session: TenantSession): Promise<true | grpc.ServiceError> {
     try {
-      await this.clients.tenants.CheckAdminSession({ tenantId: session.tenantId, userId: session.userId, credentialsVersion: session.version });
+      await this.clients.tenants.CheckAdminSession({
+        tenantId: session.tenantId,
+        userId: session.userId,
+        credentialsVersion: session.version,
+      });
       this.verdicts.set(`${session.tenantId}:${session.userId}:${session.version}`, true);
       return true;
     } catch (err) {

@@ -45,7 +45,8 @@ export function complexityPlugin<C extends object>(limits: QueryLimits): ApolloS
             });
           } catch (err) {
             // It coerces the variables first: one the schema refuses (a value outside an enum) is the caller's mistake.
-            if (err instanceof GraphQLError) throw new GraphQLError(err.message, { extensions: { code: 'ERR_VALIDATION', http: { status: 400 } } });
+            if (err instanceof GraphQLError)
+              throw new GraphQLError(err.message, { extensions: { code: 'ERR_VALIDATION', http: { status: 400 } } });
             throw err;
           }
           if (complexity > limits.maxComplexity) {

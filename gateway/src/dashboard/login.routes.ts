@@ -21,22 +21,24 @@ const emailKey = (email: string) => createHash('sha256').update(email.trim().toL
  * before the password is checked: past a limit, 429 ERR_RATE_LIMITED with Retry-After.
  */
 export async function loginRoutes(app: FastifyInstance, opts: { clients: Clients; sessions: SessionSigner; rateLimits?: RateLimits }) {
-  app.withTypeProvider<TypeBoxTypeProvider>().post(
-    '/graphql/login',
-    { schema: { tags: ['GraphQL'], summary: 'Tenant administrator sign-in for the GraphQL API and the console', body: LoginBody } },
-    async (req, reply) => {
-      const limits = opts.rateLimits;
-      if (limits) {
-        const { loginPerAddress, loginPerEmail } = limits.config;
-        const keys: Parameters<RateLimits['charge']>[2] = [
-          [loginPerAddress, `login-ip:${req.ip}`],
-          [loginPerEmail, `login-email:${emailKey(req.body.email)}`],
-        ];
-        if (!(await limits.charge(req, reply, keys))) return reply;
-      }
-      const user = await opts.clients.tenants.AuthenticateAdmin(req.body);
-      const { token, expiresAt } = opts.sessions.sign(user.tenantId, user.id, user.credentialsVersion);
-      return { success: true, data: { token, expiresAt: expiresAt.toISOString(), tenantId: user.tenantId, userId: user.id } };
-    },
-  );
+  app
+    .withTypeProvider<TypeBoxTypeProvider>()
+    .post(
+      '/graphql/login',
+      { schema: { tags: ['GraphQL'], summary: 'Tenant administrator sign-in for the GraphQL API and the console', body: LoginBody } },
+      async (req, reply) => {
+        const limits = opts.rateLimits;
+        if (limits) {
+          const { loginPerAddress, loginPerEmail } = limits.config;
+          const keys: Parameters<RateLimits['charge']>[2] = [
+            [loginPerAddress, `login-ip:${req.ip}`],
+            [loginPerEmail, `login-email:${emailKey(req.body.email)}`],
+          ];
+          if (!(await limits.charge(req, reply, keys))) return reply;
+        }
+        const user = await opts.clients.tenants.AuthenticateAdmin(req.body);
+        const { token, expiresAt } = opts.sessions.sign(user.tenantId, user.id, user.credentialsVersion);
+        return { success: true, data: { token, expiresAt: expiresAt.toISOString(), tenantId: user.tenantId, userId: user.id } };
+      },
+    );
 }

@@ -42,7 +42,8 @@ export class SessionSigner {
     if (got.length !== want.length || !timingSafeEqual(got, want)) return undefined;
     try {
       const { t, u, v, exp } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-      if (!Number.isInteger(t) || !Number.isInteger(u) || typeof v !== 'string' || !Number.isInteger(exp) || exp <= this.now()) return undefined;
+      if (!Number.isInteger(t) || !Number.isInteger(u) || typeof v !== 'string' || !Number.isInteger(exp) || exp <= this.now())
+        return undefined;
       return { tenantId: t, userId: u, version: v, exp };
     } catch {
       return undefined;

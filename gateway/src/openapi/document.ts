@@ -2,7 +2,15 @@ import type { SwaggerOptions } from '@fastify/swagger';
 import { seedPathOf } from '../routes/segments';
 import { ErrorEnvelope } from '../schemas/envelopes';
 
-type Operation = { operationId?: string; summary?: string; tags?: string[]; responses?: Record<string, unknown>; security?: unknown[]; description?: string; 'x-alias-of'?: string };
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  responses?: Record<string, unknown>;
+  security?: unknown[];
+  description?: string;
+  'x-alias-of'?: string;
+};
 type Doc = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 const EXTERNAL_ROOT = '/v2/api/external/{apiId}';
@@ -18,12 +26,18 @@ const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
  * DELETE are prefixed (`getWebchatMessages`, `putWhatsapp`).
  */
 export function operationIdOf(method: string, path: string, alone = true): string {
-  const parts = path.replace(EXTERNAL_ROOT, '').split('/').filter((p) => p && !p.startsWith('{'));
+  const parts = path
+    .replace(EXTERNAL_ROOT, '')
+    .split('/')
+    .filter((p) => p && !p.startsWith('{'));
   const name = parts.map((p, i) => (i ? cap(camel(p)) : camel(p))).join('') || 'sendToNumber';
   return method === 'post' || (method === 'get' && alone) ? name : `${method}${cap(name)}`;
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } } });
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
+});
 /** The errors every operation can answer (docs/api/README.md, "Errors"); 4xx/5xx beyond them are the same envelope. */
 const ERROR_RESPONSES = {
   ValidationError: errorResponse('ERR_VALIDATION or a seed code: the request is invalid; `details` names every field'),
@@ -31,10 +45,20 @@ const ERROR_RESPONSES = {
   Forbidden: errorResponse('ERR_FORBIDDEN: a token of the wrong kind or integration'),
   NotFound: errorResponse('ERR_…_NOT_FOUND: absent, or of another tenant'),
   RateLimited: errorResponse('ERR_RATE_LIMITED, with Retry-After'),
-  Unavailable: errorResponse('ERR_UNAVAILABLE: a service is down, with Retry-After: 5; ERR_BUSY: the gateway holds as much request body as it may (BODY_BUDGET_BYTES), the body was not read, with Retry-After: 2'),
+  Unavailable: errorResponse(
+    'ERR_UNAVAILABLE: a service is down, with Retry-After: 5; ERR_BUSY: the gateway holds as much request body as it may (BODY_BUDGET_BYTES), the body was not read, with Retry-After: 2',
+  ),
   Error: errorResponse('Any other error, same envelope'),
 };
-const ERROR_REFS = { '400': 'ValidationError', '401': 'Unauthorized', '403': 'Forbidden', '404': 'NotFound', '429': 'RateLimited', '503': 'Unavailable', default: 'Error' };
+const ERROR_REFS = {
+  '400': 'ValidationError',
+  '401': 'Unauthorized',
+  '403': 'Forbidden',
+  '404': 'NotFound',
+  '429': 'RateLimited',
+  '503': 'Unavailable',
+  default: 'Error',
+};
 
 type Schemas = Record<string, unknown>;
 
@@ -49,7 +73,8 @@ export function namedToRefs(node: unknown, schemas: Schemas): unknown {
   // Examples are data, not schemas.
   const { $id, ...rest } = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, k === 'examples' ? v : namedToRefs(v, schemas)]));
   if (typeof $id !== 'string') return $id === undefined ? rest : { $id, ...rest };
-  if (schemas[$id] !== undefined && JSON.stringify(schemas[$id]) !== JSON.stringify(rest)) throw new Error(`Two different answer schemas are named ${$id}`);
+  if (schemas[$id] !== undefined && JSON.stringify(schemas[$id]) !== JSON.stringify(rest))
+    throw new Error(`Two different answer schemas are named ${$id}`);
   schemas[$id] = rest;
   return { $ref: `#/components/schemas/${$id}` };
 }
@@ -76,7 +101,10 @@ export function completeDocument(doc: Doc): Doc {
       // The route's `response: { 200: … }`; @fastify/swagger writes "Default Response" where its schema has no description.
       const success = (op.responses?.['200'] ?? {}) as { description?: string };
       op.responses = {
-        '200': { ...success, description: !success.description || success.description === 'Default Response' ? 'Success' : success.description },
+        '200': {
+          ...success,
+          description: !success.description || success.description === 'Default Response' ? 'Success' : success.description,
+        },
         ...Object.fromEntries(Object.entries(ERROR_REFS).map(([status, name]) => [status, { $ref: `#/components/responses/${name}` }])),
       };
     }
@@ -90,7 +118,11 @@ export function completeDocument(doc: Doc): Doc {
 export const SWAGGER_OPTIONS: SwaggerOptions = {
   openapi: {
     openapi: '3.1.0',
-    info: { title: 'Conversation messaging API', version: '2.0.0', description: 'External (v2) and tenant APIs. See README.md and docs/api/.' },
+    info: {
+      title: 'Conversation messaging API',
+      version: '2.0.0',
+      description: 'External (v2) and tenant APIs. See README.md and docs/api/.',
+    },
     // The gateway serving this document; paths are absolute from its root.
     servers: [{ url: '/', description: 'This gateway' }],
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },

@@ -36,7 +36,12 @@ export async function externalApi(
     app.addHook('onRequest', async (req, reply) => {
       const p = req.principal;
       if (!p) return;
-      const keys: [Limit, string][] = p.warmup ? warmup : [[perToken, `api:${p.apiId}`], [perTenant, `tenant:${p.tenantId}`]];
+      const keys: [Limit, string][] = p.warmup
+        ? warmup
+        : [
+            [perToken, `api:${p.apiId}`],
+            [perTenant, `tenant:${p.tenantId}`],
+          ];
       if (!(await rateLimits.charge(req, reply, keys))) return reply;
     });
   }

@@ -21,7 +21,6 @@ export interface InboundOptions {
   metaAppSecret: string;
 }
 
-
 const bodyOf = (body: unknown) => (Buffer.isBuffer(body) ? body : Buffer.alloc(0));
 
 /**
@@ -42,7 +41,10 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
   const ingest = async (reply: FastifyReply, request: proto.channelEngines.ParseInboundRequest) => {
     const { received, results } = await clients.messaging.IngestInbound(request);
     // messaging writes no outcome beyond those InboundResult lists.
-    const answer: Static<typeof InboundResult> = { success: true, data: { received, results: results as Static<typeof InboundResult>['data']['results'] } };
+    const answer: Static<typeof InboundResult> = {
+      success: true,
+      data: { received, results: results as Static<typeof InboundResult>['data']['results'] },
+    };
     return reply.send(answer);
   };
 
@@ -71,7 +73,9 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
     },
   );
 
-  r.post('/webhooks/meta', {
+  r.post(
+    '/webhooks/meta',
+    {
       bodyLimit: INBOUND_BODY_LIMIT,
       schema: {
         summary: "Meta's events (WhatsApp Cloud API, Instagram, Messenger), signed with X-Hub-Signature-256",
@@ -79,16 +83,18 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
         tags: ['webhooks'],
         security: [],
       },
-    }, async (req, reply) => {
-    if (!opts.metaAppSecret) throw new DomainError('unavailable', 'ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set');
-    const body = bodyOf(req.body);
-    const header = req.headers['x-hub-signature-256'];
-    const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : '';
-    if (!given) throw unauthenticated('Missing X-Hub-Signature-256');
-    const expected = createHmac('sha256', opts.metaAppSecret).update(body).digest('hex');
-    if (!safeEqual(given.toLowerCase(), expected)) throw forbidden('X-Hub-Signature-256 does not match the body');
-    return ingest(reply, { source: 'meta', body });
-  });
+    },
+    async (req, reply) => {
+      if (!opts.metaAppSecret) throw new DomainError('unavailable', 'ERR_WEBHOOK_NOT_CONFIGURED', 'META_APP_SECRET is not set');
+      const body = bodyOf(req.body);
+      const header = req.headers['x-hub-signature-256'];
+      const given = typeof header === 'string' && header.startsWith('sha256=') ? header.slice('sha256='.length) : '';
+      if (!given) throw unauthenticated('Missing X-Hub-Signature-256');
+      const expected = createHmac('sha256', opts.metaAppSecret).update(body).digest('hex');
+      if (!safeEqual(given.toLowerCase(), expected)) throw forbidden('X-Hub-Signature-256 does not match the body');
+      return ingest(reply, { source: 'meta', body });
+    },
+  );
 
   r.post(
     '/webhooks/engine/:channelId',
@@ -115,7 +121,8 @@ export async function inboundRoutes(app: FastifyInstance, opts: InboundOptions) 
       const authorized =
         !!channel?.engineToken &&
         (bearerMatches(req.headers.authorization, channel.engineToken) || safeEqual(req.query.token ?? '', channel.engineToken));
-      if (!authorized) throw unauthenticated("Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)");
+      if (!authorized)
+        throw unauthenticated("Missing or wrong engine token (Authorization: Bearer <the channel's engineToken>, or ?token=)");
       return ingest(reply, { source: 'engine', channel: channelTarget(channel!), body: bodyOf(req.body) });
     },
   );

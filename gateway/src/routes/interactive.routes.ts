@@ -40,7 +40,10 @@ function register(app: FastifyInstance, clients: Clients, def: InteractiveDef, p
         body: def.text(body),
         routeVia: routeVia ?? '',
       });
-      return { success: true as const, data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId } };
+      return {
+        success: true as const,
+        data: { message: 'Interactive message accepted for delivery', ticketId: res.ticketId, messageId: res.messageId },
+      };
     },
   );
 }

@@ -21,7 +21,8 @@ export async function mediaRoutes(app: FastifyInstance, { clients, secret }: { c
     },
     async (req, reply) => {
       const { mediaId, fileName } = req.params;
-      if (!verifyMediaLink({ mediaId, fileName, expires: req.query.expires }, req.query.sig, secret)) throw forbidden('Invalid or expired media link');
+      if (!verifyMediaLink({ mediaId, fileName, expires: req.query.expires }, req.query.sig, secret))
+        throw forbidden('Invalid or expired media link');
       const file = await clients.messaging.GetMedia({ mediaId });
       return reply
         .header('content-type', file.mimeType)

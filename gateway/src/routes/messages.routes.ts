@@ -12,7 +12,10 @@ import { principalOf, security } from './principal';
  * The request's one media source (JSON or multipart) in the gRPC shape. The schema's rules
  * (contentRules) have checked it; only the size is left, which answers 413.
  */
-export function mediaOf(b: Pick<SendMessageBody, 'media' | 'mediaUrl' | 'base64Data' | 'mimeType' | 'fileName'>, maxBytes: number): proto.messaging.Media | undefined {
+export function mediaOf(
+  b: Pick<SendMessageBody, 'media' | 'mediaUrl' | 'base64Data' | 'mimeType' | 'fileName'>,
+  maxBytes: number,
+): proto.messaging.Media | undefined {
   if (isUpload(b.media)) {
     if (b.media.truncated) throw payloadTooLarge(`media is larger than ${maxBytes} bytes`);
     return { data: b.media.data, mimeType: b.mimeType ?? b.media.mimeType, fileName: b.fileName ?? stripExtension(b.media.fileName) };
@@ -46,7 +49,10 @@ export async function messageRoutes(
 
   r.post(
     '/sendMessageByTicket',
-    { bodyLimit: mediaBodyLimit, config: { media: true }, schema: {
+    {
+      bodyLimit: mediaBodyLimit,
+      config: { media: true },
+      schema: {
         summary: 'Send a message (text or file) to the contact of a ticket',
         params: ApiParams,
         body: SendMessageBody,

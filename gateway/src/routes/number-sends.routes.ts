@@ -81,19 +81,47 @@ export async function numberSendRoutes(
 
   r.post(
     '/url',
-    { schema: { params: ApiParams, body: SendUrlBody, response: { 200: SendResult }, tags, security, summary: 'Send a file by its public URL to a number' } },
+    {
+      schema: {
+        params: ApiParams,
+        body: SendUrlBody,
+        response: { 200: SendResult },
+        tags,
+        security,
+        summary: 'Send a file by its public URL to a number',
+      },
+    },
     async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/base64',
-    { ...media, schema: { params: ApiParams, body: SendBase64Body, response: { 200: SendResult }, tags, security, summary: 'Send a file in base64 to a number' } },
+    {
+      ...media,
+      schema: {
+        params: ApiParams,
+        body: SendBase64Body,
+        response: { 200: SendResult },
+        tags,
+        security,
+        summary: 'Send a file in base64 to a number',
+      },
+    },
     async (req) => send(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/voice',
-    { schema: { params: ApiParams, body: SendVoiceBody, response: { 200: SendResult }, tags, security, summary: 'Send an audio by its public URL to a number as a voice note' } },
+    {
+      schema: {
+        params: ApiParams,
+        body: SendVoiceBody,
+        response: { 200: SendResult },
+        tags,
+        security,
+        summary: 'Send an audio by its public URL to a number as a voice note',
+      },
+    },
     async (req) => {
       const { audio, ...rest } = req.body;
       return send(req, rest, { url: audio, mimeType: '', fileName: '', voice: true });
@@ -102,7 +130,11 @@ export async function numberSendRoutes(
 
   // ---- WhatsApp groups: the group's ticket on the integration's channel (an engine kind with groups) --
 
-  const sendToGroup = async (req: FastifyRequest, b: { groupId?: string; number?: string; body?: string; externalKey?: string; isClosed?: boolean }, media?: proto.messaging.Media) => {
+  const sendToGroup = async (
+    req: FastifyRequest,
+    b: { groupId?: string; number?: string; body?: string; externalKey?: string; isClosed?: boolean },
+    media?: proto.messaging.Media,
+  ) => {
     const { tenantId, sessionId } = principalOf(req);
     const res = await clients.messaging.SendByTicket({
       tenantId,
@@ -122,19 +154,46 @@ export async function numberSendRoutes(
 
   r.post(
     '/group',
-    { schema: { params: ApiParams, body: GroupSendBody, response: { 200: SendResult }, tags, security, summary: 'Send a text to a WhatsApp group of the integration\'s engine channel' } },
+    {
+      schema: {
+        params: ApiParams,
+        body: GroupSendBody,
+        response: { 200: SendResult },
+        tags,
+        security,
+        summary: "Send a text to a WhatsApp group of the integration's engine channel",
+      },
+    },
     async (req) => sendToGroup(req, req.body),
   );
 
   r.post(
     '/groupMediaUrl',
-    { schema: { params: ApiParams, body: GroupMediaUrlBody, response: { 200: SendResult }, tags, security, summary: 'Send a file by its public URL to a WhatsApp group' } },
+    {
+      schema: {
+        params: ApiParams,
+        body: GroupMediaUrlBody,
+        response: { 200: SendResult },
+        tags,
+        security,
+        summary: 'Send a file by its public URL to a WhatsApp group',
+      },
+    },
     async (req) => sendToGroup(req, req.body, mediaOf(req.body, mediaMaxBytes)),
   );
 
   r.post(
     '/sendPresence',
-    { schema: { params: ApiParams, body: PresenceBody, response: { 200: PresenceResult }, tags, security, summary: 'Show "typing…" (or stop it) to the contact of a ticket' } },
+    {
+      schema: {
+        params: ApiParams,
+        body: PresenceBody,
+        response: { 200: PresenceResult },
+        tags,
+        security,
+        summary: 'Show "typing…" (or stop it) to the contact of a ticket',
+      },
+    },
     async (req) => {
       const { ticketId, state } = req.body;
       const res = await clients.messaging.SendPresence({ tenantId: principalOf(req).tenantId, ticketId, state });

@@ -27,7 +27,13 @@ export async function paymentWebhookRoutes(app: FastifyInstance, { clients }: { 
     {
       bodyLimit: WEBHOOK_BODY_LIMIT,
       // No bearer token (an empty requirement says so): the gateway's proof is checked by the tenants service.
-      schema: { summary: "A payment gateway's event", params: PaymentWebhookParams, response: { 200: PaymentWebhookResult }, tags: ['webhooks'], security: [] },
+      schema: {
+        summary: "A payment gateway's event",
+        params: PaymentWebhookParams,
+        response: { 200: PaymentWebhookResult },
+        tags: ['webhooks'],
+        security: [],
+      },
     },
     async (req) => {
       const res = await clients.tenants.ApplyPaymentWebhook({

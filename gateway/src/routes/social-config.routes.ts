@@ -29,30 +29,82 @@ export async function socialConfigRoutes(app: FastifyInstance, { clients }: { cl
     return { success: true as const, data: JSON.parse(res.json) as Record<string, unknown> };
   };
 
-  r.post('/social_a/iceBreakers', { schema: { summary: "Get, set or delete the Instagram channel's ice breakers", params: ApiParams, body: IceBreakersBody, response, tags, security } }, async (req) => {
-    const { action, iceBreakers } = req.body;
-    if (action !== 'set') return configure(req, 'iceBreakers', action);
-    return configure(req, 'iceBreakers', action, { iceBreakers });
-  });
+  r.post(
+    '/social_a/iceBreakers',
+    {
+      schema: {
+        summary: "Get, set or delete the Instagram channel's ice breakers",
+        params: ApiParams,
+        body: IceBreakersBody,
+        response,
+        tags,
+        security,
+      },
+    },
+    async (req) => {
+      const { action, iceBreakers } = req.body;
+      if (action !== 'set') return configure(req, 'iceBreakers', action);
+      return configure(req, 'iceBreakers', action, { iceBreakers });
+    },
+  );
 
-  r.post('/social_a/persistentMenu', { schema: { summary: "Get, set or delete the Instagram channel's persistent menu", params: ApiParams, body: PersistentMenuBody, response, tags, security } }, async (req) => {
-    const { action, composerInputDisabled, menuItems } = req.body;
-    if (action !== 'set') return configure(req, 'persistentMenu', action);
-    return configure(req, 'persistentMenu', action, { composerInputDisabled, menuItems });
-  });
+  r.post(
+    '/social_a/persistentMenu',
+    {
+      schema: {
+        summary: "Get, set or delete the Instagram channel's persistent menu",
+        params: ApiParams,
+        body: PersistentMenuBody,
+        response,
+        tags,
+        security,
+      },
+    },
+    async (req) => {
+      const { action, composerInputDisabled, menuItems } = req.body;
+      if (action !== 'set') return configure(req, 'persistentMenu', action);
+      return configure(req, 'persistentMenu', action, { composerInputDisabled, menuItems });
+    },
+  );
 
-  r.post('/social_b/greeting', { schema: { summary: "Get, set or delete the Messenger page's greeting", params: ApiParams, body: GreetingBody, response, tags, security } }, async (req) => {
-    const { action, greetings } = req.body;
-    if (action !== 'set') return configure(req, 'greeting', action);
-    return configure(req, 'greeting', action, { greetings });
-  });
+  r.post(
+    '/social_b/greeting',
+    {
+      schema: {
+        summary: "Get, set or delete the Messenger page's greeting",
+        params: ApiParams,
+        body: GreetingBody,
+        response,
+        tags,
+        security,
+      },
+    },
+    async (req) => {
+      const { action, greetings } = req.body;
+      if (action !== 'set') return configure(req, 'greeting', action);
+      return configure(req, 'greeting', action, { greetings });
+    },
+  );
 
-  r.post('/social_b/personas', { schema: { summary: "List, create or delete the Messenger page's personas", params: ApiParams, body: PersonasBody, response, tags, security } }, async (req) => {
-    const { action, name, profilePictureUrl, personaId } = req.body;
-    if (action === 'list') return configure(req, 'personas', action);
-    if (action === 'create') {
-      return configure(req, 'personas', action, { name, profilePictureUrl });
-    }
-    return configure(req, 'personas', action, { personaId });
-  });
+  r.post(
+    '/social_b/personas',
+    {
+      schema: {
+        summary: "List, create or delete the Messenger page's personas",
+        params: ApiParams,
+        body: PersonasBody,
+        response,
+        tags,
+        security,
+      },
+    },
+    async (req) => {
+      const { action, name, profilePictureUrl, personaId } = req.body;
+      if (action === 'list') return configure(req, 'personas', action);
+      if (action === 'create') {
+        return configure(req, 'personas', action, { name, profilePictureUrl });
+      }
+      return configure(req, 'personas', action, { personaId });
+    },
+  );
 }

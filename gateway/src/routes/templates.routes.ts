@@ -51,7 +51,15 @@ export async function templateRoutes(app: FastifyInstance, { clients }: { client
 
   r.get(
     '/templates',
-    { schema: { summary: "The official channel's message templates (Meta's catalog, cached per channel)", params: ApiParams, response: { 200: TemplateList }, tags, security } },
+    {
+      schema: {
+        summary: "The official channel's message templates (Meta's catalog, cached per channel)",
+        params: ApiParams,
+        response: { 200: TemplateList },
+        tags,
+        security,
+      },
+    },
     async (req) => {
       const { tenantId, sessionId } = principalOf(req);
       const { templates } = await clients.messaging.ListTemplates({ tenantId, channelId: sessionId });
@@ -66,7 +74,9 @@ export async function templateRoutes(app: FastifyInstance, { clients }: { client
             parameters: {
               header: t.components.find((c) => c.type === 'header')?.parameters ?? 0,
               body: t.components.find((c) => c.type === 'body')?.parameters ?? 0,
-              buttons: t.components.filter((c) => c.type === 'button').map((c) => ({ index: c.index, type: c.format, parameters: c.parameters })),
+              buttons: t.components
+                .filter((c) => c.type === 'button')
+                .map((c) => ({ index: c.index, type: c.format, parameters: c.parameters })),
             },
           })),
         },

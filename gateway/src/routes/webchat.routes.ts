@@ -23,12 +23,24 @@ const tags = ['webchat'];
 const WebchatParams = Type.Object({ channelId: Id('A webchat channel (session) id') });
 const PullQuery = Type.Object({
   after: Type.Optional(Type.String({ maxLength: 200, description: 'The id of the last message the widget has; absent for all' })),
-  wait: Type.Integer({ minimum: 0, maximum: MAX_WAIT_SECONDS, default: 0, description: 'Seconds to wait for a message when none is queued' }),
+  wait: Type.Integer({
+    minimum: 0,
+    maximum: MAX_WAIT_SECONDS,
+    default: 0,
+    description: 'Seconds to wait for a message when none is queued',
+  }),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 50 }),
 });
 const VisitorMessageBody = Type.Object({
   text: NonEmpty('What the visitor wrote'),
-  id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._:-]+$', description: "The widget's id of this message: a retry with the same id is stored once" })),
+  id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9._:-]+$',
+      description: "The widget's id of this message: a retry with the same id is stored once",
+    }),
+  ),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The visitor's name, shown to agents" })),
 });
 
@@ -50,7 +62,9 @@ const WebchatMessages = Envelope(
   Exact({ messages: Type.Array(WebchatMessage), cursor: Nullable('string', { description: 'Pass as `after` to poll on' }) }),
   { $id: 'WebchatMessages' },
 );
-const WebchatSent = Envelope(Exact({ id: Type.String(), messageId: Nullable('string'), duplicate: Type.Boolean() }), { $id: 'WebchatSent' });
+const WebchatSent = Envelope(Exact({ id: Type.String(), messageId: Nullable('string'), duplicate: Type.Boolean() }), {
+  $id: 'WebchatSent',
+});
 
 // ---- visitor tokens ------------------------------------------------------------------------
 
@@ -107,7 +121,12 @@ const record = (m: proto.channelEngines.WebchatMessage__Output): Static<typeof W
  */
 export async function webchatRoutes(
   app: FastifyInstance,
-  { clients, auth, secret, rateLimits }: { clients: Clients; auth: Pick<Authenticator, 'channelById'>; secret: string; rateLimits?: RateLimits },
+  {
+    clients,
+    auth,
+    secret,
+    rateLimits,
+  }: { clients: Clients; auth: Pick<Authenticator, 'channelById'>; secret: string; rateLimits?: RateLimits },
 ) {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const key = visitorKey(secret);
@@ -137,24 +156,42 @@ export async function webchatRoutes(
   const limited = async (req: FastifyRequest, reply: FastifyReply, kind: 'visitors' | 'polls', channelId: number) => {
     if (!rateLimits) return false;
     const c = rateLimits.config;
-    const [perAddress, perChannel] = kind === 'visitors' ? [c.visitorsPerAddress, c.visitorsPerChannel] : [c.pollsPerAddress, c.pollsPerChannel];
-    return !(await rateLimits.charge(req, reply, [[perAddress, `w${kind}-ip:${req.ip}`], [perChannel, `w${kind}-ch:${channelId}`]]));
+    const [perAddress, perChannel] =
+      kind === 'visitors' ? [c.visitorsPerAddress, c.visitorsPerChannel] : [c.pollsPerAddress, c.pollsPerChannel];
+    return !(await rateLimits.charge(req, reply, [
+      [perAddress, `w${kind}-ip:${req.ip}`],
+      [perChannel, `w${kind}-ch:${channelId}`],
+    ]));
   };
 
-  r.post('/webchat/:channelId/visitors', {
-    // No bearer token (an empty requirement says so): a new visitor has none yet.
-    schema: { summary: 'Start a web chat visitor session', params: WebchatParams, response: { 200: WebchatVisitor }, tags, security: [] },
-  }, async (req, reply) => {
-    const { channelId } = req.params;
-    if (await limited(req, reply, 'visitors', channelId)) return reply;
-    await requireWebchat(channelId);
-    const visitorId = newVisitorId();
-    return { success: true as const, data: { visitorId, visitorToken: visitorToken(key, channelId, visitorId) } };
-  });
+  r.post(
+    '/webchat/:channelId/visitors',
+    {
+      // No bearer token (an empty requirement says so): a new visitor has none yet.
+      schema: { summary: 'Start a web chat visitor session', params: WebchatParams, response: { 200: WebchatVisitor }, tags, security: [] },
+    },
+    async (req, reply) => {
+      const { channelId } = req.params;
+      if (await limited(req, reply, 'visitors', channelId)) return reply;
+      await requireWebchat(channelId);
+      const visitorId = newVisitorId();
+      return { success: true as const, data: { visitorId, visitorToken: visitorToken(key, channelId, visitorId) } };
+    },
+  );
 
   r.get(
     '/webchat/:channelId/messages',
-    { onRequest: visitorAuth, schema: { summary: "Poll the visitor's conversation", params: WebchatParams, querystring: PullQuery, response: { 200: WebchatMessages }, tags, security } },
+    {
+      onRequest: visitorAuth,
+      schema: {
+        summary: "Poll the visitor's conversation",
+        params: WebchatParams,
+        querystring: PullQuery,
+        response: { 200: WebchatMessages },
+        tags,
+        security,
+      },
+    },
     async (req, reply) => {
       const { channelId } = req.params;
       const { after = '', wait, limit } = req.query;
@@ -163,7 +200,10 @@ export async function webchatRoutes(
       // A cap on long polls held open at once by this gateway: one more is told to come back.
       if (wait > 0 && rateLimits?.config.maxOpenPolls && polls.size >= rateLimits.config.maxOpenPolls) {
         // An error answer: the envelope every error has, not this route's 200 (the type provider types only that).
-        return (reply as FastifyReply).code(429).header('retry-after', 1).send(envelope('ERR_RATE_LIMITED', 'Too many open long polls; retry in 1 s'));
+        return (reply as FastifyReply)
+          .code(429)
+          .header('retry-after', 1)
+          .send(envelope('ERR_RATE_LIMITED', 'Too many open long polls; retry in 1 s'));
       }
       const answer = (messages: proto.channelEngines.WebchatMessage__Output[]) => ({
         success: true as const,
@@ -190,7 +230,17 @@ export async function webchatRoutes(
 
   r.post(
     '/webchat/:channelId/messages',
-    { onRequest: visitorAuth, schema: { summary: 'Send a message as the visitor', params: WebchatParams, body: VisitorMessageBody, response: { 200: WebchatSent }, tags, security } },
+    {
+      onRequest: visitorAuth,
+      schema: {
+        summary: 'Send a message as the visitor',
+        params: WebchatParams,
+        body: VisitorMessageBody,
+        response: { 200: WebchatSent },
+        tags,
+        security,
+      },
+    },
     async (req) => {
       const { channelId } = req.params;
       const b = req.body;

@@ -20,9 +20,13 @@ const PublicUrl = (description: string) => Type.String({ minLength: 1, maxLength
 /** What every send by number takes besides its content. */
 const NumberSendFields = {
   number: ContactId("The contact on the integration's channel; its current ticket there is used, or opened"),
-  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
+  externalKey: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' }),
+  ),
   isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
-  validateNumber: Type.Optional(Type.Boolean({ default: false, description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" })),
+  validateNumber: Type.Optional(
+    Type.Boolean({ default: false, description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" }),
+  ),
   routeVia: RouteVia,
 };
 
@@ -37,28 +41,39 @@ const fileContent = rule('fileContent', (b) => contentRules(b, true));
 export const SendByNumberBody = Type.Object({ ...contentFields, ...NumberSendFields }, content);
 export type SendByNumberBody = Static<typeof SendByNumberBody>;
 
-export const SendUrlBody = Type.Object({
-  ...NumberSendFields,
-  mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'),
-  body: contentFields.body,
-  mimeType: contentFields.mimeType,
-  fileName: contentFields.fileName,
-}, fileContent);
+export const SendUrlBody = Type.Object(
+  {
+    ...NumberSendFields,
+    mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'),
+    body: contentFields.body,
+    mimeType: contentFields.mimeType,
+    fileName: contentFields.fileName,
+  },
+  fileContent,
+);
 export type SendUrlBody = Static<typeof SendUrlBody>;
 
-export const SendBase64Body = Type.Object({
-  ...NumberSendFields,
-  base64Data: Type.String({ minLength: 1, maxLength: 25_165_824, description: 'File content in base64' }),
-  mimeType: Type.String({ minLength: 1, maxLength: 128 }),
-  fileName: Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' }),
-  body: contentFields.body,
-}, fileContent);
+export const SendBase64Body = Type.Object(
+  {
+    ...NumberSendFields,
+    base64Data: Type.String({ minLength: 1, maxLength: 25_165_824, description: 'File content in base64' }),
+    mimeType: Type.String({ minLength: 1, maxLength: 128 }),
+    fileName: Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' }),
+    body: contentFields.body,
+  },
+  fileContent,
+);
 export type SendBase64Body = Static<typeof SendBase64Body>;
 
-export const SendVoiceBody = Type.Object({
-  ...NumberSendFields,
-  audio: PublicUrl('Public http(s) URL of an audio file (Ogg/Opus plays best), sent as a voice note'),
-}, rule('voiceAudio', (b) => (b.audio === undefined || isHttpUrl(b.audio) ? [] : [{ field: 'audio', message: 'must be a public http or https URL' }])));
+export const SendVoiceBody = Type.Object(
+  {
+    ...NumberSendFields,
+    audio: PublicUrl('Public http(s) URL of an audio file (Ogg/Opus plays best), sent as a voice note'),
+  },
+  rule('voiceAudio', (b) =>
+    b.audio === undefined || isHttpUrl(b.audio) ? [] : [{ field: 'audio', message: 'must be a public http or https URL' }],
+  ),
+);
 export type SendVoiceBody = Static<typeof SendVoiceBody>;
 
 // ---- WhatsApp groups ------------------------------------------------------------------------
@@ -66,8 +81,16 @@ export type SendVoiceBody = Static<typeof SendVoiceBody>;
 /** A group id as clients send it: its digits (older ids `<digits>-<digits>`), with or without `@g.us`. */
 const GROUP_ID = '^[0-9]{5,30}(-[0-9]{5,15})?(@g\\.us)?$';
 const GroupFields = {
-  groupId: Type.Optional(Type.String({ maxLength: 60, pattern: GROUP_ID, description: 'The WhatsApp group id (e.g. 120363025246125486, with or without @g.us)' })),
-  number: Type.Optional(Type.String({ maxLength: 60, pattern: GROUP_ID, description: 'The group id under the name older clients send it in; groupId wins' })),
+  groupId: Type.Optional(
+    Type.String({
+      maxLength: 60,
+      pattern: GROUP_ID,
+      description: 'The WhatsApp group id (e.g. 120363025246125486, with or without @g.us)',
+    }),
+  ),
+  number: Type.Optional(
+    Type.String({ maxLength: 60, pattern: GROUP_ID, description: 'The group id under the name older clients send it in; groupId wins' }),
+  ),
   externalKey: NumberSendFields.externalKey,
   isClosed: NumberSendFields.isClosed,
 };
@@ -77,7 +100,13 @@ const groupRule = (name: string) =>
 export const GroupSendBody = Type.Object({ ...GroupFields, body: NonEmpty('The message text', 4096) }, groupRule('groupSend'));
 export type GroupSendBody = Static<typeof GroupSendBody>;
 export const GroupMediaUrlBody = Type.Object(
-  { ...GroupFields, mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'), body: contentFields.body, mimeType: contentFields.mimeType, fileName: contentFields.fileName },
+  {
+    ...GroupFields,
+    mediaUrl: PublicUrl('Public http(s) URL; no redirects, no private hosts'),
+    body: contentFields.body,
+    mimeType: contentFields.mimeType,
+    fileName: contentFields.fileName,
+  },
   groupRule('groupMediaUrl'),
 );
 export type GroupMediaUrlBody = Static<typeof GroupMediaUrlBody>;
@@ -101,10 +130,10 @@ export const ContactBody = Type.Object({
   businessName: text(),
   externalKey: text('Your id of the contact; a createContact retry with the same key answers the contact'),
   extraInfo: Type.Optional(
-    Type.Array(
-      Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 1000 }) }),
-      { maxItems: 50, description: 'Custom fields (getContactExtraInfo); replaces the stored ones' },
-    ),
+    Type.Array(Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), value: Type.String({ maxLength: 1000 }) }), {
+      maxItems: 50,
+      description: 'Custom fields (getContactExtraInfo); replaces the stored ones',
+    }),
   ),
 });
 export type ContactBody = Static<typeof ContactBody>;

@@ -62,7 +62,12 @@ export const Hybrid = OneOf(
 export type HybridRecord = Static<typeof Hybrid>;
 
 export const CreateSessionResult = Envelope(
-  Exact({ id: Type.Integer({ description: 'The new channel (= whatsapp.id)' }), whatsapp: Channel, api: ApiIntegration, hybrid: Type.Optional(Hybrid) }),
+  Exact({
+    id: Type.Integer({ description: 'The new channel (= whatsapp.id)' }),
+    whatsapp: Channel,
+    api: ApiIntegration,
+    hybrid: Type.Optional(Hybrid),
+  }),
   { $id: 'CreateSessionResult' },
 );
 export const ChannelResult = Envelope(Exact({ whatsapp: Channel, hybrid: Type.Optional(Hybrid) }), { $id: 'ChannelResult' });

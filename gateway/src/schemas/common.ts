@@ -22,7 +22,8 @@ export const ApiParams = Type.Object({ apiId: Type.String({ minLength: 1, maxLen
 
 /** The shortest identity a contact field takes: a BSUID of one character after its country (`BR.1`). */
 const CONTACT_ID_MIN_LENGTH = 4;
-const CONTACT_ID_FORMS = 'a number (E.164, with or without +; on social channels the platform user id), a BSUID (`BR.13491208655302741918`, a parent `US.ENT.11815799212886844830`) or a LID (`<digits>@lid`)';
+const CONTACT_ID_FORMS =
+  'a number (E.164, with or without +; on social channels the platform user id), a BSUID (`BR.13491208655302741918`, a parent `US.ENT.11815799212886844830`) or a LID (`<digits>@lid`)';
 
 /**
  * A contact's field wherever the API takes its `number` (docs/api/contact-identities.md): a number
@@ -31,7 +32,12 @@ const CONTACT_ID_FORMS = 'a number (E.164, with or without +; on social channels
  * services check what the form leaves open, such as the digit count).
  */
 export const ContactId = (description: string) =>
-  Type.String({ minLength: CONTACT_ID_MIN_LENGTH, maxLength: CONTACT_ID_MAX_LENGTH, pattern: CONTACT_ID_PATTERN, description: `${description}: ${CONTACT_ID_FORMS}` });
+  Type.String({
+    minLength: CONTACT_ID_MIN_LENGTH,
+    maxLength: CONTACT_ID_MAX_LENGTH,
+    pattern: CONTACT_ID_PATTERN,
+    description: `${description}: ${CONTACT_ID_FORMS}`,
+  });
 
 /** The official channel's routes: a phone number or a BSUID (a LID belongs to the unofficial engines). */
 export const WabaContactId = (description: string) =>

@@ -22,7 +22,9 @@ export const KanbanBody = Type.Object({
 });
 export const KanbanUpdateBody = Type.Object(
   { name: Type.Optional(Name('The new name')), position: Type.Optional(Position) },
-  rule('kanbanUpdate', (b) => (b.name !== undefined || b.position !== undefined ? [] : [{ field: 'name', message: 'send name or position' }])),
+  rule('kanbanUpdate', (b) =>
+    b.name !== undefined || b.position !== undefined ? [] : [{ field: 'name', message: 'send name or position' }],
+  ),
 );
 export const ReasonBody = Type.Object({ name: Name("The reason's name; a name the tenant has answers that reason") });
 
@@ -49,14 +51,21 @@ export const ChannelIdBody = Type.Object({ id: Id('A channel of the tenant') });
 export const ContactIdQuery = Type.Object({ contactId: Id() });
 
 export const ContactSearchBody = Type.Object({
-  searchParam: Type.Optional(Type.String({ maxLength: 100, description: 'Plain text in the name, number or e-mail; "" lists every contact' })),
+  searchParam: Type.Optional(
+    Type.String({ maxLength: 100, description: 'Plain text in the name, number or e-mail; "" lists every contact' }),
+  ),
   // No default on either, so that the one sent is the one read (pageNumber wins; absent: 1).
   pageNumber: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: '1-based; pages hold 20 entries' })),
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, description: 'The page under the name some clients send it; pageNumber wins' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 10_000, description: 'The page under the name some clients send it; pageNumber wins' }),
+  ),
   tagId: Type.Optional(NullableId('Contacts one of whose tickets has this tag')),
 });
 
-export const ContactKanbanBody = Type.Object({ contactId: Id(), kanban: NullableId('A kanban column of the tenant; null takes the contact off the board') });
+export const ContactKanbanBody = Type.Object({
+  contactId: Id(),
+  kanban: NullableId('A kanban column of the tenant; null takes the contact off the board'),
+});
 
 export const ContactWalletBody = Type.Object(
   {
@@ -79,7 +88,10 @@ export const ListMessagesQuery = Type.Object({ ticketId: Id(), pageNumber: PageN
 
 /** A tag, a queue or a reason. */
 export const CatalogItem = Exact({ id: Type.Integer(), name: Type.String(), createdAt: Type.String() }, { $id: 'CatalogItem' });
-export const KanbanColumn = Exact({ id: Type.Integer(), name: Type.String(), position: Nullable('integer'), createdAt: Type.String() }, { $id: 'KanbanColumn' });
+export const KanbanColumn = Exact(
+  { id: Type.Integer(), name: Type.String(), position: Nullable('integer'), createdAt: Type.String() },
+  { $id: 'KanbanColumn' },
+);
 /** A user of listUsers (no credentials of any kind). */
 export const User = Exact({ id: Type.Integer(), name: Type.String(), email: Type.String(), profile: Type.String() }, { $id: 'User' });
 
@@ -90,7 +102,9 @@ export const ChannelSummary = Exact(
     name: Type.String(),
     type: Type.String(),
     status: StringEnum(['CONNECTED', 'DISCONNECTED']),
-    number: Nullable('string', { description: "waba: the phone-number id (tokenAPI); other kinds: null (the engine's number is not stored)" }),
+    number: Nullable('string', {
+      description: "waba: the phone-number id (tokenAPI); other kinds: null (the engine's number is not stored)",
+    }),
     wabaId: Nullable('string'),
     pageId: Nullable('string'),
     emailAddress: Nullable('string'),
@@ -108,9 +122,16 @@ export const UserPage = Envelope(Exact({ users: Type.Array(User), ...PAGE }), { 
 export const ReasonPage = Envelope(Exact({ reasons: Type.Array(CatalogItem), ...PAGE }), { $id: 'ReasonPage' });
 export const CatalogResult = Envelope(CatalogItem, { $id: 'CatalogResult' });
 export const KanbanPage = Envelope(Exact({ kanbans: Type.Array(KanbanColumn), ...PAGE }), { $id: 'KanbanPage' });
-export const KanbanResult = Envelope(KanbanColumn, { $id: 'KanbanResult', example: { id: 3, name: 'Negotiation', position: 2, createdAt: '2026-11-26T12:00:00.000Z' } });
+export const KanbanResult = Envelope(KanbanColumn, {
+  $id: 'KanbanResult',
+  example: { id: 3, name: 'Negotiation', position: 2, createdAt: '2026-11-26T12:00:00.000Z' },
+});
 export const CatalogDeleted = Envelope(
-  Exact({ id: Type.Integer(), deleted: Type.Literal(true), ticketsCleared: Type.Integer({ description: 'Tickets that carried it and no longer do' }) }),
+  Exact({
+    id: Type.Integer(),
+    deleted: Type.Literal(true),
+    ticketsCleared: Type.Integer({ description: 'Tickets that carried it and no longer do' }),
+  }),
   { $id: 'CatalogDeleted' },
 );
 export const ChannelList = Envelope(Exact({ channels: Type.Array(ChannelSummary), count: Type.Integer() }), { $id: 'ChannelList' });

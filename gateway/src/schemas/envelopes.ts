@@ -17,21 +17,27 @@ export const Nullable = <K extends keyof Scalars>(type: K, options: Record<strin
   Type.Unsafe<Scalars[K] | null>({ type: [type, 'null'], ...options });
 
 /** A record: every field listed, none beyond them, so the e2e answer check fails on a field added or renamed without the schema. */
-export const Exact = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) => Type.Object(properties, { additionalProperties: false, ...options });
+export const Exact = <T extends TProperties>(properties: T, options: Record<string, unknown> = {}) =>
+  Type.Object(properties, { additionalProperties: false, ...options });
 
 /** An object or null whose fields are listed (none beyond them) but not required. */
 export const NullableObject = <T extends TObject>(object: T, options: Record<string, unknown> = {}) =>
   Type.Unsafe<Static<T> | null>({ type: ['object', 'null'], properties: object.properties, additionalProperties: false, ...options });
 
 /** Exactly one of the schemas (`oneOf`, where TypeBox's union writes `anyOf`). */
-export const OneOf = <T extends TSchema[]>(schemas: [...T], options: Record<string, unknown> = {}) => Type.Unsafe<Static<T[number]>>({ oneOf: schemas, ...options });
+export const OneOf = <T extends TSchema[]>(schemas: [...T], options: Record<string, unknown> = {}) =>
+  Type.Unsafe<Static<T[number]>>({ oneOf: schemas, ...options });
 
 /** Every answer of success: `{ success: true, data }`, with an example of `data` when one helps a reader. */
 export const Envelope = <T extends TSchema>(data: T, options: { $id?: string; example?: Static<T> } = {}) => {
   const { $id, example } = options;
   return Type.Object(
     { success: Type.Literal(true), data },
-    { additionalProperties: false, ...($id ? { $id } : {}), ...(example === undefined ? {} : { examples: [{ success: true, data: example }] }) },
+    {
+      additionalProperties: false,
+      ...($id ? { $id } : {}),
+      ...(example === undefined ? {} : { examples: [{ success: true, data: example }] }),
+    },
   );
 };
 
@@ -42,8 +48,14 @@ export const PAGE = { count: Type.Integer(), hasMore: Type.Boolean(), pageNumber
  * A send is accepted (stored, then delivered by the dispatcher: docs/sending.md); a repeated
  * Idempotency-Key whose first send was skipped answers `skipped` without `data`.
  */
-export const Skipped = Exact({ success: Type.Literal(true), idempotent: Type.Literal(true), skipped: Type.Literal(true), ticketId: Type.Integer() });
-export const AcceptedOr = <T extends TSchema>($id: string, data: T, example?: Static<T>) => OneOf([Envelope(data, { example }), Skipped], { $id });
+export const Skipped = Exact({
+  success: Type.Literal(true),
+  idempotent: Type.Literal(true),
+  skipped: Type.Literal(true),
+  ticketId: Type.Integer(),
+});
+export const AcceptedOr = <T extends TSchema>($id: string, data: T, example?: Static<T>) =>
+  OneOf([Envelope(data, { example }), Skipped], { $id });
 
 export const SendResult = AcceptedOr('SendResult', Exact({ message: Type.String(), ticketId: Type.Integer(), messageId: Type.String() }), {
   message: 'Message accepted for delivery',
@@ -76,5 +88,10 @@ export const ErrorEnvelope = Type.Object(
     ),
     truncated: Type.Optional(Type.Boolean({ description: 'More than 20 field errors' })),
   },
-  { $id: 'ErrorEnvelope', examples: [{ success: false, error: 'ERR_VALIDATION', message: 'Invalid body', details: [{ field: 'ticketId', message: 'must be >= 1' }] }] },
+  {
+    $id: 'ErrorEnvelope',
+    examples: [
+      { success: false, error: 'ERR_VALIDATION', message: 'Invalid body', details: [{ field: 'ticketId', message: 'must be >= 1' }] },
+    ],
+  },
 );

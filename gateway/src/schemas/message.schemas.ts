@@ -7,8 +7,7 @@ import { Envelope, Exact, Nullable } from './envelopes';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 export const MEDIA_SOURCES = ['media', 'mediaUrl', 'base64Data'] as const;
 
-export const isUpload = (v: unknown): v is UploadedFile =>
-  typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data);
+export const isUpload = (v: unknown): v is UploadedFile => typeof v === 'object' && v !== null && Buffer.isBuffer((v as UploadedFile).data);
 
 /**
  * A message's content: one media source at most, each well formed (a multipart file; an http(s)
@@ -38,22 +37,27 @@ export function contentRules(b: Record<string, any>, fileRequired = false): Fiel
  * window leave through the linked channel while it is connected (decided at delivery); "official"
  * (the default) keeps the Cloud API. Other channels ignore it.
  */
-export const RouteVia = Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('official')], { description: 'waba coexistence: auto or official (default)' }));
+export const RouteVia = Type.Optional(
+  Type.Union([Type.Literal('auto'), Type.Literal('official')], { description: 'waba coexistence: auto or official (default)' }),
+);
 
 /** The same schema validates the JSON body and the multipart form fields (parsed from text). */
-export const SendMessageBody = Type.Object({
-  ticketId: Id(),
-  body: Type.Optional(Type.String({ maxLength: 4096, description: 'Text, or the caption of a file' })),
-  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s)' })),
-  reopen: Type.Optional(Type.Boolean({ default: false, description: 'Must be true to send to a closed ticket' })),
-  isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
-  mediaUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Public http(s) URL; no redirects, no private hosts' })),
-  base64Data: Type.Optional(Type.String({ maxLength: 25_165_824, description: 'File content in base64; needs mimeType and fileName' })),
-  mimeType: Type.Optional(Type.String({ maxLength: 128 })),
-  fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' })),
-  media: Type.Optional(Type.Unknown({ description: 'multipart/form-data file field' })),
-  routeVia: RouteVia,
-}, rule('messageContent', (b) => contentRules(b)));
+export const SendMessageBody = Type.Object(
+  {
+    ticketId: Id(),
+    body: Type.Optional(Type.String({ maxLength: 4096, description: 'Text, or the caption of a file' })),
+    externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s)' })),
+    reopen: Type.Optional(Type.Boolean({ default: false, description: 'Must be true to send to a closed ticket' })),
+    isClosed: Type.Optional(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
+    mediaUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'Public http(s) URL; no redirects, no private hosts' })),
+    base64Data: Type.Optional(Type.String({ maxLength: 25_165_824, description: 'File content in base64; needs mimeType and fileName' })),
+    mimeType: Type.Optional(Type.String({ maxLength: 128 })),
+    fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Without extension' })),
+    media: Type.Optional(Type.Unknown({ description: 'multipart/form-data file field' })),
+    routeVia: RouteVia,
+  },
+  rule('messageContent', (b) => contentRules(b)),
+);
 export type SendMessageBody = Static<typeof SendMessageBody>;
 
 /** What @fastify/multipart's onFile hands over for the `media` file field. */
@@ -102,9 +106,13 @@ export const Message = Exact(
     providerMessageId: Nullable('string'),
     via: Nullable('string'),
     pricing: MessagePricing,
-    reactions: Type.Array(Type.Object({ emoji: Type.String(), fromMe: Type.Boolean(), at: Type.String() }), { description: 'Reactions received, one per side' }),
+    reactions: Type.Array(Type.Object({ emoji: Type.String(), fromMe: Type.Boolean(), at: Type.String() }), {
+      description: 'Reactions received, one per side',
+    }),
     edited: Type.Boolean(),
-    editHistory: Type.Array(Type.Object({ body: Type.String(), at: Type.String() }), { description: 'The earlier texts of an edited message, oldest first' }),
+    editHistory: Type.Array(Type.Object({ body: Type.String(), at: Type.String() }), {
+      description: 'The earlier texts of an edited message, oldest first',
+    }),
     deleted: Type.Boolean({ description: 'Deleted for everyone at the provider; the content is kept' }),
     createdAt: Type.String(),
     updatedAt: Type.String(),
@@ -114,13 +122,24 @@ export const Message = Exact(
 export type MessageRecord = Static<typeof Message>;
 
 export const MessageResult = Envelope(Message, { $id: 'MessageResult' });
-export const MessageHistory = Envelope(Exact({ ticketId: Type.Integer(), messages: Type.Array(Message), hasMore: Type.Boolean() }), { $id: 'MessageHistory' });
+export const MessageHistory = Envelope(Exact({ ticketId: Type.Integer(), messages: Type.Array(Message), hasMore: Type.Boolean() }), {
+  $id: 'MessageHistory',
+});
 export const MessageSearch = Envelope(
   Exact({ messages: Type.Array(Message), count: Type.Integer(), hasMore: Type.Boolean(), page: Type.Integer(), limit: Type.Integer() }),
   { $id: 'MessageSearch' },
 );
 export const MessagePage = Envelope(
-  Exact({ ticketId: Type.Integer(), messages: Type.Array(Message), hasMore: Type.Boolean(), pageNumber: Type.Integer(), pageSize: Type.Integer() }),
+  Exact({
+    ticketId: Type.Integer(),
+    messages: Type.Array(Message),
+    hasMore: Type.Boolean(),
+    pageNumber: Type.Integer(),
+    pageSize: Type.Integer(),
+  }),
   { $id: 'MessagePage' },
 );
-export const PresenceResult = Envelope(Exact({ ticketId: Type.Integer(), state: StringEnum(['typing', 'paused']), applied: Type.Boolean() }), { $id: 'PresenceResult' });
+export const PresenceResult = Envelope(
+  Exact({ ticketId: Type.Integer(), state: StringEnum(['typing', 'paused']), applied: Type.Boolean() }),
+  { $id: 'PresenceResult' },
+);

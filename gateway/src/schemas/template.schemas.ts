@@ -20,12 +20,21 @@ const Parameter = Type.Object({
   parameter_name: Opt(Str(100, 'Named parameters ({{order_id}})')),
   payload: Opt(Str(1000)),
   coupon_code: Opt(Str(20)),
-  currency: Opt(Type.Object({ fallback_value: Opt(Str(200)), code: Opt(Str(3)), amount_1000: Opt(Type.Integer({ minimum: -1e15, maximum: 1e15 })) })),
+  currency: Opt(
+    Type.Object({ fallback_value: Opt(Str(200)), code: Opt(Str(3)), amount_1000: Opt(Type.Integer({ minimum: -1e15, maximum: 1e15 })) }),
+  ),
   date_time: Opt(Type.Object({ fallback_value: Opt(Str(200)) })),
   image: Opt(MediaRef),
   video: Opt(MediaRef),
   document: Opt(MediaRef),
-  location: Opt(Type.Object({ latitude: Opt(Type.Number({ minimum: -90, maximum: 90 })), longitude: Opt(Type.Number({ minimum: -180, maximum: 180 })), name: Opt(Str(1000)), address: Opt(Str(1000)) })),
+  location: Opt(
+    Type.Object({
+      latitude: Opt(Type.Number({ minimum: -90, maximum: 90 })),
+      longitude: Opt(Type.Number({ minimum: -180, maximum: 180 })),
+      name: Opt(Str(1000)),
+      address: Opt(Str(1000)),
+    }),
+  ),
 });
 
 /** A component of the send: header, body, or a button with its index. */
@@ -41,7 +50,7 @@ const TemplateData = Type.Object({
   messaging_product: Opt(Str(20)),
   recipient_type: Opt(Str(20)),
   to: Opt(WabaContactId('The contact (when number is absent)')),
-  recipient: Opt(WabaContactId("The contact as the Cloud API names a BSUID (when number and to are absent)")),
+  recipient: Opt(WabaContactId('The contact as the Cloud API names a BSUID (when number and to are absent)')),
   type: Opt(Str(20)),
   template: Type.Object({
     name: Type.String({ minLength: 1, maxLength: 512 }),
@@ -51,24 +60,34 @@ const TemplateData = Type.Object({
 });
 
 /** The contact, under the name either shape gives it. */
-const contactOf = (b: { number?: string; templateData?: { to?: string; recipient?: string } }) => b.number || b.templateData?.to || b.templateData?.recipient || '';
+const contactOf = (b: { number?: string; templateData?: { to?: string; recipient?: string } }) =>
+  b.number || b.templateData?.to || b.templateData?.recipient || '';
 
 export const TemplateSendBody = Type.Object(
   {
     number: Opt(WabaContactId("The contact on the integration's channel; its current ticket there is used, or opened")),
-    externalKey: Opt(Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' })),
+    externalKey: Opt(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Idempotency key (120 s), shared with sendMessageByTicket' }),
+    ),
     isClosed: Opt(Type.Boolean({ default: false, description: 'Closes the ticket after sending' })),
     ticketId: Opt(Id("Pins the message to this open ticket of the contact on the integration's channel")),
     templateData: Opt(TemplateData),
     templateName: Opt(Type.String({ minLength: 1, maxLength: 512 })),
     templateLangCode: Opt(Type.String({ minLength: 1, maxLength: 20 })),
-    params: Opt(Type.Array(Type.Union([Type.String({ maxLength: 4096 }), Type.Number({ minimum: -1e15, maximum: 1e15 })]), { maxItems: 100, description: "The body's parameters in order ({{1}}, {{2}}…)" })),
+    params: Opt(
+      Type.Array(Type.Union([Type.String({ maxLength: 4096 }), Type.Number({ minimum: -1e15, maximum: 1e15 })]), {
+        maxItems: 100,
+        description: "The body's parameters in order ({{1}}, {{2}}…)",
+      }),
+    ),
     components: Opt(Components),
   },
   rule('templateShape', (b) => {
     const issues = [];
-    if (!b.templateData && !b.templateName) issues.push({ field: 'templateData', message: 'is required (or templateName and templateLangCode)' });
-    if (!b.templateData && b.templateName && !b.templateLangCode) issues.push({ field: 'templateLangCode', message: 'is required with templateName' });
+    if (!b.templateData && !b.templateName)
+      issues.push({ field: 'templateData', message: 'is required (or templateName and templateLangCode)' });
+    if (!b.templateData && b.templateName && !b.templateLangCode)
+      issues.push({ field: 'templateLangCode', message: 'is required with templateName' });
     if (!contactOf(b)) issues.push({ field: 'number', message: 'is required' });
     return issues;
   }),
@@ -110,6 +129,16 @@ export const TemplateList = Envelope(
   }),
   {
     $id: 'TemplateList',
-    example: { templates: [{ name: 'order_update', language: 'pt_BR', category: 'UTILITY', status: 'APPROVED', parameters: { header: 0, body: 2, buttons: [] } }] },
+    example: {
+      templates: [
+        {
+          name: 'order_update',
+          language: 'pt_BR',
+          category: 'UTILITY',
+          status: 'APPROVED',
+          parameters: { header: 0, body: 2, buttons: [] },
+        },
+      ],
+    },
   },
 );

@@ -6,8 +6,21 @@ import { Envelope, Exact, Nullable } from './envelopes';
 import { gatewayAliasFields } from './payment-aliases';
 
 export const SESSION_TYPES = [
-  'whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h',
-  'waba', 'social_a', 'social_b', 'webchat', 'marketplace', 'webmail',
+  'whatsapp',
+  'engine_a',
+  'engine_b',
+  'engine_c',
+  'engine_d',
+  'engine_e',
+  'engine_f',
+  'engine_g',
+  'engine_h',
+  'waba',
+  'social_a',
+  'social_b',
+  'webchat',
+  'marketplace',
+  'webmail',
 ] as const;
 
 const gatewayPairs = Object.fromEntries(
@@ -21,30 +34,39 @@ const gatewayPairs = Object.fromEntries(
 function strayPairs(b: Record<string, unknown>) {
   const gw = typeof b.paymentGateway === 'string' ? b.paymentGateway : '';
   return PAYMENT_GATEWAYS.filter((g) => g !== gw).flatMap((g) =>
-    [`${g}CustomerId`, `${g}Token`].filter((f) => b[f] !== undefined).map((field) => ({
-      field,
-      message: gw ? `does not belong to ${gw}` : 'needs paymentGateway',
-    })),
+    [`${g}CustomerId`, `${g}Token`]
+      .filter((f) => b[f] !== undefined)
+      .map((field) => ({
+        field,
+        message: gw ? `does not belong to ${gw}` : 'needs paymentGateway',
+      })),
   );
 }
 
-export const StoreTenantBody = Type.Object({
-  status: StringEnum(['active', 'inactive']),
-  name: NonEmpty('Company name', 200),
-  maxUsers: Count({ description: 'Ignored when planId is given' }),
-  maxConnections: Count({ description: 'Ignored when planId is given; 0 = unlimited' }),
-  acceptTerms: Type.Boolean({ description: 'Must be true' }),
-  email: Type.String({ format: 'email', maxLength: 254, description: 'Administrator e-mail' }),
-  password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters with digits and special characters' }),
-  userName: NonEmpty('Administrator full name', 200),
-  profile: StringEnum(['admin', 'user']),
-  planId: Type.Optional(Id('Plan whose limits override maxUsers and maxConnections')),
-  identity: Type.Optional(Type.String({ maxLength: 32, description: 'Tax id (CPF/CNPJ); one tenant per identity; the key of tenantApiUpdateTenant' })),
-  paymentGateway: Type.Optional(StringEnum(PAYMENT_GATEWAYS, { description: `Or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}` })),
-  gateway_a: Type.Optional(StringEnum(['enabled'], { description: 'Legacy gateway_a mode flag; sent with gateway_a' })),
-  ...gatewayPairs,
-  ...gatewayAliasFields(['enabled']),
-}, rule('storeTenant', strayPairs));
+export const StoreTenantBody = Type.Object(
+  {
+    status: StringEnum(['active', 'inactive']),
+    name: NonEmpty('Company name', 200),
+    maxUsers: Count({ description: 'Ignored when planId is given' }),
+    maxConnections: Count({ description: 'Ignored when planId is given; 0 = unlimited' }),
+    acceptTerms: Type.Boolean({ description: 'Must be true' }),
+    email: Type.String({ format: 'email', maxLength: 254, description: 'Administrator e-mail' }),
+    password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters with digits and special characters' }),
+    userName: NonEmpty('Administrator full name', 200),
+    profile: StringEnum(['admin', 'user']),
+    planId: Type.Optional(Id('Plan whose limits override maxUsers and maxConnections')),
+    identity: Type.Optional(
+      Type.String({ maxLength: 32, description: 'Tax id (CPF/CNPJ); one tenant per identity; the key of tenantApiUpdateTenant' }),
+    ),
+    paymentGateway: Type.Optional(
+      StringEnum(PAYMENT_GATEWAYS, { description: `Or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}` }),
+    ),
+    gateway_a: Type.Optional(StringEnum(['enabled'], { description: 'Legacy gateway_a mode flag; sent with gateway_a' })),
+    ...gatewayPairs,
+    ...gatewayAliasFields(['enabled']),
+  },
+  rule('storeTenant', strayPairs),
+);
 export type StoreTenantBody = Static<typeof StoreTenantBody> & Record<string, unknown>;
 
 export const ShowTenantBody = Type.Object({ id: Id('Tenant id') });
@@ -58,7 +80,11 @@ export const ListTenantsQuery = Type.Object({
 export type ListTenantsQuery = Static<typeof ListTenantsQuery>;
 
 /** Dispatcher pacing of one channel: least milliseconds between two sends (0: unpaced), at most a minute. */
-const SendIntervalMs = Type.Integer({ minimum: 0, maximum: 60_000, description: 'least milliseconds between two sends on the channel; unset: the kind\'s default' });
+const SendIntervalMs = Type.Integer({
+  minimum: 0,
+  maximum: 60_000,
+  description: "least milliseconds between two sends on the channel; unset: the kind's default",
+});
 const optionalUrl = Type.Optional(Type.String({ maxLength: 2048 }));
 const namesList = (description: string) => Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 64, description }));
 
@@ -67,7 +93,11 @@ export const UpdateTenantBody = Type.Object({
   status: Type.Optional(StringEnum(['active', 'inactive'])),
   maxUsers: Type.Optional(Count()),
   maxConnections: Type.Optional(Count({ description: '0 = unlimited; a plan’s limit wins' })),
-  paymentGateway: Type.Optional(StringEnum([...PAYMENT_GATEWAYS, 'none'], { description: `none clears the gateway; or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}` })),
+  paymentGateway: Type.Optional(
+    StringEnum([...PAYMENT_GATEWAYS, 'none'], {
+      description: `none clears the gateway; or the real name: ${Object.keys(GATEWAY_ALIASES).join(', ')}`,
+    }),
+  ),
   gateway_a: Type.Optional(StringEnum(['enabled', 'disabled'], { description: 'Legacy gateway_a mode' })),
   ...gatewayPairs,
   ...gatewayAliasFields(['enabled', 'disabled']),
@@ -132,8 +162,10 @@ export const UpdateWhatsappBody = Type.Object({
   pageId: Type.Optional(Type.String({ maxLength: 64 })),
   pageToken: Type.Optional(Type.String({ maxLength: 1024 })),
   emailAddress: Type.Optional(Type.String({ maxLength: 254, description: 'webmail: the From address' })),
-  sendIntervalMs: Type.Optional(Type.Union([SendIntervalMs, Type.Null()], { description: 'null: back to the kind\'s default pacing' })),
-  rotateWebhookSecret: Type.Optional(Type.Boolean({ description: 'true: a new webhook signing secret; the old one also signs for 24 hours' })),
+  sendIntervalMs: Type.Optional(Type.Union([SendIntervalMs, Type.Null()], { description: "null: back to the kind's default pacing" })),
+  rotateWebhookSecret: Type.Optional(
+    Type.Boolean({ description: 'true: a new webhook signing secret; the old one also signs for 24 hours' }),
+  ),
 });
 export type UpdateWhatsappBody = Static<typeof UpdateWhatsappBody>;
 
@@ -146,7 +178,11 @@ export const CreateApiBody = Type.Object({
   urlServiceStatus: nullableUrl('Channel connection status callbacks'),
   urlMessageStatus: nullableUrl('Message status callbacks'),
   userId: Id('A user of the tenant'),
-  authToken: Type.String({ minLength: 32, maxLength: 512, description: 'Bearer token of the new integration (32+ characters); stored hashed' }),
+  authToken: Type.String({
+    minLength: 32,
+    maxLength: 512,
+    description: 'Bearer token of the new integration (32+ characters); stored hashed',
+  }),
   tenant: Id('Tenant id'),
 });
 export type CreateApiBody = Static<typeof CreateApiBody>;
@@ -194,7 +230,8 @@ export const Tenant = Exact(
   },
   {
     $id: 'Tenant',
-    description: 'The tenant record (docs/api/tenant.md); each stored payment-gateway account adds `<gateway>CustomerId` and `<gateway>Token` (masked)',
+    description:
+      'The tenant record (docs/api/tenant.md); each stored payment-gateway account adds `<gateway>CustomerId` and `<gateway>Token` (masked)',
     patternProperties: { '^[a-z_]+(CustomerId|Token)$': Type.String() },
   },
 );

@@ -7,21 +7,30 @@ import { AcceptedOr, Envelope, Exact, Nullable, NullableObject, PAGE } from './e
 /** Comma-separated ids, as the seed's listTickets filters are written: `1,2,3`. */
 const IdList = (description: string) => Type.String({ pattern: `^ *${ID_TEXT} *(, *${ID_TEXT} *)*$`, maxLength: 1100, description });
 
-export const CreateTicketBody = Type.Object({
-  body: NonEmpty('First message, sent to the contact'),
-  number: Type.Optional(ContactId("The contact on the integration's channel (validateNumber checks a number, not another identity, on the network first)")),
-  email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'E-mail variant, with channelId' })),
-  channelId: Type.Optional(Id('Webmail channel of the e-mail variant')),
-  externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  userId: Type.Optional(Id()),
-  status: Type.Optional(StringEnum(['open', 'pending'])),
-  validateNumber: Type.Optional(Type.Boolean({ description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" })),
-  queueId: Type.Optional(NullableId('null: no queue (as absent)')),
-  chatFlowId: Type.Optional(NullableId('null: no chat flow (as absent)')),
-  kanbanId: Type.Optional(Id()),
-  reasonId: Type.Optional(Id()),
-  value: Type.Optional(Amount()),
-}, rule('createTicket', (b) => (b.number || (b.email && b.channelId) ? [] : [{ field: 'number', message: 'is required unless email and channelId are sent' }])));
+export const CreateTicketBody = Type.Object(
+  {
+    body: NonEmpty('First message, sent to the contact'),
+    number: Type.Optional(
+      ContactId("The contact on the integration's channel (validateNumber checks a number, not another identity, on the network first)"),
+    ),
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'E-mail variant, with channelId' })),
+    channelId: Type.Optional(Id('Webmail channel of the e-mail variant')),
+    externalKey: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    userId: Type.Optional(Id()),
+    status: Type.Optional(StringEnum(['open', 'pending'])),
+    validateNumber: Type.Optional(
+      Type.Boolean({ description: "Checks a phone number on the channel's network first; a BSUID or a LID is not checked" }),
+    ),
+    queueId: Type.Optional(NullableId('null: no queue (as absent)')),
+    chatFlowId: Type.Optional(NullableId('null: no chat flow (as absent)')),
+    kanbanId: Type.Optional(Id()),
+    reasonId: Type.Optional(Id()),
+    value: Type.Optional(Amount()),
+  },
+  rule('createTicket', (b) =>
+    b.number || (b.email && b.channelId) ? [] : [{ field: 'number', message: 'is required unless email and channelId are sent' }],
+  ),
+);
 export type CreateTicketBody = Static<typeof CreateTicketBody>;
 
 export const TicketIdBody = Type.Object({ ticketId: Id() });
@@ -43,7 +52,9 @@ export type UpdateTicketBody = Static<typeof UpdateTicketBody>;
 export const ListTicketsQuery = Type.Object({
   pageNumber: Type.Integer({ minimum: 1, maximum: 100_000, default: 1, description: '1-based; pages hold 20 tickets' }),
   status: Type.Optional(StringEnum(['open', 'pending', 'closed'])),
-  searchParam: Type.Optional(Type.String({ maxLength: 100, description: "Plain text in the contact's name, number, e-mail, BSUID, LID or username" })),
+  searchParam: Type.Optional(
+    Type.String({ maxLength: 100, description: "Plain text in the contact's name, number, e-mail, BSUID, LID or username" }),
+  ),
   queuesIds: Type.Optional(IdList('Comma-separated queue ids')),
   whatsappIds: Type.Optional(IdList('Comma-separated channel ids')),
 });
@@ -53,11 +64,14 @@ export const NumberBody = Type.Object({ number: ContactId("Any identity of the c
 
 export const UpdateQueueBody = Type.Object({ ticketId: Id(), queueId: Id('A queue of the tenant (GraphQL createQueue)') });
 
-export const AddTagBody = Type.Object({
-  ticketId: Id(),
-  tagId: Type.Optional(Id('A tag of the tenant (GraphQL createTag)')),
-  tagIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: 50, description: 'Several tags at once' })),
-}, rule('addTag', (b) => (b.tagId !== undefined || b.tagIds !== undefined ? [] : [{ field: 'tagId', message: 'send tagId or tagIds' }])));
+export const AddTagBody = Type.Object(
+  {
+    ticketId: Id(),
+    tagId: Type.Optional(Id('A tag of the tenant (GraphQL createTag)')),
+    tagIds: Type.Optional(Type.Array(Id(), { minItems: 1, maxItems: 50, description: 'Several tags at once' })),
+  },
+  rule('addTag', (b) => (b.tagId !== undefined || b.tagIds !== undefined ? [] : [{ field: 'tagId', message: 'send tagId or tagIds' }])),
+);
 export type AddTagBody = Static<typeof AddTagBody>;
 
 export const RemoveTagBody = Type.Object({ ticketId: Id(), tagId: Id() });
@@ -129,7 +143,9 @@ export const Ticket = Exact(
     paused: Type.Boolean(),
     pauseReason: Type.Optional(Nullable('string')),
     pausedAt: Type.Optional(Nullable('string')),
-    evaluation: NullableObject(Type.Object({ sentAt: Type.String(), messageId: Type.String(), answer: Nullable('string'), answeredAt: Nullable('string') })),
+    evaluation: NullableObject(
+      Type.Object({ sentAt: Type.String(), messageId: Type.String(), answer: Nullable('string'), answeredAt: Nullable('string') }),
+    ),
     lastMessage: Type.Optional(NullableObject(LastMessage, { description: 'Reads only: the newest message, null when there is none' })),
   },
   { $id: 'Ticket' },
@@ -137,7 +153,15 @@ export const Ticket = Exact(
 export type TicketRecord = Static<typeof Ticket>;
 
 export const Note = Exact(
-  { id: Type.Integer(), notes: Type.String(), ticketId: Type.Integer(), userId: Nullable('integer'), idFront: Nullable('string'), createdAt: Type.String(), updatedAt: Type.String() },
+  {
+    id: Type.Integer(),
+    notes: Type.String(),
+    ticketId: Type.Integer(),
+    userId: Nullable('integer'),
+    idFront: Nullable('string'),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+  },
   { $id: 'Note' },
 );
 export const Pause = Exact(
@@ -154,28 +178,57 @@ export const Pause = Exact(
 );
 
 const AT = '2026-11-26T12:00:00.000Z';
-export const CreateTicketResult = Envelope(Exact({ ticketId: Type.Integer(), created: Type.Boolean(), messageId: Nullable('string'), ticket: Ticket }), {
-  $id: 'CreateTicketResult',
-  example: {
-    ticketId: 42,
-    created: true,
-    messageId: '3f6c…',
-    ticket: {
-      id: 42, ticketId: 42, status: 'open', whatsappId: 3, contact: { id: 9, number: '5511987654321', name: 'Ana', email: null },
-      tagIds: [], createdAt: AT, updatedAt: AT, paused: false, evaluation: null,
+export const CreateTicketResult = Envelope(
+  Exact({ ticketId: Type.Integer(), created: Type.Boolean(), messageId: Nullable('string'), ticket: Ticket }),
+  {
+    $id: 'CreateTicketResult',
+    example: {
+      ticketId: 42,
+      created: true,
+      messageId: '3f6c…',
+      ticket: {
+        id: 42,
+        ticketId: 42,
+        status: 'open',
+        whatsappId: 3,
+        contact: { id: 9, number: '5511987654321', name: 'Ana', email: null },
+        tagIds: [],
+        createdAt: AT,
+        updatedAt: AT,
+        paused: false,
+        evaluation: null,
+      },
     },
   },
-});
+);
 export const TicketResult = Envelope(Ticket, {
   $id: 'TicketResult',
   // A contact an unofficial engine knows by its LID and its phone (docs/api/contact-identities.md).
   example: {
-    id: 43, ticketId: 43, status: 'pending', whatsappId: 5,
+    id: 43,
+    ticketId: 43,
+    status: 'pending',
+    whatsappId: 5,
     contact: { id: 10, number: '5511912345678', lid: '148592765938274@lid', name: 'Bruno', email: null },
-    userId: null, queueId: null, chatFlowId: null, kanbanId: null, reasonId: null, value: null, externalKey: null,
-    botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [],
-    createdAt: AT, updatedAt: '2026-11-26T12:05:00.000Z', closedAt: null,
-    paused: false, pauseReason: null, pausedAt: null, evaluation: null, lastMessage: null,
+    userId: null,
+    queueId: null,
+    chatFlowId: null,
+    kanbanId: null,
+    reasonId: null,
+    value: null,
+    externalKey: null,
+    botBuilderStatus: false,
+    llmAssistantStatus: false,
+    workflowStatus: false,
+    tagIds: [],
+    createdAt: AT,
+    updatedAt: '2026-11-26T12:05:00.000Z',
+    closedAt: null,
+    paused: false,
+    pauseReason: null,
+    pausedAt: null,
+    evaluation: null,
+    lastMessage: null,
   },
 });
 export const TicketList = Envelope(Exact({ tickets: Type.Array(Ticket), count: Type.Integer() }), { $id: 'TicketList' });
@@ -185,5 +238,11 @@ export const NotePage = Envelope(Exact({ ticketId: Type.Integer(), notes: Type.A
 export const PausePage = Envelope(Exact({ ticketId: Type.Integer(), pauses: Type.Array(Pause), ...PAGE }), { $id: 'PausePage' });
 export const EvaluationResult = AcceptedOr(
   'EvaluationResult',
-  Exact({ message: Type.String(), ticketId: Type.Integer(), messageId: Type.String(), evaluation: Ticket.properties.evaluation, ticket: Ticket }),
+  Exact({
+    message: Type.String(),
+    ticketId: Type.Integer(),
+    messageId: Type.String(),
+    evaluation: Ticket.properties.evaluation,
+    ticket: Ticket,
+  }),
 );

@@ -119,7 +119,11 @@ class Base64Sink {
 const ESCAPED: Record<number, number> = { 0x2f: 0x2f, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09 };
 
 /** Takes a media route's JSON body apart as described above; other routes' bodies as text. */
-async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream, maxBytes: number): Promise<{ text: string; file?: Buffer }> {
+async function readMediaJson(
+  req: FastifyRequest,
+  payload: NodeJS.ReadableStream,
+  maxBytes: number,
+): Promise<{ text: string; file?: Buffer }> {
   const limit = req.routeOptions.bodyLimit ?? Infinity;
   const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
   const tooLarge = () => Object.assign(new Error('Request body is too large'), { statusCode: 413, code: 'FST_ERR_CTP_BODY_TOO_LARGE' });
@@ -171,8 +175,7 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
           // A key longer than `base64Data` is some other key: keep no more of it.
           if (inString) {
             if (key.length <= KEY.length) key.push(c);
-          }
-          else {
+          } else {
             lastKey = key.length === KEY.length && Buffer.from(key).equals(KEY) ? 'base64Data' : '';
             key = undefined;
           }
@@ -232,7 +235,10 @@ async function readMediaJson(req: FastifyRequest, payload: NodeJS.ReadableStream
     payload.once('error', reject);
   });
   if (declared !== undefined && received !== declared) {
-    throw Object.assign(new Error('Request body size did not match Content-Length'), { statusCode: 400, code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH' });
+    throw Object.assign(new Error('Request body size did not match Content-Length'), {
+      statusCode: 400,
+      code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
+    });
   }
   // A string cut off by the end of the body: the text is left unterminated, so parsing refuses it.
   if (sink) text.push(Buffer.from(INVALID_STAND_IN));

@@ -76,7 +76,13 @@ export function nonFiniteNumberPath(data: unknown): string | undefined {
   return undefined;
 }
 
-const notFinite = (instancePath: string): AjvIssue => ({ instancePath, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be a finite number' });
+const notFinite = (instancePath: string): AjvIssue => ({
+  instancePath,
+  schemaPath: '#/type',
+  keyword: 'type',
+  params: {},
+  message: 'must be a finite number',
+});
 
 const typesOf = (schema: Schema): string[] => {
   const t = schema.type;
@@ -88,7 +94,13 @@ export function strictScalarIssue(schema: Schema, data: unknown, path = ''): Ajv
   const types = typesOf(schema);
   const numeric = types.includes('integer') || types.includes('number');
   if (typeof data === 'boolean' && numeric && !types.includes('boolean')) {
-    return { instancePath: path, schemaPath: '#/type', keyword: 'type', params: {}, message: `must be ${types.includes('integer') ? 'integer' : 'number'}` };
+    return {
+      instancePath: path,
+      schemaPath: '#/type',
+      keyword: 'type',
+      params: {},
+      message: `must be ${types.includes('integer') ? 'integer' : 'number'}`,
+    };
   }
   if (typeof data === 'number' && types.includes('boolean') && !numeric) {
     return { instancePath: path, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be boolean' };

@@ -21,7 +21,8 @@ export function exceedsJsonValues(text: string, limit = MAX_JSON_VALUES): boolea
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) {
       inString = true;
@@ -40,13 +41,21 @@ export function boundedJsonParse(app: FastifyInstance): JsonTextParser {
   const parse = app.getDefaultJsonParser('error', 'error') as unknown as JsonTextParser;
   return (req, text, done) => {
     if (exceedsJsonValues(text)) {
-      return done(validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]), undefined);
+      return done(
+        validation('Request body has too many values', [{ field: '(body)', message: `must have at most ${MAX_JSON_VALUES} values` }]),
+        undefined,
+      );
     }
     parse(req, text, (err, value) => {
       if (err) return done(err, undefined);
       const infinite = nonFiniteNumberPath(value);
       if (infinite === undefined) return done(null, value);
-      done(validation('Request body has a number out of range', [{ field: fieldOf({ instancePath: infinite }), message: 'must be a finite number' }]), undefined);
+      done(
+        validation('Request body has a number out of range', [
+          { field: fieldOf({ instancePath: infinite }), message: 'must be a finite number' },
+        ]),
+        undefined,
+      );
     });
   };
 }

@@ -2,8 +2,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** Routes that take a file say so with `config: { media: true }` (and a larger `bodyLimit`). */
-export const isMediaRoute = (req: FastifyRequest): boolean =>
-  (req.routeOptions.config as { media?: boolean } | undefined)?.media === true;
+export const isMediaRoute = (req: FastifyRequest): boolean => (req.routeOptions.config as { media?: boolean } | undefined)?.media === true;
 
 /** A file part sent to a route without media is refused before it is read: 413, nothing stored. */
 export function refuseFileOutsideMediaRoutes(req: FastifyRequest, part: MultipartFile): void {

@@ -28,7 +28,9 @@ export function normalizePixKey(type: PixType, raw: string): PixKeyCheck {
     }
     case 'PHONE': {
       const key = input.replace(/[\s().-]/g, '');
-      return /^\+55[1-9]{2}9\d{8}$/.test(key) ? { key } : { error: 'must be a Brazilian mobile number in E.164 with +, e.g. +5511987654321' };
+      return /^\+55[1-9]{2}9\d{8}$/.test(key)
+        ? { key }
+        : { error: 'must be a Brazilian mobile number in E.164 with +, e.g. +5511987654321' };
     }
     case 'EMAIL': {
       const key = input.toLowerCase();

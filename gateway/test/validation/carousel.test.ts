@@ -18,7 +18,11 @@ describe('sendInteractive/engine_c/carousel', () => {
   it('refuses a carousel without its text, 400 naming text', async () => {
     const res = await post({ ticketId: 1, carousel: [card] });
     expect(res.statusCode).toBe(400);
-    expect(res.json()).toMatchObject({ success: false, error: 'ERR_VALIDATION', details: [{ field: 'text', message: expect.any(String) }] });
+    expect(res.json()).toMatchObject({
+      success: false,
+      error: 'ERR_VALIDATION',
+      details: [{ field: 'text', message: expect.any(String) }],
+    });
   });
 
   it('takes one with its text', async () => {

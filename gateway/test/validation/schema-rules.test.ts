@@ -11,9 +11,17 @@ describe('x-rules', () => {
   const app = Fastify();
   app.setValidatorCompiler(boundedValidatorCompiler());
   installErrorHandler(app);
-  const Item = Type.Object({ kind: Type.String({ maxLength: 10 }), url: Type.Optional(Type.String({ maxLength: 100 })) }, rule('test.item', (i) => (i.kind === 'link' && !i.url ? [{ field: 'url', message: 'is required for a link' }] : [])));
+  const Item = Type.Object(
+    { kind: Type.String({ maxLength: 10 }), url: Type.Optional(Type.String({ maxLength: 100 })) },
+    rule('test.item', (i) => (i.kind === 'link' && !i.url ? [{ field: 'url', message: 'is required for a link' }] : [])),
+  );
   const Body = Type.Object(
-    { a: Type.Optional(Type.Integer({ maximum: 5 })), b: Type.Optional(Type.Integer()), code: Type.Optional(Type.String({ maxLength: 20 })), items: Type.Optional(Type.Array(Item, { maxItems: 5 })) },
+    {
+      a: Type.Optional(Type.Integer({ maximum: 5 })),
+      b: Type.Optional(Type.Integer()),
+      code: Type.Optional(Type.String({ maxLength: 20 })),
+      items: Type.Optional(Type.Array(Item, { maxItems: 5 })),
+    },
     rule('test.aOrB', (body) => {
       if (typeof body.code === 'string') body.code = body.code.trim().toUpperCase();
       return body.a === undefined && body.b === undefined ? [{ field: 'a', message: 'send a or b' }] : [];

@@ -95,5 +95,7 @@ for (const family of Object.keys(KEEP)) {
     'x-supplements': supplements.supplements.filter(applies),
   };
   writeFileSync(join(out, `${family}.json`), `${JSON.stringify(extract, null, 1)}\n`);
-  console.log(`${family}: ${operations.size} operations, ${Object.values(components).reduce((n, c) => n + Object.keys(c).length, 0)} components`);
+  console.log(
+    `${family}: ${operations.size} operations, ${Object.values(components).reduce((n, c) => n + Object.keys(c).length, 0)} components`,
+  );
 }

@@ -22,7 +22,8 @@ export { isObject, obj, type Json };
 export const str = (value: unknown): string => (typeof value === 'string' ? value : '');
 
 /** The non-empty strings of a list field (the message ids a receipt covers); [] when it is no list. */
-export const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : []);
+export const strings = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v !== '') : [];
 
 /** A list field, or [] when it is no list. */
 export const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
@@ -86,6 +87,7 @@ export function optionalInteger(json: Json, field: string): number | undefined {
 
 export function requiredNumber(json: Json, field: string): number {
   const value = json[field];
-  if (typeof value !== 'number' || !Number.isFinite(value)) throw validation(`${field} must be a number`, [{ field, message: 'must be a number' }]);
+  if (typeof value !== 'number' || !Number.isFinite(value))
+    throw validation(`${field} must be a number`, [{ field, message: 'must be a number' }]);
   return value;
 }

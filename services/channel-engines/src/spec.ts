@@ -36,8 +36,12 @@ export function readEnginesConfig(env: EnvReader): EnginesConfig {
     engineUrls[kind] = env.str(`ENGINE_URL_${kind.toUpperCase()}`, '');
     engineTokens[kind] = env.str(`ENGINE_TOKEN_${kind.toUpperCase()}`, '');
   }
-  return { providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000), engineUrls, defaultEngineUrl: env.str('ENGINE_URL', ''),
-    engineTokens, defaultEngineToken: env.str('ENGINE_TOKEN', ''),
+  return {
+    providerTimeoutMs: env.int('PROVIDER_TIMEOUT_MS', 10_000),
+    engineUrls,
+    defaultEngineUrl: env.str('ENGINE_URL', ''),
+    engineTokens,
+    defaultEngineToken: env.str('ENGINE_TOKEN', ''),
     metaGraphUrl: env.str('META_GRAPH_URL', DEFAULT_META_GRAPH_URL),
     smtpUrl: env.str('SMTP_URL', ''),
     templateCacheMs: env.int('TEMPLATE_CACHE_MS', 60_000),
@@ -58,7 +62,9 @@ export const channelEnginesService: ServiceSpec<'channelEngines', EnginesConfig>
       metaGraphUrl: config.metaGraphUrl.replace(/\/+$/, ''),
       smtpUrl: config.smtpUrl,
     };
-    const repo = new DeliveriesRepository(db, (err, dropped) => log.error({ err, dropped }, 'provider call records not written; kept for the next try'));
+    const repo = new DeliveriesRepository(db, (err, dropped) =>
+      log.error({ err, dropped }, 'provider call records not written; kept for the next try'),
+    );
     await repo.init();
     const templates = new TemplateCatalogs(settings, config.templateCacheMs, new TemplateChangesRepository(db));
     const engines = new EnginesService(createDrivers(settings, db), repo, log, templates);

@@ -22,7 +22,9 @@ class FileTimes {
     const lines = [...this.files]
       .sort((a, b) => b.ms - a.ms)
       .map((f) => `${(f.ms / 1000).toFixed(1).padStart(8)} s  ${f.path}${f.failed ? '  (failed)' : ''}`);
-    process.stdout.write(`\nTest files by time (${this.files.length} files, ${(total / 1000).toFixed(1)} s in all):\n${lines.join('\n')}\n`);
+    process.stdout.write(
+      `\nTest files by time (${this.files.length} files, ${(total / 1000).toFixed(1)} s in all):\n${lines.join('\n')}\n`,
+    );
   }
 }
 

@@ -54,4 +54,8 @@ export function observeWebhookOutbox(outbox: OutboxRepository, log: Logger): voi
 
 /** Webhook delivery attempts by outcome: delivered, failed (to be retried), gone, dead, canceled, fanned_out. */
 export const webhookAttempts = () =>
-  counter({ name: 'convo_webhook_attempts_total', help: 'Customer webhook delivery attempts, by outcome.', labelNames: ['outcome'] as const });
+  counter({
+    name: 'convo_webhook_attempts_total',
+    help: 'Customer webhook delivery attempts, by outcome.',
+    labelNames: ['outcome'] as const,
+  });

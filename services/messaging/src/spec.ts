@@ -42,13 +42,7 @@ export const messagingService: ServiceSpec<'messaging', MessagingConfig> = {
     };
     // One lookup for acceptance and ingest: a channel change ingest makes is seen by the sends.
     const channels = new ChannelLookup(peers.tenants, config.channelCacheMs);
-    const send = new SendService(
-      repo,
-      peers,
-      new MediaService(new GridFsMediaStore(db), config.media),
-      log,
-      channels,
-    );
+    const send = new SendService(repo, peers, new MediaService(new GridFsMediaStore(db), config.media), log, channels);
     const inspection = new InspectionService(repo);
     const resolvers = new Map<unknown, unknown>([
       [MessageResolver, new MessageResolver(inspection)],

@@ -39,8 +39,22 @@ afterAll(async () => {
 
 const queued = (createdAt: Date, status: 'queued' | 'sent' = 'queued') =>
   messages.insert({
-    _id: randomUUID(), tenantId: 1, ticketId: 1, channelId: 1, direction: 'out', body: 'x', status, providerMessageId: '', error: '',
-    mediaUrl: '', mediaId: '', mimeType: '', fileName: '', externalKey: '', createdAt, updatedAt: createdAt,
+    _id: randomUUID(),
+    tenantId: 1,
+    ticketId: 1,
+    channelId: 1,
+    direction: 'out',
+    body: 'x',
+    status,
+    providerMessageId: '',
+    error: '',
+    mediaUrl: '',
+    mediaId: '',
+    mimeType: '',
+    fileName: '',
+    externalKey: '',
+    createdAt,
+    updatedAt: createdAt,
   });
 
 describe('queue metrics', () => {
@@ -64,8 +78,18 @@ describe('queue metrics', () => {
   });
 
   it('ages the outbox by how overdue its most overdue event is; a future retry is not overdue', async () => {
-    const overdue = outboxEvent({ id: eventId(`m:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: {} }, new Date(Date.now() - 45_000));
-    const later = outboxEvent({ id: eventId(`m:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: {} });
+    const overdue = outboxEvent(
+      { id: eventId(`m:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: {} },
+      new Date(Date.now() - 45_000),
+    );
+    const later = outboxEvent({
+      id: eventId(`m:${randomUUID()}`),
+      tenantId: 1,
+      channelId: 1,
+      method: 'message',
+      target: 'channel',
+      body: {},
+    });
     await outbox.add(overdue);
     await outbox.add({ ...later, nextAttemptAt: new Date(Date.now() + 3_600_000) });
     const text = await metricsText();

@@ -31,7 +31,12 @@ async function newTicket(tenantId = ++lastTenant) {
 }
 
 /** Stores messages as the send path does; `at` orders them (one second apart by default). */
-async function store(ticket: { id: number; tenantId: number }, bodies: string[], start = Date.UTC(2026, 0, 1), direction: 'in' | 'out' = 'out') {
+async function store(
+  ticket: { id: number; tenantId: number },
+  bodies: string[],
+  start = Date.UTC(2026, 0, 1),
+  direction: 'in' | 'out' = 'out',
+) {
   const docs = bodies.map((body, i) => ({
     _id: randomUUID(),
     tenantId: ticket.tenantId,
@@ -129,7 +134,13 @@ describe('LastMessages', () => {
     const byTicket = Object.fromEntries(messages.map((m) => [m.ticketId, m]));
     expect(Object.keys(byTicket).map(Number).sort()).toEqual([a.id, b.id].sort());
     expect(byTicket[a.id]).toMatchObject({ body: 'a3', direction: 'out' });
-    expect(byTicket[b.id]).toEqual({ ticketId: b.id, messageId: bLast, body: 'b1', direction: 'in', createdAt: new Date(Date.UTC(2026, 0, 2)).toISOString() });
+    expect(byTicket[b.id]).toEqual({
+      ticketId: b.id,
+      messageId: bLast,
+      body: 'b1',
+      direction: 'in',
+      createdAt: new Date(Date.UTC(2026, 0, 2)).toISOString(),
+    });
   });
 
   it("answers nothing for another tenant's tickets", async () => {

@@ -9,7 +9,10 @@ import { startMessagingWithPeers, tenantWithEngine, type MessagingWithPeers } fr
 // own database), and a fake engine_a server standing in for WhatsApp.
 
 // The engine answers like Baileys: its key.id tells the test which messageId it was given.
-const acceptWithKey = (req: ProviderRequest): ProviderReply => ({ status: 200, body: { key: { id: `WA-${req.body.options?.messageId}` } } });
+const acceptWithKey = (req: ProviderRequest): ProviderReply => ({
+  status: 200,
+  body: { key: { id: `WA-${req.body.options?.messageId}` } },
+});
 
 // ---- setup ---------------------------------------------------------------------------------
 
@@ -22,7 +25,14 @@ let tenantId: number;
 let channelId: number;
 
 beforeAll(async () => {
-  [services, engine] = await Promise.all([startMessagingWithPeers('messaging-test', { PROVIDER_TIMEOUT_MS: '3000', DELIVERY_BACKOFF_BASE_MS: '50', DELIVERY_BACKOFF_MAX_MS: '100' }), startFakeProvider(acceptWithKey)]);
+  [services, engine] = await Promise.all([
+    startMessagingWithPeers('messaging-test', {
+      PROVIDER_TIMEOUT_MS: '3000',
+      DELIVERY_BACKOFF_BASE_MS: '50',
+      DELIVERY_BACKOFF_MAX_MS: '100',
+    }),
+    startFakeProvider(acceptWithKey),
+  ]);
   messagingDb = services.messaging.db;
   tickets = services.tickets.client;
   messaging = services.messaging.client;
@@ -74,12 +84,18 @@ describe('SendByTicket', () => {
     // each one would cost the embedded database a decode on every read and update.
     const [stored] = await messagesOf(ticket.id);
     expect(Object.keys(stored).sort()).toEqual(
-      ['_id', 'body', 'channelId', 'createdAt', 'direction', 'providerMessageId', 'status', 'tenantId', 'ticketId', 'to', 'updatedAt'].concat(
-        stored.traceparent === undefined ? [] : ['traceparent'],
-      ).sort(),
+      ['_id', 'body', 'channelId', 'createdAt', 'direction', 'providerMessageId', 'status', 'tenantId', 'ticketId', 'to', 'updatedAt']
+        .concat(stored.traceparent === undefined ? [] : ['traceparent'])
+        .sort(),
     );
     // Reads answer the missing fields as empty.
-    expect(await messaging.GetMessage({ tenantId, messageId: res.messageId })).toMatchObject({ error: '', mediaUrl: '', mimeType: '', fileName: '', subject: '' });
+    expect(await messaging.GetMessage({ tenantId, messageId: res.messageId })).toMatchObject({
+      error: '',
+      mediaUrl: '',
+      mimeType: '',
+      fileName: '',
+      subject: '',
+    });
   });
 
   it('answers without waiting for a slow provider', async () => {
@@ -146,7 +162,9 @@ describe('SendByTicket', () => {
     await services.settled(tenantId, first.messageId);
     // The claim made `ms` ago: what the code compares with its clock (Date.now) when the key comes again.
     const claimedAgo = (ms: number) =>
-      messagingDb.collection('send_keys').updateOne({ _id: `${tenantId}:window-1` as never }, { $set: { createdAt: new Date(Date.now() - ms) } });
+      messagingDb
+        .collection('send_keys')
+        .updateOne({ _id: `${tenantId}:window-1` as never }, { $set: { createdAt: new Date(Date.now() - ms) } });
 
     await claimedAgo(SEND_KEY_WINDOW_MS - 5_000);
     expect(await send(ticket.id, { externalKey: 'window-1', body: 'Too soon' })).toMatchObject({ skipped: true, idempotent: true });
@@ -184,7 +202,13 @@ describe('SendByTicket', () => {
     const keys = messagingDb.collection('send_keys');
     // What a messaging process killed between the claim and the insert leaves behind.
     const dangling = (key: string, acceptBy: Date) =>
-      keys.insertOne({ _id: `${tenantId}:${key}` as never, ticketId: ticket.id, messageId: 'never-stored', createdAt: new Date(), acceptBy });
+      keys.insertOne({
+        _id: `${tenantId}:${key}` as never,
+        ticketId: ticket.id,
+        messageId: 'never-stored',
+        createdAt: new Date(),
+        acceptBy,
+      });
 
     await dangling('died-1', new Date(Date.now() - 1_000));
     const taken = await send(ticket.id, { externalKey: 'died-1' });
@@ -197,8 +221,19 @@ describe('SendByTicket', () => {
   });
 
   it("paces a channel: sends at least the channel's sendIntervalMs apart", async () => {
-    const paced = await services.tenants.client.CreateSession({ tenant: tenantId, name: 'Paced', type: 'engine_a', engineUrl: engine.url, engineToken: 'eng-tok', sendIntervalMs: 1_000 });
-    const { ticket } = await tickets.CreateTicket({ tenantId, channelId: paced.whatsapp!.id, number: `55119${String(40_000_000 + ++lastNumber)}` });
+    const paced = await services.tenants.client.CreateSession({
+      tenant: tenantId,
+      name: 'Paced',
+      type: 'engine_a',
+      engineUrl: engine.url,
+      engineToken: 'eng-tok',
+      sendIntervalMs: 1_000,
+    });
+    const { ticket } = await tickets.CreateTicket({
+      tenantId,
+      channelId: paced.whatsapp!.id,
+      number: `55119${String(40_000_000 + ++lastNumber)}`,
+    });
     const ids: string[] = [];
     for (let i = 1; i <= 3; i++) ids.push((await send(ticket!.id, { body: `paced ${i}` })).messageId);
     for (const id of ids) await services.settled(tenantId, id);
@@ -212,7 +247,7 @@ describe('SendByTicket', () => {
     for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(800);
   });
 
-  it('delivers a ticket\'s messages in acceptance order', async () => {
+  it("delivers a ticket's messages in acceptance order", async () => {
     const ticket = await newTicket();
     const ids: string[] = [];
     for (let i = 1; i <= 6; i++) ids.push((await send(ticket.id, { body: `part ${i}` })).messageId);
@@ -247,7 +282,7 @@ describe('SendByTicket', () => {
     expect(doc.attempts).toBe(2);
   });
 
-  it('fails a message at once on a refusal a retry cannot fix, with the provider\'s reason', async () => {
+  it("fails a message at once on a refusal a retry cannot fix, with the provider's reason", async () => {
     const ticket = await newTicket();
     engine.answer(() => ({ status: 400, body: { message: 'invalid jid' } }));
     const res = await send(ticket.id);
@@ -277,7 +312,7 @@ describe('SendByTicket by number', () => {
     messaging.SendByTicket({ tenantId, ticketId: 0, number, channelId, body: 'Hello!', ...over });
   const ticketsOfNumber = async (number: string) => (await tickets.FindContactTickets({ tenantId, number, all: true })).tickets;
 
-  it("opens a pending ticket for a new contact on the channel, queues the message, and later sends reuse that ticket", async () => {
+  it('opens a pending ticket for a new contact on the channel, queues the message, and later sends reuse that ticket', async () => {
     const number = newNumber();
     const first = await sendTo(`+${number}`);
     expect(first).toMatchObject({ status: 'queued', idempotent: false, skipped: false });
@@ -319,7 +354,9 @@ describe('SendByTicket by number', () => {
 
   it('refuses a file from a private address before opening anything', async () => {
     const number = newNumber();
-    const err = await rpcError(sendTo(number, { body: '', media: { url: 'http://127.0.0.1:9/cat.png', mimeType: '', fileName: '', data: Buffer.alloc(0) } }));
+    const err = await rpcError(
+      sendTo(number, { body: '', media: { url: 'http://127.0.0.1:9/cat.png', mimeType: '', fileName: '', data: Buffer.alloc(0) } }),
+    );
     expect(errCode(err)).toBe('ERR_URL_BLOCKED');
     expect(await ticketsOfNumber(number)).toEqual([]);
     expect(await services.tickets.db.collection('contacts').countDocuments({ tenantId, number })).toBe(0);
@@ -358,7 +395,11 @@ describe('SendByTicket by number', () => {
 describe('SendPresence', () => {
   it("shows typing to the ticket's contact through the engine at once, queuing nothing", async () => {
     const ticket = await newTicket();
-    await expect(messaging.SendPresence({ tenantId, ticketId: ticket.id, state: 'typing' })).resolves.toEqual({ ticketId: ticket.id, state: 'typing', applied: true });
+    await expect(messaging.SendPresence({ tenantId, ticketId: ticket.id, state: 'typing' })).resolves.toEqual({
+      ticketId: ticket.id,
+      state: 'typing',
+      applied: true,
+    });
     expect(engine.requests.filter((r) => r.url === '/presence').map((r) => r.body)).toEqual([
       { jid: `${ticket.contact!.number}@s.whatsapp.net`, presence: 'composing' },
     ]);
@@ -385,7 +426,11 @@ describe('OpenTicket', () => {
   it('creates the ticket and queues its first message, which the dispatcher delivers', async () => {
     const res = await open();
     expect(res).toMatchObject({ created: true, ticket: { status: 'open', channelId } });
-    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({ ticketId: res.ticket!.id, body: 'Welcome!', status: 'sent' });
+    await expect(services.settled(tenantId, res.messageId)).resolves.toMatchObject({
+      ticketId: res.ticket!.id,
+      body: 'Welcome!',
+      status: 'sent',
+    });
     expect(engine.requests).toHaveLength(1);
   });
 

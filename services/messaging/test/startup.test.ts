@@ -69,7 +69,12 @@ describe('start-up against a database that is not there yet', () => {
       MONGODB_URI: `mongodb://127.0.0.1:${dbPort}/`,
       MONGODB_SERVER_SELECTION_TIMEOUT_MS: '500',
     };
-    const [grpcPort, graphqlPort, relayPort, dispatcherPort] = await Promise.all([freeLoopbackPort(), freeLoopbackPort(), freeLoopbackPort(), freeLoopbackPort()]);
+    const [grpcPort, graphqlPort, relayPort, dispatcherPort] = await Promise.all([
+      freeLoopbackPort(),
+      freeLoopbackPort(),
+      freeLoopbackPort(),
+      freeLoopbackPort(),
+    ]);
     const messaging = run('main.js', { ...common, GRPC_PORT: String(grpcPort), GRAPHQL_PORT: String(graphqlPort) });
     const relay = run('relay/main.js', { ...common, RELAY_HEALTH_PORT: String(relayPort) });
     const dispatcher = run('dispatcher/main.js', { ...common, DISPATCHER_HEALTH_PORT: String(dispatcherPort) });
@@ -120,7 +125,13 @@ describe('start-up against a database that is not there yet', () => {
 
   it('refuses to start in production with a loopback, unset or placeholder PUBLIC_BASE_URL', async () => {
     for (const value of [undefined, 'http://127.0.0.1:8080', 'https://CHANGE-ME.invalid']) {
-      const p = run('main.js', { NODE_ENV: 'production', PUBLIC_BASE_URL: value, MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0' });
+      const p = run('main.js', {
+        NODE_ENV: 'production',
+        PUBLIC_BASE_URL: value,
+        MONGODB_URI: database.uri,
+        GRPC_PORT: '0',
+        GRAPHQL_PORT: '0',
+      });
       procs.push(p);
       expect(await p.exited).toBe(1);
       expect(p.lines.join('\n')).toContain('PUBLIC_BASE_URL');

@@ -32,7 +32,11 @@ describe('what a worker process loads', () => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'MONGODB_URI'));
     let out = '';
     try {
-      out = execFileSync(process.execPath, ['-r', hook, join(__dirname, '..', 'dist', main)], { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      out = execFileSync(process.execPath, ['-r', hook, join(__dirname, '..', 'dist', main)], {
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     } catch (err) {
       out = (err as { stdout: string }).stdout; // exits 1: MONGODB_URI is required
     }

@@ -1,6 +1,15 @@
 import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import { grpcToHttp, type ServiceClient } from '@convo/kit';
-import { rpcError, startFakeProvider, startTestMesh, SUPER_ADMIN_TOKEN, type FakeProvider, type ProviderReply, type ProviderRequest, type TestMesh } from '@convo/test-support';
+import {
+  rpcError,
+  startFakeProvider,
+  startTestMesh,
+  SUPER_ADMIN_TOKEN,
+  type FakeProvider,
+  type ProviderReply,
+  type ProviderRequest,
+  type TestMesh,
+} from '@convo/test-support';
 import { tenantsService } from '@convo/tenants';
 import type { Connection } from 'mongoose';
 import { socialConfigService } from '../src/spec';
@@ -10,14 +19,25 @@ import { socialConfigService } from '../src/spec';
 
 // ---- a fake Graph API ----------------------------------------------------------------------
 
-const accept = (req: ProviderRequest): ProviderReply => ({ status: 200, body: req.method === 'DELETE' && req.url !== '/me/messenger_profile' ? { success: true } : { result: 'success' } });
+const accept = (req: ProviderRequest): ProviderReply => ({
+  status: 200,
+  body: req.method === 'DELETE' && req.url !== '/me/messenger_profile' ? { success: true } : { result: 'success' },
+});
 
 /** What Meta was sent: method, path, token and JSON body (undefined when there was none). */
 const graphRequests = () =>
-  graph.requests.map(({ method, url, headers, body }) => ({ method, url, authorization: headers.authorization, body: body === '' ? undefined : body }));
+  graph.requests.map(({ method, url, headers, body }) => ({
+    method,
+    url,
+    authorization: headers.authorization,
+    body: body === '' ? undefined : body,
+  }));
 
 /** Meta's error envelope, as the Graph API answers a refusal. */
-const metaError = (message: string) => ({ status: 400, body: { error: { message, type: 'OAuthException', code: 100, fbtrace_id: 'TRACE1' } } });
+const metaError = (message: string) => ({
+  status: 400,
+  body: { error: { message, type: 'OAuthException', code: 100, fbtrace_id: 'TRACE1' } },
+});
 
 // ---- setup ---------------------------------------------------------------------------------
 
@@ -124,7 +144,12 @@ describe('iceBreakers', () => {
     graph.reset();
     await expect(configure(instagram, 'iceBreakers', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['ice_breakers'] } },
+      {
+        method: 'DELETE',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
+        authorization: 'Bearer ig-token',
+        body: { platform: 'instagram', fields: ['ice_breakers'] },
+      },
     ]);
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers: [] });
   });
@@ -140,7 +165,10 @@ describe('iceBreakers', () => {
     await configure(instagram, 'iceBreakers', 'delete');
     graph.answer(() => 'hang');
     const res = await failure(configure(instagram, 'iceBreakers', 'set', { iceBreakers }));
-    expect(res).toMatchObject({ status: 502, body: { error: 'ERR_PROVIDER_FAILED', message: expect.stringContaining('no answer within 1000 ms') } });
+    expect(res).toMatchObject({
+      status: 502,
+      body: { error: 'ERR_PROVIDER_FAILED', message: expect.stringContaining('no answer within 1000 ms') },
+    });
     graph.reset();
     await expect(configure(instagram, 'iceBreakers', 'get')).resolves.toEqual({ iceBreakers: [] });
   });
@@ -183,7 +211,10 @@ describe('persistentMenu', () => {
 
   it('refuses composerInputDisabled: true on Instagram, before asking Meta', async () => {
     const res = await failure(configure(instagram, 'persistentMenu', 'set', { composerInputDisabled: true, menuItems }));
-    expect(res).toMatchObject({ status: 400, body: { error: 'ERR_VALIDATION', details: [{ field: 'composerInputDisabled', message: expect.any(String) }] } });
+    expect(res).toMatchObject({
+      status: 400,
+      body: { error: 'ERR_VALIDATION', details: [{ field: 'composerInputDisabled', message: expect.any(String) }] },
+    });
     expect(graphRequests()).toEqual([]);
   });
 
@@ -192,7 +223,12 @@ describe('persistentMenu', () => {
     graph.reset();
     await expect(configure(instagram, 'persistentMenu', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer ig-token', body: { platform: 'instagram', fields: ['persistent_menu'] } },
+      {
+        method: 'DELETE',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
+        authorization: 'Bearer ig-token',
+        body: { platform: 'instagram', fields: ['persistent_menu'] },
+      },
     ]);
     await expect(configure(instagram, 'persistentMenu', 'get')).resolves.toEqual({ composerInputDisabled: false, menuItems: [] });
     expect((await stored(instagram))?.persistentMenu).toBeNull();
@@ -210,7 +246,12 @@ describe('greeting', () => {
   it('sets the greeting on the Messenger page (no platform), then answers it from storage', async () => {
     await expect(configure(messenger, 'greeting', 'set', { greetings })).resolves.toEqual({ greetings });
     expect(graphRequests()).toEqual([
-      { method: 'POST', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer fb-token', body: { greeting: greetings } },
+      {
+        method: 'POST',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
+        authorization: 'Bearer fb-token',
+        body: { greeting: greetings },
+      },
     ]);
     graph.reset();
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings });
@@ -223,7 +264,12 @@ describe('greeting', () => {
     graph.reset();
     await expect(configure(messenger, 'greeting', 'delete')).resolves.toEqual({ deleted: true });
     expect(graphRequests()).toEqual([
-      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/me/messenger_profile`, authorization: 'Bearer fb-token', body: { fields: ['greeting'] } },
+      {
+        method: 'DELETE',
+        url: `/${META_GRAPH_VERSION}/me/messenger_profile`,
+        authorization: 'Bearer fb-token',
+        body: { fields: ['greeting'] },
+      },
     ]);
     await expect(configure(messenger, 'greeting', 'get')).resolves.toEqual({ greetings: [] });
   });
@@ -235,7 +281,9 @@ describe('personas', () => {
   it('creates a persona at Meta and stores it with the id Meta gave', async () => {
     graph.answer(() => ({ status: 200, body: { id: '1001' } }));
     const persona = { personaId: '1001', name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' };
-    await expect(configure(messenger, 'personas', 'create', { name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' })).resolves.toEqual(persona);
+    await expect(
+      configure(messenger, 'personas', 'create', { name: 'Ana', profilePictureUrl: 'https://cdn.example/ana.png' }),
+    ).resolves.toEqual(persona);
     expect(graphRequests()).toEqual([
       {
         method: 'POST',
@@ -250,20 +298,34 @@ describe('personas', () => {
   it('stores nothing when Meta refuses the persona', async () => {
     const before = (await stored(messenger))?.personas;
     graph.answer(() => metaError('Invalid image URL'));
-    const res = await failure(configure(messenger, 'personas', 'create', { name: 'Bob', profilePictureUrl: 'https://cdn.example/404.png' }));
-    expect(res).toMatchObject({ status: 502, body: { error: 'ERR_PROVIDER_FAILED', message: expect.stringContaining('Invalid image URL') } });
+    const res = await failure(
+      configure(messenger, 'personas', 'create', { name: 'Bob', profilePictureUrl: 'https://cdn.example/404.png' }),
+    );
+    expect(res).toMatchObject({
+      status: 502,
+      body: { error: 'ERR_PROVIDER_FAILED', message: expect.stringContaining('Invalid image URL') },
+    });
     expect((await stored(messenger))?.personas).toEqual(before);
   });
 
   it("lists Meta's personas, following its pages", async () => {
     graph.answer((req) =>
       req.url.includes('after=CUR1')
-        ? { status: 200, body: { data: [{ id: '1002', name: 'Bob', profile_picture_url: 'https://cdn.example/bob.png' }], paging: { cursors: { before: 'CUR1', after: 'CUR2' } } } }
+        ? {
+            status: 200,
+            body: {
+              data: [{ id: '1002', name: 'Bob', profile_picture_url: 'https://cdn.example/bob.png' }],
+              paging: { cursors: { before: 'CUR1', after: 'CUR2' } },
+            },
+          }
         : {
             status: 200,
             body: {
               data: [{ id: '1001', name: 'Ana', profile_picture_url: 'https://cdn.example/ana.png' }],
-              paging: { cursors: { before: 'CUR0', after: 'CUR1' }, next: `https://graph.facebook.com/${META_GRAPH_VERSION}/FB-PAGE-1/personas?after=CUR1` },
+              paging: {
+                cursors: { before: 'CUR0', after: 'CUR1' },
+                next: `https://graph.facebook.com/${META_GRAPH_VERSION}/FB-PAGE-1/personas?after=CUR1`,
+              },
             },
           },
     );
@@ -284,7 +346,9 @@ describe('personas', () => {
     await configure(messenger, 'personas', 'create', { name: 'Cid', profilePictureUrl: 'https://cdn.example/cid.png' });
     graph.reset();
     await expect(configure(messenger, 'personas', 'delete', { personaId: '2001' })).resolves.toEqual({ personaId: '2001', deleted: true });
-    expect(graphRequests()).toEqual([{ method: 'DELETE', url: `/${META_GRAPH_VERSION}/2001`, authorization: 'Bearer fb-token', body: undefined }]);
+    expect(graphRequests()).toEqual([
+      { method: 'DELETE', url: `/${META_GRAPH_VERSION}/2001`, authorization: 'Bearer fb-token', body: undefined },
+    ]);
     expect(Object.keys((await stored(messenger))?.personas)).toEqual(['1001']);
   });
 });
@@ -306,9 +370,17 @@ describe('ChannelProfile (GraphQL)', () => {
       body: JSON.stringify({ query, variables: { t: tenantId, a: instagram, b: messenger } }),
     });
     const { data } = (await res.json()) as { data: any };
-    expect(data.a.persistentMenu).toEqual({ composerInputDisabled: false, menuItems: [{ type: 'web_url', title: 'Shop', payload: null, url: 'https://shop.example/' }] });
+    expect(data.a.persistentMenu).toEqual({
+      composerInputDisabled: false,
+      menuItems: [{ type: 'web_url', title: 'Shop', payload: null, url: 'https://shop.example/' }],
+    });
     expect(data.b.persistentMenu).toBeNull();
-    expect(data.b.personas).toContainEqual({ personaId: '3001', name: 'Dee', profilePictureUrl: 'https://cdn.example/dee.png', createdAt: expect.any(String) });
+    expect(data.b.personas).toContainEqual({
+      personaId: '3001',
+      name: 'Dee',
+      profilePictureUrl: 'https://cdn.example/dee.png',
+      createdAt: expect.any(String),
+    });
   });
 });
 
@@ -330,14 +402,20 @@ describe('channel checks', () => {
   });
 
   it("answers 404 for another tenant's channel and never calls Meta", async () => {
-    const res = await failure(configure(instagram, 'iceBreakers', 'set', { iceBreakers: [{ question: 'Q', payload: 'P' }] }, otherTenantId));
+    const res = await failure(
+      configure(instagram, 'iceBreakers', 'set', { iceBreakers: [{ question: 'Q', payload: 'P' }] }, otherTenantId),
+    );
     expect(res).toMatchObject({ status: 404, body: { error: 'ERR_CHANNEL_NOT_FOUND' } });
     expect(graphRequests()).toEqual([]);
   });
 
   it('refuses an unknown feature or action, and a missing tenant', async () => {
-    expect((await failure(configure(instagram, 'getStarted', 'get'))).body.details).toEqual([{ field: 'feature', message: expect.any(String) }]);
-    expect((await failure(configure(instagram, 'iceBreakers', 'list'))).body.details).toEqual([{ field: 'action', message: expect.any(String) }]);
+    expect((await failure(configure(instagram, 'getStarted', 'get'))).body.details).toEqual([
+      { field: 'feature', message: expect.any(String) },
+    ]);
+    expect((await failure(configure(instagram, 'iceBreakers', 'list'))).body.details).toEqual([
+      { field: 'action', message: expect.any(String) },
+    ]);
     expect((await failure(configure(instagram, 'iceBreakers', 'get', {}, 0))).status).toBe(400);
     // Every field's problem at once, not the first one only.
     expect((await failure(configure(0, 'nope', 'get', {}, 0))).body).toMatchObject({

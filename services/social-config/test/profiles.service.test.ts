@@ -23,8 +23,15 @@ beforeAll(async () => {
   const newTenant = async (name: string) =>
     (
       await tenants.StoreTenant({
-        status: 'active', name, maxUsers: 5, maxConnections: 9, acceptTerms: true,
-        email: `owner@${name.toLowerCase()}.profiles.example`, password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+        status: 'active',
+        name,
+        maxUsers: 5,
+        maxConnections: 9,
+        acceptTerms: true,
+        email: `owner@${name.toLowerCase()}.profiles.example`,
+        password: 'secret-pass1',
+        userName: 'Owner',
+        profile: 'admin',
       })
     ).tenant!.id;
   [tenantId, otherTenantId] = [await newTenant('Acme'), await newTenant('Other')];
@@ -72,6 +79,9 @@ describe('GetProfile', () => {
     for (const channelId of [theirChannel, 2_000_000_000]) {
       expect(errCode(await rpcError(client.GetProfile({ tenantId, channelId })))).toBe('ERR_CHANNEL_NOT_FOUND');
     }
-    await expect(client.GetProfile({ tenantId: otherTenantId, channelId: theirChannel })).resolves.toMatchObject({ tenantId: otherTenantId, greetings: [{ text: 'Olá!' }] });
+    await expect(client.GetProfile({ tenantId: otherTenantId, channelId: theirChannel })).resolves.toMatchObject({
+      tenantId: otherTenantId,
+      greetings: [{ text: 'Olá!' }],
+    });
   });
 });

@@ -108,7 +108,9 @@ export const tenantsService: ServiceSpec<'tenants', TenantsConfig> = {
     const targets = new TargetUrls(config.webhookAllowedPrivate);
     const integrations = new IntegrationsService(repos.tenants, repos.channels, repos.apis, revocations, targets);
     const tenants = new TenantsService(repos.tenants, (tenantId) => integrations.revokeTenant(tenantId));
-    const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis, targets, (id, tenantId) => integrations.channelChanged(id, tenantId));
+    const channels = new ChannelsService(repos.tenants, repos.channels, repos.apis, targets, (id, tenantId) =>
+      integrations.channelChanged(id, tenantId),
+    );
     const payments = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, new GatewayApis(config.paymentApis));
     const resolvers = new Map<unknown, unknown>([
       [TenantResolver, new TenantResolver(tenants, channels, plans)],

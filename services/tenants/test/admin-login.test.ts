@@ -24,7 +24,10 @@ describe('AuthenticateAdmin', () => {
   it('refuses a wrong password and an unknown e-mail alike', async () => {
     const email = uniqueEmail();
     await h.client.StoreTenant(tenantRequest({ email, password: 'Secret-pass1' }));
-    for (const req of [{ email, password: 'Secret-pass2' }, { email: uniqueEmail(), password: 'Secret-pass1' }]) {
+    for (const req of [
+      { email, password: 'Secret-pass2' },
+      { email: uniqueEmail(), password: 'Secret-pass1' },
+    ]) {
       const err = await rpcError(h.client.AuthenticateAdmin(req));
       expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
       expect(errCode(err)).toBe('ERR_UNAUTHORIZED');
@@ -72,7 +75,12 @@ describe('CheckAdminSession', () => {
     const session = { tenantId: tenant.id, userId: user.id, credentialsVersion: user.credentialsVersion };
     await expect(h.client.CheckAdminSession(session)).resolves.toEqual({});
     // Another version (the password changed since), another tenant's id, a user that is not there.
-    for (const req of [{ ...session, credentialsVersion: 'x'.repeat(22) }, { ...session, credentialsVersion: '' }, { ...session, tenantId: tenant.id + 1000 }, { ...session, userId: user.id + 1000 }]) {
+    for (const req of [
+      { ...session, credentialsVersion: 'x'.repeat(22) },
+      { ...session, credentialsVersion: '' },
+      { ...session, tenantId: tenant.id + 1000 },
+      { ...session, userId: user.id + 1000 },
+    ]) {
       const err = await rpcError(h.client.CheckAdminSession(req));
       expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
     }

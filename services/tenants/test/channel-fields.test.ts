@@ -20,13 +20,18 @@ interface Answer {
 async function gql(caller: string | undefined, query: string, variables: Record<string, unknown>): Promise<Answer> {
   const res = await fetch(`http://127.0.0.1:${h.svc.graphqlPort}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${SUPER_ADMIN_TOKEN}`, ...(caller && { 'x-convo-caller': caller }) },
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${SUPER_ADMIN_TOKEN}`,
+      ...(caller && { 'x-convo-caller': caller }),
+    },
     body: JSON.stringify({ query, variables }),
   });
   return (await res.json()) as Answer;
 }
 
-const UPDATE = 'mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id name } }';
+const UPDATE =
+  'mutation($t: Int!, $id: Int!, $c: ChannelChanges!) { updateChannel(tenantId: $t, channelId: $id, changes: $c) { id name } }';
 const CREATE = 'mutation($t: Int!, $c: NewChannel!) { createChannel(tenantId: $t, channel: $c) { channel { id } } }';
 
 async function tenantWithChannel() {
@@ -39,10 +44,17 @@ describe('channel fields by caller', () => {
   it("refuses a tenant administrator (and an unnamed caller) the operator's fields, naming them, and writes nothing", async () => {
     const { tenantId, channelId } = await tenantWithChannel();
     for (const caller of [`tenant:${tenantId}`, undefined, 'tenant:abc', 'root']) {
-      const res = await gql(caller, UPDATE, { t: tenantId, id: channelId, c: { name: 'renamed', engineUrl: 'http://127.0.0.1:1', engineToken: 't', status: 'CONNECTED' } });
+      const res = await gql(caller, UPDATE, {
+        t: tenantId,
+        id: channelId,
+        c: { name: 'renamed', engineUrl: 'http://127.0.0.1:1', engineToken: 't', status: 'CONNECTED' },
+      });
       expect(res.errors?.[0]?.extensions?.code).toBe('ERR_FORBIDDEN');
       expect(res.errors?.[0]?.extensions?.details?.map((d) => d.field)).toEqual(['engineUrl', 'engineToken', 'status']);
-      const created = await gql(caller, CREATE, { t: tenantId, c: { name: 'second', type: 'engine_a', engineUrl: 'http://169.254.169.254/' } });
+      const created = await gql(caller, CREATE, {
+        t: tenantId,
+        c: { name: 'second', type: 'engine_a', engineUrl: 'http://169.254.169.254/' },
+      });
       expect(created.errors?.[0]?.extensions?.code).toBe('ERR_FORBIDDEN');
     }
     const channel = await h.client.GetChannel({ tenantId, channelId });
@@ -60,8 +72,15 @@ describe('channel fields by caller', () => {
 
   it('lets the operator set every field', async () => {
     const { tenantId, channelId } = await tenantWithChannel();
-    const res = await gql('platform', UPDATE, { t: tenantId, id: channelId, c: { engineUrl: 'http://engine.internal:3000', status: 'CONNECTED' } });
+    const res = await gql('platform', UPDATE, {
+      t: tenantId,
+      id: channelId,
+      c: { engineUrl: 'http://engine.internal:3000', status: 'CONNECTED' },
+    });
     expect(res.errors).toBeUndefined();
-    expect(await h.client.GetChannel({ tenantId, channelId })).toMatchObject({ engineUrl: 'http://engine.internal:3000', status: 'CONNECTED' });
+    expect(await h.client.GetChannel({ tenantId, channelId })).toMatchObject({
+      engineUrl: 'http://engine.internal:3000',
+      status: 'CONNECTED',
+    });
   });
 });

@@ -18,7 +18,9 @@ const newTenant = (over: Record<string, unknown> = {}) => h.newTenant(over);
 
 const newPlan = async (over: Record<string, unknown>) => {
   const id = ++planSeq;
-  await h.svc.db.collection('plans').insertOne({ _id: id as never, name: `plan ${id}`, maxUsers: 5, maxConnections: 10, features: [], allowedChannels: [], ...over });
+  await h.svc.db
+    .collection('plans')
+    .insertOne({ _id: id as never, name: `plan ${id}`, maxUsers: 5, maxConnections: 10, features: [], allowedChannels: [], ...over });
   return id;
 };
 
@@ -47,7 +49,9 @@ describe('CreateSession policies', () => {
     expect(errDetails(err)).toEqual([{ field: 'type', message: expect.stringContaining('engine_b') }]);
     await expect(create(t.id, { type: 'whatsapp' })).resolves.toMatchObject({ whatsapp: { type: 'whatsapp' } });
     await expect(h.client.CreateSession(wabaSession(t.id))).resolves.toMatchObject({ whatsapp: { type: 'waba' } });
-    await expect(create(t.id, { type: 'social_a', pageId: 'p1', pageToken: 'pt' })).resolves.toMatchObject({ whatsapp: { type: 'social_a' } });
+    await expect(create(t.id, { type: 'social_a', pageId: 'p1', pageToken: 'pt' })).resolves.toMatchObject({
+      whatsapp: { type: 'social_a' },
+    });
     expect(errCode(await rpcError(create(t.id, { type: 'social_b', pageId: 'p1', pageToken: 'pt' })))).toBe('ERR_CHANNEL_TYPE_NOT_ALLOWED');
   });
 
@@ -148,7 +152,12 @@ describe('UpdateChannel', () => {
       webhookIncoming: true,
     });
     expect(res.hybrid).toMatchObject({ present: false });
-    expect(res.whatsapp).toMatchObject({ name: 'Sales', status: 'CONNECTED', engineUrl: 'http://engine-2.local:3000', webhookUrl: 'https://hooks.example/in' });
+    expect(res.whatsapp).toMatchObject({
+      name: 'Sales',
+      status: 'CONNECTED',
+      engineUrl: 'http://engine-2.local:3000',
+      webhookUrl: 'https://hooks.example/in',
+    });
     await expect(h.client.GetChannel({ tenantId: t.id, channelId: whatsapp!.id })).resolves.toMatchObject({
       engineToken: 'new-token',
       webhookEnabled: true,
@@ -165,7 +174,9 @@ describe('UpdateChannel', () => {
     await expect(h.client.UpdateChannel({ id: whatsapp!.id, pageId: 'page-2', pageToken: 'pt-2' })).resolves.toMatchObject({
       whatsapp: { pageId: 'page-2', pageToken: 'pt-2' },
     });
-    const err = await rpcError(h.client.UpdateChannel({ id: whatsapp!.id, status: 'ONLINE', webhookUrl: 'not a url', pageId: '', name: ' ' }));
+    const err = await rpcError(
+      h.client.UpdateChannel({ id: whatsapp!.id, status: 'ONLINE', webhookUrl: 'not a url', pageId: '', name: ' ' }),
+    );
     expect(errFields(err).sort()).toEqual(['name', 'pageId', 'status', 'webhookUrl']);
   });
 });
@@ -180,7 +191,11 @@ describe('webmail channels', () => {
     expect(errFields(err).sort()).toEqual(['emailAddress', 'engineUrl']);
     expect(await channelsOf(t.id)).toBe(0);
 
-    const { whatsapp } = await create(t.id, { type: 'webmail', emailAddress: ' Support@Shop.example ', engineUrl: 'smtp://u:p@127.0.0.1:2525' });
+    const { whatsapp } = await create(t.id, {
+      type: 'webmail',
+      emailAddress: ' Support@Shop.example ',
+      engineUrl: 'smtp://u:p@127.0.0.1:2525',
+    });
     expect(whatsapp).toMatchObject({ type: 'webmail', emailAddress: 'support@shop.example', engineUrl: 'smtp://u:p@127.0.0.1:2525' });
 
     const bad = await rpcError(h.client.UpdateChannel({ id: whatsapp!.id, emailAddress: 'not-an-address' }));
@@ -218,7 +233,9 @@ describe('webhook signing secrets', () => {
     expect(rotatedAt).toBeLessThanOrEqual(after);
 
     // Once the overlap is over the previous secret is no longer handed out.
-    await h.svc.db.collection('channels').updateOne({ _id: a!.id as never }, { $set: { webhookSecretPreviousUntil: new Date(Date.now() - 1) } });
+    await h.svc.db
+      .collection('channels')
+      .updateOne({ _id: a!.id as never }, { $set: { webhookSecretPreviousUntil: new Date(Date.now() - 1) } });
     const read = await h.client.GetChannel({ tenantId: t.id, channelId: a!.id });
     expect(read.webhookSecretPrevious).toBe('');
     expect(read.webhookSecret).toBe(rotated!.webhookSecret);
@@ -235,7 +252,9 @@ describe('lookups of the inbound path', () => {
       expect((await client.GetChannel({ tenantId: 0, channelId: whatsapp!.id })).tenantId).toBe(t.id);
     }
     for (const caller of ['tickets', 'channel-engines', 'social-config']) {
-      const refused = await rpcError(createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: 0, channelId: whatsapp!.id }));
+      const refused = await rpcError(
+        createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: 0, channelId: whatsapp!.id }),
+      );
       expect(refused.code).toBe(grpc.status.PERMISSION_DENIED);
     }
     const err = await rpcError(h.client.GetChannel({ tenantId: other.id, channelId: whatsapp!.id }));
@@ -247,20 +266,41 @@ describe('lookups of the inbound path', () => {
     const { whatsapp } = await create(t.id, { engineToken: 'engine-secret' });
     // Fields no single kind has all of, written as stored.
     const full = 'https://engine:url-pass@engine.example.com/';
-    await h.svc.db.collection('channels').updateOne({ _id: whatsapp!.id as never }, { $set: { bmToken: 'bm-secret', pageToken: 'page-secret', engineUrl: full } });
-    const read = (caller: string) => createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: t.id, channelId: whatsapp!.id });
-    const secrets = (c: Awaited<ReturnType<typeof read>>) => ({ bm: c.bmToken, engine: c.engineToken, page: c.pageToken, hook: c.webhookSecret !== '', url: c.engineUrl });
+    await h.svc.db
+      .collection('channels')
+      .updateOne({ _id: whatsapp!.id as never }, { $set: { bmToken: 'bm-secret', pageToken: 'page-secret', engineUrl: full } });
+    const read = (caller: string) =>
+      createClient('tenants', h.svc.address, { caller }).GetChannel({ tenantId: t.id, channelId: whatsapp!.id });
+    const secrets = (c: Awaited<ReturnType<typeof read>>) => ({
+      bm: c.bmToken,
+      engine: c.engineToken,
+      page: c.pageToken,
+      hook: c.webhookSecret !== '',
+      url: c.engineUrl,
+    });
     const masked = 'https://engine:***@engine.example.com/';
-    expect(secrets(await read('messaging'))).toEqual({ bm: 'bm-secret', engine: 'engine-secret', page: 'page-secret', hook: true, url: full });
+    expect(secrets(await read('messaging'))).toEqual({
+      bm: 'bm-secret',
+      engine: 'engine-secret',
+      page: 'page-secret',
+      hook: true,
+      url: full,
+    });
     expect(secrets(await read('gateway'))).toEqual({ bm: '', engine: 'engine-secret', page: '', hook: true, url: masked });
     expect(secrets(await read('social-config'))).toEqual({ bm: '', engine: '', page: 'page-secret', hook: false, url: masked });
     for (const caller of ['tickets', 'channel-engines', 'tenants']) {
       expect(secrets(await read(caller))).toEqual({ bm: '', engine: '', page: '', hook: false, url: masked });
     }
     // The other answers that carry a channel follow the same rule.
-    const created = await createClient('tenants', h.svc.address, { caller: 'gateway' }).CreateSession(engineSession(t.id, { engineToken: 'e2' }));
+    const created = await createClient('tenants', h.svc.address, { caller: 'gateway' }).CreateSession(
+      engineSession(t.id, { engineToken: 'e2' }),
+    );
     expect(created.whatsapp).toMatchObject({ engineToken: 'e2', bmToken: '' });
-    const status = await createClient('tenants', h.svc.address, { caller: 'channel-engines' }).SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'CONNECTED' });
+    const status = await createClient('tenants', h.svc.address, { caller: 'channel-engines' }).SetChannelStatus({
+      tenantId: t.id,
+      channelId: whatsapp!.id,
+      status: 'CONNECTED',
+    });
     expect(status).toMatchObject({ status: 'CONNECTED', engineToken: '', webhookSecret: '' });
   });
 
@@ -276,7 +316,9 @@ describe('lookups of the inbound path', () => {
     // The kind is part of the key: the page of a Messenger channel is not an Instagram account.
     expect((await rpcError(h.client.FindChannelByAccount({ type: 'social_a', accountId: pageId }))).code).toBe(grpc.status.NOT_FOUND);
     expect((await rpcError(h.client.FindChannelByAccount({ type: 'waba', accountId: '' }))).code).toBe(grpc.status.NOT_FOUND);
-    expect((await rpcError(h.client.FindChannelByAccount({ type: 'engine_a', accountId: phoneId }))).code).toBe(grpc.status.INVALID_ARGUMENT);
+    expect((await rpcError(h.client.FindChannelByAccount({ type: 'engine_a', accountId: phoneId }))).code).toBe(
+      grpc.status.INVALID_ARGUMENT,
+    );
   });
 
   it("ListChannelIntegrations answers the channel's integrations, within its tenant only", async () => {
@@ -297,7 +339,11 @@ describe('lookups of the inbound path', () => {
     expect(whatsapp!.status).toBe('DISCONNECTED');
     expect((await h.client.SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'CONNECTED' })).status).toBe('CONNECTED');
     expect((await h.client.GetChannel({ tenantId: t.id, channelId: whatsapp!.id })).status).toBe('CONNECTED');
-    expect(errFields(await rpcError(h.client.SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'ONLINE' })))).toEqual(['status']);
-    expect((await rpcError(h.client.SetChannelStatus({ tenantId: other.id, channelId: whatsapp!.id, status: 'DISCONNECTED' }))).code).toBe(grpc.status.NOT_FOUND);
+    expect(errFields(await rpcError(h.client.SetChannelStatus({ tenantId: t.id, channelId: whatsapp!.id, status: 'ONLINE' })))).toEqual([
+      'status',
+    ]);
+    expect((await rpcError(h.client.SetChannelStatus({ tenantId: other.id, channelId: whatsapp!.id, status: 'DISCONNECTED' }))).code).toBe(
+      grpc.status.NOT_FOUND,
+    );
   });
 });

@@ -39,7 +39,9 @@ describe('the gateways’ APIs', () => {
     await expect(api.efiNotification('unknown')).resolves.toBeNull();
     const authorize = fakes.efi.requests.filter((r) => r.url === '/v1/authorize');
     expect(authorize.at(-1)).toMatchObject({ method: 'POST', body: { grant_type: 'client_credentials' } });
-    expect(authorize.at(-1)!.headers.authorization).toBe(`Basic ${Buffer.from(`${fakes.efiClient.id}:${fakes.efiClient.secret}`).toString('base64')}`);
+    expect(authorize.at(-1)!.headers.authorization).toBe(
+      `Basic ${Buffer.from(`${fakes.efiClient.id}:${fakes.efiClient.secret}`).toString('base64')}`,
+    );
   });
 
   it('a gateway that does not answer in time is a failure (ERR_GATEWAY_API_FAILED), not a wait', async () => {
@@ -70,11 +72,13 @@ describe('the gateways’ APIs', () => {
   });
 });
 
-
 describe('the reconciliation’s rate limit per gateway', () => {
   /** When each gateway's fake received its requests since `t0`, in order. */
   const arrivals = (requests: Array<{ receivedAt: number; url: string }>, t0: number, path: string) =>
-    requests.filter((r) => r.receivedAt >= t0 && r.url.startsWith(path)).map((r) => r.receivedAt).sort((a, b) => a - b);
+    requests
+      .filter((r) => r.receivedAt >= t0 && r.url.startsWith(path))
+      .map((r) => r.receivedAt)
+      .sort((a, b) => a - b);
 
   it('spaces each gateway’s reads by 1/PAYMENT_RECONCILE_RATE_PER_SECOND, each gateway at its own pace', async () => {
     // The reconciler's own wiring: its config, read from the environment as the process reads it.
@@ -114,7 +118,12 @@ describe('the reconciliation’s rate limit per gateway', () => {
     fakes.mercadoPago.answer(() => 'hang');
     try {
       const t0 = Date.now();
-      const calls = Array.from({ length: 5 }, () => api.mercadoPagoPayment('1').then(() => 'ok', (e: { code?: string }) => `${e.code}@${Date.now() - t0}`));
+      const calls = Array.from({ length: 5 }, () =>
+        api.mercadoPagoPayment('1').then(
+          () => 'ok',
+          (e: { code?: string }) => `${e.code}@${Date.now() - t0}`,
+        ),
+      );
       const [first, , , , fifth] = await Promise.all(calls);
       // Two in flight, two waiting behind them: all four time out (no read is unbounded)...
       expect(first).toMatch(/^ERR_GATEWAY_API_FAILED@/);

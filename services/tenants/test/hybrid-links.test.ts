@@ -11,7 +11,7 @@ afterAll(async () => {
 });
 
 const newTenant = async () => (await h.client.StoreTenant(tenantRequest({ maxConnections: 0 }))).tenant!.id;
-const engine = async (tenant: number, over: Record<string, unknown> = {}) => (await h.client.CreateSession(engineSession(tenant, over)));
+const engine = async (tenant: number, over: Record<string, unknown> = {}) => await h.client.CreateSession(engineSession(tenant, over));
 const waba = (tenant: number, over: Record<string, unknown> = {}) => h.client.CreateSession(wabaSession(tenant, over));
 const engineId = async (tenant: number, type = 'engine_a') => (await engine(tenant, { type })).whatsapp!.id;
 const channel = (id: number) => h.svc.db.collection('channels').findOne({ _id: id as never });
@@ -32,7 +32,13 @@ describe('hybrid links on tenantApiCreateSession', () => {
     const e = await engineId(t);
     const res = await waba(t, { hybridMode: 'coexistence', linkedChannelId: String(e) });
 
-    expect(res.hybrid).toMatchObject({ present: true, applied: true, whatsappId: res.whatsapp!.id, hybridMode: 'coexistence', linkedChannelId: e });
+    expect(res.hybrid).toMatchObject({
+      present: true,
+      applied: true,
+      whatsappId: res.whatsapp!.id,
+      hybridMode: 'coexistence',
+      linkedChannelId: e,
+    });
     expect(res.whatsapp).toMatchObject({ hybridMode: 'coexistence', linkedChannelId: e });
   });
 
@@ -40,7 +46,10 @@ describe('hybrid links on tenantApiCreateSession', () => {
     const t = await newTenant();
     expect((await waba(t, { hybridMode: 'two_numbers' })).hybrid).toMatchObject({ applied: true, hybridMode: 'two_numbers' });
     const d = await engineId(t, 'engine_d');
-    expect((await waba(t, { hybridMode: 'two_numbers', linkedChannelId: String(d) })).hybrid).toMatchObject({ applied: true, linkedChannelId: d });
+    expect((await waba(t, { hybridMode: 'two_numbers', linkedChannelId: String(d) })).hybrid).toMatchObject({
+      applied: true,
+      linkedChannelId: d,
+    });
   });
 
   it('links a new unofficial channel to an existing waba with linkToWhatsappId', async () => {
@@ -76,12 +85,20 @@ describe('hybrid links on tenantApiCreateSession', () => {
       ['ERR_HYBRID_LINKED_NOT_FOUND', async () => ({ linkedChannelId: '999999' }), 'waba'],
       ['ERR_HYBRID_LINKED_NOT_FOUND', async () => ({ linkedChannelId: String(await engineId(other)) }), 'waba'],
       ['ERR_HYBRID_COEXISTENCE_REQUIRES_LINKED', async () => ({ hybridMode: 'coexistence' }), 'waba'],
-      ['ERR_HYBRID_COEXISTENCE_LINKED_TYPE', async () => ({ hybridMode: 'coexistence', linkedChannelId: String(await engineId(t, 'engine_d')) }), 'waba'],
+      [
+        'ERR_HYBRID_COEXISTENCE_LINKED_TYPE',
+        async () => ({ hybridMode: 'coexistence', linkedChannelId: String(await engineId(t, 'engine_d')) }),
+        'waba',
+      ],
       ['ERR_HYBRID_INVALID_ID_LINK_TO', async () => ({ linkToWhatsappId: 'abc' }), 'engine'],
       ['ERR_HYBRID_INVALID_ID_LINK_TO', async () => ({ linkToWhatsappId: String(await engineId(t)) }), 'engine'],
       ['ERR_HYBRID_INVALID_ID_LINK_TO', async () => ({ linkToWhatsappId: '1' }), 'waba'],
       ['ERR_HYBRID_INVALID_ID_LINKED_CHANNEL', async () => ({ linkedChannelId: '12.5' }), 'waba'],
-      ['ERR_HYBRID_INVALID_ID_LINKED_CHANNEL', async () => ({ linkedChannelId: String((await engine(t, { type: 'webchat' })).whatsapp!.id) }), 'waba'],
+      [
+        'ERR_HYBRID_INVALID_ID_LINKED_CHANNEL',
+        async () => ({ linkedChannelId: String((await engine(t, { type: 'webchat' })).whatsapp!.id) }),
+        'waba',
+      ],
       ['ERR_HYBRID_INVALID_ID_LINKED_CHANNEL', async () => ({ linkedChannelId: '1' }), 'engine'],
       ['ERR_NO_WAPP_FOUND', async () => ({ linkToWhatsappId: '999999' }), 'engine'],
       ['ERR_NO_WAPP_FOUND', async () => ({ linkToWhatsappId: String((await waba(other)).whatsapp!.id) }), 'engine'],

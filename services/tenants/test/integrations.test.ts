@@ -61,17 +61,28 @@ describe('CreateApi', () => {
     const req = apiRequest(s);
     const api = await h.client.CreateApi(req);
 
-    expect(api).toMatchObject({ name: 'CRM', tenant: s.tenant, userId: s.userId, sessionId: s.sessionId, urlServiceStatus: 'https://crm.example/status', authToken: '' });
+    expect(api).toMatchObject({
+      name: 'CRM',
+      tenant: s.tenant,
+      userId: s.userId,
+      sessionId: s.sessionId,
+      urlServiceStatus: 'https://crm.example/status',
+      authToken: '',
+    });
     expect(api.apiId).toMatch(/^[0-9a-f-]{36}$/);
     const doc = await h.svc.db.collection('api_integrations').findOne({ _id: api.apiId as never });
     expect(doc!.tokenHash).toBe(sha256(req.authToken));
     expect(JSON.stringify(doc)).not.toContain(req.authToken);
-    await expect(h.client.ResolveApiToken({ apiId: api.apiId, tokenSha256: sha256(req.authToken) })).resolves.toMatchObject({ tenantId: s.tenant });
+    await expect(h.client.ResolveApiToken({ apiId: api.apiId, tokenSha256: sha256(req.authToken) })).resolves.toMatchObject({
+      tenantId: s.tenant,
+    });
   });
 
   it('requires a token of at least 32 characters and http(s) callback URLs', async () => {
     const s = await setup();
-    const err = await rpcError(h.client.CreateApi(apiRequest(s, { authToken: 'a'.repeat(31), urlMessageStatus: 'javascript:alert(1)', name: '' })));
+    const err = await rpcError(
+      h.client.CreateApi(apiRequest(s, { authToken: 'a'.repeat(31), urlMessageStatus: 'javascript:alert(1)', name: '' })),
+    );
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
     expect(errFields(err).sort()).toEqual(['authToken', 'name', 'urlMessageStatus']);
   });
@@ -102,7 +113,12 @@ describe('DeleteApi', () => {
     const { apiId } = await h.client.CreateApi(req);
     const key = { apiId, tenant: s.tenant, sessionId: s.sessionId, userId: s.userId };
 
-    for (const wrong of [{ tenant: other.tenant }, { sessionId: other.sessionId }, { userId: other.userId }, { apiId: '00000000-0000-4000-8000-000000000000' }]) {
+    for (const wrong of [
+      { tenant: other.tenant },
+      { sessionId: other.sessionId },
+      { userId: other.userId },
+      { apiId: '00000000-0000-4000-8000-000000000000' },
+    ]) {
       const err = await rpcError(h.client.DeleteApi({ ...key, ...wrong }));
       expect(err.code).toBe(grpc.status.NOT_FOUND);
       expect(errCode(err)).toBe('ERR_API_NOT_FOUND');
@@ -120,9 +136,9 @@ describe('DeleteApi', () => {
     const err = await rpcError(h.client.ResolveApiToken({ apiId: api.apiId, tokenSha256: sha256(api.authToken) }));
     expect(err.code).toBe(grpc.status.UNAUTHENTICATED);
     expect(await h.count('api_revocations', { _id: api.apiId })).toBe(1);
-    expect(errCode(await rpcError(h.client.DeleteApi({ apiId: api.apiId, tenant: s.tenant, sessionId: s.sessionId, userId: api.userId })))).toBe(
-      'ERR_API_NOT_FOUND',
-    );
+    expect(
+      errCode(await rpcError(h.client.DeleteApi({ apiId: api.apiId, tenant: s.tenant, sessionId: s.sessionId, userId: api.userId }))),
+    ).toBe('ERR_API_NOT_FOUND');
   });
 });
 

@@ -42,7 +42,12 @@ afterAll(async () => {
 });
 
 /** Stripe-Signature as Stripe makes it (the e2e tests check this against the stripe package itself). */
-function stripeDelivery(secret: string, event: Record<string, unknown>, t = Math.floor(Date.now() / 1000), extraV1: string[] = []): PaymentDelivery {
+function stripeDelivery(
+  secret: string,
+  event: Record<string, unknown>,
+  t = Math.floor(Date.now() / 1000),
+  extraV1: string[] = [],
+): PaymentDelivery {
   const body = JSON.stringify({ object: 'event', api_version: '2024-06-20', livemode: false, ...event });
   const v1 = createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
   return { query: '', headers: { 'stripe-signature': [`t=${t}`, ...extraV1.map((s) => `v1=${s}`), `v1=${v1}`].join(',') }, body };
@@ -103,12 +108,18 @@ describe('ApplyPaymentWebhook: each gateway as the real one', () => {
   it.each(GATEWAYS)('applies a %s event in its real format', async (gateway) => {
     const t = await tenantOn(gateway);
     expect(await paymentStatus(t.id)).toBe('pending');
-    await expect(deliver(gateway, await paidEvent(gateway, t.customerId))).resolves.toMatchObject({ applied: true, outcome: 'applied', paymentStatus: 'paid' });
+    await expect(deliver(gateway, await paidEvent(gateway, t.customerId))).resolves.toMatchObject({
+      applied: true,
+      outcome: 'applied',
+      paymentStatus: 'paid',
+    });
     expect(await paymentStatus(t.id)).toBe('paid');
   });
 
   it.each([['asaas'], ['stripe'], ['mercadopago'], ['efi'], ['gerencianet']])('takes the real name %s in the path', async (name) => {
-    const gateway = ({ asaas: 'gateway_a', stripe: 'gateway_b', mercadopago: 'gateway_c', efi: 'gateway_d', gerencianet: 'gateway_d' } as const)[name]!;
+    const gateway = (
+      { asaas: 'gateway_a', stripe: 'gateway_b', mercadopago: 'gateway_c', efi: 'gateway_d', gerencianet: 'gateway_d' } as const
+    )[name]!;
     const t = await tenantOn(gateway);
     await expect(deliver(name, await paidEvent(gateway, t.customerId))).resolves.toMatchObject({ applied: true });
   });
@@ -157,7 +168,9 @@ describe('ApplyPaymentWebhook: each gateway as the real one', () => {
     expect((await rpcError(deliver('gateway_b', replay))).code).toBe(grpc.status.UNAUTHENTICATED);
     expect(await paymentStatus(t.id)).toBe('pending');
     // A rolled secret: Stripe signs with both; one v1 that matches is enough.
-    await expect(deliver('gateway_b', stripeDelivery(SECRETS.gateway_b, ev, undefined, ['00'.repeat(32)]))).resolves.toMatchObject({ applied: true });
+    await expect(deliver('gateway_b', stripeDelivery(SECRETS.gateway_b, ev, undefined, ['00'.repeat(32)]))).resolves.toMatchObject({
+      applied: true,
+    });
   });
 
   it('Mercado Pago: refuses a notice older than 300 s or for another data.id, and reads the payment with the platform token', async () => {
@@ -250,8 +263,12 @@ describe('ApplyPaymentWebhook: once, in order, recorded', () => {
     });
     // Mercado Pago: a signed notice of another topic, or of a payment the platform cannot read.
     const order = mercadoPagoDelivery(SECRETS.gateway_c, '4242');
-    await expect(deliver('gateway_c', { ...order, query: order.query.replace('type=payment', 'type=merchant_order') })).resolves.toMatchObject({ outcome: 'ignored_type' });
-    await expect(deliver('gateway_c', mercadoPagoDelivery(SECRETS.gateway_c, '999000999'))).resolves.toMatchObject({ outcome: 'ignored_type' });
+    await expect(
+      deliver('gateway_c', { ...order, query: order.query.replace('type=payment', 'type=merchant_order') }),
+    ).resolves.toMatchObject({ outcome: 'ignored_type' });
+    await expect(deliver('gateway_c', mercadoPagoDelivery(SECRETS.gateway_c, '999000999'))).resolves.toMatchObject({
+      outcome: 'ignored_type',
+    });
     expect(await h.count('payment_events', { gateway: 'gateway_c', type: { $in: ['merchant_order', 'payment.not_found'] } })).toBe(2);
     const afterSwitch = await paymentStatus(t.id);
     const left = asaasDelivery(SECRETS.gateway_a, { id: `evt_${randomUUID()}`, event: 'PAYMENT_RECEIVED', customer: t.customerId });

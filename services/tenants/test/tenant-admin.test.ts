@@ -121,7 +121,11 @@ describe('UpdateTenant', () => {
 
   it('switches supportChatEnabled and oauth settings', async () => {
     const t = await newTenant();
-    const res = await update(t.identity, { supportChatEnabled: 'enabled', oauthEnabled: true, oauthProxyUrl: 'https://proxy.example/oauth' });
+    const res = await update(t.identity, {
+      supportChatEnabled: 'enabled',
+      oauthEnabled: true,
+      oauthProxyUrl: 'https://proxy.example/oauth',
+    });
     expect(res).toMatchObject({ supportChatEnabled: true, oauthEnabled: true, oauthProxyUrl: 'https://proxy.example/oauth' });
     expect((await update(t.identity, { supportChatEnabled: 'disabled' })).supportChatEnabled).toBe(false);
     const err = await rpcError(update(t.identity, { supportChatEnabled: 'yes', oauthProxyUrl: 'ftp://x' }));
@@ -139,7 +143,10 @@ describe('UpdateTenant', () => {
       { field: 'allowedChannels[1]', message: expect.stringContaining('"telegram"') },
     ]);
 
-    const ok = await update(t.identity, { menuVisibility: { values: ['Kanban', 'Api'] }, allowedChannels: { values: ['waba', 'engine_b'] } });
+    const ok = await update(t.identity, {
+      menuVisibility: { values: ['Kanban', 'Api'] },
+      allowedChannels: { values: ['waba', 'engine_b'] },
+    });
     expect(ok).toMatchObject({ menuVisibility: ['Kanban', 'Api'], allowedChannels: ['waba', 'engine_b'] });
     // Absent leaves the list, empty clears it.
     expect((await update(t.identity, { status: 'active' })).allowedChannels).toEqual(['waba', 'engine_b']);
@@ -188,7 +195,11 @@ describe('UpdateTenant payment gateway', () => {
 
   const onGatewayA = () => {
     const p = pair('gateway_a');
-    return newTenant({ paymentGateway: 'gateway_a', gatewayCredentials: { customerId: p.customerId, token: p.token }, gatewayAEnabled: true });
+    return newTenant({
+      paymentGateway: 'gateway_a',
+      gatewayCredentials: { customerId: p.customerId, token: p.token },
+      gatewayAEnabled: true,
+    });
   };
 
   it('turns the legacy gateway_a mode off when switching to another gateway, and masks the token', async () => {
@@ -221,7 +232,9 @@ describe('UpdateTenant payment gateway', () => {
 
   it('refuses half a pair and the pair of a gateway that is not chosen', async () => {
     const t = await newTenant();
-    const half = await rpcError(update(t.identity, { paymentGateway: 'gateway_d', gatewayPairs: [{ gateway: 'gateway_d', customerId: 'c1' }] }));
+    const half = await rpcError(
+      update(t.identity, { paymentGateway: 'gateway_d', gatewayPairs: [{ gateway: 'gateway_d', customerId: 'c1' }] }),
+    );
     expect(errFields(half)).toEqual(['gateway_dToken']);
     const stray = await rpcError(update(t.identity, { paymentGateway: 'gateway_d', gatewayPairs: [pair('gateway_d'), pair('gateway_b')] }));
     expect(errFields(stray)).toEqual(['gateway_bCustomerId']);
@@ -233,13 +246,17 @@ describe('UpdateTenant payment gateway', () => {
     const shared = pair('gateway_b');
     await update(first.identity, { paymentGateway: 'gateway_b', gatewayPairs: [shared] });
 
-    const err = await rpcError(update(second.identity, { paymentGateway: 'gateway_b', gatewayPairs: [pair('gateway_b', shared.customerId)] }));
+    const err = await rpcError(
+      update(second.identity, { paymentGateway: 'gateway_b', gatewayPairs: [pair('gateway_b', shared.customerId)] }),
+    );
     expect(err.code).toBe(grpc.status.ABORTED);
     expect(errCode(err)).toBe('ERR_GATEWAY_CUSTOMER_IN_USE');
     expect((await h.client.ShowTenant({ id: second.id })).paymentGateway).toBe('');
 
     await update(first.identity, { gatewayPairs: [pair('gateway_b')] });
-    await expect(update(second.identity, { paymentGateway: 'gateway_b', gatewayPairs: [pair('gateway_b', shared.customerId)] })).resolves.toMatchObject({
+    await expect(
+      update(second.identity, { paymentGateway: 'gateway_b', gatewayPairs: [pair('gateway_b', shared.customerId)] }),
+    ).resolves.toMatchObject({
       paymentGateway: 'gateway_b',
     });
   });
@@ -258,7 +275,9 @@ describe('plans', () => {
   };
 
   it('creates a plan with allowedChannels (the enum AllowedChannel) through GraphQL, and refuses unknown channel types', async () => {
-    const ok = await graphql('mutation { createPlan(name: "Pro", maxUsers: 3, maxConnections: 2, allowedChannels: [waba]) { id allowedChannels } }');
+    const ok = await graphql(
+      'mutation { createPlan(name: "Pro", maxUsers: 3, maxConnections: 2, allowedChannels: [waba]) { id allowedChannels } }',
+    );
     expect(ok.errors).toBeUndefined();
     expect(ok.data.createPlan).toMatchObject({ id: expect.any(Number), allowedChannels: ['waba'] });
     const bad = await graphql('mutation { createPlan(name: "Bad", maxUsers: 1, maxConnections: 1, allowedChannels: [fax]) { id } }');

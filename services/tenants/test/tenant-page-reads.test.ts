@@ -64,11 +64,17 @@ describe("the tenants page's reads (plan, usage, users, integrations, channels b
     );
     for (let i = 0; i < 100; i++) {
       const planId = i % 3 === 2 ? undefined : plans[i % 3].createPlan.id;
-      const { tenant } = await h.client.StoreTenant(tenantRequest({ name: `${tag} ${String(i).padStart(3, '0')}`, maxUsers: 5, maxConnections: 3, ...(planId ? { planId } : {}) }));
+      const { tenant } = await h.client.StoreTenant(
+        tenantRequest({ name: `${tag} ${String(i).padStart(3, '0')}`, maxUsers: 5, maxConnections: 3, ...(planId ? { planId } : {}) }),
+      );
       tenantIds.push(tenant!.id);
     }
     // A few tenants with more than their first user, and channels: the counts must be each tenant's own.
-    for (const [i, channels] of [[0, 2], [7, 1], [99, 3]] as const) {
+    for (const [i, channels] of [
+      [0, 2],
+      [7, 1],
+      [99, 3],
+    ] as const) {
       for (let c = 0; c < channels; c++) await h.client.CreateSession(engineSession(tenantIds[i], { name: `line ${i}.${c}` }));
     }
   }, 120_000);

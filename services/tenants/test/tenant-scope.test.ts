@@ -46,7 +46,10 @@ describe('tenant scope on the tenants subgraph', () => {
     ];
     for (const [query, message] of refused) {
       const res = await gql(caller, query);
-      expect({ status: res.status, error: res.errors?.[0] }).toEqual({ status: 403, error: expect.objectContaining({ message, extensions: { code: 'ERR_FORBIDDEN' } }) });
+      expect({ status: res.status, error: res.errors?.[0] }).toEqual({
+        status: 403,
+        error: expect.objectContaining({ message, extensions: { code: 'ERR_FORBIDDEN' } }),
+      });
       expect(res.data ?? null).toBeNull();
     }
   });

@@ -75,7 +75,7 @@ describe('StoreTenant', () => {
     expect(await count('users')).toBe(users);
   });
 
-  it("takes maxUsers and maxConnections from the plan when one is given", async () => {
+  it('takes maxUsers and maxConnections from the plan when one is given', async () => {
     await svc.db.collection('plans').insertOne({ _id: 1 as never, name: 'p', maxUsers: 50, maxConnections: 9, features: [] });
     const { tenant } = await client.StoreTenant(tenantRequest({ planId: 1, maxUsers: 3, maxConnections: 1 }));
 
@@ -288,7 +288,14 @@ describe('ListUsers', () => {
 
     const first = await client.ListUsers({ tenantId: tenant.id, page: 1 });
     expect(first).toMatchObject({ count: 22, hasMore: true, page: 1, pageSize: 20 });
-    expect(first.users[0]).toEqual({ id: 900_000 + tenant.id * 100, tenantId: tenant.id, name: 'Agent 00', email: `agent-0-${tenant.id}@acme.example`, profile: 'user', credentialsVersion: '' });
+    expect(first.users[0]).toEqual({
+      id: 900_000 + tenant.id * 100,
+      tenantId: tenant.id,
+      name: 'Agent 00',
+      email: `agent-0-${tenant.id}@acme.example`,
+      profile: 'user',
+      credentialsVersion: '',
+    });
     expect((await client.ListUsers({ tenantId: tenant.id, page: 2 })).users.map((u) => u.name)).toEqual(['Agent 20', 'Alice']);
     expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'ALICE' })).users.map((u) => u.profile)).toEqual(['admin']);
     expect((await client.ListUsers({ tenantId: tenant.id, page: 1, search: 'agent-1' })).count).toBe(11);

@@ -62,7 +62,8 @@ export const ticketsService: ServiceSpec<'tickets', TicketsConfig> = {
   async create({ db, log, config }) {
     const repo = new TicketsDatabase(db);
     const { listingGap } = await repo.init();
-    if (listingGap) log.warn({ gap: listingGap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
+    if (listingGap)
+      log.warn({ gap: listingGap }, 'tickets and listing rows differ by a few at start: left to the next write of each ticket');
     const catalog = new CatalogService(repo);
     const users: TenantUsers = new TenantUsersOverGrpc(createClient('tenants', config.tenantsAddr), config.userCacheMs);
     const copies = new TicketCopies(config.snapshotMs);

@@ -98,13 +98,20 @@ describe('contact identities', () => {
   it('gives 20 concurrent first messages carrying one new (phone, BSUID) pair one contact and one ticket', async () => {
     const tenantId = newTenantId();
     const [phone, bsuid] = [newPhone(), newBsuid()];
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => open(tenantId, i % 3 ? { number: phone, bsuid } : { bsuid }).catch((e: Error) => e)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => open(tenantId, i % 3 ? { number: phone, bsuid } : { bsuid }).catch((e: Error) => e)),
+    );
     const ok = answers.filter((a): a is Exclude<typeof a, Error> => !(a instanceof Error));
     expect(ok.length).toBeGreaterThan(0);
     // Whatever raced, the next message finds one contact.
     await open(tenantId, { number: phone, bsuid });
     expect(await liveContactsOf(tenantId)).toEqual([expect.objectContaining({ number: phone, bsuid })]);
-    const open_ = (await svc.db.collection('tickets').find({ tenantId, status: { $ne: 'closed' } }).toArray()).map((t) => t.contactId);
+    const open_ = (
+      await svc.db
+        .collection('tickets')
+        .find({ tenantId, status: { $ne: 'closed' } })
+        .toArray()
+    ).map((t) => t.contactId);
     expect(new Set(open_).size).toBe(1);
   });
 
@@ -123,7 +130,10 @@ describe('contact identities', () => {
     const repaired = await open(other, { lid: `${digits}@lid`, number: phone });
     expect(repaired.ticket!.id).toBe(legacy.ticket!.id);
     expect(await liveContactsOf(other)).toEqual([expect.objectContaining({ number: phone, lid: `${digits}@lid`, name: 'Eva' })]);
-    expect((await client.GetTicket({ tenantId: other, ticketId: legacy.ticket!.id })).contact).toMatchObject({ number: phone, lid: `${digits}@lid` });
+    expect((await client.GetTicket({ tenantId: other, ticketId: legacy.ticket!.id })).contact).toMatchObject({
+      number: phone,
+      lid: `${digits}@lid`,
+    });
 
     // Without the phone, the LID itself becomes the key.
     const third = newTenantId();

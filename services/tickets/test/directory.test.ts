@@ -44,16 +44,34 @@ describe('contacts', () => {
     const tenantId = newTenantId();
     const number = newNumber();
     const { contact, created } = await client.CreateContact({
-      tenantId, channelId: 7, number: `+${number}`, firstName: 'Ana', lastName: 'Souza', email: 'Ana@Example.com', externalKey: 'crm-1',
+      tenantId,
+      channelId: 7,
+      number: `+${number}`,
+      firstName: 'Ana',
+      lastName: 'Souza',
+      email: 'Ana@Example.com',
+      externalKey: 'crm-1',
     });
     expect(created).toBe(true);
-    expect(contact).toMatchObject({ tenantId, channelId: 7, number, name: 'Ana Souza', email: 'ana@example.com', firstName: 'Ana', externalKey: 'crm-1', tagIds: [] });
+    expect(contact).toMatchObject({
+      tenantId,
+      channelId: 7,
+      number,
+      name: 'Ana Souza',
+      email: 'ana@example.com',
+      firstName: 'Ana',
+      externalKey: 'crm-1',
+      tagIds: [],
+    });
     expect(await client.GetContact({ tenantId, channelId: 7, number })).toMatchObject({ id: contact!.id, name: 'Ana Souza' });
 
     const again = await rpcError(client.CreateContact({ tenantId, channelId: 7, number, name: 'Other' }));
     expect([again.code, errCode(again)]).toEqual([grpc.status.ABORTED, 'ERR_CONTACT_EXISTS']);
     // A retry with the same externalKey answers the first contact.
-    expect(await client.CreateContact({ tenantId, channelId: 7, number, externalKey: 'crm-1' })).toMatchObject({ created: false, contact: { id: contact!.id } });
+    expect(await client.CreateContact({ tenantId, channelId: 7, number, externalKey: 'crm-1' })).toMatchObject({
+      created: false,
+      contact: { id: contact!.id },
+    });
     expect(await svc.db.collection('contacts').countDocuments({ tenantId })).toBe(1);
   });
 
@@ -61,7 +79,10 @@ describe('contacts', () => {
     const tenantId = newTenantId();
     const number = newNumber();
     await client.CreateContact({ tenantId, channelId: 7, number });
-    for (const where of [{ tenantId, channelId: 8 }, { tenantId: newTenantId(), channelId: 7 }]) {
+    for (const where of [
+      { tenantId, channelId: 8 },
+      { tenantId: newTenantId(), channelId: 7 },
+    ]) {
       const err = await rpcError(client.GetContact({ ...where, number }));
       expect([err.code, errCode(err)]).toEqual([grpc.status.NOT_FOUND, 'ERR_CONTACT_NOT_FOUND']);
       const update = await rpcError(client.UpdateContact({ ...where, number, name: 'X' }));
@@ -69,7 +90,7 @@ describe('contacts', () => {
     }
   });
 
-  it('updates the given fields only, and a new name shows on the contact\'s tickets', async () => {
+  it("updates the given fields only, and a new name shows on the contact's tickets", async () => {
     const tenantId = newTenantId();
     const ticket = await newTicket(tenantId);
     const number = ticket.contact!.number;
@@ -89,9 +110,10 @@ describe('contacts', () => {
     expect(await svc.db.collection('contacts').countDocuments({ tenantId })).toBe(0);
   });
 
-  it('lists the tenant\'s contacts by name in pages of 20, searchable, and by tag', async () => {
+  it("lists the tenant's contacts by name in pages of 20, searchable, and by tag", async () => {
     const tenantId = newTenantId();
-    for (let i = 0; i < 23; i++) await client.CreateContact({ tenantId, channelId: 7, number: newNumber(), name: `Name ${String(i).padStart(2, '0')}` });
+    for (let i = 0; i < 23; i++)
+      await client.CreateContact({ tenantId, channelId: 7, number: newNumber(), name: `Name ${String(i).padStart(2, '0')}` });
     await client.CreateContact({ tenantId: newTenantId(), channelId: 7, number: newNumber(), name: 'Name foreign' });
 
     const first = await client.ListContacts({ tenantId, page: 1 });
@@ -176,8 +198,22 @@ describe('ListPauses', () => {
     let log = await client.ListPauses({ tenantId, ticketId: ticket.id, page: 1 });
     expect(log).toMatchObject({ count: 2, hasMore: false, page: 1, pageSize: 20 });
     expect(log.pauses).toEqual([
-      { id: expect.any(Number), ticketId: ticket.id, pauseReason: 'Lunch', startedAt: expect.any(String), endedAt: expect.any(String), endedBy: 'end' },
-      { id: expect.any(Number), ticketId: ticket.id, pauseReason: 'Waiting for the carrier', startedAt: expect.any(String), endedAt: '', endedBy: '' },
+      {
+        id: expect.any(Number),
+        ticketId: ticket.id,
+        pauseReason: 'Lunch',
+        startedAt: expect.any(String),
+        endedAt: expect.any(String),
+        endedBy: 'end',
+      },
+      {
+        id: expect.any(Number),
+        ticketId: ticket.id,
+        pauseReason: 'Waiting for the carrier',
+        startedAt: expect.any(String),
+        endedAt: '',
+        endedBy: '',
+      },
     ]);
 
     // Closing the ticket ends its pause, in the log too.
@@ -234,20 +270,42 @@ describe("a contact's identities in the answers", () => {
     const tenantId = newTenantId();
     const ticket = await ticketWith(tenantId, { bsuid: BSUID, parentBsuid: PARENT_BSUID, username: 'ana.souza' });
     const read = await client.GetTicket({ tenantId, ticketId: ticket.id });
-    expect(read.contact).toMatchObject({ number: ticket.contact!.number, bsuid: BSUID, parentBsuid: PARENT_BSUID, lid: '', username: 'ana.souza' });
+    expect(read.contact).toMatchObject({
+      number: ticket.contact!.number,
+      bsuid: BSUID,
+      parentBsuid: PARENT_BSUID,
+      lid: '',
+      username: 'ana.souza',
+    });
     const contact = await client.GetContactById({ tenantId, contactId: ticket.contact!.id });
-    expect(contact).toMatchObject({ number: ticket.contact!.number, bsuid: BSUID, parentBsuid: PARENT_BSUID, lid: '', username: 'ana.souza' });
+    expect(contact).toMatchObject({
+      number: ticket.contact!.number,
+      bsuid: BSUID,
+      parentBsuid: PARENT_BSUID,
+      lid: '',
+      username: 'ana.souza',
+    });
   });
 });
 
 describe('the GraphQL Contact', () => {
-  const query = 'query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { contact { id number name email bsuid parentBsuid lid username } } }';
+  const query =
+    'query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { contact { id number name email bsuid parentBsuid lid username } } }';
 
   it('shows a contact known only by its BSUID with number "" and its identities, null when unknown', async () => {
     const tenantId = newTenantId();
     const ticket = await ticketWith(tenantId, { bsuid: BSUID, username: 'ana.souza' }, '');
     const { contact } = (await gql(query, { t: tenantId, id: ticket.id })).ticket;
-    expect(contact).toEqual({ id: ticket.contact!.id, number: '', name: '', email: '', bsuid: BSUID, parentBsuid: null, lid: null, username: 'ana.souza' });
+    expect(contact).toEqual({
+      id: ticket.contact!.id,
+      number: '',
+      name: '',
+      email: '',
+      bsuid: BSUID,
+      parentBsuid: null,
+      lid: null,
+      username: 'ana.souza',
+    });
   });
 
   it('shows a phone contact as before, its identities null', async () => {
@@ -266,7 +324,9 @@ describe('the free-text searches', () => {
     await ticketWith(tenantId, {});
     const search = async (text: string) => (await client.ListTickets({ tenantId, page: 1, search: text })).tickets.map((t) => t.id);
     const graph = async (text: string) =>
-      (await gql('query($t: Int!, $s: String) { tickets(tenantId: $t, search: $s) { nodes { id } } }', { t: tenantId, s: text })).tickets.nodes.map((n: { id: number }) => n.id);
+      (
+        await gql('query($t: Int!, $s: String) { tickets(tenantId: $t, search: $s) { nodes { id } } }', { t: tenantId, s: text })
+      ).tickets.nodes.map((n: { id: number }) => n.id);
 
     expect(await search('br.1349120865')).toEqual([waba.id]);
     expect(await search('Ana.Souza')).toEqual([waba.id]);

@@ -19,7 +19,9 @@ afterAll(async () => {
 });
 
 it('hands out every id once across two replicas taking ids at once', async () => {
-  const ids = (await Promise.all(replicas.flatMap((conn) => Array.from({ length: 40 }, () => nextSequence(conn, 'ticket'))))).sort((a, b) => a - b);
+  const ids = (await Promise.all(replicas.flatMap((conn) => Array.from({ length: 40 }, () => nextSequence(conn, 'ticket'))))).sort(
+    (a, b) => a - b,
+  );
   expect(new Set(ids).size).toBe(80);
   // And the next ones continue after them.
   const after = await nextSequence(replicas[0], 'ticket');

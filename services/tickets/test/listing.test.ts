@@ -37,7 +37,8 @@ async function gql(query: string, variables: Record<string, unknown>) {
 }
 
 const createQueue = async (tenantId: number): Promise<number> =>
-  (await gql('mutation($t: Int!, $n: String!) { createQueue(tenantId: $t, name: $n) { id } }', { t: tenantId, n: `q-${Math.random()}` })).createQueue.id;
+  (await gql('mutation($t: Int!, $n: String!) { createQueue(tenantId: $t, name: $n) { id } }', { t: tenantId, n: `q-${Math.random()}` }))
+    .createQueue.id;
 
 interface Seeded {
   _id: number;
@@ -58,11 +59,30 @@ async function seed(tenantId: number, firstId: number, count: number, queues: Ar
     const offset = step * 17 * 60_000 + (i % 29 === 0 ? -90 * 24 * SLOT_MS : 0) + (i % 11 === 0 ? -2 * SLOTS_PER_ERA * SLOT_MS : 0);
     const at = new Date(base + offset);
     return {
-      _id: firstId + i, tenantId, channelId: i % 4 === 0 ? 4 : 3, contactId: firstId + i,
+      _id: firstId + i,
+      tenantId,
+      channelId: i % 4 === 0 ? 4 : 3,
+      contactId: firstId + i,
       contact: { number: `55118${String(10_000_000 + firstId + i)}`, name: `Contact ${i}`, email: '' },
-      status: STATUSES[i % 3], userId: null, queueId: queues[i % queues.length], chatFlowId: null, kanbanId: null, reasonId: null, value: null,
-      externalKey: '', botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [], paused: false,
-      pauseReason: null, pausedAt: null, evaluation: null, createdAt: at, updatedAt: at, closedAt: null,
+      status: STATUSES[i % 3],
+      userId: null,
+      queueId: queues[i % queues.length],
+      chatFlowId: null,
+      kanbanId: null,
+      reasonId: null,
+      value: null,
+      externalKey: '',
+      botBuilderStatus: false,
+      llmAssistantStatus: false,
+      workflowStatus: false,
+      tagIds: [],
+      paused: false,
+      pauseReason: null,
+      pausedAt: null,
+      evaluation: null,
+      createdAt: at,
+      updatedAt: at,
+      closedAt: null,
     };
   });
   await db.collection('tickets').insertMany(docs as never[]);
@@ -98,7 +118,10 @@ async function expectListing(tenantId: number, queues: number[]): Promise<void> 
     [{ queueIds: [queues[0]] }, (t) => t.queueId === queues[0]],
     [{ queueIds: queues }, (t) => t.queueId !== null && queues.includes(t.queueId)],
     [{ channelIds: [4] }, (t) => t.channelId === 4],
-    [{ status: 'pending', queueIds: [queues[1]], channelIds: [3] }, (t) => t.status === 'pending' && t.queueId === queues[1] && t.channelId === 3],
+    [
+      { status: 'pending', queueIds: [queues[1]], channelIds: [3] },
+      (t) => t.status === 'pending' && t.queueId === queues[1] && t.channelId === 3,
+    ],
   ];
   for (const [filter, keep] of filters) {
     const want = await expected(tenantId, keep);
@@ -115,9 +138,13 @@ async function expectCountsBy(tenantId: number): Promise<void> {
     for (const t of tickets) m.set(key(t), (m.get(key(t)) ?? 0) + 1);
     return [...m].map(([k, count]) => ({ key: k, count })).sort((a, b) => String(a.key).localeCompare(String(b.key)));
   };
-  const answer = (await gql('query($t: Int!) { ticketCounts(tenantId: $t) { byStatus { key count } byQueue { key count } byChannel { key count } } }', { t: tenantId }))
-    .ticketCounts;
-  const sorted = (groups: Array<{ key: string | null; count: number }>) => [...groups].sort((a, b) => String(a.key).localeCompare(String(b.key)));
+  const answer = (
+    await gql('query($t: Int!) { ticketCounts(tenantId: $t) { byStatus { key count } byQueue { key count } byChannel { key count } } }', {
+      t: tenantId,
+    })
+  ).ticketCounts;
+  const sorted = (groups: Array<{ key: string | null; count: number }>) =>
+    [...groups].sort((a, b) => String(a.key).localeCompare(String(b.key)));
   expect(sorted(answer.byStatus)).toEqual(tally((t) => t.status));
   expect(sorted(answer.byQueue)).toEqual(tally((t) => (t.queueId === null ? null : String(t.queueId))));
   expect(sorted(answer.byChannel)).toEqual(tally((t) => String(t.channelId)));
@@ -152,14 +179,21 @@ it('follows status and queue moves, one by one and concurrent, in order and in e
   // A page answers each ticket as it is now, not as it was listed before.
   const first = await client.ListTickets({ tenantId, page: 1 });
   // (GetTicket's copies also say how long they may be used: a page's do not.)
-  const now = await Promise.all(first.tickets.slice(0, 3).map(async (t) => ({ ...(await client.GetTicket({ tenantId, ticketId: t.id })), snapshotMs: 0 })));
+  const now = await Promise.all(
+    first.tickets.slice(0, 3).map(async (t) => ({ ...(await client.GetTicket({ tenantId, ticketId: t.id })), snapshotMs: 0 })),
+  );
   expect(first.tickets.slice(0, 3)).toEqual(now);
   expect(first.tickets.find((t) => t.id === 820_005)).toMatchObject({ status: 'closed' });
 
   // Many tickets of one tenant moving at once: no counter update is lost.
   await Promise.all(
     Array.from({ length: 45 }, (_, i) =>
-      client.UpdateTicket({ tenantId, ticketId: 820_000 + i * 2, status: STATUSES[(i + 1) % 3], ...(i % 2 ? { queueId: queues[i % 4 === 1 ? 0 : 1] } : {}) }),
+      client.UpdateTicket({
+        tenantId,
+        ticketId: 820_000 + i * 2,
+        status: STATUSES[(i + 1) % 3],
+        ...(i % 2 ? { queueId: queues[i % 4 === 1 ? 0 : 1] } : {}),
+      }),
     ),
   );
   await expectListing(tenantId, queues);
@@ -189,7 +223,16 @@ it('rebuilds rows and counts written by an older layout (rows without slots, no 
   const tickets = await svc.db.collection('tickets').find({ tenantId }).toArray();
   await svc.db.collection('ticket_rows').deleteMany({ tenantId });
   await svc.db.collection('ticket_rows').insertMany(
-    tickets.map((t) => ({ _id: t._id, tenantId, status: t.status, queueId: t.queueId, channelId: t.channelId, contactId: t.contactId, updatedAt: t.updatedAt, contact: t.contact })),
+    tickets.map((t) => ({
+      _id: t._id,
+      tenantId,
+      status: t.status,
+      queueId: t.queueId,
+      channelId: t.channelId,
+      contactId: t.contactId,
+      updatedAt: t.updatedAt,
+      contact: t.contact,
+    })),
   );
   await svc.db.collection('ticket_counts').deleteMany({ _id: { $in: [0, tenantId] } } as never);
   await restart();

@@ -82,7 +82,7 @@ describe('OpenForContact', () => {
     expect(await kept()).toEqual({ contact: new Date(minute), ticket: minute });
   });
 
-  it('window_only moves the contact\'s window (and its current ticket\'s) and opens no ticket', async () => {
+  it("window_only moves the contact's window (and its current ticket's) and opens no ticket", async () => {
     const tenantId = newTenantId();
     const number = newNumber();
     const at = '2026-11-20T10:00:00.000Z';
@@ -93,7 +93,10 @@ describe('OpenForContact', () => {
     const next = await open(tenantId, number);
     expect(next).toMatchObject({ created: true, ticket: { contact: { lastInboundAt: at } } });
     const later = '2026-11-20T11:00:00.000Z';
-    expect(await open(tenantId, number, { inboundAt: later, windowOnly: true })).toMatchObject({ created: false, ticket: { id: next.ticket!.id, contact: { lastInboundAt: later } } });
+    expect(await open(tenantId, number, { inboundAt: later, windowOnly: true })).toMatchObject({
+      created: false,
+      ticket: { id: next.ticket!.id, contact: { lastInboundAt: later } },
+    });
     expect(await ticketsOf(tenantId)).toHaveLength(1);
   });
 
@@ -217,7 +220,10 @@ describe('OpenForContact', () => {
       const tenantId = newTenantId();
       const number = newNumber();
       const { ticket } = await open(tenantId, number);
-      await expect(open(tenantId, number, { pinTicketId: ticket!.id })).resolves.toMatchObject({ created: false, ticket: { id: ticket!.id } });
+      await expect(open(tenantId, number, { pinTicketId: ticket!.id })).resolves.toMatchObject({
+        created: false,
+        ticket: { id: ticket!.id },
+      });
     });
 
     it("is NOT_FOUND for another contact's, another channel's or another tenant's ticket, creating nothing", async () => {

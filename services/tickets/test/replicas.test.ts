@@ -17,7 +17,9 @@ afterAll(() => mesh?.stop());
 
 it('creates tickets through two replicas at once, each with its own id', async () => {
   const created = await Promise.all(
-    Array.from({ length: 24 }, (_, i) => replicas[i % 2].CreateTicket({ tenantId: 77, channelId: 1, number: `5521990${String(100_000 + i)}` })),
+    Array.from({ length: 24 }, (_, i) =>
+      replicas[i % 2].CreateTicket({ tenantId: 77, channelId: 1, number: `5521990${String(100_000 + i)}` }),
+    ),
   );
   const ids = created.map((c) => c.ticket!.id);
   expect(new Set(ids).size).toBe(24);

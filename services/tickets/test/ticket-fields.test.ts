@@ -57,7 +57,7 @@ describe('Ticket.notes over a page of tickets', () => {
     return { reads: commands.filter((c) => c === 'find notes').length, page: page! };
   }
 
-  it("answers each ticket its own notes, oldest first, with one read for the page whatever its size", async () => {
+  it('answers each ticket its own notes, oldest first, with one read for the page whatever its size', async () => {
     const small = await noteReads(5);
     const large = await noteReads(40);
     expect(large.page.tickets.nodes).toHaveLength(40);
@@ -70,7 +70,13 @@ describe('Ticket.closedAt', () => {
   it('is null while open, the time of the close once closed, and null again after a reopen', async () => {
     const tenantId = 9_703;
     const ticket = (await client.CreateTicket({ tenantId, channelId: 7, number: newNumber() })).ticket!;
-    const closedAt = async () => (await gql<{ ticket: { closedAt: string | null } }>('query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { closedAt } }', { t: tenantId, id: ticket.id })).ticket.closedAt;
+    const closedAt = async () =>
+      (
+        await gql<{ ticket: { closedAt: string | null } }>('query($t: Int!, $id: Int!) { ticket(tenantId: $t, id: $id) { closedAt } }', {
+          t: tenantId,
+          id: ticket.id,
+        })
+      ).ticket.closedAt;
     expect(await closedAt()).toBeNull();
     const before = Date.now();
     await client.UpdateTicket({ tenantId, ticketId: ticket.id, status: 'closed' });

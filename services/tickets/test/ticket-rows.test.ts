@@ -17,15 +17,37 @@ it('lists tickets written without listing rows once the service starts, and foll
   // More tickets than a start leaves to the writes to heal (a few a killed process left between a
   // ticket and its row): one listed below, and older ones beside it.
   const ticket = (id: number, updatedAt: Date) => ({
-    _id: id as never, tenantId, channelId: 3, contactId: id, contact: { number: `55119${String(id).padStart(8, '0')}`, name: 'Loaded', email: '' },
-    status: 'open', userId: null, queueId: null, chatFlowId: null, kanbanId: null, reasonId: null, value: null, externalKey: '',
-    botBuilderStatus: false, llmAssistantStatus: false, workflowStatus: false, tagIds: [], paused: false, pauseReason: null, pausedAt: null,
-    evaluation: null, createdAt: updatedAt, updatedAt, closedAt: null,
+    _id: id as never,
+    tenantId,
+    channelId: 3,
+    contactId: id,
+    contact: { number: `55119${String(id).padStart(8, '0')}`, name: 'Loaded', email: '' },
+    status: 'open',
+    userId: null,
+    queueId: null,
+    chatFlowId: null,
+    kanbanId: null,
+    reasonId: null,
+    value: null,
+    externalKey: '',
+    botBuilderStatus: false,
+    llmAssistantStatus: false,
+    workflowStatus: false,
+    tagIds: [],
+    paused: false,
+    pauseReason: null,
+    pausedAt: null,
+    evaluation: null,
+    createdAt: updatedAt,
+    updatedAt,
+    closedAt: null,
   });
-  await first.db.collection('tickets').insertMany([
-    ticket(990_001, at),
-    ...Array.from({ length: 59 }, (_, i) => ({ ...ticket(990_100 + i, new Date(at.getTime() - (i + 1) * 60_000)), status: 'closed' })),
-  ]);
+  await first.db
+    .collection('tickets')
+    .insertMany([
+      ticket(990_001, at),
+      ...Array.from({ length: 59 }, (_, i) => ({ ...ticket(990_100 + i, new Date(at.getTime() - (i + 1) * 60_000)), status: 'closed' })),
+    ]);
   expect((await first.client.ListTickets({ tenantId, page: 1 })).count).toBe(0);
 
   const restarted = await mesh.start(ticketsService);

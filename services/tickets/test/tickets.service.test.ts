@@ -34,8 +34,15 @@ afterAll(() => mesh?.stop());
 async function tenantWithUser(): Promise<{ tenantId: number; userId: number }> {
   const { tenant, adminUser } = await tenants.client.StoreTenant({
     identity: `${Date.now()}${Math.floor(Math.random() * 1e6)}`.slice(-14).padStart(14, '0'),
-    status: 'active', name: 'Acme', maxUsers: 5, maxConnections: 10, acceptTerms: true,
-    email: `admin-${randomUUID()}@example.com`, password: 'secret-pass1', userName: 'Alice', profile: 'admin',
+    status: 'active',
+    name: 'Acme',
+    maxUsers: 5,
+    maxConnections: 10,
+    acceptTerms: true,
+    email: `admin-${randomUUID()}@example.com`,
+    password: 'secret-pass1',
+    userName: 'Alice',
+    profile: 'admin',
   });
   return { tenantId: tenant!.id, userId: adminUser!.id };
 }
@@ -54,14 +61,14 @@ async function gql(query: string, variables: Record<string, unknown> = {}): Prom
   return (await res.json()) as GqlAnswer;
 }
 const createQueue = async (tenantId: number, name = `queue-${Math.random()}`): Promise<number> =>
-  (await gql('mutation($t: Int!, $n: String!) { createQueue(tenantId: $t, name: $n) { id } }', { t: tenantId, n: name })).data.createQueue.id;
+  (await gql('mutation($t: Int!, $n: String!) { createQueue(tenantId: $t, name: $n) { id } }', { t: tenantId, n: name })).data.createQueue
+    .id;
 const createTag = async (tenantId: number, name = `tag-${Math.random()}`): Promise<number> =>
   (await gql('mutation($t: Int!, $n: String!) { createTag(tenantId: $t, name: $n) { id } }', { t: tenantId, n: name })).data.createTag.id;
 
 const create = (tenantId: number, over: Record<string, unknown> = {}) =>
   client.CreateTicket({ tenantId, channelId: 7, number: newNumber(), ...over });
-const newTicket = async (tenantId = newTenantId(), over: Record<string, unknown> = {}) =>
-  (await create(tenantId, over)).ticket!;
+const newTicket = async (tenantId = newTenantId(), over: Record<string, unknown> = {}) => (await create(tenantId, over)).ticket!;
 const ticketsOf = (tenantId: number) => svc.db.collection('tickets').find({ tenantId }).toArray();
 
 // ---- CreateTicket --------------------------------------------------------------------------
@@ -134,7 +141,15 @@ describe('CreateTicket', () => {
     expect(errCode(await rpcError(create(tenantId, { reasonId: theirReason })))).toBe('ERR_REASON_NOT_FOUND');
     expect(await ticketsOf(tenantId)).toEqual([]);
     const ticket = await newTicket(tenantId);
-    const update = { tenantId, ticketId: ticket.id, status: '', clearQueue: false, clearChatFlow: false, clearKanban: false, clearReason: false };
+    const update = {
+      tenantId,
+      ticketId: ticket.id,
+      status: '',
+      clearQueue: false,
+      clearChatFlow: false,
+      clearKanban: false,
+      clearReason: false,
+    };
     expect(errCode(await rpcError(client.UpdateTicket({ ...update, kanbanId: 999_999 })))).toBe('ERR_KANBAN_NOT_FOUND');
     expect(errCode(await rpcError(client.UpdateTicket({ ...update, reasonId: theirReason })))).toBe('ERR_REASON_NOT_FOUND');
     expect((await client.GetTicket({ tenantId, ticketId: ticket.id })).kanbanId).toBeUndefined();
@@ -283,9 +298,8 @@ describe('UpdateTicket', () => {
   });
 });
 
-
 describe('queues on create and update', () => {
-  it('refuses an unknown queue, or another tenant\'s, on create and creates nothing', async () => {
+  it("refuses an unknown queue, or another tenant's, on create and creates nothing", async () => {
     const tenantId = newTenantId();
     const foreignQueue = await createQueue(newTenantId());
     for (const queueId of [999_999, foreignQueue]) {
@@ -557,7 +571,9 @@ describe('StartPause and EndPause', () => {
 
   it("requires a reason and answers NOT_FOUND for another tenant's ticket", async () => {
     const ticket = await newTicket();
-    expect(errFields(await rpcError(client.StartPause({ tenantId: ticket.tenantId, ticketId: ticket.id, pauseReason: ' ' })))).toEqual(['pauseReason']);
+    expect(errFields(await rpcError(client.StartPause({ tenantId: ticket.tenantId, ticketId: ticket.id, pauseReason: ' ' })))).toEqual([
+      'pauseReason',
+    ]);
     const foreign = await rpcError(client.StartPause({ tenantId: newTenantId(), ticketId: ticket.id, pauseReason: 'x' }));
     expect(errCode(foreign)).toBe('ERR_TICKET_NOT_FOUND');
   });
@@ -569,7 +585,12 @@ describe('evaluation', () => {
   const send = async (ticket: { id: number; tenantId: number }, over: Record<string, unknown> = {}) => {
     const begun = await client.BeginEvaluation({ tenantId: ticket.tenantId, ticketId: ticket.id, ...over });
     if (!begun.proceed) return { begun, ticket: undefined };
-    const done = await client.CompleteEvaluation({ tenantId: ticket.tenantId, ticketId: ticket.id, claimId: begun.claimId, messageId: `m-${begun.claimId}` });
+    const done = await client.CompleteEvaluation({
+      tenantId: ticket.tenantId,
+      ticketId: ticket.id,
+      claimId: begun.claimId,
+      messageId: `m-${begun.claimId}`,
+    });
     return { begun, ticket: done };
   };
 
@@ -609,7 +630,9 @@ describe('evaluation', () => {
     expect(repeat).toMatchObject({ proceed: false, claimId: '' });
 
     const elsewhere = await newTicket();
-    expect((await client.BeginEvaluation({ tenantId: elsewhere.tenantId, ticketId: elsewhere.id, externalKey: 'nps-1' })).proceed).toBe(true);
+    expect((await client.BeginEvaluation({ tenantId: elsewhere.tenantId, ticketId: elsewhere.id, externalKey: 'nps-1' })).proceed).toBe(
+      true,
+    );
   });
 
   it("refuses a closed ticket and another tenant's ticket", async () => {
@@ -648,9 +671,9 @@ describe('evaluation', () => {
       expect(errCode(await rpcError(client.RecordEvaluationAnswer({ tenantId: newTenantId(), ticketId: ticket.id, answer: '5' })))).toBe(
         'ERR_TICKET_NOT_FOUND',
       );
-      expect(errFields(await rpcError(client.RecordEvaluationAnswer({ tenantId: ticket.tenantId, ticketId: ticket.id, answer: '' })))).toEqual([
-        'answer',
-      ]);
+      expect(
+        errFields(await rpcError(client.RecordEvaluationAnswer({ tenantId: ticket.tenantId, ticketId: ticket.id, answer: '' }))),
+      ).toEqual(['answer']);
     });
   });
 });

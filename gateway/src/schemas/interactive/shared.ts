@@ -86,8 +86,15 @@ export function unique(values: Array<{ field: string; value: unknown }>, what: s
 /** Rows of a WhatsApp list: at most 10 in all sections together, ids unique across them. */
 export function listRules(sections: unknown, path: string): FieldIssue[] {
   const rows = arr(sections).flatMap((s, i) => arr(obj(s).rows).map((row, j) => ({ row: obj(row), field: `${path}[${i}].rows[${j}]` })));
-  const issues: FieldIssue[] = rows.length > 10 ? [{ field: path, message: `have ${rows.length} rows; WhatsApp takes at most 10 in all sections` }] : [];
-  return [...issues, ...unique(rows.map(({ row, field }) => ({ field: `${field}.id`, value: row.id })), 'row id')];
+  const issues: FieldIssue[] =
+    rows.length > 10 ? [{ field: path, message: `have ${rows.length} rows; WhatsApp takes at most 10 in all sections` }] : [];
+  return [
+    ...issues,
+    ...unique(
+      rows.map(({ row, field }) => ({ field: `${field}.id`, value: row.id })),
+      'row id',
+    ),
+  ];
 }
 
 /** Checks the key against its type and hands on its canonical spelling (DICT's). */
@@ -102,9 +109,15 @@ export function pixRules(b: Body): FieldIssue[] {
 /** A poll's options are distinct, and a contact cannot be asked to pick more options than exist. */
 export function pollRules(options: unknown, field: string, selectableCount: unknown): FieldIssue[] {
   const list = arr(options);
-  const issues = unique(list.map((value, i) => ({ field: `${field}[${i}]`, value })), 'option');
+  const issues = unique(
+    list.map((value, i) => ({ field: `${field}[${i}]`, value })),
+    'option',
+  );
   if (typeof selectableCount === 'number' && selectableCount > list.length) {
-    issues.push({ field: 'selectableCount', message: `must be at most the number of ${field} (${list.length}); 0 lets the contact pick any number` });
+    issues.push({
+      field: 'selectableCount',
+      message: `must be at most the number of ${field} (${list.length}); 0 lets the contact pick any number`,
+    });
   }
   return issues;
 }
@@ -130,7 +143,11 @@ export const hasCents = (n: unknown) => typeof n === 'number' && Math.abs(Math.r
 // ---- history texts -------------------------------------------------------------------------
 
 export const lines = (...parts: unknown[]) => parts.filter((p): p is string => isText(p) && p !== '').join('\n');
-export const buttonsLine = (labels: unknown[]) => labels.filter(isText).map((l) => `[${l}]`).join(' ');
+export const buttonsLine = (labels: unknown[]) =>
+  labels
+    .filter(isText)
+    .map((l) => `[${l}]`)
+    .join(' ');
 /** uazapi choices carry a label before `|` ("Yes|yes-id", "Site|https://…"). */
 export const labelOf = (choice: unknown) => (isText(choice) ? choice.split('|')[0] : '');
 export const rowTitles = (sections: unknown) => arr(sections).flatMap((s) => arr(obj(s).rows).map((r) => `- ${obj(r).title}`));

@@ -1,7 +1,22 @@
 import { obj } from '@convo/kit';
 import Type from 'typebox';
 import { Amount, StringEnum } from '../common';
-import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, TemplateButtons, isText, arr, templateButtonRules, lines, buttonsLine } from './shared';
+import {
+  type Body,
+  type InteractiveDef,
+  Strict,
+  Text,
+  Opt,
+  List,
+  HttpUrl,
+  TicketId,
+  TemplateButtons,
+  isText,
+  arr,
+  templateButtonRules,
+  lines,
+  buttonsLine,
+} from './shared';
 
 // ---- social_a (Instagram) and social_b (Messenger) -----------------------------------------
 
@@ -34,12 +49,17 @@ export function socialDefs(route: 'social_a' | 'social_b'): InteractiveDef[] {
           const q = obj(raw);
           const at = `quickReplies[${i}]`;
           if (q.content_type === 'text') {
-            return (['title', 'payload'] as const).filter((f) => q[f] === undefined).map((f) => ({ field: `${at}.${f}`, message: 'is required for text quick replies' }));
+            return (['title', 'payload'] as const)
+              .filter((f) => q[f] === undefined)
+              .map((f) => ({ field: `${at}.${f}`, message: 'is required for text quick replies' }));
           }
           if (q.content_type === 'user_phone_number') {
             return (['title', 'payload'] as const)
               .filter((f) => q[f] !== undefined)
-              .map((f) => ({ field: `${at}.${f}`, message: "is not used by user_phone_number (the contact's own number is offered); leave it out" }));
+              .map((f) => ({
+                field: `${at}.${f}`,
+                message: "is not used by user_phone_number (the contact's own number is offered); leave it out",
+              }));
           }
           return [];
         }),
@@ -149,7 +169,11 @@ export const SOCIAL_B_ONLY: InteractiveDef[] = [
         adjustments: Opt(List(Strict({ name: Text(80), amount: Type.Number({ minimum: -1e12, maximum: 1e12 }) }), 1, 20)),
       }),
     }),
-    text: (b) => lines(`Receipt ${b.receipt.order_number} for ${b.receipt.recipient_name}: ${b.receipt.summary.total_cost} ${b.receipt.currency}`, ...b.receipt.elements.map((e: Body) => `- ${e.quantity} × ${e.title} ${e.price}`)),
+    text: (b) =>
+      lines(
+        `Receipt ${b.receipt.order_number} for ${b.receipt.recipient_name}: ${b.receipt.summary.total_cost} ${b.receipt.currency}`,
+        ...b.receipt.elements.map((e: Body) => `- ${e.quantity} × ${e.title} ${e.price}`),
+      ),
   },
   {
     route: 'social_b',
@@ -199,13 +223,20 @@ export const SOCIAL_B_ONLY: InteractiveDef[] = [
       ),
     }),
     check: (b) => [
-      ...(['title', 'subtitle', 'button_title'] as const).filter((f) => hasUrl(b[f])).map((field) => ({ field, message: 'may not contain a URL' })),
+      ...(['title', 'subtitle', 'button_title'] as const)
+        .filter((f) => hasUrl(b[f]))
+        .map((field) => ({ field, message: 'may not contain a URL' })),
       ...arr(b.feedback_screens).flatMap((screen, s) =>
         arr(obj(screen).questions).flatMap((raw, i) => {
           const q = obj(raw);
           const allowed = FEEDBACK_SCORE_OPTIONS[q.type as string];
           return allowed && q.score_option !== undefined && !allowed.includes(q.score_option as string)
-            ? [{ field: `feedback_screens[${s}].questions[${i}].score_option`, message: `must be ${allowed.join(' or ') || 'left out'} for ${q.type}` }]
+            ? [
+                {
+                  field: `feedback_screens[${s}].questions[${i}].score_option`,
+                  message: `must be ${allowed.join(' or ') || 'left out'} for ${q.type}`,
+                },
+              ]
             : [];
         }),
       ),

@@ -28,8 +28,13 @@ export const WABA: InteractiveDef[] = [
       { additionalProperties: false, patternProperties: { [EXTRA_BUTTON]: {} } },
     ),
     check: (b) => [
-      ...unique(['button1', 'button2', 'button3'].map((field) => ({ field, value: b[field] })), 'button title'),
-      ...Object.keys(b).filter((k) => new RegExp(EXTRA_BUTTON).test(k)).map((field) => ({ field, message: 'at most 3 buttons (button1 to button3)' })),
+      ...unique(
+        ['button1', 'button2', 'button3'].map((field) => ({ field, value: b[field] })),
+        'button title',
+      ),
+      ...Object.keys(b)
+        .filter((k) => new RegExp(EXTRA_BUTTON).test(k))
+        .map((field) => ({ field, message: 'at most 3 buttons (button1 to button3)' })),
     ],
     text: (b) => lines(b.message, buttonsLine([b.button1, b.button2, b.button3])),
   },

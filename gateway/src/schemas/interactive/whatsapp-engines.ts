@@ -2,7 +2,31 @@ import { obj } from '@convo/kit';
 import Type from 'typebox';
 import type { FieldIssue } from '@convo/kit';
 import { StringEnum } from '../common';
-import { type Body, type InteractiveDef, Strict, Text, Opt, List, HttpUrl, TicketId, Body_, Footer, Sections, Pix, isText, arr, unique, listRules, pixRules, pollRules, hasCents, lines, buttonsLine, labelOf, rowTitles } from './shared';
+import {
+  type Body,
+  type InteractiveDef,
+  Strict,
+  Text,
+  Opt,
+  List,
+  HttpUrl,
+  TicketId,
+  Body_,
+  Footer,
+  Sections,
+  Pix,
+  isText,
+  arr,
+  unique,
+  listRules,
+  pixRules,
+  pollRules,
+  hasCents,
+  lines,
+  buttonsLine,
+  labelOf,
+  rowTitles,
+} from './shared';
 
 // ---- engine_a and engine_b (WhatsApp native flow; Evolution for engine_b) ------------------
 
@@ -18,11 +42,22 @@ export function whatsappEngineDefs(route: 'engine_a' | 'engine_b'): InteractiveD
         ...TicketId,
         body: Body_(1024),
         footer: Footer,
-        buttons: List(Strict({ display_text: Text(20, 'Button label'), id: Text(256, 'Comes back when tapped') }), 1, 3, 'At most 3: WhatsApp shows no more'),
+        buttons: List(
+          Strict({ display_text: Text(20, 'Button label'), id: Text(256, 'Comes back when tapped') }),
+          1,
+          3,
+          'At most 3: WhatsApp shows no more',
+        ),
       }),
       check: (b) => [
-        ...unique(arr(b.buttons).map((x, i) => ({ field: `buttons[${i}].id`, value: obj(x).id })), 'button id'),
-        ...unique(arr(b.buttons).map((x, i) => ({ field: `buttons[${i}].display_text`, value: obj(x).display_text })), 'button label'),
+        ...unique(
+          arr(b.buttons).map((x, i) => ({ field: `buttons[${i}].id`, value: obj(x).id })),
+          'button id',
+        ),
+        ...unique(
+          arr(b.buttons).map((x, i) => ({ field: `buttons[${i}].display_text`, value: obj(x).display_text })),
+          'button label',
+        ),
       ],
       text: (b) => lines(b.body.text, b.footer?.text, buttonsLine(b.buttons.map((x: Body) => x.display_text))),
     },
@@ -54,7 +89,13 @@ export function whatsappEngineDefs(route: 'engine_a' | 'engine_b'): InteractiveD
       type: 'ctaCopy',
       path: path('ctaCopy'),
       summary: 'A button that copies a code',
-      schema: Strict({ ...TicketId, body: Body_(1024), footer: Footer, displayText: Text(20), copyCode: Text(512, "Copied to the contact's clipboard") }),
+      schema: Strict({
+        ...TicketId,
+        body: Body_(1024),
+        footer: Footer,
+        displayText: Text(20),
+        copyCode: Text(512, "Copied to the contact's clipboard"),
+      }),
       text: (b) => lines(b.body.text, b.footer?.text, `[${b.displayText}: ${b.copyCode}]`),
     },
     {
@@ -75,7 +116,11 @@ export function whatsappEngineDefs(route: 'engine_a' | 'engine_b'): InteractiveD
         body: Body_(1024),
         footer: Footer,
         displayText: Text(20),
-        phoneNumber: Type.String({ pattern: '^\\+[1-9][0-9]{7,14}$', maxLength: 16, description: 'E.164 starting with +, digits only: +5511987654321' }),
+        phoneNumber: Type.String({
+          pattern: '^\\+[1-9][0-9]{7,14}$',
+          maxLength: 16,
+          description: 'E.164 starting with +, digits only: +5511987654321',
+        }),
       }),
       text: (b) => lines(b.body.text, b.footer?.text, `[${b.displayText}: ${b.phoneNumber}]`),
     },
@@ -161,11 +206,22 @@ export const ENGINE_C: InteractiveDef[] = [
     schema: Strict({
       ...TicketId,
       text: Text(1024),
-      choices: List(Text(2048, '"Label|id", "Label|copy:CODE", "Label|call:+55…" or "Label|https://…"'), 1, 3, 'One button each, at most 3'),
+      choices: List(
+        Text(2048, '"Label|id", "Label|copy:CODE", "Label|call:+55…" or "Label|https://…"'),
+        1,
+        3,
+        'One button each, at most 3',
+      ),
       footerText: Opt(Text(60)),
       imageButton: Opt(HttpUrl('Image shown above the text')),
     }),
-    check: (b) => [...engineCButtonRules(b.choices), ...unique(arr(b.choices).map((v, i) => ({ field: `choices[${i}]`, value: labelOf(v) })), 'button label')],
+    check: (b) => [
+      ...engineCButtonRules(b.choices),
+      ...unique(
+        arr(b.choices).map((v, i) => ({ field: `choices[${i}]`, value: labelOf(v) })),
+        'button label',
+      ),
+    ],
     text: (b) => lines(b.text, b.footerText, buttonsLine(b.choices.map(labelOf))),
   },
   {
@@ -181,7 +237,13 @@ export const ENGINE_C: InteractiveDef[] = [
       footerText: Opt(Text(60)),
     }),
     check: (b) => engineCListRules(b.choices),
-    text: (b) => lines(b.text, b.footerText, `${b.listButton}:`, ...b.choices.filter((c: string) => !isSectionChoice(c)).map((c: string) => `- ${labelOf(c)}`)),
+    text: (b) =>
+      lines(
+        b.text,
+        b.footerText,
+        `${b.listButton}:`,
+        ...b.choices.filter((c: string) => !isSectionChoice(c)).map((c: string) => `- ${labelOf(c)}`),
+      ),
   },
   {
     route: 'engine_c',
@@ -260,7 +322,10 @@ export const ENGINE_C: InteractiveDef[] = [
       invoiceNumber: Opt(Text(35, "WhatsApp's order reference: at most 35 characters")),
       ...Pix,
     }),
-    check: (b) => [...(hasCents(b.amount) || typeof b.amount !== 'number' ? [] : [{ field: 'amount', message: 'has at most two decimals' }]), ...pixRules(b)],
+    check: (b) => [
+      ...(hasCents(b.amount) || typeof b.amount !== 'number' ? [] : [{ field: 'amount', message: 'has at most two decimals' }]),
+      ...pixRules(b),
+    ],
     text: (b) => lines(`${b.title}: BRL ${Number(b.amount).toFixed(2)}`, b.itemName, b.text, `PIX ${b.pixType} ${b.pixKey} (${b.pixName})`),
   },
 ];

@@ -17,7 +17,8 @@ interface TemplateChangesDoc {
 }
 
 /** A template's key in the document: name and language, with what MongoDB reads in a field path escaped. */
-export const templateKey = (name: string, language: string) => `${name}|${language}`.replace(/[%.$]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
+export const templateKey = (name: string, language: string) =>
+  `${name}|${language}`.replace(/[%.$]/g, (c) => `%${c.charCodeAt(0).toString(16)}`);
 
 /**
  * Meta's template status and category changes, one document per WhatsApp Business Account
@@ -28,7 +29,10 @@ export class TemplateChangesRepository {
   private readonly Changes;
 
   constructor(conn: Connection) {
-    const schema = new Schema<TemplateChangesDoc>({ _id: String, templates: { type: Schema.Types.Mixed, default: {} } }, { versionKey: false, minimize: false });
+    const schema = new Schema<TemplateChangesDoc>(
+      { _id: String, templates: { type: Schema.Types.Mixed, default: {} } },
+      { versionKey: false, minimize: false },
+    );
     this.Changes = conn.model<TemplateChangesDoc>('TemplateChanges', schema, 'template_changes');
   }
 

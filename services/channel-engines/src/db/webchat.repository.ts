@@ -105,7 +105,10 @@ export class WebchatRepository {
   }
 
   private async lastSeq(channelId: number, visitorId: string): Promise<number> {
-    const last = await this.Entry.findOne({ channelId, visitorId }, { seq: 1 }).sort({ seq: -1 }).lean<Pick<WebchatEntryDoc, 'seq'>>().exec();
+    const last = await this.Entry.findOne({ channelId, visitorId }, { seq: 1 })
+      .sort({ seq: -1 })
+      .lean<Pick<WebchatEntryDoc, 'seq'>>()
+      .exec();
     return last?.seq ?? 0;
   }
 }

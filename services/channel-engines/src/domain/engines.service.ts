@@ -51,9 +51,11 @@ export class EnginesService {
     if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
     const driver = this.drivers.get(channel.type);
     if (!driver?.checkNumber) {
-      throw validation(`Channel kind ${channel.type} cannot check numbers`, [
-        { field: 'validateNumber', message: `not available on ${channel.type} channels` },
-      ], 'ERR_VALIDATE_NUMBER_UNSUPPORTED');
+      throw validation(
+        `Channel kind ${channel.type} cannot check numbers`,
+        [{ field: 'validateNumber', message: `not available on ${channel.type} channels` }],
+        'ERR_VALIDATE_NUMBER_UNSUPPORTED',
+      );
     }
     return driver.checkNumber(channel, req.number);
   }
@@ -73,7 +75,12 @@ export class EnginesService {
     const driver = this.drivers.get(channel!.type);
     if (!driver?.sendPresence) return { applied: false, driver: driver?.kind ?? '' };
     try {
-      const applied = await driver.sendPresence({ channel: channel!, to: req.to, state: req.state as 'typing' | 'paused', replyTo: req.replyTo });
+      const applied = await driver.sendPresence({
+        channel: channel!,
+        to: req.to,
+        state: req.state as 'typing' | 'paused',
+        replyTo: req.replyTo,
+      });
       return { applied, driver: driver.kind };
     } catch (err) {
       this.log.warn({ channelId: channel!.id, driver: driver.kind, error: (err as Error).message }, 'presence failed');
@@ -94,7 +101,8 @@ export class EnginesService {
       if (changes.length) await this.templates?.record(changes);
       return { events: parseMetaWebhook(body) };
     }
-    if (req.source !== 'engine') throw validation(`Unknown inbound source ${req.source}`, [{ field: 'source', message: 'must be meta or engine' }]);
+    if (req.source !== 'engine')
+      throw validation(`Unknown inbound source ${req.source}`, [{ field: 'source', message: 'must be meta or engine' }]);
     const channel = req.channel;
     if (!channel) throw validation('channel is required', [{ field: 'channel', message: 'is required' }]);
     const driver = this.drivers.get(channel.type);
@@ -130,7 +138,12 @@ export class EnginesService {
     const started = Date.now();
     const base = { _id: randomUUID(), tenantId: channel.tenantId, channelId: channel.id, driver: driver.kind, to: req.to };
     try {
-      const { providerMessageId, status = 'sent' } = await driver.send({ channel, to: req.to, content: req.content!, reference: req.reference });
+      const { providerMessageId, status = 'sent' } = await driver.send({
+        channel,
+        to: req.to,
+        content: req.content!,
+        reference: req.reference,
+      });
       this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
       observeProviderCall(driver.kind, 'sent', started);
       return { providerMessageId, driver: driver.kind, status };

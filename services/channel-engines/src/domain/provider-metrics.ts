@@ -3,8 +3,18 @@
 import { counter, DomainError, histogram, secondsSinceMs } from '@convo/kit';
 
 const LABELS = ['kind', 'outcome'] as const;
-const calls = () => counter({ name: 'convo_provider_calls_total', help: 'Provider calls, by channel kind and outcome (sent, transient, refused).', labelNames: LABELS });
-const seconds = () => histogram({ name: 'convo_provider_call_duration_seconds', help: 'Provider call latency, by channel kind and outcome.', labelNames: LABELS });
+const calls = () =>
+  counter({
+    name: 'convo_provider_calls_total',
+    help: 'Provider calls, by channel kind and outcome (sent, transient, refused).',
+    labelNames: LABELS,
+  });
+const seconds = () =>
+  histogram({
+    name: 'convo_provider_call_duration_seconds',
+    help: 'Provider call latency, by channel kind and outcome.',
+    labelNames: LABELS,
+  });
 
 export type ProviderOutcome = 'sent' | 'transient' | 'refused';
 

@@ -94,8 +94,10 @@ function contentOf(m: Json): Content | undefined {
 /** A tap on buttons, a list row or a native-flow button: the body is the chosen id, as CONVENTIONS asks. */
 function choiceOf(m: Json): Content | undefined {
   if (isObject(m.buttonsResponseMessage)) return chosen('button', m.buttonsResponseMessage.selectedButtonId, m.buttonsResponseMessage);
-  if (isObject(m.templateButtonReplyMessage)) return chosen('button', m.templateButtonReplyMessage.selectedId, m.templateButtonReplyMessage);
-  if (isObject(m.listResponseMessage)) return chosen('interactive', obj(m.listResponseMessage.singleSelectReply).selectedRowId, m.listResponseMessage);
+  if (isObject(m.templateButtonReplyMessage))
+    return chosen('button', m.templateButtonReplyMessage.selectedId, m.templateButtonReplyMessage);
+  if (isObject(m.listResponseMessage))
+    return chosen('interactive', obj(m.listResponseMessage.singleSelectReply).selectedRowId, m.listResponseMessage);
   if (isObject(m.interactiveResponseMessage)) {
     const node = m.interactiveResponseMessage;
     return chosen('interactive', nativeFlowId(obj(node.nativeFlowResponseMessage).paramsJson) || obj(node.body).text, node);

@@ -19,24 +19,37 @@ export interface BridgeAttachment {
 export function bridgeEvents(body: unknown, bridge: string): BridgeEvent[] {
   const items = Array.isArray(body) ? body : [body];
   if (!items.every((e) => typeof e === 'object' && e !== null && !Array.isArray(e))) {
-    throw validation(`${bridge} events must be JSON objects`, [{ field: '(body)', message: 'must be an event object or an array of them' }]);
+    throw validation(`${bridge} events must be JSON objects`, [
+      { field: '(body)', message: 'must be an event object or an array of them' },
+    ]);
   }
   return items as BridgeEvent[];
 }
 
 /** Reads an event's text fields (a number is taken as its digits), naming every bad one at once. */
-export function fieldsOf<R extends string, O extends string>(event: BridgeEvent, bridge: string, required: readonly R[], optional: readonly O[]) {
+export function fieldsOf<R extends string, O extends string>(
+  event: BridgeEvent,
+  bridge: string,
+  required: readonly R[],
+  optional: readonly O[],
+) {
   const issues = new Issues();
   for (const k of required) issues.check(!!scalarStr(event[k]), k, 'is required (a string)');
-  for (const k of optional) issues.check(event[k] == null || typeof event[k] === 'string' || typeof event[k] === 'number', k, 'must be a string');
+  for (const k of optional)
+    issues.check(event[k] == null || typeof event[k] === 'string' || typeof event[k] === 'number', k, 'must be a string');
   issues.throwIfAny(`Invalid ${bridge} ${String(event.type)} event`);
   return Object.fromEntries([...required, ...optional].map((k) => [k, scalarStr(event[k])])) as Record<R | O, string>;
 }
 
 export function attachmentsOf(event: BridgeEvent, bridge: string): BridgeAttachment[] {
   const list = event.attachments ?? [];
-  const ok = Array.isArray(list) && list.every((a) => typeof a === 'object' && a !== null && typeof (a as BridgeAttachment).url === 'string' && (a as BridgeAttachment).url);
-  if (!ok) throw validation(`Invalid ${bridge} attachments`, [{ field: 'attachments', message: 'must be a list of { url, mimeType, fileName }' }]);
+  const ok =
+    Array.isArray(list) &&
+    list.every(
+      (a) => typeof a === 'object' && a !== null && typeof (a as BridgeAttachment).url === 'string' && (a as BridgeAttachment).url,
+    );
+  if (!ok)
+    throw validation(`Invalid ${bridge} attachments`, [{ field: 'attachments', message: 'must be a list of { url, mimeType, fileName }' }]);
   return (list as Partial<BridgeAttachment>[]).map((a) => ({ url: a.url!, mimeType: str(a.mimeType), fileName: str(a.fileName) }));
 }
 
@@ -64,7 +77,13 @@ export function withAttachments(
   const [first, ...rest] = attachments;
   return [
     { ...message, messageType: typeOf(first), ...(first ? mediaOf(first) : {}) },
-    ...rest.map((a, i) => ({ ...message, body: '', providerMessageId: `${message.providerMessageId}#${i + 2}`, messageType: typeOf(a), ...mediaOf(a) })),
+    ...rest.map((a, i) => ({
+      ...message,
+      body: '',
+      providerMessageId: `${message.providerMessageId}#${i + 2}`,
+      messageType: typeOf(a),
+      ...mediaOf(a),
+    })),
   ];
 }
 

@@ -99,6 +99,9 @@ export function interactiveOf(content: Outbound['content']): { route: string; ty
   } catch {
     throw validation(`${content.interactiveType}: interactive_json is not JSON`, [{ field: 'interactive_json', message: 'must be JSON' }]);
   }
-  if (!isObject(json)) throw validation(`${content.interactiveType}: interactive_json must be an object`, [{ field: 'interactive_json', message: 'must be an object' }]);
+  if (!isObject(json))
+    throw validation(`${content.interactiveType}: interactive_json must be an object`, [
+      { field: 'interactive_json', message: 'must be an object' },
+    ]);
   return { route, type, json };
 }

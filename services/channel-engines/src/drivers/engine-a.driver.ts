@@ -4,7 +4,20 @@ import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
 import { isObject, obj, str } from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { chatJid, connectionEvent, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, personJid, requireContent, statusEvent, tokenHeader, waMessageId, webhookBody } from './wa-engine';
+import {
+  chatJid,
+  connectionEvent,
+  engineBaseUrl,
+  type InboundEvent,
+  interactiveFor,
+  mediaKindOf,
+  personJid,
+  requireContent,
+  statusEvent,
+  tokenHeader,
+  waMessageId,
+  webhookBody,
+} from './wa-engine';
 
 /** The `content` argument of Baileys' sendMessage. */
 type Content = Record<string, unknown>;
@@ -69,7 +82,10 @@ export class EngineADriver implements Driver {
   }
 
   private async sendMessage(msg: Outbound, content: Content, messageId: string): Promise<string> {
-    return waMessageId(this.kind, await this.post(msg.channel, '/messages', { jid: chatJid(this.kind, msg.to), content, options: { messageId } }));
+    return waMessageId(
+      this.kind,
+      await this.post(msg.channel, '/messages', { jid: chatJid(this.kind, msg.to), content, options: { messageId } }),
+    );
   }
 
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
@@ -99,6 +115,7 @@ function contentsOf(kind: string, { content, reference }: Outbound): { content: 
     const audio = { content: { audio: url, mimetype: content.mimeType, ...(content.voice && { ptt: true }) } };
     return caption ? [audio, { content: { text: caption }, second: true }] : [audio];
   }
-  if (media === 'document') return [{ content: { document: url, mimetype: content.mimeType, fileName: content.fileName || undefined, caption } }];
+  if (media === 'document')
+    return [{ content: { document: url, mimetype: content.mimeType, fileName: content.fileName || undefined, caption } }];
   return [{ content: { [media]: url, caption, mimetype: content.mimeType } }];
 }

@@ -1,9 +1,34 @@
 import { providerFailed } from '@convo/kit';
 import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
 import { requestJson } from './http';
-import { isObject, type Json, nestedText, optionalInteger, optionalText, requiredList, requiredNestedText, requiredObject, requiredStrings, requiredText, str } from '../json';
+import {
+  isObject,
+  type Json,
+  nestedText,
+  optionalInteger,
+  optionalText,
+  requiredList,
+  requiredNestedText,
+  requiredObject,
+  requiredStrings,
+  requiredText,
+  str,
+} from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { engineAddress, engineBaseUrl, type InboundEvent, interactiveFor, mediaKindOf, type PixType, requireContent, requiredPixType, splitSession, tokenHeader, unknownInteractive, waMessageId } from './wa-engine';
+import {
+  engineAddress,
+  engineBaseUrl,
+  type InboundEvent,
+  interactiveFor,
+  mediaKindOf,
+  type PixType,
+  requireContent,
+  requiredPixType,
+  splitSession,
+  tokenHeader,
+  unknownInteractive,
+  waMessageId,
+} from './wa-engine';
 
 /** One Evolution call: `POST {server}/message/{endpoint}/{instance}` with this body. */
 interface EvolutionSend {
@@ -52,7 +77,8 @@ export class EngineBDriver implements Driver {
   private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
     const base = engineBaseUrl(this.settings, this.kind, channel);
     const { server, session: instance } = splitSession(this.kind, base);
-    if (!instance) throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
+    if (!instance)
+      throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
     const { body } = await requestJson(`${server}/${path}/${encodeURIComponent(instance)}`, {
       body: payload,
       headers: tokenHeader(this.settings, this.kind, channel, 'apikey', { required: true }),
@@ -71,7 +97,8 @@ const V2: EvolutionVersion = {
 };
 
 /** v2 lists a number that is not on WhatsApp as `{ exists: false, jid, number }` among its refusal reasons. */
-const notOnWhatsapp = (item: unknown) => (isObject(item) && item.exists === false ? `${str(item.number) || str(item.jid)} is not on WhatsApp` : JSON.stringify(item));
+const notOnWhatsapp = (item: unknown) =>
+  isObject(item) && item.exists === false ? `${str(item.number) || str(item.jid)} is not on WhatsApp` : JSON.stringify(item);
 
 /** The Evolution calls of one send, in order: an audio takes no caption, so its text follows as sendText. */
 function sendsOf(kind: string, { content, to: contact }: Outbound): EvolutionSend[] {
@@ -101,17 +128,25 @@ function sendsOf(kind: string, { content, to: contact }: Outbound): EvolutionSen
 function interactive(kind: string, type: string, json: Json, number: string): EvolutionSend {
   switch (type) {
     case 'quickReply':
-      return buttons(json, number, requiredList(json, 'buttons').map((b, i) => ({
-        type: 'reply',
-        displayText: requiredText(b, 'display_text', `buttons[${i}].display_text`),
-        id: requiredText(b, 'id', `buttons[${i}].id`),
-      })));
+      return buttons(
+        json,
+        number,
+        requiredList(json, 'buttons').map((b, i) => ({
+          type: 'reply',
+          displayText: requiredText(b, 'display_text', `buttons[${i}].display_text`),
+          id: requiredText(b, 'id', `buttons[${i}].id`),
+        })),
+      );
     case 'ctaCopy':
-      return buttons(json, number, [{ type: 'copy', displayText: requiredText(json, 'displayText'), copyCode: requiredText(json, 'copyCode') }]);
+      return buttons(json, number, [
+        { type: 'copy', displayText: requiredText(json, 'displayText'), copyCode: requiredText(json, 'copyCode') },
+      ]);
     case 'ctaUrl':
       return buttons(json, number, [{ type: 'url', displayText: requiredText(json, 'displayText'), url: requiredText(json, 'url') }]);
     case 'ctaCall':
-      return buttons(json, number, [{ type: 'call', displayText: requiredText(json, 'displayText'), phoneNumber: requiredText(json, 'phoneNumber') }]);
+      return buttons(json, number, [
+        { type: 'call', displayText: requiredText(json, 'displayText'), phoneNumber: requiredText(json, 'phoneNumber') },
+      ]);
     case 'pixButton':
       // Evolution sends a PIX button alone, without body text; bodyText rides as the title it ignores today.
       return {
@@ -119,7 +154,15 @@ function interactive(kind: string, type: string, json: Json, number: string): Ev
         body: {
           number,
           title: optionalText(json, 'bodyText'),
-          buttons: [{ type: 'pix', currency: 'BRL', name: requiredText(json, 'pixName'), keyType: EVOLUTION_KEY_TYPE[requiredPixType(json)], key: requiredText(json, 'pixKey') }],
+          buttons: [
+            {
+              type: 'pix',
+              currency: 'BRL',
+              name: requiredText(json, 'pixName'),
+              keyType: EVOLUTION_KEY_TYPE[requiredPixType(json)],
+              key: requiredText(json, 'pixKey'),
+            },
+          ],
         },
       };
     case 'singleSelect':
@@ -127,7 +170,12 @@ function interactive(kind: string, type: string, json: Json, number: string): Ev
     case 'poll':
       return {
         endpoint: 'sendPoll',
-        body: { number, name: requiredText(json, 'name'), selectableCount: optionalInteger(json, 'selectableCount') ?? 1, values: requiredStrings(json, 'options') },
+        body: {
+          number,
+          name: requiredText(json, 'name'),
+          selectableCount: optionalInteger(json, 'selectableCount') ?? 1,
+          values: requiredStrings(json, 'options'),
+        },
       };
     default:
       throw unknownInteractive(kind, type, TYPES);
@@ -136,7 +184,10 @@ function interactive(kind: string, type: string, json: Json, number: string): Ev
 
 /** Evolution writes a buttons message's body as `*title*`: the seed's body.text is the title. */
 function buttons(json: Json, number: string, list: Json[]): EvolutionSend {
-  return { endpoint: 'sendButtons', body: { number, title: requiredNestedText(json, 'body'), footer: nestedText(json, 'footer'), buttons: list } };
+  return {
+    endpoint: 'sendButtons',
+    body: { number, title: requiredNestedText(json, 'body'), footer: nestedText(json, 'footer'), buttons: list },
+  };
 }
 
 /**

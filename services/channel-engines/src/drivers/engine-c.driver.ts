@@ -1,8 +1,35 @@
 import { providerFailed, validation } from '@convo/kit';
 import { requestJson } from './http';
-import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str, strings } from '../json';
+import {
+  type Json,
+  obj,
+  optionalInteger,
+  optionalText,
+  requiredList,
+  requiredNumber,
+  requiredStrings,
+  requiredText,
+  str,
+  strings,
+} from '../json';
 import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
-import { connectionEvent, contactIds, engineAddress, engineBaseUrl, type InboundEvent, interactiveFor, isDirectChat, mediaKindOf, requireContent, requiredPixType, secondsToMs, statusEvent, tokenHeader, unknownInteractive, webhookBody } from './wa-engine';
+import {
+  connectionEvent,
+  contactIds,
+  engineAddress,
+  engineBaseUrl,
+  type InboundEvent,
+  interactiveFor,
+  isDirectChat,
+  mediaKindOf,
+  requireContent,
+  requiredPixType,
+  secondsToMs,
+  statusEvent,
+  tokenHeader,
+  unknownInteractive,
+  webhookBody,
+} from './wa-engine';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {
@@ -169,10 +196,17 @@ function interactive(kind: string, type: string, json: Json, number: string): Ua
 }
 
 function menu(number: string, type: string, json: Json, extra: Json): UazapiSend {
-  return { path: '/send/menu', body: { number, type, text: requiredText(json, 'text'), choices: requiredStrings(json, 'choices'), ...extra } };
+  return {
+    path: '/send/menu',
+    body: { number, type, text: requiredText(json, 'text'), choices: requiredStrings(json, 'choices'), ...extra },
+  };
 }
 
-const pix = (json: Json) => ({ pixType: requiredPixType(json), pixKey: requiredText(json, 'pixKey'), pixName: requiredText(json, 'pixName') });
+const pix = (json: Json) => ({
+  pixType: requiredPixType(json),
+  pixKey: requiredText(json, 'pixKey'),
+  pixName: requiredText(json, 'pixName'),
+});
 
 /**
  * Carousel cards. uazapi puts a button's target in its `id`: the answer a REPLY button sends back
@@ -222,7 +256,10 @@ function uazapiMessage(m: Json): InboundEvent | undefined {
   };
 }
 
-function messageFields(m: Json, content: Json): Pick<InboundEvent, 'messageType' | 'body' | 'mediaUrl' | 'mimeType' | 'fileName'> | undefined {
+function messageFields(
+  m: Json,
+  content: Json,
+): Pick<InboundEvent, 'messageType' | 'body' | 'mediaUrl' | 'mimeType' | 'fileName'> | undefined {
   const messageType = str(m.messageType);
   if (messageType === 'PollUpdateMessage') return str(m.vote) ? { messageType: 'poll_vote', body: str(m.vote) } : undefined;
   if (str(m.buttonOrListid)) {
@@ -230,7 +267,14 @@ function messageFields(m: Json, content: Json): Pick<InboundEvent, 'messageType'
     return { messageType: button ? 'button' : 'interactive', body: str(m.buttonOrListid) };
   }
   const media = MEDIA_TYPES[str(m.mediaType)];
-  if (media) return { messageType: media, body: str(m.text), mediaUrl: str(m.fileURL), mimeType: str(content.mimetype), fileName: str(content.fileName) };
+  if (media)
+    return {
+      messageType: media,
+      body: str(m.text),
+      mediaUrl: str(m.fileURL),
+      mimeType: str(content.mimetype),
+      fileName: str(content.fileName),
+    };
   if (messageType === 'LocationMessage' && typeof content.degreesLatitude === 'number') {
     return { messageType: 'location', body: `${content.degreesLatitude},${content.degreesLongitude}` };
   }

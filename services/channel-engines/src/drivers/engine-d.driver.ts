@@ -22,7 +22,11 @@ export class EngineDDriver extends RestEngineDriver {
 
   /** `POST /chat/presence { Phone, State, Media }`: whatsmeow's SendChatPresence, composing or paused. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
-    await this.post(`${this.baseUrl(channel)}/chat/presence`, { Phone: engineAddress(this.kind, to), State: state === 'typing' ? 'composing' : 'paused', Media: '' }, this.headers(channel));
+    await this.post(
+      `${this.baseUrl(channel)}/chat/presence`,
+      { Phone: engineAddress(this.kind, to), State: state === 'typing' ? 'composing' : 'paused', Media: '' },
+      this.headers(channel),
+    );
     return true;
   }
 
@@ -31,7 +35,8 @@ export class EngineDDriver extends RestEngineDriver {
     const answer = await this.post(`${this.baseUrl(channel)}/user/check`, { Phone: [number] }, this.headers(channel));
     const users = obj(obj(answer).data).Users;
     const user = obj(Array.isArray(users) ? users[0] : undefined);
-    if (typeof user.IsInWhatsapp !== 'boolean') throw providerFailed('engine_d answered the number check without data.Users[0].IsInWhatsapp');
+    if (typeof user.IsInWhatsapp !== 'boolean')
+      throw providerFailed('engine_d answered the number check without data.Users[0].IsInWhatsapp');
     return { exists: user.IsInWhatsapp, networkId: user.IsInWhatsapp ? str(user.JID) : '' };
   }
 
@@ -73,9 +78,15 @@ function requestOf(part: Part): { path: string; body: Json } {
       return { path: '/chat/send/video', body: { Video: part.url, Caption: caption, MimeType: part.mimeType || undefined } };
     case 'audio':
       // A voice note (the /voice route) or an Ogg/Opus file plays as one; anything else as an audio file.
-      return { path: '/chat/send/audio', body: { Audio: part.url, mimetype: part.mimeType || undefined, ptt: !!part.voice || part.mimeType.startsWith('audio/ogg') } };
+      return {
+        path: '/chat/send/audio',
+        body: { Audio: part.url, mimetype: part.mimeType || undefined, ptt: !!part.voice || part.mimeType.startsWith('audio/ogg') },
+      };
     case 'document':
-      return { path: '/chat/send/document', body: { Document: part.url, FileName: part.fileName, MimeType: part.mimeType || undefined, Caption: caption } };
+      return {
+        path: '/chat/send/document',
+        body: { Document: part.url, FileName: part.fileName, MimeType: part.mimeType || undefined, Caption: caption },
+      };
   }
 }
 
@@ -124,7 +135,10 @@ function baileysSpelling(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(baileysSpelling);
   if (!isObject(value)) return value;
   return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [key.replace(/(ID|JID|JSON)$/, (acronym) => acronym[0] + acronym.slice(1).toLowerCase()), baileysSpelling(inner)]),
+    Object.entries(value).map(([key, inner]) => [
+      key.replace(/(ID|JID|JSON)$/, (acronym) => acronym[0] + acronym.slice(1).toLowerCase()),
+      baileysSpelling(inner),
+    ]),
   );
 }
 

@@ -2,7 +2,17 @@ import { isLid, providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { connectionEvent, contactIds, engineAddress, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import {
+  connectionEvent,
+  contactIds,
+  engineAddress,
+  type InboundEvent,
+  isDirectChat,
+  secondsToMs,
+  statusEvent,
+  tokenHeader,
+  webhookBody,
+} from './wa-engine';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is

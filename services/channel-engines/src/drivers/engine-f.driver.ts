@@ -67,7 +67,10 @@ function requestOf(part: Part): { path: string; body: Json } {
     case 'document': {
       // The extension in the path sets the icon WhatsApp shows.
       const ext = extensionOf(part.fileName, part.mimeType) || 'bin';
-      return { path: `/send-document/${encodeURIComponent(ext)}`, body: { document: part.url, fileName: part.fileName, caption: part.caption || undefined } };
+      return {
+        path: `/send-document/${encodeURIComponent(ext)}`,
+        body: { document: part.url, fileName: part.fileName, caption: part.caption || undefined },
+      };
     }
   }
 }
@@ -117,7 +120,18 @@ function reactionOf(p: Json, ids: { from: string; lid: string }, fromMe: boolean
   const target = str(obj(reaction.referencedMessage).messageId);
   if (!target) return [];
   const at = Number(reaction.time) || Number(p.momment) || 0;
-  return [{ kind: 'reaction', ...ids, fromMe, providerMessageId: str(p.messageId), targetId: target, body: str(reaction.value), timestampMs: at, rawJson: JSON.stringify(p) }];
+  return [
+    {
+      kind: 'reaction',
+      ...ids,
+      fromMe,
+      providerMessageId: str(p.messageId),
+      targetId: target,
+      body: str(reaction.value),
+      timestampMs: at,
+      rawJson: JSON.stringify(p),
+    },
+  ];
 }
 
 /**
@@ -133,7 +147,14 @@ function contentOf(p: Json): Pick<InboundEvent, 'messageType' | 'body' | 'mediaU
   if (p.text) return { messageType: 'text', body: str(obj(p.text).message) };
   for (const [key, messageType, urlField] of MEDIA) {
     const media = obj(p[key]);
-    if (p[key]) return { messageType, body: str(media.caption), mediaUrl: str(media[urlField]), mimeType: str(media.mimeType), fileName: str(media.fileName) };
+    if (p[key])
+      return {
+        messageType,
+        body: str(media.caption),
+        mediaUrl: str(media[urlField]),
+        mimeType: str(media.mimeType),
+        fileName: str(media.fileName),
+      };
   }
   if (p.buttonsResponseMessage) return { messageType: 'button', body: str(obj(p.buttonsResponseMessage).buttonId) };
   if (p.listResponseMessage) return { messageType: 'interactive', body: str(obj(p.listResponseMessage).selectedRowId) };
@@ -145,7 +166,13 @@ function contentOf(p: Json): Pick<InboundEvent, 'messageType' | 'body' | 'mediaU
 }
 
 /** SENT, RECEIVED (on the phone), READ, PLAYED; READ_BY_ME / READ-SELF are our own reads. */
-const STATUSES: Record<string, Status> = { SENT: 'sent', RECEIVED: 'delivered', MESSAGE_RECEIVED: 'delivered', READ: 'read', PLAYED: 'read' };
+const STATUSES: Record<string, Status> = {
+  SENT: 'sent',
+  RECEIVED: 'delivered',
+  MESSAGE_RECEIVED: 'delivered',
+  READ: 'read',
+  PLAYED: 'read',
+};
 
 /** MessageStatusCallback names every message it covers in `ids`. */
 function statuses(p: Json): InboundEvent[] {

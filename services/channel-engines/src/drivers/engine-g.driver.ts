@@ -2,7 +2,18 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { chatJid, connectionEvent, contactIds, type InboundEvent, isDirectChat, mediaKindOf, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import {
+  chatJid,
+  connectionEvent,
+  contactIds,
+  type InboundEvent,
+  isDirectChat,
+  mediaKindOf,
+  secondsToMs,
+  statusEvent,
+  tokenHeader,
+  webhookBody,
+} from './wa-engine';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
@@ -16,14 +27,22 @@ export class EngineGDriver extends RestEngineDriver {
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
     const { server, session } = this.sessionOf(msg.channel);
     const { path, body } = requestOf(part);
-    const answer = await this.post(`${server}${path}`, { session, chatId: chatJid(this.kind, msg.to, 'c.us'), ...body }, this.headers(msg.channel));
+    const answer = await this.post(
+      `${server}${path}`,
+      { session, chatId: chatJid(this.kind, msg.to, 'c.us'), ...body },
+      this.headers(msg.channel),
+    );
     return this.idFrom(messageIdOf(obj(answer)), 'the message id (id, _data.id._serialized or key.id)');
   }
 
   /** `POST /api/startTyping` or `/api/stopTyping` with `{ session, chatId }`. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     const { server, session } = this.sessionOf(channel);
-    await this.post(`${server}/api/${state === 'typing' ? 'startTyping' : 'stopTyping'}`, { session, chatId: chatJid(this.kind, to, 'c.us') }, this.headers(channel));
+    await this.post(
+      `${server}/api/${state === 'typing' ? 'startTyping' : 'stopTyping'}`,
+      { session, chatId: chatJid(this.kind, to, 'c.us') },
+      this.headers(channel),
+    );
     return true;
   }
 
@@ -90,11 +109,17 @@ function messageIdOf(answer: Json): string {
   const id = serialised(answer.id) || serialised(obj(answer._data).id);
   if (id) return id;
   const key = obj(answer.key);
-  return str(key.id) ? `${key.fromMe === false ? 'false' : 'true'}_${str(key.remoteJid).replace('@s.whatsapp.net', '@c.us')}_${str(key.id)}` : '';
+  return str(key.id)
+    ? `${key.fromMe === false ? 'false' : 'true'}_${str(key.remoteJid).replace('@s.whatsapp.net', '@c.us')}_${str(key.id)}`
+    : '';
 }
 
 /** WORKING is connected; STOPPED and FAILED need the operator. STARTING and SCAN_QR_CODE are steps, not changes. */
-const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = { WORKING: 'CONNECTED', STOPPED: 'DISCONNECTED', FAILED: 'DISCONNECTED' };
+const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
+  WORKING: 'CONNECTED',
+  STOPPED: 'DISCONNECTED',
+  FAILED: 'DISCONNECTED',
+};
 
 /**
  * `payload`: `id` (serialised), `timestamp` (seconds), `from`, `fromMe`, `body`, `hasMedia`,

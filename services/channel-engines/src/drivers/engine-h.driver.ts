@@ -22,7 +22,10 @@ export class EngineHDriver extends RestEngineDriver {
   }
 
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
-    return evolutionNumberCheck(this.kind, await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel)));
+    return evolutionNumberCheck(
+      this.kind,
+      await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel)),
+    );
   }
 
   /** `POST /chat/sendPresence/{instance} { number, options: { presence, delay } }` (v1 nests them). */

@@ -36,7 +36,9 @@ export function evolutionNumberCheck(kind: string, answer: unknown): NumberCheck
  */
 export function evolutionReason(body: unknown, describe: (item: unknown) => string = (item) => JSON.stringify(item)): string | undefined {
   const message = obj(obj(body).response).message;
-  const reasons = (Array.isArray(message) ? message : [message]).map((m) => (typeof m === 'string' ? m : m === undefined ? '' : describe(m))).filter(Boolean);
+  const reasons = (Array.isArray(message) ? message : [message])
+    .map((m) => (typeof m === 'string' ? m : m === undefined ? '' : describe(m)))
+    .filter(Boolean);
   return reasons.length ? reasons.join('; ') : undefined;
 }
 
@@ -68,7 +70,11 @@ export function evolutionEvents(kind: string, body: unknown, version: EvolutionV
       // `data` is the protocolMessage itself (key: the edited message's, editedMessage: the new content).
       const chat = str(obj(data.key).remoteJid);
       if (!isDirectChat(chat)) return [];
-      const change = protocolChange(data, { ...contactIds(chat), rawJson: JSON.stringify(data), timestampMs: Date.parse(str(envelope.date_time)) || 0 });
+      const change = protocolChange(data, {
+        ...contactIds(chat),
+        rawJson: JSON.stringify(data),
+        timestampMs: Date.parse(str(envelope.date_time)) || 0,
+      });
       return change ? [change] : [];
     }
     case 'messages.delete': {
@@ -76,7 +82,16 @@ export function evolutionEvents(kind: string, body: unknown, version: EvolutionV
       const key = obj(data.key ?? data);
       const chat = str(key.remoteJid);
       if (!isDirectChat(chat) || !str(key.id)) return [];
-      return [{ kind: 'delete', ...contactIds(chat), targetId: str(key.id), fromMe: key.fromMe === true, rawJson: JSON.stringify(data), timestampMs: Date.parse(str(envelope.date_time)) || 0 }];
+      return [
+        {
+          kind: 'delete',
+          ...contactIds(chat),
+          targetId: str(key.id),
+          fromMe: key.fromMe === true,
+          rawJson: JSON.stringify(data),
+          timestampMs: Date.parse(str(envelope.date_time)) || 0,
+        },
+      ];
     }
     case 'messages.update': {
       // Receipts of our own messages only; fromMe false is our own device reading the contact's message.

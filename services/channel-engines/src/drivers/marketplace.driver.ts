@@ -62,16 +62,21 @@ function parseEvent(event: BridgeEvent): proto.channelEngines.InboundEvent[] {
       rawJson,
     };
     if (!CONVERSATION_ID.test(f.conversationId)) {
-      throw validation('Invalid marketplace message', [{ field: 'conversationId', message: 'must be letters, digits and _.@:- (at most 128)' }]);
+      throw validation('Invalid marketplace message', [
+        { field: 'conversationId', message: 'must be letters, digits and _.@:- (at most 128)' },
+      ]);
     }
     const attachments = attachmentsOf(event, 'marketplace');
-    if (!f.text && !attachments.length) throw validation('Empty marketplace message', [{ field: 'text', message: 'is required without attachments' }]);
+    if (!f.text && !attachments.length)
+      throw validation('Empty marketplace message', [{ field: 'text', message: 'is required without attachments' }]);
     return withAttachments(message, attachments, (a) => (a ? mediaTypeOf(a.mimeType) : 'text'));
   }
   if (event.type === 'status') {
     const f = fieldsOf(event, 'marketplace', ['id', 'status'], ['error']);
     if (!STATUSES.has(f.status)) return [];
-    return [{ kind: 'status', providerMessageId: f.id, status: f.status, error: f.error, timestampMs: timestampOf(event.timestamp), rawJson }];
+    return [
+      { kind: 'status', providerMessageId: f.id, status: f.status, error: f.error, timestampMs: timestampOf(event.timestamp), rawJson },
+    ];
   }
   return [];
 }

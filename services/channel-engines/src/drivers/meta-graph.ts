@@ -83,17 +83,38 @@ function asDomainError(err: unknown, provider: string): unknown {
     const what = err.method === 'GET' ? 'request' : 'message';
     const transient = status >= 500 || status === 429;
     return providerFailed(`${provider} refused the ${what} (HTTP ${status}): ${reasonOf(err.body)}`, [
-      { provider, status, body: err.body, ...(transient && { transient }), ...(transient && err.retryAfter && { retryAfter: err.retryAfter }) },
+      {
+        provider,
+        status,
+        body: err.body,
+        ...(transient && { transient }),
+        ...(transient && err.retryAfter && { retryAfter: err.retryAfter }),
+      },
     ]);
   }
   const { message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, error_data } = e;
-  const codes = [code !== undefined && `code ${code}`, error_subcode !== undefined && `subcode ${error_subcode}`].filter(Boolean).join(', ');
+  const codes = [code !== undefined && `code ${code}`, error_subcode !== undefined && `subcode ${error_subcode}`]
+    .filter(Boolean)
+    .join(', ');
   const known = code === undefined ? undefined : KNOWN_REFUSALS[code];
   // Meta answers its rate limits with HTTP 400 as often as 429: the kit reads the code.
   const transient = err.rateLimited || (err.retryable && !known);
   const reason = [known, message ?? 'no reason given', error_data?.details].filter(Boolean).join(': ');
   return providerFailed(`${provider} refused the message (HTTP ${status}): ${reason}${codes ? ` (${codes})` : ''}`, [
-    { provider, status, message, type, code, error_subcode, error_user_title, error_user_msg, fbtrace_id, details: error_data?.details, transient: transient || undefined, retryAfter: transient ? err.retryAfter : undefined },
+    {
+      provider,
+      status,
+      message,
+      type,
+      code,
+      error_subcode,
+      error_user_title,
+      error_user_msg,
+      fbtrace_id,
+      details: error_data?.details,
+      transient: transient || undefined,
+      retryAfter: transient ? err.retryAfter : undefined,
+    },
   ]);
 }
 

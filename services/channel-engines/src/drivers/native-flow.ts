@@ -32,7 +32,15 @@ export function nativeFlowMessage(kind: string, type: string, json: Json, refere
       ...(bodyText ? { body: { text: bodyText } } : {}),
       nativeFlowMessage: {
         buttons: [
-          button('payment_info', pixPaymentInfo({ keyType: requiredPixType(json), key: requiredText(json, 'pixKey'), merchantName: requiredText(json, 'pixName'), reference })),
+          button(
+            'payment_info',
+            pixPaymentInfo({
+              keyType: requiredPixType(json),
+              key: requiredText(json, 'pixKey'),
+              merchantName: requiredText(json, 'pixName'),
+              reference,
+            }),
+          ),
         ],
       },
     };
@@ -50,7 +58,10 @@ function buttonsOf(kind: string, type: string, json: Json): NativeFlowButton[] {
   switch (type) {
     case 'quickReply':
       return requiredList(json, 'buttons').map((b, i) =>
-        button('quick_reply', { display_text: requiredText(b, 'display_text', `buttons[${i}].display_text`), id: requiredText(b, 'id', `buttons[${i}].id`) }),
+        button('quick_reply', {
+          display_text: requiredText(b, 'display_text', `buttons[${i}].display_text`),
+          id: requiredText(b, 'id', `buttons[${i}].id`),
+        }),
       );
     case 'singleSelect':
       return [button('single_select', singleSelect(json))];
@@ -98,7 +109,9 @@ export function pixPaymentInfo(pix: { keyType: PixType; key: string; merchantNam
     reference_id: referenceId,
     type: 'physical-goods',
     order: { status: 'pending', subtotal: zero, order_type: 'ORDER', items: [{ name: '', amount: zero, quantity: 0, sale_amount: zero }] },
-    payment_settings: [{ type: 'pix_static_code', pix_static_code: { merchant_name: pix.merchantName, key: pix.key, key_type: pix.keyType } }],
+    payment_settings: [
+      { type: 'pix_static_code', pix_static_code: { merchant_name: pix.merchantName, key: pix.key, key_type: pix.keyType } },
+    ],
     share_payment_status: false,
   };
 }

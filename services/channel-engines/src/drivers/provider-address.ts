@@ -34,7 +34,11 @@ export class LinkLocalRefused extends Error {
   readonly code = 'ERR_PROVIDER_ADDRESS';
 }
 
-type Lookup = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+type Lookup = (
+  hostname: string,
+  options: dns.LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void,
+) => void;
 
 /**
  * net.connect's lookup with the addresses checked, so that the ones checked are the ones connected

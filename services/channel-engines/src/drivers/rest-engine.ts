@@ -94,7 +94,12 @@ export abstract class RestEngineDriver implements Driver {
   }
 
   private async request(url: string, opts: Pick<RequestOptions, 'method' | 'body' | 'headers'>): Promise<unknown> {
-    const res = await requestJson(url, { ...opts, timeoutMs: this.settings.timeoutMs, provider: this.kind, refusalReason: (body) => this.refusalReason(body) });
+    const res = await requestJson(url, {
+      ...opts,
+      timeoutMs: this.settings.timeoutMs,
+      provider: this.kind,
+      refusalReason: (body) => this.refusalReason(body),
+    });
     return res.body;
   }
 }

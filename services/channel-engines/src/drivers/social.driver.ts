@@ -94,7 +94,8 @@ export class SocialDriver implements Driver {
       message: { attachment: { type: mediaType, payload: { url, is_reusable: true } } },
     });
     const attachmentId = (uploaded as { attachment_id?: unknown } | null)?.attachment_id;
-    if (typeof attachmentId !== 'string' || !attachmentId) throw providerFailed(`${this.kind} answered the media upload without attachment_id`);
+    if (typeof attachmentId !== 'string' || !attachmentId)
+      throw providerFailed(`${this.kind} answered the media upload without attachment_id`);
     return { media_type: mediaType, attachment_id: attachmentId, buttons: buttons(json, 'buttons', false) };
   }
 }
@@ -117,7 +118,9 @@ function quickReply(reply: Json, i: number): Json {
   const contentType = requiredText(reply, 'content_type', `quickReplies[${i}].content_type`);
   if (contentType === 'user_phone_number') return { content_type: contentType };
   if (contentType !== 'text') {
-    throw validation('content_type must be text or user_phone_number', [{ field: `quickReplies[${i}].content_type`, message: 'must be text or user_phone_number' }]);
+    throw validation('content_type must be text or user_phone_number', [
+      { field: `quickReplies[${i}].content_type`, message: 'must be text or user_phone_number' },
+    ]);
   }
   return {
     content_type: 'text',
@@ -150,8 +153,17 @@ function element(el: Json, i: number): Json {
 
 /** Meta's receipt fields; the seed's `receipt` object uses the same names. */
 const RECEIPT_FIELDS = [
-  'recipient_name', 'order_number', 'currency', 'payment_method', 'merchant_name', 'order_url', 'timestamp',
-  'address', 'summary', 'adjustments', 'elements',
+  'recipient_name',
+  'order_number',
+  'currency',
+  'payment_method',
+  'merchant_name',
+  'order_url',
+  'timestamp',
+  'address',
+  'summary',
+  'adjustments',
+  'elements',
 ] as const;
 
 function receipt(json: Json): Json {

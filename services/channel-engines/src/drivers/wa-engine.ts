@@ -54,14 +54,21 @@ export interface TokenHeaderOptions {
 }
 
 /** The engine's header for its key (engineToken above); none when there is no key and the server takes calls without one. */
-export function tokenHeader(settings: DriverSettings, kind: string, channel: Outbound['channel'], name: string, opts: TokenHeaderOptions = {}): Record<string, string> {
+export function tokenHeader(
+  settings: DriverSettings,
+  kind: string,
+  channel: Outbound['channel'],
+  name: string,
+  opts: TokenHeaderOptions = {},
+): Record<string, string> {
   const token = engineToken(settings, kind, channel);
   if (token) return { [name]: opts.scheme ? `${opts.scheme} ${token}` : token };
   if (!opts.required) return {};
   const env = `ENGINE_TOKEN_${kind.toUpperCase()}`;
-  throw providerFailed(`${kind} needs a key for its engine server and none is set (channel engineToken, ${env} or ENGINE_TOKEN); nothing was sent`, [
-    { field: 'engineToken', message: `is required by ${kind}'s engine server (or set ${env} or ENGINE_TOKEN)` },
-  ]);
+  throw providerFailed(
+    `${kind} needs a key for its engine server and none is set (channel engineToken, ${env} or ENGINE_TOKEN); nothing was sent`,
+    [{ field: 'engineToken', message: `is required by ${kind}'s engine server (or set ${env} or ENGINE_TOKEN)` }],
+  );
 }
 
 // ---- WhatsApp ids ----------------------------------------------------------------------------
@@ -84,9 +91,7 @@ export const personJid = (digits: string) => `${digits}@s.whatsapp.net`;
 export function engineAddress(kind: string, to: string): string {
   if (isBsuid(to)) {
     const why = `${kind} channels cannot reach a business-scoped user id (${to}): it belongs to the official API`;
-    throw validation(why, [
-      { field: 'to', message: `must be a phone number or a LID (<digits>@lid) on ${kind} channels` },
-    ]);
+    throw validation(why, [{ field: 'to', message: `must be a phone number or a LID (<digits>@lid) on ${kind} channels` }]);
   }
   return to;
 }
@@ -138,14 +143,16 @@ export function mediaKindOf(mimeType: string): MediaKind {
 
 /** A plain message needs something to send: a text, a media, or both. */
 export function requireContent(content: Outbound['content']): void {
-  if (!content.text && !content.mediaUrl) throw validation('A message needs a text or a media', [{ field: 'body', message: 'is required' }]);
+  if (!content.text && !content.mediaUrl)
+    throw validation('A message needs a text or a media', [{ field: 'body', message: 'is required' }]);
 }
 
 // ---- inbound ---------------------------------------------------------------------------------
 
 /** An engine's webhook body, which must be a JSON object; what it holds is each driver's business. */
 export function webhookBody(kind: string, body: unknown): Json {
-  if (!isObject(body)) throw validation(`${kind} webhook body must be a JSON object`, [{ field: 'body', message: 'must be a JSON object' }]);
+  if (!isObject(body))
+    throw validation(`${kind} webhook body must be a JSON object`, [{ field: 'body', message: 'must be a JSON object' }]);
   return body;
 }
 
@@ -156,9 +163,18 @@ export function secondsToMs(value: unknown): number {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : 0;
 }
 
-export const connectionEvent = (connection: 'CONNECTED' | 'DISCONNECTED', error = ''): InboundEvent => ({ kind: 'connection', connection, error });
+export const connectionEvent = (connection: 'CONNECTED' | 'DISCONNECTED', error = ''): InboundEvent => ({
+  kind: 'connection',
+  connection,
+  error,
+});
 
-export const statusEvent = (providerMessageId: string, status: string, timestampMs = 0): InboundEvent => ({ kind: 'status', providerMessageId, status, timestampMs });
+export const statusEvent = (providerMessageId: string, status: string, timestampMs = 0): InboundEvent => ({
+  kind: 'status',
+  providerMessageId,
+  status,
+  timestampMs,
+});
 
 // ---- interactive bodies ----------------------------------------------------------------------
 
@@ -180,7 +196,9 @@ export function interactiveFor(kind: string, content: Outbound['content']): { ty
 }
 
 export const unknownInteractive = (kind: string, type: string, known: string[]) =>
-  validation(`${kind} has no interactive type ${type}`, [{ field: 'interactive_type', message: `must be one of ${known.map((t) => `${kind}/${t}`).join(', ')}` }]);
+  validation(`${kind} has no interactive type ${type}`, [
+    { field: 'interactive_type', message: `must be one of ${known.map((t) => `${kind}/${t}`).join(', ')}` },
+  ]);
 
 /** PIX key types as the seed (and the Central Bank's DICT, Baileys and uazapi) spell them. */
 export const PIX_TYPES = ['CPF', 'CNPJ', 'PHONE', 'EMAIL', 'EVP'] as const;
@@ -188,6 +206,9 @@ export type PixType = (typeof PIX_TYPES)[number];
 
 export function requiredPixType(json: Json): PixType {
   const value = json.pixType;
-  if (!PIX_TYPES.includes(value as PixType)) throw validation('pixType must be one of EVP, CPF, CNPJ, EMAIL, PHONE', [{ field: 'pixType', message: `must be one of ${PIX_TYPES.join(', ')}` }]);
+  if (!PIX_TYPES.includes(value as PixType))
+    throw validation('pixType must be one of EVP, CPF, CNPJ, EMAIL, PHONE', [
+      { field: 'pixType', message: `must be one of ${PIX_TYPES.join(', ')}` },
+    ]);
   return value as PixType;
 }

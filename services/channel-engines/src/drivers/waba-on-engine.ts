@@ -16,12 +16,16 @@ export const WABA_INTERACTIVE_CARRIERS: readonly string[] = ['engine_a', 'engine
  */
 export function wabaOnEngine(kind: string, type: string, json: Json): { type: string; json: Json } {
   if (!WABA_INTERACTIVE_CARRIERS.includes(kind) || (type !== 'button' && type !== 'list')) {
-    throw validation(`waba/${type} cannot be sent through ${kind} channels`, [{ field: 'interactive_type', message: `is not a ${kind} type` }]);
+    throw validation(`waba/${type} cannot be sent through ${kind} channels`, [
+      { field: 'interactive_type', message: `is not a ${kind} type` },
+    ]);
   }
   const uazapi = kind === 'engine_c';
   if (type === 'button') {
     const text = requiredText(json, 'message');
-    const titles = [requiredText(json, 'button1'), requiredText(json, 'button2'), optionalText(json, 'button3')].filter((t): t is string => !!t);
+    const titles = [requiredText(json, 'button1'), requiredText(json, 'button2'), optionalText(json, 'button3')].filter(
+      (t): t is string => !!t,
+    );
     if (uazapi) return { type: 'button', json: { text, choices: titles.map((t) => `${t}|${t}`) } };
     return { type: 'quickReply', json: { body: { text }, buttons: titles.map((t) => ({ display_text: t, id: t })) } };
   }
@@ -39,7 +43,10 @@ export function wabaOnEngine(kind: string, type: string, json: Json): { type: st
   }));
   if (uazapi) {
     // uazapi's menu strings: "[Section]" opens a section, "title|id|description" is a row.
-    const choices = sections.flatMap((s) => [...(s.title ? [`[${s.title}]`] : []), ...s.rows.map((r) => [r.title, r.id, r.description].filter(Boolean).join('|'))]);
+    const choices = sections.flatMap((s) => [
+      ...(s.title ? [`[${s.title}]`] : []),
+      ...s.rows.map((r) => [r.title, r.id, r.description].filter(Boolean).join('|')),
+    ]);
     return { type: 'list', json: { text, listButton: button, choices, ...(footer && { footerText: footer }) } };
   }
   return { type: 'singleSelect', json: { body: { text }, ...(footer && { footer: { text: footer } }), list: { title: button, sections } } };

@@ -65,9 +65,11 @@ export class TemplateCatalogs {
 
   async list(channel: Channel, refresh: boolean): Promise<Catalog> {
     if (channel.type !== 'waba') {
-      throw validation(`Templates belong to official (waba) channels; channel ${channel.id} is ${channel.type}`, [
-        { field: 'channel', message: `is ${channel.type}, not waba` },
-      ], 'ERR_CHANNEL_MISMATCH');
+      throw validation(
+        `Templates belong to official (waba) channels; channel ${channel.id} is ${channel.type}`,
+        [{ field: 'channel', message: `is ${channel.type}, not waba` }],
+        'ERR_CHANNEL_MISMATCH',
+      );
     }
     if (!channel.wabaId) throw providerFailed(`waba channel ${channel.id} has no wabaId (the WhatsApp Business Account id)`);
     if (!channel.bmToken) throw providerFailed(`waba channel ${channel.id} has no bmToken (the business token)`);
@@ -111,7 +113,8 @@ export class TemplateCatalogs {
 }
 
 /** The changes that reached us after the copy was read from Meta: the copy does not know them yet. */
-const newerThan = (catalog: Catalog, changes: Record<string, RecordedChange>) => Object.entries(changes).filter(([, c]) => c.receivedAt > catalog.fetchedAt);
+const newerThan = (catalog: Catalog, changes: Record<string, RecordedChange>) =>
+  Object.entries(changes).filter(([, c]) => c.receivedAt > catalog.fetchedAt);
 
 /** A recent change names a template the copy lacks (one approved since): only Meta knows its components. */
 const namesUnknown = (catalog: Catalog, changes: Record<string, RecordedChange>) => {

@@ -96,12 +96,17 @@ function messagesOf(content: Outbound['content']): WabaMessage[] {
 
 function interactive(content: Outbound['content']): WabaMessage {
   const { route, type, json } = interactiveOf(content);
-  if (route !== 'waba') throw validation(`${content.interactiveType} cannot be sent through a waba channel`, [{ field: 'interactive_type', message: `is not a waba type` }]);
+  if (route !== 'waba')
+    throw validation(`${content.interactiveType} cannot be sent through a waba channel`, [
+      { field: 'interactive_type', message: `is not a waba type` },
+    ]);
   if (type === 'button') return { type: 'interactive', interactive: replyButtons(json) };
   if (type === 'list') return { type: 'interactive', interactive: list(json) };
   // A template checked against the channel's catalog at acceptance: the Cloud API's own object.
   if (type === 'template') return { type: 'template', template: json };
-  throw validation(`waba has no interactive type ${type}`, [{ field: 'interactive_type', message: 'must be waba/button, waba/list or waba/template' }]);
+  throw validation(`waba has no interactive type ${type}`, [
+    { field: 'interactive_type', message: 'must be waba/button, waba/list or waba/template' },
+  ]);
 }
 
 /**
@@ -110,7 +115,9 @@ function interactive(content: Outbound['content']): WabaMessage {
  * Meta wants titles unique within a message, which makes the ids unique too.
  */
 function replyButtons(json: Json): Json {
-  const titles = [requiredText(json, 'button1'), requiredText(json, 'button2'), optionalText(json, 'button3')].filter((t): t is string => !!t);
+  const titles = [requiredText(json, 'button1'), requiredText(json, 'button2'), optionalText(json, 'button3')].filter(
+    (t): t is string => !!t,
+  );
   return {
     type: 'button',
     body: { text: requiredText(json, 'message') },

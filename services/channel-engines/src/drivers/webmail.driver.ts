@@ -106,7 +106,9 @@ export class WebmailDriver implements Driver {
       res = await fetch(mediaUrl, { redirect: 'manual', signal });
       data = res.ok ? await readCapped(res, ATTACHMENT_MAX_BYTES) : Buffer.alloc(0);
     } catch (err) {
-      throw providerFailed(`webmail could not fetch the attachment: ${isTimeout(err) ? `no answer within ${this.settings.timeoutMs} ms` : (err as Error).message}`);
+      throw providerFailed(
+        `webmail could not fetch the attachment: ${isTimeout(err) ? `no answer within ${this.settings.timeoutMs} ms` : (err as Error).message}`,
+      );
     }
     if (!res.ok) {
       await res.body?.cancel();
@@ -151,7 +153,8 @@ function subjectOf({ subject, text }: Outbound['content']): string {
 function parseEmail(event: BridgeEvent): proto.channelEngines.InboundEvent[] {
   if (event.type !== 'email') return [];
   const f = fieldsOf(event, 'inbound-mail', ['from', 'messageId'], ['fromName', 'subject', 'text', 'inReplyTo']);
-  if (!/^[^\s@]+@[^\s@]+$/.test(f.from)) throw validation('Invalid inbound e-mail', [{ field: 'from', message: 'must be an e-mail address' }]);
+  if (!/^[^\s@]+@[^\s@]+$/.test(f.from))
+    throw validation('Invalid inbound e-mail', [{ field: 'from', message: 'must be an e-mail address' }]);
   const message = {
     kind: 'message',
     // E-mail contacts have an address, not a number.

@@ -2,7 +2,17 @@ import { providerFailed } from '@convo/kit';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
-import { chatJid, connectionEvent, contactIds, type InboundEvent, isDirectChat, secondsToMs, statusEvent, tokenHeader, webhookBody } from './wa-engine';
+import {
+  chatJid,
+  connectionEvent,
+  contactIds,
+  type InboundEvent,
+  isDirectChat,
+  secondsToMs,
+  statusEvent,
+  tokenHeader,
+  webhookBody,
+} from './wa-engine';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
@@ -14,24 +24,39 @@ export class WhatsappDriver extends RestEngineDriver {
   readonly kind = 'whatsapp';
 
   protected async deliver(msg: Outbound, part: Part): Promise<string> {
-    const answer = obj(await this.post(this.sessionRoute(msg.channel, '/client/sendMessage'), { chatId: chatJid(this.kind, msg.to, 'c.us'), ...requestOf(part) }, this.headers(msg.channel)));
+    const answer = obj(
+      await this.post(
+        this.sessionRoute(msg.channel, '/client/sendMessage'),
+        { chatId: chatJid(this.kind, msg.to, 'c.us'), ...requestOf(part) },
+        this.headers(msg.channel),
+      ),
+    );
     // `{ success: true, message: <whatsapp-web.js Message> }`; some builds refuse with HTTP 200 and success false.
-    if (answer.success === false) throw providerFailed(`whatsapp refused the message: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
+    if (answer.success === false)
+      throw providerFailed(`whatsapp refused the message: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [
+        { provider: this.kind, body: answer },
+      ]);
     return this.idFrom(serialised(obj(answer.message).id), 'message.id._serialized');
   }
 
   /** `POST /chat/sendStateTyping/{sessionId}` or `/chat/clearState/{sessionId}` with `{ chatId }`. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     const path = state === 'typing' ? '/chat/sendStateTyping' : '/chat/clearState';
-    const answer = obj(await this.post(this.sessionRoute(channel, path), { chatId: chatJid(this.kind, to, 'c.us') }, this.headers(channel)));
-    if (answer.success === false) throw providerFailed(`whatsapp refused the chat state: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [{ provider: this.kind, body: answer }]);
+    const answer = obj(
+      await this.post(this.sessionRoute(channel, path), { chatId: chatJid(this.kind, to, 'c.us') }, this.headers(channel)),
+    );
+    if (answer.success === false)
+      throw providerFailed(`whatsapp refused the chat state: ${str(answer.message) || str(answer.error) || 'no reason given'}`, [
+        { provider: this.kind, body: answer },
+      ]);
     return true;
   }
 
   /** POST /client/getNumberId/{sessionId} `{ number }` → `{ success, result: { _serialized } | null }`. */
   async checkNumber(channel: Outbound['channel'], number: string): Promise<NumberCheck> {
     const answer = obj(await this.post(this.sessionRoute(channel, '/client/getNumberId'), { number }, this.headers(channel)));
-    if (answer.success !== true || !('result' in answer)) throw providerFailed('whatsapp answered the number check without success and result');
+    if (answer.success !== true || !('result' in answer))
+      throw providerFailed('whatsapp answered the number check without success and result');
     const id = serialised(answer.result);
     return { exists: !!id, networkId: id };
   }

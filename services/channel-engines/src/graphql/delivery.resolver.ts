@@ -5,7 +5,12 @@ import { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 import { Delivery } from './delivery.type';
 import { NoTenantData } from '@convo/kit/graphql/subgraph';
 
-export const toDelivery = (d: DeliveryDoc): Delivery => ({ ...d, id: d._id, driver: d.driver as ChannelType, createdAt: d.createdAt.toISOString() });
+export const toDelivery = (d: DeliveryDoc): Delivery => ({
+  ...d,
+  id: d._id,
+  driver: d.driver as ChannelType,
+  createdAt: d.createdAt.toISOString(),
+});
 
 @Resolver(() => Delivery)
 export class DeliveryResolver {

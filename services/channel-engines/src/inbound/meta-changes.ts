@@ -28,7 +28,15 @@ export function socialChange(event: Json, base: InboundEvent, content: (m: Json)
     const m = obj(event.message);
     if (m.is_echo) {
       const contact = scalarStr(obj(event.recipient).id);
-      return { kind: 'message', ...base, from: contact, fromMe: true, providerMessageId: scalarStr(m.mid), replyTo: scalarStr(obj(m.reply_to).mid), ...content(m) };
+      return {
+        kind: 'message',
+        ...base,
+        from: contact,
+        fromMe: true,
+        providerMessageId: scalarStr(m.mid),
+        replyTo: scalarStr(obj(m.reply_to).mid),
+        ...content(m),
+      };
     }
     if (m.is_deleted) return { kind: 'delete', ...base, targetId: scalarStr(m.mid), providerMessageId: derived('delete') };
     return undefined;
@@ -40,7 +48,13 @@ export function socialChange(event: Json, base: InboundEvent, content: (m: Json)
   }
   if (event.message_edit) {
     const e = obj(event.message_edit);
-    return { kind: 'edit', ...base, targetId: scalarStr(e.mid), body: scalarStr(e.text), providerMessageId: `edit:${scalarStr(e.mid)}:${scalarStr(e.num_edit)}` };
+    return {
+      kind: 'edit',
+      ...base,
+      targetId: scalarStr(e.mid),
+      body: scalarStr(e.text),
+      providerMessageId: `edit:${scalarStr(e.mid)}:${scalarStr(e.num_edit)}`,
+    };
   }
   return undefined;
 }

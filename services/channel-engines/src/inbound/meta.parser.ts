@@ -120,11 +120,20 @@ function wabaContent(m: Json): Partial<InboundEvent> {
   if (WABA_MEDIA.has(type)) {
     // Cloud API media come as an id to fetch with the channel's token, never as a URL.
     const media = obj(m[type]);
-    return { messageType: type, body: scalarStr(media.caption), providerMediaId: scalarStr(media.id), mimeType: scalarStr(media.mime_type), fileName: scalarStr(media.filename) };
+    return {
+      messageType: type,
+      body: scalarStr(media.caption),
+      providerMediaId: scalarStr(media.id),
+      mimeType: scalarStr(media.mime_type),
+      fileName: scalarStr(media.filename),
+    };
   }
   if (type === 'location') {
     const l = obj(m.location);
-    return { messageType: 'location', body: [`${l.latitude},${l.longitude}`, scalarStr(l.name), scalarStr(l.address)].filter(Boolean).join('\n') };
+    return {
+      messageType: 'location',
+      body: [`${l.latitude},${l.longitude}`, scalarStr(l.name), scalarStr(l.address)].filter(Boolean).join('\n'),
+    };
   }
   if (type === 'interactive') {
     // The chosen id: for sendButtonWABA buttons the id is the button's title (see WabaDriver).
@@ -137,7 +146,13 @@ function wabaContent(m: Json): Partial<InboundEvent> {
     return { messageType: 'button', body: scalarStr(b.payload) || scalarStr(b.text) };
   }
   if (type === 'contacts') {
-    return { messageType: 'contacts', body: list(m.contacts).map((c) => contactCard(obj(c))).filter(Boolean).join('\n') };
+    return {
+      messageType: 'contacts',
+      body: list(m.contacts)
+        .map((c) => contactCard(obj(c)))
+        .filter(Boolean)
+        .join('\n'),
+    };
   }
   return { messageType: 'unknown', body: '', error: errorText(m.errors) };
 }
@@ -227,11 +242,21 @@ function socialEvent(event: Json, base: InboundEvent): InboundEvent[] {
   if (change) return [change];
   if (event.message) {
     const m = obj(event.message);
-    return [{ kind: 'message', ...base, providerMessageId: scalarStr(m.mid), replyTo: scalarStr(obj(m.reply_to).mid), ...socialContent(m) }];
+    return [
+      { kind: 'message', ...base, providerMessageId: scalarStr(m.mid), replyTo: scalarStr(obj(m.reply_to).mid), ...socialContent(m) },
+    ];
   }
   if (event.postback) {
     const p = obj(event.postback);
-    return [{ kind: 'message', ...base, providerMessageId: scalarStr(p.mid) || derivedId('postback', base), messageType: 'postback', body: scalarStr(p.payload) }];
+    return [
+      {
+        kind: 'message',
+        ...base,
+        providerMessageId: scalarStr(p.mid) || derivedId('postback', base),
+        messageType: 'postback',
+        body: scalarStr(p.payload),
+      },
+    ];
   }
   if (event.delivery) {
     const d = obj(event.delivery);
@@ -245,10 +270,26 @@ function socialEvent(event: Json, base: InboundEvent): InboundEvent[] {
     // Instagram names the mid. Without a mid the event has provider_message_id "" and the
     // watermark as its timestamp, for the consumer to apply to the contact's earlier messages.
     const r = obj(event.read);
-    return [{ kind: 'status', ...base, providerMessageId: scalarStr(r.mid), status: 'read', timestampMs: millis(r.watermark) || base.timestampMs }];
+    return [
+      {
+        kind: 'status',
+        ...base,
+        providerMessageId: scalarStr(r.mid),
+        status: 'read',
+        timestampMs: millis(r.watermark) || base.timestampMs,
+      },
+    ];
   }
   if (event.messaging_feedback) {
-    return [{ kind: 'message', ...base, providerMessageId: derivedId('feedback', base), messageType: 'feedback', body: feedbackAnswer(event.messaging_feedback) }];
+    return [
+      {
+        kind: 'message',
+        ...base,
+        providerMessageId: derivedId('feedback', base),
+        messageType: 'feedback',
+        body: feedbackAnswer(event.messaging_feedback),
+      },
+    ];
   }
   return [];
 }
@@ -269,7 +310,7 @@ function socialContent(m: Json): Partial<InboundEvent> {
   if (attachment.type !== undefined) {
     const payload = obj(attachment.payload);
     const known = ATTACHMENT[scalarStr(attachment.type)];
-    const messageType = payload.sticker_id !== undefined ? 'sticker' : known?.messageType ?? 'unknown';
+    const messageType = payload.sticker_id !== undefined ? 'sticker' : (known?.messageType ?? 'unknown');
     return { messageType, body: text, mediaUrl: scalarStr(payload.url), mimeType: known?.mimeType ?? '' };
   }
   return text ? { messageType: 'text', body: text } : { messageType: 'unknown', body: '' };

@@ -2,7 +2,16 @@ import mongoose from 'mongoose';
 import { DeliveriesRepository, type DeliveryDoc } from '../../src/db/deliveries.repository';
 
 const doc = (n: number): DeliveryDoc => ({
-  _id: `d-${n}`, tenantId: 1, channelId: 1, driver: 'engine_a', to: '5511', providerMessageId: `P-${n}`, ok: true, error: '', durationMs: 1, createdAt: new Date(),
+  _id: `d-${n}`,
+  tenantId: 1,
+  channelId: 1,
+  driver: 'engine_a',
+  to: '5511',
+  providerMessageId: `P-${n}`,
+  ok: true,
+  error: '',
+  durationMs: 1,
+  createdAt: new Date(),
 });
 
 describe('DeliveriesRepository (records written behind the call)', () => {

@@ -21,7 +21,16 @@ afterAll(async () => {
 });
 
 const input = (visitorId: string) => ({
-  tenantId: 1, channelId: 7, visitorId, reference: 'r', text: 'hi', mediaUrl: '', mimeType: '', fileName: '', interactiveType: '', interactiveJson: '',
+  tenantId: 1,
+  channelId: 7,
+  visitorId,
+  reference: 'r',
+  text: 'hi',
+  mediaUrl: '',
+  mimeType: '',
+  fileName: '',
+  interactiveType: '',
+  interactiveJson: '',
 });
 
 it('queues at the next free position', async () => {
@@ -34,7 +43,9 @@ it('gives up on a position it can never claim with ERR_WEBCHAT_BUSY, a retryable
   const repo = new WebchatRepository(conn);
   // A document holding position 1's id, but not counted as the queue's last position: every attempt
   // reads 0 as the last, tries position 1 and loses it, as against writers that always win.
-  await conn.collection('webchat_messages').insertOne({ _id: webchatEntryId(7, 'v2', 1) as never, channelId: 7, visitorId: 'other', seq: 0 });
+  await conn
+    .collection('webchat_messages')
+    .insertOne({ _id: webchatEntryId(7, 'v2', 1) as never, channelId: 7, visitorId: 'other', seq: 0 });
   const err = await repo.enqueue(input('v2')).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(DomainError);
   expect(err).toMatchObject({ kind: 'unavailable', code: 'ERR_WEBCHAT_BUSY' });

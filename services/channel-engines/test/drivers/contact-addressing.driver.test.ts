@@ -21,7 +21,8 @@ const PARENT_BSUID = 'BR.ENT.11815799212886844830';
 const cases = driverCases(() => provider.url);
 const send = (c: DriverCase, to: string, content: Outbound['content'] = contentOf({ text: 'Hi' })) =>
   c.driver().send({ channel: caseChannel(provider.url, c), to, content, reference: 'msg-1' });
-const typing = (c: DriverCase, to: string) => c.driver().sendPresence!({ channel: caseChannel(provider.url, c), to, state: 'typing', replyTo: 'wamid.IN-1' });
+const typing = (c: DriverCase, to: string) =>
+  c.driver().sendPresence!({ channel: caseChannel(provider.url, c), to, state: 'typing', replyTo: 'wamid.IN-1' });
 const seen = () => provider.requests.map((r) => ({ url: r.url, body: r.body }));
 
 const ENGINES = ['engine_a', 'engine_b', 'engine_c', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h', 'whatsapp'];
@@ -44,7 +45,9 @@ describe('unofficial engines: a contact known by its LID', () => {
 
   it('engine_b sends an interactive message to the LID’s JID too', async () => {
     await send(cases.engine_b, LID, interactiveContent('engine_b/poll', { name: 'When?', options: ['Morning', 'Evening'] }));
-    expect(seen()).toEqual([{ url: '/message/sendPoll/acme', body: { number: LID, name: 'When?', selectableCount: 1, values: ['Morning', 'Evening'] } }]);
+    expect(seen()).toEqual([
+      { url: '/message/sendPoll/acme', body: { number: LID, name: 'When?', selectableCount: 1, values: ['Morning', 'Evening'] } },
+    ]);
   });
 
   it.each([
@@ -61,13 +64,16 @@ describe('unofficial engines: a contact known by its LID', () => {
     expect(seen()).toEqual([{ url, body }]);
   });
 
-  it.each(ENGINES.flatMap((kind) => [BSUID, PARENT_BSUID].map((to) => [kind, to])))('%s refuses %s (a BSUID of the official API) before any call', async (kind, to) => {
-    const err = await failure(send(cases[kind], to));
-    expect(err.code).toBe('ERR_VALIDATION');
-    expect(err.details).toEqual([expect.objectContaining({ field: 'to' })]);
-    if (cases[kind].driver().sendPresence) expect((await failure(typing(cases[kind], to))).code).toBe('ERR_VALIDATION');
-    expect(provider.requests).toEqual([]);
-  });
+  it.each(ENGINES.flatMap((kind) => [BSUID, PARENT_BSUID].map((to) => [kind, to])))(
+    '%s refuses %s (a BSUID of the official API) before any call',
+    async (kind, to) => {
+      const err = await failure(send(cases[kind], to));
+      expect(err.code).toBe('ERR_VALIDATION');
+      expect(err.details).toEqual([expect.objectContaining({ field: 'to' })]);
+      if (cases[kind].driver().sendPresence) expect((await failure(typing(cases[kind], to))).code).toBe('ERR_VALIDATION');
+      expect(provider.requests).toEqual([]);
+    },
+  );
 });
 
 describe('waba: a contact known by its business-scoped user id', () => {
@@ -83,7 +89,11 @@ describe('waba: a contact known by its business-scoped user id', () => {
   });
 
   it('sends a template and reply buttons to a BSUID as recipient', async () => {
-    const template = { name: 'order_update', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }] };
+    const template = {
+      name: 'order_update',
+      language: { code: 'pt_BR' },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }],
+    };
     await send(cases.waba, BSUID, interactiveContent('waba/template', template));
     await send(cases.waba, BSUID, interactiveContent('waba/button', { message: 'Confirm?', button1: 'Yes', button2: 'No' }));
     expect(provider.requests.map((r) => [r.body.recipient, r.body.to, r.body.type])).toEqual([

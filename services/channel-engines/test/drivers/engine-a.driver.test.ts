@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type ProviderRequest, type TestService } from '@convo/test-support';
+import {
+  rpcError,
+  startFakeProvider,
+  startServiceForTest,
+  type FakeProvider,
+  type ProviderRequest,
+  type TestService,
+} from '@convo/test-support';
 import { channelEnginesService } from '../../src/spec';
 import { channelOf, contentOf, failure, interactiveContent, settingsWith, syncFailure, deliveryRecords } from '../support/driver-fixtures';
 import type { Outbound } from '../../src/drivers/driver';
@@ -158,7 +165,9 @@ describe('EngineADriver', () => {
   });
 
   it('sends an image as content.image.url with the text as caption', async () => {
-    await send({ content: contentOf({ text: 'Look', mediaUrl: 'https://cdn.example.com/cat.png', mimeType: 'image/png', fileName: 'cat.png' }) });
+    await send({
+      content: contentOf({ text: 'Look', mediaUrl: 'https://cdn.example.com/cat.png', mimeType: 'image/png', fileName: 'cat.png' }),
+    });
     expect(sentContent()).toEqual({ image: { url: 'https://cdn.example.com/cat.png' }, caption: 'Look', mimetype: 'image/png' });
   });
 
@@ -227,7 +236,13 @@ describe('EngineADriver interactive messages', () => {
       list: {
         title: 'Options',
         sections: [
-          { title: 'Plans', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }, { id: 'pro', title: 'Pro' }] },
+          {
+            title: 'Plans',
+            rows: [
+              { id: 'basic', title: 'Basic', description: 'R$ 10' },
+              { id: 'pro', title: 'Pro' },
+            ],
+          },
         ],
       },
     });
@@ -251,7 +266,10 @@ describe('EngineADriver interactive messages', () => {
   it('sends ctaUrl as a cta_url button with the url as merchant_url too', async () => {
     await sendInteractive('engine_a/ctaUrl', { ...body, displayText: 'Open', url: 'https://acme.example/order/1' });
     expect(sentContent().interactiveMessage.nativeFlowMessage.buttons).toEqual([
-      { name: 'cta_url', buttonParamsJson: '{"display_text":"Open","url":"https://acme.example/order/1","merchant_url":"https://acme.example/order/1"}' },
+      {
+        name: 'cta_url',
+        buttonParamsJson: '{"display_text":"Open","url":"https://acme.example/order/1","merchant_url":"https://acme.example/order/1"}',
+      },
     ]);
   });
 
@@ -265,7 +283,12 @@ describe('EngineADriver interactive messages', () => {
   it('sends pixButton as a payment_info button with a static PIX code, keyed by our message id', async () => {
     await send({
       reference: '0b7c2d1e-aaaa-4bbb-8ccc-123456789abc',
-      content: interactiveContent('engine_a/pixButton', { pixType: 'EVP', pixKey: '123e4567-e89b-12d3-a456-426614174000', pixName: 'Acme Ltda', bodyText: 'Pay here' }),
+      content: interactiveContent('engine_a/pixButton', {
+        pixType: 'EVP',
+        pixKey: '123e4567-e89b-12d3-a456-426614174000',
+        pixName: 'Acme Ltda',
+        bodyText: 'Pay here',
+      }),
     });
 
     const message = sentContent().interactiveMessage;
@@ -285,7 +308,10 @@ describe('EngineADriver interactive messages', () => {
         items: [{ name: '', amount: { value: 0, offset: 100 }, quantity: 0, sale_amount: { value: 0, offset: 100 } }],
       },
       payment_settings: [
-        { type: 'pix_static_code', pix_static_code: { merchant_name: 'Acme Ltda', key: '123e4567-e89b-12d3-a456-426614174000', key_type: 'EVP' } },
+        {
+          type: 'pix_static_code',
+          pix_static_code: { merchant_name: 'Acme Ltda', key: '123e4567-e89b-12d3-a456-426614174000', key_type: 'EVP' },
+        },
       ],
       share_payment_status: false,
     });
@@ -368,7 +394,9 @@ describe('EngineADriver.parseInbound', () => {
 
   it('reads a quoted reply and a Long timestamp', () => {
     const [event] = upsert({
-      ...waMessage({ extendedTextMessage: { text: 'Yes, that one', contextInfo: { stanzaId: 'WA-msg-1', participant: '551100000000@s.whatsapp.net' } } }),
+      ...waMessage({
+        extendedTextMessage: { text: 'Yes, that one', contextInfo: { stanzaId: 'WA-msg-1', participant: '551100000000@s.whatsapp.net' } },
+      }),
       messageTimestamp: { low: 1718000000, high: 0, unsigned: true },
     });
     expect(event).toMatchObject({ messageType: 'text', body: 'Yes, that one', replyTo: 'WA-msg-1', timestampMs: 1718000000000 });
@@ -376,14 +404,26 @@ describe('EngineADriver.parseInbound', () => {
 
   it('reads an image with its caption, MIME type and the download link the engine adds', () => {
     const [event] = upsert(
-      waMessage({ imageMessage: { url: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'My receipt' }, mediaUrl: 'https://engine.example/media/3EB0.jpg' }),
+      waMessage({
+        imageMessage: { url: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'My receipt' },
+        mediaUrl: 'https://engine.example/media/3EB0.jpg',
+      }),
     );
-    expect(event).toMatchObject({ messageType: 'image', body: 'My receipt', mimeType: 'image/jpeg', mediaUrl: 'https://engine.example/media/3EB0.jpg' });
+    expect(event).toMatchObject({
+      messageType: 'image',
+      body: 'My receipt',
+      mimeType: 'image/jpeg',
+      mediaUrl: 'https://engine.example/media/3EB0.jpg',
+    });
   });
 
   it('reads a document inside documentWithCaptionMessage with its file name', () => {
     const [event] = upsert(
-      waMessage({ documentWithCaptionMessage: { message: { documentMessage: { mimetype: 'application/pdf', fileName: 'invoice.pdf', caption: 'Invoice' } } } }),
+      waMessage({
+        documentWithCaptionMessage: {
+          message: { documentMessage: { mimetype: 'application/pdf', fileName: 'invoice.pdf', caption: 'Invoice' } },
+        },
+      }),
     );
     expect(event).toMatchObject({ messageType: 'document', body: 'Invoice', mimeType: 'application/pdf', fileName: 'invoice.pdf' });
   });
@@ -402,12 +442,32 @@ describe('EngineADriver.parseInbound', () => {
   });
 
   it.each([
-    ['buttonsResponseMessage.selectedButtonId', { buttonsResponseMessage: { selectedButtonId: 'sales', selectedDisplayText: 'Sales' } }, 'button', 'sales'],
-    ['listResponseMessage.singleSelectReply.selectedRowId', { listResponseMessage: { title: 'Pro', singleSelectReply: { selectedRowId: 'pro' } } }, 'interactive', 'pro'],
-    ['templateButtonReplyMessage.selectedId', { templateButtonReplyMessage: { selectedId: 'yes', selectedDisplayText: 'Yes', selectedIndex: 0 } }, 'button', 'yes'],
+    [
+      'buttonsResponseMessage.selectedButtonId',
+      { buttonsResponseMessage: { selectedButtonId: 'sales', selectedDisplayText: 'Sales' } },
+      'button',
+      'sales',
+    ],
+    [
+      'listResponseMessage.singleSelectReply.selectedRowId',
+      { listResponseMessage: { title: 'Pro', singleSelectReply: { selectedRowId: 'pro' } } },
+      'interactive',
+      'pro',
+    ],
+    [
+      'templateButtonReplyMessage.selectedId',
+      { templateButtonReplyMessage: { selectedId: 'yes', selectedDisplayText: 'Yes', selectedIndex: 0 } },
+      'button',
+      'yes',
+    ],
     [
       'interactiveResponseMessage.nativeFlowResponseMessage paramsJson.id',
-      { interactiveResponseMessage: { body: { text: 'Support' }, nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: '{"id":"support"}', version: 1 } } },
+      {
+        interactiveResponseMessage: {
+          body: { text: 'Support' },
+          nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: '{"id":"support"}', version: 1 },
+        },
+      },
       'interactive',
       'support',
     ],
@@ -422,13 +482,20 @@ describe('EngineADriver.parseInbound', () => {
 
   it('reports a poll vote the engine decrypted as the chosen option texts, replying to the poll', () => {
     const [event] = upsert(
-      waMessage({ pollUpdateMessage: { pollCreationMessageKey: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'WA-poll-1' }, vote: { selectedOptions: ['Morning', 'Evening'] } } }),
+      waMessage({
+        pollUpdateMessage: {
+          pollCreationMessageKey: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'WA-poll-1' },
+          vote: { selectedOptions: ['Morning', 'Evening'] },
+        },
+      }),
     );
     expect(event).toMatchObject({ kind: 'message', messageType: 'poll_vote', body: 'Morning, Evening', replyTo: 'WA-poll-1' });
   });
 
   it('yields nothing for a vote that unticks every option', () => {
-    expect(upsert(waMessage({ pollUpdateMessage: { pollCreationMessageKey: { id: 'WA-poll-1' }, vote: { selectedOptions: [] } } }))).toEqual([]);
+    expect(
+      upsert(waMessage({ pollUpdateMessage: { pollCreationMessageKey: { id: 'WA-poll-1' }, vote: { selectedOptions: [] } } })),
+    ).toEqual([]);
   });
 
   // Baileys 7's key (decodeMessageNode): remoteJid, remoteJidAlt and addressingMode.
@@ -448,7 +515,9 @@ describe('EngineADriver.parseInbound', () => {
   });
 
   it('reads the senderPn and senderLid of Baileys 6.7 keys', () => {
-    const lidChat = upsert(waMessage({ conversation: 'a' }, { remoteJid: '123456789012345@lid', senderPn: '5511987654321@s.whatsapp.net' }));
+    const lidChat = upsert(
+      waMessage({ conversation: 'a' }, { remoteJid: '123456789012345@lid', senderPn: '5511987654321@s.whatsapp.net' }),
+    );
     const pnChat = upsert(waMessage({ conversation: 'b' }, { senderLid: '123456789012345@lid' }));
     expect([...lidChat, ...pnChat].map((e) => [e.from, e.lid])).toEqual([
       ['5511987654321', '123456789012345@lid'],
@@ -469,20 +538,48 @@ describe('EngineADriver.parseInbound', () => {
 
   it('reads our own message (key.fromMe, sent from the phone) as an outgoing message of the chat, without the business pushName', () => {
     const [event] = upsert(waMessage({ conversation: 'sent from the phone' }, { fromMe: true, id: '3EB0FROMPHONE' }));
-    expect(event).toMatchObject({ kind: 'message', fromMe: true, from: '5511987654321', providerMessageId: '3EB0FROMPHONE', body: 'sent from the phone', contactName: '' });
+    expect(event).toMatchObject({
+      kind: 'message',
+      fromMe: true,
+      from: '5511987654321',
+      providerMessageId: '3EB0FROMPHONE',
+      body: 'sent from the phone',
+      contactName: '',
+    });
   });
 
   it('reads a reaction (reactionMessage) and its removal (text "") on the message its key names', () => {
     const reaction = (text: string, fromMe = false) =>
-      waMessage({ reactionMessage: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB0OURS' }, text, senderTimestampMs: '1718000001000' } }, { id: `R-${text || 'none'}`, fromMe });
+      waMessage(
+        {
+          reactionMessage: {
+            key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB0OURS' },
+            text,
+            senderTimestampMs: '1718000001000',
+          },
+        },
+        { id: `R-${text || 'none'}`, fromMe },
+      );
     expect(upsert(reaction('❤️'), reaction('', true))).toEqual([
-      expect.objectContaining({ kind: 'reaction', targetId: '3EB0OURS', body: '❤️', fromMe: false, from: '5511987654321', providerMessageId: 'R-❤️', timestampMs: 1718000001000 }),
+      expect.objectContaining({
+        kind: 'reaction',
+        targetId: '3EB0OURS',
+        body: '❤️',
+        fromMe: false,
+        from: '5511987654321',
+        providerMessageId: 'R-❤️',
+        timestampMs: 1718000001000,
+      }),
       expect.objectContaining({ kind: 'reaction', targetId: '3EB0OURS', body: '', fromMe: true }),
     ]);
   });
 
   it('reads a revoke (protocolMessage type 0 or REVOKE) as a deletion of the message its key names', () => {
-    const revoke = (type: unknown) => waMessage({ protocolMessage: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' }, type } }, { id: `P-${String(type)}` });
+    const revoke = (type: unknown) =>
+      waMessage(
+        { protocolMessage: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' }, type } },
+        { id: `P-${String(type)}` },
+      );
     expect(upsert(revoke(0), revoke('REVOKE'))).toEqual([
       expect.objectContaining({ kind: 'delete', targetId: '3EB0THEIRS', fromMe: false, providerMessageId: 'P-0' }),
       expect.objectContaining({ kind: 'delete', targetId: '3EB0THEIRS', providerMessageId: 'P-REVOKE' }),
@@ -490,17 +587,45 @@ describe('EngineADriver.parseInbound', () => {
   });
 
   it('reads an edit, bare (protocolMessage MESSAGE_EDIT) or as Baileys 7 wraps it (editedMessage.message.protocolMessage)', () => {
-    const protocol = (text: string) => ({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' }, type: 14, editedMessage: { conversation: text }, timestampMs: '1718000005000' });
+    const protocol = (text: string) => ({
+      key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0THEIRS' },
+      type: 14,
+      editedMessage: { conversation: text },
+      timestampMs: '1718000005000',
+    });
     const bare = waMessage({ protocolMessage: protocol('fixed typo') }, { id: 'E1' });
-    const wrapped = waMessage({ editedMessage: { message: { protocolMessage: { ...protocol('second fix'), type: 'MESSAGE_EDIT', editedMessage: { extendedTextMessage: { text: 'second fix' } } } } } }, { id: 'E2' });
+    const wrapped = waMessage(
+      {
+        editedMessage: {
+          message: {
+            protocolMessage: {
+              ...protocol('second fix'),
+              type: 'MESSAGE_EDIT',
+              editedMessage: { extendedTextMessage: { text: 'second fix' } },
+            },
+          },
+        },
+      },
+      { id: 'E2' },
+    );
     expect(upsert(bare, wrapped)).toEqual([
-      expect.objectContaining({ kind: 'edit', targetId: '3EB0THEIRS', body: 'fixed typo', fromMe: false, timestampMs: 1718000005000, providerMessageId: 'E1' }),
+      expect.objectContaining({
+        kind: 'edit',
+        targetId: '3EB0THEIRS',
+        body: 'fixed typo',
+        fromMe: false,
+        timestampMs: 1718000005000,
+        providerMessageId: 'E1',
+      }),
       expect.objectContaining({ kind: 'edit', targetId: '3EB0THEIRS', body: 'second fix', providerMessageId: 'E2' }),
     ]);
   });
 
   it('reports the delivery states of our own messages from messages.update', () => {
-    const update = (id: string, status: number, fromMe = true) => ({ key: { remoteJid: '5511987654321@s.whatsapp.net', id, fromMe }, update: { status } });
+    const update = (id: string, status: number, fromMe = true) => ({
+      key: { remoteJid: '5511987654321@s.whatsapp.net', id, fromMe },
+      update: { status },
+    });
     expect(
       parse({
         event: 'messages.update',
@@ -516,10 +641,12 @@ describe('EngineADriver.parseInbound', () => {
   });
 
   it('reports connection.update open and close, with the reason of a close', () => {
-    expect(parse({ event: 'connection.update', data: { connection: 'open' } })).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
-    expect(parse({ event: 'connection.update', data: { connection: 'close', lastDisconnect: { error: { message: 'Connection Failure' } } } })).toEqual([
-      { kind: 'connection', connection: 'DISCONNECTED', error: 'Connection Failure' },
+    expect(parse({ event: 'connection.update', data: { connection: 'open' } })).toEqual([
+      { kind: 'connection', connection: 'CONNECTED', error: '' },
     ]);
+    expect(
+      parse({ event: 'connection.update', data: { connection: 'close', lastDisconnect: { error: { message: 'Connection Failure' } } } }),
+    ).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: 'Connection Failure' }]);
     expect(parse({ event: 'connection.update', data: { connection: 'connecting' } })).toEqual([]);
     expect(parse({ event: 'connection.update', data: { qr: '2@abc' } })).toEqual([]);
   });
@@ -546,7 +673,12 @@ describe('Deliver and ParseInbound over gRPC', () => {
   afterAll(() => svc?.stop());
 
   const deliver = (channelId: number) =>
-    svc.client.Deliver({ channel: target({ id: channelId, tenantId: 9, engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' }, reference: `ref-${channelId}` });
+    svc.client.Deliver({
+      channel: target({ id: channelId, tenantId: 9, engineUrl: engine.url }),
+      to: '5511987654321',
+      content: { text: 'Hi' },
+      reference: `ref-${channelId}`,
+    });
   const deliveriesOf = (channelId: number) => deliveryRecords(svc.db, channelId) as Promise<Array<Record<string, any>>>;
 
   it('lists the engine_a, engine_b and engine_c drivers', async () => {
@@ -561,7 +693,14 @@ describe('Deliver and ParseInbound over gRPC', () => {
     expect(res).toMatchObject({ providerMessageId: `WA-ref-${channelId}`, driver: 'engine_a' });
     expect(engine.requests).toHaveLength(1);
     expect(await deliveriesOf(channelId)).toEqual([
-      expect.objectContaining({ tenantId: 9, driver: 'engine_a', to: '5511987654321', ok: true, error: '', providerMessageId: `WA-ref-${channelId}` }),
+      expect.objectContaining({
+        tenantId: 9,
+        driver: 'engine_a',
+        to: '5511987654321',
+        ok: true,
+        error: '',
+        providerMessageId: `WA-ref-${channelId}`,
+      }),
     ]);
   });
 
@@ -580,17 +719,45 @@ describe('Deliver and ParseInbound over gRPC', () => {
   });
 
   it('refuses a channel kind without driver, sending nothing', async () => {
-    const err = await rpcError(svc.client.Deliver({ channel: target({ type: 'engine_z', engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' } }));
+    const err = await rpcError(
+      svc.client.Deliver({ channel: target({ type: 'engine_z', engineUrl: engine.url }), to: '5511987654321', content: { text: 'Hi' } }),
+    );
     expect(err).toMatchObject({ code: grpc.status.UNAVAILABLE });
     expect(err.metadata.get('err-code')).toEqual(['ERR_PROVIDER_FAILED']);
     expect(engine.requests).toEqual([]);
   });
 
   it("parses an engine_a webhook into events stamped with the URL's channel", async () => {
-    const body = { event: 'messages.upsert', data: { type: 'notify', messages: [{ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'IN-1' }, messageTimestamp: 1718000000, pushName: 'Ana', message: { buttonsResponseMessage: { selectedButtonId: 'sales' } } }] } };
-    const { events } = await svc.client.ParseInbound({ source: 'engine', channel: target({ id: 77 }), body: Buffer.from(JSON.stringify(body)) });
+    const body = {
+      event: 'messages.upsert',
+      data: {
+        type: 'notify',
+        messages: [
+          {
+            key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'IN-1' },
+            messageTimestamp: 1718000000,
+            pushName: 'Ana',
+            message: { buttonsResponseMessage: { selectedButtonId: 'sales' } },
+          },
+        ],
+      },
+    };
+    const { events } = await svc.client.ParseInbound({
+      source: 'engine',
+      channel: target({ id: 77 }),
+      body: Buffer.from(JSON.stringify(body)),
+    });
     expect(events).toEqual([
-      expect.objectContaining({ kind: 'message', channelId: 77, channelType: 'engine_a', from: '5511987654321', providerMessageId: 'IN-1', body: 'sales', messageType: 'button', timestampMs: '1718000000000' }),
+      expect.objectContaining({
+        kind: 'message',
+        channelId: 77,
+        channelType: 'engine_a',
+        from: '5511987654321',
+        providerMessageId: 'IN-1',
+        body: 'sales',
+        messageType: 'button',
+        timestampMs: '1718000000000',
+      }),
     ]);
   });
 });

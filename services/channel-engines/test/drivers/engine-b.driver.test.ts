@@ -26,8 +26,10 @@ beforeAll(async () => {
 afterAll(() => evolution.close());
 beforeEach(() => evolution.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_b', { engineUrl: `${evolution.url}/acme-main`, engineToken: 'evo-key', ...over });
-const send = (content: Outbound['content'], ch = channel()) => driver.send({ channel: ch, to: '5511987654321', content, reference: 'msg-1' });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_b', { engineUrl: `${evolution.url}/acme-main`, engineToken: 'evo-key', ...over });
+const send = (content: Outbound['content'], ch = channel()) =>
+  driver.send({ channel: ch, to: '5511987654321', content, reference: 'msg-1' });
 const sendInteractive = (type: string, json: unknown) => send(interactiveContent(type, json));
 /** The one request sent: its path and body. */
 const sent = () => {
@@ -55,7 +57,9 @@ describe('EngineBDriver: text and media', () => {
   });
 
   it('takes the instance from ENGINE_URL_ENGINE_B when the channel has no engine URL', async () => {
-    const configured = new EngineBDriver(settingsWith(TIMEOUT_MS, { engineUrl: (kind) => (kind === 'engine_b' ? `${evolution.url}/shared` : '') }));
+    const configured = new EngineBDriver(
+      settingsWith(TIMEOUT_MS, { engineUrl: (kind) => (kind === 'engine_b' ? `${evolution.url}/shared` : '') }),
+    );
     await configured.send({ channel: channel({ engineUrl: '' }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' });
     expect(evolution.requests.map((r) => r.url)).toEqual(['/message/sendText/shared']);
   });
@@ -72,20 +76,36 @@ describe('EngineBDriver: text and media', () => {
     expect(sent()).toEqual({
       method: 'POST',
       url: '/message/sendMedia/acme-main',
-      body: { number: '5511987654321', mediatype: 'image', mimetype: 'image/png', caption: 'Look', media: 'https://cdn.example.com/cat.png', fileName: 'cat.png' },
+      body: {
+        number: '5511987654321',
+        mediatype: 'image',
+        mimetype: 'image/png',
+        caption: 'Look',
+        media: 'https://cdn.example.com/cat.png',
+        fileName: 'cat.png',
+      },
     });
   });
 
   it('sends a PDF through sendMedia as a document', async () => {
     await send(contentOf({ mediaUrl: 'https://cdn.example.com/a.pdf', mimeType: 'application/pdf', fileName: 'a.pdf' }));
-    expect(sent().body).toEqual({ number: '5511987654321', mediatype: 'document', mimetype: 'application/pdf', media: 'https://cdn.example.com/a.pdf', fileName: 'a.pdf' });
+    expect(sent().body).toEqual({
+      number: '5511987654321',
+      mediatype: 'document',
+      mimetype: 'application/pdf',
+      media: 'https://cdn.example.com/a.pdf',
+      fileName: 'a.pdf',
+    });
   });
 
   it('sends an audio without caption and its text as a following sendText', async () => {
     const res = await send(contentOf({ text: 'Listen', mediaUrl: 'https://cdn.example.com/a.mp3', mimeType: 'audio/mpeg' }));
     expect(res).toEqual({ providerMessageId: 'EVO-sendMedia' });
     expect(evolution.requests.map((r) => [r.url, r.body])).toEqual([
-      ['/message/sendMedia/acme-main', { number: '5511987654321', mediatype: 'audio', mimetype: 'audio/mpeg', media: 'https://cdn.example.com/a.mp3' }],
+      [
+        '/message/sendMedia/acme-main',
+        { number: '5511987654321', mediatype: 'audio', mimetype: 'audio/mpeg', media: 'https://cdn.example.com/a.mp3' },
+      ],
       ['/message/sendText/acme-main', { number: '5511987654321', text: 'Listen' }],
     ]);
   });
@@ -93,7 +113,11 @@ describe('EngineBDriver: text and media', () => {
   it("fails with ERR_PROVIDER_FAILED carrying Evolution's response.message for a number not on WhatsApp", async () => {
     evolution.answer(() => ({
       status: 400,
-      body: { status: 400, error: 'Bad Request', response: { message: [{ jid: '5511987654321@s.whatsapp.net', exists: false, number: '5511987654321' }] } },
+      body: {
+        status: 400,
+        error: 'Bad Request',
+        response: { message: [{ jid: '5511987654321@s.whatsapp.net', exists: false, number: '5511987654321' }] },
+      },
     }));
     const err = await failure(send(contentOf({ text: 'Hi' })));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
@@ -108,7 +132,10 @@ describe('EngineBDriver: text and media', () => {
   });
 
   it('fails with ERR_PROVIDER_FAILED on a 404 for an unknown instance', async () => {
-    evolution.answer(() => ({ status: 404, body: { status: 404, error: 'Not Found', response: { message: ['The "acme-main" instance does not exist'] } } }));
+    evolution.answer(() => ({
+      status: 404,
+      body: { status: 404, error: 'Not Found', response: { message: ['The "acme-main" instance does not exist'] } },
+    }));
     const err = await failure(send(contentOf({ text: 'Hi' })));
     expect(err.message).toContain('The "acme-main" instance does not exist');
   });
@@ -135,7 +162,13 @@ describe('EngineBDriver: interactive messages', () => {
   const buttonsBody = (buttons: unknown[]) => ({ number: '5511987654321', title: 'How can we help?', footer: 'Acme', buttons });
 
   it('sends quickReply through sendButtons as reply buttons, the body text as title', async () => {
-    await sendInteractive('engine_b/quickReply', { ...body, buttons: [{ display_text: 'Sales', id: 'sales' }, { display_text: 'Support', id: 'support' }] });
+    await sendInteractive('engine_b/quickReply', {
+      ...body,
+      buttons: [
+        { display_text: 'Sales', id: 'sales' },
+        { display_text: 'Support', id: 'support' },
+      ],
+    });
     expect(sent()).toEqual({
       method: 'POST',
       url: '/message/sendButtons/acme-main',
@@ -154,7 +187,10 @@ describe('EngineBDriver: interactive messages', () => {
     expect(evolution.requests.map((r) => [r.url, r.body])).toEqual([
       ['/message/sendButtons/acme-main', buttonsBody([{ type: 'copy', displayText: 'Copy', copyCode: 'PROMO10' }])],
       ['/message/sendButtons/acme-main', buttonsBody([{ type: 'url', displayText: 'Open', url: 'https://acme.example/o/1' }])],
-      ['/message/sendButtons/acme-main', { number: '5511987654321', title: 'Talk to us', buttons: [{ type: 'call', displayText: 'Call', phoneNumber: '+5511987654321' }] }],
+      [
+        '/message/sendButtons/acme-main',
+        { number: '5511987654321', title: 'Talk to us', buttons: [{ type: 'call', displayText: 'Call', phoneNumber: '+5511987654321' }] },
+      ],
     ]);
   });
 
@@ -169,14 +205,29 @@ describe('EngineBDriver: interactive messages', () => {
     expect(sent()).toEqual({
       method: 'POST',
       url: '/message/sendButtons/acme-main',
-      body: { number: '5511987654321', title: 'Pay here', buttons: [{ type: 'pix', currency: 'BRL', name: 'Acme Ltda', keyType, key: 'the-key' }] },
+      body: {
+        number: '5511987654321',
+        title: 'Pay here',
+        buttons: [{ type: 'pix', currency: 'BRL', name: 'Acme Ltda', keyType, key: 'the-key' }],
+      },
     });
   });
 
   it('sends singleSelect through sendList: body as description, list.title as buttonText, ids as rowId', async () => {
     await sendInteractive('engine_b/singleSelect', {
       ...body,
-      list: { title: 'Options', sections: [{ title: 'Plans', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }, { id: 'pro', title: 'Pro' }] }] },
+      list: {
+        title: 'Options',
+        sections: [
+          {
+            title: 'Plans',
+            rows: [
+              { id: 'basic', title: 'Basic', description: 'R$ 10' },
+              { id: 'pro', title: 'Pro' },
+            ],
+          },
+        ],
+      },
     });
     expect(sent()).toEqual({
       method: 'POST',
@@ -187,13 +238,24 @@ describe('EngineBDriver: interactive messages', () => {
         description: 'How can we help?',
         footerText: 'Acme',
         buttonText: 'Options',
-        sections: [{ title: 'Plans', rows: [{ title: 'Basic', description: 'R$ 10', rowId: 'basic' }, { title: 'Pro', rowId: 'pro' }] }],
+        sections: [
+          {
+            title: 'Plans',
+            rows: [
+              { title: 'Basic', description: 'R$ 10', rowId: 'basic' },
+              { title: 'Pro', rowId: 'pro' },
+            ],
+          },
+        ],
       },
     });
   });
 
   it('sends a list without footer with an empty footerText, which Evolution requires', async () => {
-    await sendInteractive('engine_b/singleSelect', { body: { text: 'Pick' }, list: { title: 'Open', sections: [{ title: 'S', rows: [{ id: 'a', title: 'A' }] }] } });
+    await sendInteractive('engine_b/singleSelect', {
+      body: { text: 'Pick' },
+      list: { title: 'Open', sections: [{ title: 'S', rows: [{ id: 'a', title: 'A' }] }] },
+    });
     expect(sent().body.footerText).toBe('');
   });
 
@@ -225,7 +287,10 @@ describe('EngineBDriver: interactive messages', () => {
   });
 
   it("fails with ERR_PROVIDER_FAILED carrying Evolution's reason when it refuses buttons", async () => {
-    evolution.answer(() => ({ status: 400, body: { status: 400, error: 'Bad Request', response: { message: ['Reply buttons cannot be mixed with other button types'] } } }));
+    evolution.answer(() => ({
+      status: 400,
+      body: { status: 400, error: 'Bad Request', response: { message: ['Reply buttons cannot be mixed with other button types'] } },
+    }));
     const err = await failure(sendInteractive('engine_b/ctaCopy', { ...body, displayText: 'Copy', copyCode: 'X' }));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toContain('Reply buttons cannot be mixed with other button types');
@@ -238,7 +303,12 @@ describe('EngineBDriver.checkNumber', () => {
   it('asks POST /chat/whatsappNumbers/{instance} and reports the JID', async () => {
     evolution.answer(() => ({ status: 200, body: [{ exists: true, jid: '5511987654321@s.whatsapp.net', number: '5511987654321' }] }));
     expect(await check()).toEqual({ exists: true, networkId: '5511987654321@s.whatsapp.net' });
-    expect(evolution.requests[0]).toMatchObject({ method: 'POST', url: '/chat/whatsappNumbers/acme-main', headers: { apikey: 'evo-key' }, body: { numbers: ['5511987654321'] } });
+    expect(evolution.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/chat/whatsappNumbers/acme-main',
+      headers: { apikey: 'evo-key' },
+      body: { numbers: ['5511987654321'] },
+    });
   });
 
   it('reports a number that is not on WhatsApp', async () => {
@@ -294,32 +364,70 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
   });
 
   it('reads an image with the S3 link Evolution adds as mediaUrl', () => {
-    const [event] = upsert({ imageMessage: { url: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'Receipt' }, mediaUrl: 'https://s3.example/evolution/3EB0.jpeg' });
-    expect(event).toMatchObject({ messageType: 'image', body: 'Receipt', mimeType: 'image/jpeg', mediaUrl: 'https://s3.example/evolution/3EB0.jpeg' });
+    const [event] = upsert({
+      imageMessage: { url: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'Receipt' },
+      mediaUrl: 'https://s3.example/evolution/3EB0.jpeg',
+    });
+    expect(event).toMatchObject({
+      messageType: 'image',
+      body: 'Receipt',
+      mimeType: 'image/jpeg',
+      mediaUrl: 'https://s3.example/evolution/3EB0.jpeg',
+    });
   });
 
   it.each([
     ['a reply button', { buttonsResponseMessage: { selectedButtonId: 'sales', selectedDisplayText: 'Sales' } }, 'button', 'sales'],
-    ['a list row', { listResponseMessage: { title: 'Pro', listType: 1, singleSelectReply: { selectedRowId: 'pro' } } }, 'interactive', 'pro'],
+    [
+      'a list row',
+      { listResponseMessage: { title: 'Pro', listType: 1, singleSelectReply: { selectedRowId: 'pro' } } },
+      'interactive',
+      'pro',
+    ],
     ['a template button', { templateButtonReplyMessage: { selectedId: 'yes' } }, 'button', 'yes'],
-    ['a native-flow button', { interactiveResponseMessage: { nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: '{"id":"support"}' } } }, 'interactive', 'support'],
+    [
+      'a native-flow button',
+      { interactiveResponseMessage: { nativeFlowResponseMessage: { name: 'quick_reply', paramsJson: '{"id":"support"}' } } },
+      'interactive',
+      'support',
+    ],
   ])('reports the chosen id of %s as the body', (_label, message, messageType, body) => {
     expect(upsert(message)).toEqual([expect.objectContaining({ messageType, body })]);
   });
 
   it('reports a poll vote as the option texts Evolution decrypted, replying to the poll', () => {
-    const [event] = upsert({ pollUpdateMessage: { pollCreationMessageKey: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'EVO-poll' }, vote: { selectedOptions: ['Morning'] } } });
-    expect(event).toMatchObject({ kind: 'message', messageType: 'poll_vote', body: 'Morning', replyTo: 'EVO-poll', providerMessageId: '3EB0C431C26A1916E07E' });
+    const [event] = upsert({
+      pollUpdateMessage: {
+        pollCreationMessageKey: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: 'EVO-poll' },
+        vote: { selectedOptions: ['Morning'] },
+      },
+    });
+    expect(event).toMatchObject({
+      kind: 'message',
+      messageType: 'poll_vote',
+      body: 'Morning',
+      replyTo: 'EVO-poll',
+      providerMessageId: '3EB0C431C26A1916E07E',
+    });
   });
 
   it('reads poll options given as { name } and joins several with ", "', () => {
-    const [event] = upsert({ pollUpdateMessage: { pollCreationMessageKey: { id: 'EVO-poll' }, vote: { selectedOptions: [{ name: 'Morning' }, { name: 'Evening' }] } } });
+    const [event] = upsert({
+      pollUpdateMessage: {
+        pollCreationMessageKey: { id: 'EVO-poll' },
+        vote: { selectedOptions: [{ name: 'Morning' }, { name: 'Evening' }] },
+      },
+    });
     expect(event.body).toBe('Morning, Evening');
   });
 
   it('reads our own message as an outgoing one and a reaction on a message; skips groups', () => {
-    expect(upsert({ conversation: 'from the phone' }, { fromMe: true })).toEqual([expect.objectContaining({ kind: 'message', fromMe: true, from: '5511987654321', body: 'from the phone' })]);
-    expect(upsert({ conversation: 'group' }, { remoteJid: '120363025555555555@g.us', participant: '5511987654321@s.whatsapp.net' })).toEqual([]);
+    expect(upsert({ conversation: 'from the phone' }, { fromMe: true })).toEqual([
+      expect.objectContaining({ kind: 'message', fromMe: true, from: '5511987654321', body: 'from the phone' }),
+    ]);
+    expect(
+      upsert({ conversation: 'group' }, { remoteJid: '120363025555555555@g.us', participant: '5511987654321@s.whatsapp.net' }),
+    ).toEqual([]);
     expect(upsert({ reactionMessage: { key: { id: 'X', fromMe: true }, text: '❤️' } })).toEqual([
       expect.objectContaining({ kind: 'reaction', targetId: 'X', body: '❤️', fromMe: false, providerMessageId: '3EB0C431C26A1916E07E' }),
     ]);
@@ -334,14 +442,26 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
         timestampMs: 1718011900000,
       }),
     );
-    expect(edited).toEqual([expect.objectContaining({ kind: 'edit', from: '5511987654321', targetId: '3EB0EDITED', body: 'new text', fromMe: false, timestampMs: 1718011900000 })]);
+    expect(edited).toEqual([
+      expect.objectContaining({
+        kind: 'edit',
+        from: '5511987654321',
+        targetId: '3EB0EDITED',
+        body: 'new text',
+        fromMe: false,
+        timestampMs: 1718011900000,
+      }),
+    ]);
     const deleted = parse(envelope('messages.delete', { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: '3EB0GONE' }));
     expect(deleted).toEqual([expect.objectContaining({ kind: 'delete', from: '5511987654321', targetId: '3EB0GONE', fromMe: false })]);
     expect(parse(envelope('messages.delete', { key: { remoteJid: '120363025555555555@g.us', id: 'G' } }))).toEqual([]);
   });
 
   it('reads the key of Evolution 2.3.5 and later (as Baileys 7 made it): the LID in remoteJid, the number in remoteJidAlt', () => {
-    const [event] = upsert({ conversation: 'hi' }, { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', addressingMode: 'lid' });
+    const [event] = upsert(
+      { conversation: 'hi' },
+      { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', addressingMode: 'lid' },
+    );
     expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
@@ -361,12 +481,20 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
   });
 
   it('reads the key Evolution 2.3.1–2.3.4 rewrote: the number in remoteJid, the LID kept in previousRemoteJid', () => {
-    const key = { remoteJid: '5511987654321@s.whatsapp.net', senderPn: '5511987654321@s.whatsapp.net', previousRemoteJid: '123456789012345@lid' };
+    const key = {
+      remoteJid: '5511987654321@s.whatsapp.net',
+      senderPn: '5511987654321@s.whatsapp.net',
+      previousRemoteJid: '123456789012345@lid',
+    };
     expect(upsert({ conversation: 'hi' }, key)[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
   it('reads MESSAGES_UPSERT spelt as the configuration names it', () => {
-    const body = envelope('MESSAGES_UPSERT', { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'X1' }, message: { conversation: 'hi' }, messageTimestamp: 1 });
+    const body = envelope('MESSAGES_UPSERT', {
+      key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: false, id: 'X1' },
+      message: { conversation: 'hi' },
+      messageTimestamp: 1,
+    });
     expect(parse(body)).toEqual([expect.objectContaining({ providerMessageId: 'X1', body: 'hi' })]);
   });
 
@@ -377,8 +505,18 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
     ['PLAYED', 'read'],
     ['ERROR', 'failed'],
   ])('reports messages.update %s of our message as %s, by its WhatsApp id', (status, neutral) => {
-    const body = envelope('messages.update', { messageId: 'cuid-123', keyId: 'EVO-sendText', remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, participant: '5511987654321@s.whatsapp.net', status, instanceId: 'c1d2' });
-    expect(parse(body)).toEqual([{ kind: 'status', providerMessageId: 'EVO-sendText', status: neutral, timestampMs: Date.parse('2024-06-10T09:33:20.000Z') }]);
+    const body = envelope('messages.update', {
+      messageId: 'cuid-123',
+      keyId: 'EVO-sendText',
+      remoteJid: '5511987654321@s.whatsapp.net',
+      fromMe: true,
+      participant: '5511987654321@s.whatsapp.net',
+      status,
+      instanceId: 'c1d2',
+    });
+    expect(parse(body)).toEqual([
+      { kind: 'status', providerMessageId: 'EVO-sendText', status: neutral, timestampMs: Date.parse('2024-06-10T09:33:20.000Z') },
+    ]);
   });
 
   it("ignores receipts of the contact's messages and states that are not deliveries", () => {
@@ -388,8 +526,12 @@ describe('EngineBDriver.parseInbound (Evolution webhooks)', () => {
   });
 
   it('reports connection.update open and close', () => {
-    expect(parse(envelope('connection.update', { instance: 'acme-main', state: 'open', statusReason: 200 }))).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
-    expect(parse(envelope('connection.update', { instance: 'acme-main', state: 'close', statusReason: 401 }))).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: '' }]);
+    expect(parse(envelope('connection.update', { instance: 'acme-main', state: 'open', statusReason: 200 }))).toEqual([
+      { kind: 'connection', connection: 'CONNECTED', error: '' },
+    ]);
+    expect(parse(envelope('connection.update', { instance: 'acme-main', state: 'close', statusReason: 401 }))).toEqual([
+      { kind: 'connection', connection: 'DISCONNECTED', error: '' },
+    ]);
     expect(parse(envelope('connection.update', { instance: 'acme-main', state: 'connecting' }))).toEqual([]);
   });
 

@@ -6,7 +6,17 @@ import { EngineCDriver } from '../../src/drivers/engine-c.driver';
 // uazapi answers a send with the stored message: `id` is its own "owner:messageid", `messageid` WhatsApp's.
 const accepted = (req: ProviderRequest) => {
   const messageid = `3EB0${req.url.replace(/\W/g, '').toUpperCase()}`;
-  return { status: 200, body: { id: `551100000000:${messageid}`, messageid, chatid: `${req.body.number}@s.whatsapp.net`, fromMe: true, status: 'Pending', messageTimestamp: 1718000000000 } };
+  return {
+    status: 200,
+    body: {
+      id: `551100000000:${messageid}`,
+      messageid,
+      chatid: `${req.body.number}@s.whatsapp.net`,
+      fromMe: true,
+      status: 'Pending',
+      messageTimestamp: 1718000000000,
+    },
+  };
 };
 
 const TIMEOUT_MS = 2_000;
@@ -20,7 +30,8 @@ beforeAll(async () => {
 afterAll(() => uazapi.close());
 beforeEach(() => uazapi.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_c', { engineUrl: uazapi.url, engineToken: 'uaz-token', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_c', { engineUrl: uazapi.url, engineToken: 'uaz-token', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 const sendInteractive = (type: string, json: unknown) => send(interactiveContent(type, json));
 /** The one request sent: its path and body. */
@@ -49,7 +60,11 @@ describe('EngineCDriver: text and media', () => {
 
   it('sends an image through /send/media with the text as caption', async () => {
     await send(contentOf({ text: 'Look', mediaUrl: 'https://cdn.example.com/cat.png', mimeType: 'image/png', fileName: 'cat.png' }));
-    expect(sent()).toEqual({ method: 'POST', url: '/send/media', body: { number: '5511987654321', type: 'image', file: 'https://cdn.example.com/cat.png', text: 'Look' } });
+    expect(sent()).toEqual({
+      method: 'POST',
+      url: '/send/media',
+      body: { number: '5511987654321', type: 'image', file: 'https://cdn.example.com/cat.png', text: 'Look' },
+    });
   });
 
   it('sends a video through /send/media', async () => {
@@ -58,8 +73,16 @@ describe('EngineCDriver: text and media', () => {
   });
 
   it('sends a PDF as a document named by docName', async () => {
-    await send(contentOf({ text: 'Your invoice', mediaUrl: 'https://cdn.example.com/a.pdf', mimeType: 'application/pdf', fileName: 'invoice.pdf' }));
-    expect(sent().body).toEqual({ number: '5511987654321', type: 'document', file: 'https://cdn.example.com/a.pdf', text: 'Your invoice', docName: 'invoice.pdf' });
+    await send(
+      contentOf({ text: 'Your invoice', mediaUrl: 'https://cdn.example.com/a.pdf', mimeType: 'application/pdf', fileName: 'invoice.pdf' }),
+    );
+    expect(sent().body).toEqual({
+      number: '5511987654321',
+      type: 'document',
+      file: 'https://cdn.example.com/a.pdf',
+      text: 'Your invoice',
+      docName: 'invoice.pdf',
+    });
   });
 
   it('sends an audio without caption and its text as a following /send/text', async () => {
@@ -124,11 +147,21 @@ describe('EngineCDriver: interactive messages', () => {
   });
 
   it('sends list through /send/menu with its listButton', async () => {
-    await sendInteractive('engine_c/list', { text: 'Catalog', choices: ['[Phones]', 'Smartphones|phones|New models'], listButton: 'See catalog' });
+    await sendInteractive('engine_c/list', {
+      text: 'Catalog',
+      choices: ['[Phones]', 'Smartphones|phones|New models'],
+      listButton: 'See catalog',
+    });
     expect(sent()).toEqual({
       method: 'POST',
       url: '/send/menu',
-      body: { number: '5511987654321', type: 'list', text: 'Catalog', choices: ['[Phones]', 'Smartphones|phones|New models'], listButton: 'See catalog' },
+      body: {
+        number: '5511987654321',
+        type: 'list',
+        text: 'Catalog',
+        choices: ['[Phones]', 'Smartphones|phones|New models'],
+        listButton: 'See catalog',
+      },
     });
   });
 
@@ -179,7 +212,10 @@ describe('EngineCDriver: interactive messages', () => {
 
   it('refuses a URL button without url, naming it, before sending anything', async () => {
     const err = await failure(
-      sendInteractive('engine_c/carousel', { text: 'Pick', carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Open', type: 'URL' }] }] }),
+      sendInteractive('engine_c/carousel', {
+        text: 'Pick',
+        carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Open', type: 'URL' }] }],
+      }),
     );
     expect(err.code).toBe('ERR_VALIDATION');
     expect(err.details).toEqual([{ field: 'carousel[0].buttons[0].url', message: 'is required' }]);
@@ -188,7 +224,9 @@ describe('EngineCDriver: interactive messages', () => {
 
   it("refuses a carousel without its text (uazapi's /send/carousel requires it), naming it, before sending anything", async () => {
     const err = await failure(
-      sendInteractive('engine_c/carousel', { carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Buy', type: 'REPLY' }] }] }),
+      sendInteractive('engine_c/carousel', {
+        carousel: [{ text: 'A', image: 'https://cdn.example.com/a.jpg', buttons: [{ text: 'Buy', type: 'REPLY' }] }],
+      }),
     );
     expect(err.code).toBe('ERR_VALIDATION');
     expect(err.details).toEqual([{ field: 'text', message: 'is required' }]);
@@ -206,7 +244,11 @@ describe('EngineCDriver: interactive messages', () => {
 
   it('sends locationButton through /send/location-button', async () => {
     await sendInteractive('engine_c/locationButton', { text: 'Share your location' });
-    expect(sent()).toEqual({ method: 'POST', url: '/send/location-button', body: { number: '5511987654321', text: 'Share your location' } });
+    expect(sent()).toEqual({
+      method: 'POST',
+      url: '/send/location-button',
+      body: { number: '5511987654321', text: 'Share your location' },
+    });
   });
 
   it('sends requestPayment through /send/request-payment with the PIX fields', async () => {
@@ -240,8 +282,21 @@ describe('EngineCDriver: interactive messages', () => {
   });
 
   it('sends requestPayment with only its required fields', async () => {
-    await sendInteractive('engine_c/requestPayment', { amount: 10, title: 'Fee', pixType: 'EMAIL', pixKey: 'pay@acme.example', pixName: 'Acme' });
-    expect(sent().body).toEqual({ number: '5511987654321', amount: 10, title: 'Fee', pixType: 'EMAIL', pixKey: 'pay@acme.example', pixName: 'Acme' });
+    await sendInteractive('engine_c/requestPayment', {
+      amount: 10,
+      title: 'Fee',
+      pixType: 'EMAIL',
+      pixKey: 'pay@acme.example',
+      pixName: 'Acme',
+    });
+    expect(sent().body).toEqual({
+      number: '5511987654321',
+      amount: 10,
+      title: 'Fee',
+      pixType: 'EMAIL',
+      pixKey: 'pay@acme.example',
+      pixName: 'Acme',
+    });
   });
 
   it('refuses an interactive type of another route, sending nothing', async () => {
@@ -268,9 +323,17 @@ describe('EngineCDriver.checkNumber', () => {
   const check = () => driver.checkNumber(channel(), '5511987654321');
 
   it('asks POST /chat/check and reports isInWhatsapp with the JID', async () => {
-    uazapi.answer(() => ({ status: 200, body: [{ query: '5511987654321', isInWhatsapp: true, jid: '5511987654321@s.whatsapp.net', verifiedName: '' }] }));
+    uazapi.answer(() => ({
+      status: 200,
+      body: [{ query: '5511987654321', isInWhatsapp: true, jid: '5511987654321@s.whatsapp.net', verifiedName: '' }],
+    }));
     expect(await check()).toEqual({ exists: true, networkId: '5511987654321@s.whatsapp.net' });
-    expect(uazapi.requests[0]).toMatchObject({ method: 'POST', url: '/chat/check', headers: { token: 'uaz-token' }, body: { numbers: ['5511987654321'] } });
+    expect(uazapi.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/chat/check',
+      headers: { token: 'uaz-token' },
+      body: { numbers: ['5511987654321'] },
+    });
   });
 
   it('reports a number that is not on WhatsApp', async () => {
@@ -361,29 +424,45 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
       fileURL: 'https://acme.uazapi.com/files/AC0C.jpg',
       content: { URL: 'https://mmg.whatsapp.net/o1/x.enc', mimetype: 'image/jpeg', fileLength: 98278 },
     });
-    expect(event).toMatchObject({ messageType: 'image', body: 'Receipt', mimeType: 'image/jpeg', mediaUrl: 'https://acme.uazapi.com/files/AC0C.jpg' });
+    expect(event).toMatchObject({
+      messageType: 'image',
+      body: 'Receipt',
+      mimeType: 'image/jpeg',
+      mediaUrl: 'https://acme.uazapi.com/files/AC0C.jpg',
+    });
   });
 
   it('reads a voice note and a document', () => {
-    expect(messages({ messageType: 'AudioMessage', mediaType: 'ptt', text: '', content: { mimetype: 'audio/ogg; codecs=opus' } })[0]).toMatchObject({
+    expect(
+      messages({ messageType: 'AudioMessage', mediaType: 'ptt', text: '', content: { mimetype: 'audio/ogg; codecs=opus' } })[0],
+    ).toMatchObject({
       messageType: 'audio',
       mimeType: 'audio/ogg; codecs=opus',
       mediaUrl: '',
     });
-    expect(messages({ messageType: 'DocumentMessage', mediaType: 'document', text: '', content: { mimetype: 'application/pdf', fileName: 'invoice.pdf' } })[0]).toMatchObject({
+    expect(
+      messages({
+        messageType: 'DocumentMessage',
+        mediaType: 'document',
+        text: '',
+        content: { mimetype: 'application/pdf', fileName: 'invoice.pdf' },
+      })[0],
+    ).toMatchObject({
       messageType: 'document',
       fileName: 'invoice.pdf',
     });
   });
 
   it('reads a location', () => {
-    expect(messages({ messageType: 'LocationMessage', text: '', content: { degreesLatitude: -23.55, degreesLongitude: -46.63 } })[0]).toMatchObject({
+    expect(
+      messages({ messageType: 'LocationMessage', text: '', content: { degreesLatitude: -23.55, degreesLongitude: -46.63 } })[0],
+    ).toMatchObject({
       messageType: 'location',
       body: '-23.55,-46.63',
     });
   });
 
-  it("reports a list choice as buttonOrListid, replying to the list", () => {
+  it('reports a list choice as buttonOrListid, replying to the list', () => {
     const [event] = messages({
       messageType: 'ListResponseMessage',
       type: 'media',
@@ -409,7 +488,10 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
       text: '',
       vote: 'Sol',
       quoted: 'AC80C0232690BC1ADD4D087D31ED59B3',
-      content: { pollCreationMessageKey: { remoteJID: '249666952265850@lid', fromMe: true, ID: 'AC80C0232690BC1ADD4D087D31ED59B3' }, vote: { encPayload: 'Gs4y', encIV: '4EN0' } },
+      content: {
+        pollCreationMessageKey: { remoteJID: '249666952265850@lid', fromMe: true, ID: 'AC80C0232690BC1ADD4D087D31ED59B3' },
+        vote: { encPayload: 'Gs4y', encIV: '4EN0' },
+      },
     });
     expect(event).toMatchObject({ kind: 'message', messageType: 'poll_vote', body: 'Sol', replyTo: 'AC80C0232690BC1ADD4D087D31ED59B3' });
   });
@@ -426,7 +508,13 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
       EventType: 'messages_update',
       type: 'ReadReceipt',
       state: 'Delivered',
-      event: { MessageIDs: ['3EB0SENDTEXT', '3EB0SENDMEDIA'], Chat: '5511987654321@s.whatsapp.net', IsFromMe: false, Timestamp: 1778289276, Type: 'Delivered' },
+      event: {
+        MessageIDs: ['3EB0SENDTEXT', '3EB0SENDMEDIA'],
+        Chat: '5511987654321@s.whatsapp.net',
+        IsFromMe: false,
+        Timestamp: 1778289276,
+        Type: 'Delivered',
+      },
     };
     expect(parse(body)).toEqual([
       { kind: 'status', providerMessageId: '3EB0SENDTEXT', status: 'delivered', timestampMs: 1778289276000 },
@@ -440,13 +528,22 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
     ['Sent', 'sent'],
     ['ServerError', 'failed'],
   ])('reports a %s receipt as %s', (type, status) => {
-    const body = { EventType: 'messages_update', type: 'ReadReceipt', state: type, event: { MessageIDs: ['3EB0X'], IsFromMe: 'False', Timestamp: '1785820620', Type: type } };
+    const body = {
+      EventType: 'messages_update',
+      type: 'ReadReceipt',
+      state: type,
+      event: { MessageIDs: ['3EB0X'], IsFromMe: 'False', Timestamp: '1785820620', Type: type },
+    };
     expect(parse(body)).toEqual([{ kind: 'status', providerMessageId: '3EB0X', status, timestampMs: 1785820620000 }]);
   });
 
   it("ignores our own device's receipts and receipt types that are not delivery states", () => {
-    expect(parse({ EventType: 'messages_update', state: 'Read', event: { MessageIDs: ['IN-1'], IsFromMe: 'True', Type: 'Read' } })).toEqual([]);
-    expect(parse({ EventType: 'messages_update', state: 'ReadSelf', event: { MessageIDs: ['IN-1'], IsFromMe: false, Type: 'ReadSelf' } })).toEqual([]);
+    expect(parse({ EventType: 'messages_update', state: 'Read', event: { MessageIDs: ['IN-1'], IsFromMe: 'True', Type: 'Read' } })).toEqual(
+      [],
+    );
+    expect(
+      parse({ EventType: 'messages_update', state: 'ReadSelf', event: { MessageIDs: ['IN-1'], IsFromMe: false, Type: 'ReadSelf' } }),
+    ).toEqual([]);
   });
 
   it('reports connection connected and disconnected, with the reason', () => {
@@ -454,7 +551,11 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
       { kind: 'connection', connection: 'CONNECTED', error: '' },
     ]);
     expect(
-      parse({ EventType: 'connection', instance: { name: 'acme', status: 'disconnected', lastDisconnectReason: '401: logged out from another device' }, type: 'LoggedOut' }),
+      parse({
+        EventType: 'connection',
+        instance: { name: 'acme', status: 'disconnected', lastDisconnectReason: '401: logged out from another device' },
+        type: 'LoggedOut',
+      }),
     ).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: '401: logged out from another device' }]);
     expect(parse({ EventType: 'connection', instance: { name: 'acme', status: 'connecting' } })).toEqual([]);
   });

@@ -4,7 +4,10 @@ import type { Outbound } from '../../src/drivers/driver';
 import { EngineDDriver } from '../../src/drivers/engine-d.driver';
 
 // WuzAPI answers every send with `{ code, data: { Details, Id, Timestamp }, success }` (API.md).
-const sentAs = (id: string) => ({ status: 200, body: { code: 200, data: { Details: 'Sent', Id: id, Timestamp: 1718000000 }, success: true } });
+const sentAs = (id: string) => ({
+  status: 200,
+  body: { code: 200, data: { Details: 'Sent', Id: id, Timestamp: 1718000000 }, success: true },
+});
 
 let wuzapi: FakeProvider;
 const driver = new EngineDDriver(settingsWith(2_000));
@@ -15,7 +18,8 @@ beforeAll(async () => {
 afterAll(() => wuzapi.close());
 beforeEach(() => wuzapi.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_d', { engineUrl: wuzapi.url, engineToken: 'user-token', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_d', { engineUrl: wuzapi.url, engineToken: 'user-token', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 
 describe('EngineDDriver (WuzAPI): sends', () => {
@@ -60,7 +64,13 @@ describe('EngineDDriver (WuzAPI): sends', () => {
       'a PDF as a document with its file name',
       { text: 'Invoice', mediaUrl: 'https://media.example/m/42', mimeType: 'application/pdf', fileName: 'invoice.pdf' },
       '/chat/send/document',
-      { Phone: '5511987654321', Document: 'https://media.example/m/42', FileName: 'invoice.pdf', MimeType: 'application/pdf', Caption: 'Invoice' },
+      {
+        Phone: '5511987654321',
+        Document: 'https://media.example/m/42',
+        FileName: 'invoice.pdf',
+        MimeType: 'application/pdf',
+        Caption: 'Invoice',
+      },
     ],
     [
       'a document without a name, named after its type',
@@ -95,16 +105,26 @@ describe('EngineDDriver (WuzAPI): checkNumber', () => {
   it('asks POST /user/check and reports the JID of a number on WhatsApp', async () => {
     wuzapi.answer(() => ({
       status: 200,
-      body: { code: 200, data: { Users: [{ IsInWhatsapp: true, JID: '5511987654321@s.whatsapp.net', Query: '5511987654321', VerifiedName: '' }] }, success: true },
+      body: {
+        code: 200,
+        data: { Users: [{ IsInWhatsapp: true, JID: '5511987654321@s.whatsapp.net', Query: '5511987654321', VerifiedName: '' }] },
+        success: true,
+      },
     }));
-    await expect(driver.checkNumber(channel(), '5511987654321')).resolves.toEqual({ exists: true, networkId: '5511987654321@s.whatsapp.net' });
+    await expect(driver.checkNumber(channel(), '5511987654321')).resolves.toEqual({
+      exists: true,
+      networkId: '5511987654321@s.whatsapp.net',
+    });
     expect(wuzapi.requests.map((r) => ({ method: r.method, url: r.url, token: r.headers.token, body: r.body }))).toEqual([
       { method: 'POST', url: '/user/check', token: 'user-token', body: { Phone: ['5511987654321'] } },
     ]);
   });
 
   it('reports a number that is not on WhatsApp', async () => {
-    wuzapi.answer(() => ({ status: 200, body: { code: 200, data: { Users: [{ IsInWhatsapp: false, JID: '5511000000000@s.whatsapp.net' }] }, success: true } }));
+    wuzapi.answer(() => ({
+      status: 200,
+      body: { code: 200, data: { Users: [{ IsInWhatsapp: false, JID: '5511000000000@s.whatsapp.net' }] }, success: true },
+    }));
     await expect(driver.checkNumber(channel(), '5511000000000')).resolves.toEqual({ exists: false, networkId: '' });
   });
 
@@ -153,7 +173,12 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
   it('reads a reply (contextInfo.stanzaID as whatsmeow spells it)', () => {
     const [event] = parse({
       type: 'Message',
-      event: { Info: info(), Message: { extendedTextMessage: { text: 'Sim', contextInfo: { stanzaID: 'ABCD1234', participant: '5511000000000@s.whatsapp.net' } } } },
+      event: {
+        Info: info(),
+        Message: {
+          extendedTextMessage: { text: 'Sim', contextInfo: { stanzaID: 'ABCD1234', participant: '5511000000000@s.whatsapp.net' } },
+        },
+      },
     });
     expect(event).toMatchObject({ messageType: 'text', body: 'Sim', replyTo: 'ABCD1234' });
   });
@@ -161,7 +186,10 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
   it('reads an image with its S3 link, and leaves the base64 copy and the user token out of raw_json', () => {
     const [event] = parse({
       type: 'Message',
-      event: { Info: info({ Type: 'media', MediaType: 'image' }), Message: { imageMessage: { URL: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'Foto' } } },
+      event: {
+        Info: info({ Type: 'media', MediaType: 'image' }),
+        Message: { imageMessage: { URL: 'https://mmg.whatsapp.net/x.enc', mimetype: 'image/jpeg', caption: 'Foto' } },
+      },
       s3: { url: 'https://cdn.example/wuz/3EB0.jpg', key: 'users/1/3EB0.jpg', mimeType: 'image/jpeg' },
       base64: 'AAAA',
       mimeType: 'image/jpeg',
@@ -170,7 +198,12 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
       instanceName: 'acme',
       token: 'user-token',
     });
-    expect(event).toMatchObject({ messageType: 'image', body: 'Foto', mediaUrl: 'https://cdn.example/wuz/3EB0.jpg', mimeType: 'image/jpeg' });
+    expect(event).toMatchObject({
+      messageType: 'image',
+      body: 'Foto',
+      mediaUrl: 'https://cdn.example/wuz/3EB0.jpg',
+      mimeType: 'image/jpeg',
+    });
     const raw = JSON.parse(event.rawJson!);
     expect(raw).not.toHaveProperty('base64');
     expect(raw).not.toHaveProperty('token');
@@ -178,12 +211,20 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
   });
 
   it("reads a list choice as the chosen row's id", () => {
-    const [event] = parse({ type: 'Message', event: { Info: info(), Message: { listResponseMessage: { title: 'Plano', singleSelectReply: { selectedRowID: 'plan-gold' } } } } });
+    const [event] = parse({
+      type: 'Message',
+      event: { Info: info(), Message: { listResponseMessage: { title: 'Plano', singleSelectReply: { selectedRowID: 'plan-gold' } } } },
+    });
     expect(event).toMatchObject({ messageType: 'interactive', body: 'plan-gold' });
   });
 
   it('takes the number from SenderAlt when the chat is addressed by LID, device suffixes dropped', () => {
-    const lid = { Chat: '123456789012345@lid', Sender: '123456789012345:12@lid', SenderAlt: '5511987654321:12@s.whatsapp.net', AddressingMode: 'lid' };
+    const lid = {
+      Chat: '123456789012345@lid',
+      Sender: '123456789012345:12@lid',
+      SenderAlt: '5511987654321:12@s.whatsapp.net',
+      AddressingMode: 'lid',
+    };
     const [event] = parse({ type: 'Message', event: { Info: info(lid), Message: { conversation: 'Oi' } } });
     expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
@@ -195,7 +236,10 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
   });
 
   it('reads a number-addressed chat whose SenderAlt is the LID', () => {
-    const [event] = parse({ type: 'Message', event: { Info: info({ SenderAlt: '123456789012345@lid', AddressingMode: 'pn' }), Message: { conversation: 'Oi' } } });
+    const [event] = parse({
+      type: 'Message',
+      event: { Info: info({ SenderAlt: '123456789012345@lid', AddressingMode: 'pn' }), Message: { conversation: 'Oi' } },
+    });
     expect(event).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
   });
 
@@ -204,14 +248,26 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
     expect(parse({ type: 'Message', event: { Info: own, Message: { conversation: 'sent from the phone' } } })).toEqual([
       expect.objectContaining({ kind: 'message', fromMe: true, from: '5511987654321', lid: '', body: 'sent from the phone' }),
     ]);
-    expect(parse({ type: 'Message', event: { Info: info({ Chat: '120363023605733675@g.us', IsGroup: true }), Message: { conversation: 'hi all' } } })).toEqual([]);
+    expect(
+      parse({
+        type: 'Message',
+        event: { Info: info({ Chat: '120363023605733675@g.us', IsGroup: true }), Message: { conversation: 'hi all' } },
+      }),
+    ).toEqual([]);
   });
 
   it('turns delivery and read receipts into a status per message id; a read on our own device is none', () => {
     const receipt = (state: string) => ({
       type: 'ReadReceipt',
       state,
-      event: { Chat: '5511987654321@s.whatsapp.net', Sender: '5511987654321@s.whatsapp.net', IsFromMe: false, MessageIDs: ['M1', 'M2'], Timestamp: '2024-06-10T12:01:00-03:00', Type: 'read' },
+      event: {
+        Chat: '5511987654321@s.whatsapp.net',
+        Sender: '5511987654321@s.whatsapp.net',
+        IsFromMe: false,
+        MessageIDs: ['M1', 'M2'],
+        Timestamp: '2024-06-10T12:01:00-03:00',
+        Type: 'read',
+      },
     });
     const at = Date.parse('2024-06-10T15:01:00Z');
     expect(parse(receipt('Read'))).toEqual([
@@ -224,7 +280,9 @@ describe('EngineDDriver (WuzAPI): parseInbound', () => {
 
   it('turns Connected and LoggedOut into connection events', () => {
     expect(parse({ type: 'Connected', event: {} })).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
-    expect(parse({ type: 'LoggedOut', event: { Reason: 401 } })).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: 'LoggedOut' }]);
+    expect(parse({ type: 'LoggedOut', event: { Reason: 401 } })).toEqual([
+      { kind: 'connection', connection: 'DISCONNECTED', error: 'LoggedOut' },
+    ]);
   });
 
   it('yields no event for events it does not use', () => {

@@ -5,7 +5,10 @@ import { EngineEDriver } from '../../src/drivers/engine-e.driver';
 
 // WPPConnect answers a send with 201 `{ status: "success", response: [<message per phone>], mapper }`.
 const SENT_ID = 'true_5511987654321@c.us_3EB0A9E6C5F1D2B3A4C5';
-const accepted = () => ({ status: 201, body: { status: 'success', response: [{ id: SENT_ID, ack: 0, from: '5511900000000@c.us' }], mapper: 'return' } });
+const accepted = () => ({
+  status: 201,
+  body: { status: 'success', response: [{ id: SENT_ID, ack: 0, from: '5511900000000@c.us' }], mapper: 'return' },
+});
 
 let wpp: FakeProvider;
 const driver = new EngineEDriver(settingsWith(2_000));
@@ -16,7 +19,8 @@ beforeAll(async () => {
 afterAll(() => wpp.close());
 beforeEach(() => wpp.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_e', { engineUrl: `${wpp.url}/NERDWHATS_AMERICA`, engineToken: 'session-bearer', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_e', { engineUrl: `${wpp.url}/NERDWHATS_AMERICA`, engineToken: 'session-bearer', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 
 describe('EngineEDriver (WPPConnect Server): sends', () => {
@@ -84,7 +88,10 @@ describe('EngineEDriver (WPPConnect Server): checkNumber', () => {
   it('asks GET /api/{session}/check-number-status/{phone} and reports the WhatsApp id', async () => {
     wpp.answer(() => ({
       status: 200,
-      body: { status: 'success', response: { id: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' }, status: 200, numberExists: true } },
+      body: {
+        status: 'success',
+        response: { id: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' }, status: 200, numberExists: true },
+      },
     }));
     await expect(driver.checkNumber(channel(), '5511987654321')).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
     expect(wpp.requests.map((r) => ({ method: r.method, url: r.url, auth: r.headers.authorization }))).toEqual([
@@ -93,13 +100,18 @@ describe('EngineEDriver (WPPConnect Server): checkNumber', () => {
   });
 
   it('reports a number that is not on WhatsApp', async () => {
-    wpp.answer(() => ({ status: 200, body: { status: 'success', response: { id: { _serialized: '5511000000000@c.us' }, status: 404, numberExists: false } } }));
+    wpp.answer(() => ({
+      status: 200,
+      body: { status: 'success', response: { id: { _serialized: '5511000000000@c.us' }, status: 404, numberExists: false } },
+    }));
     await expect(driver.checkNumber(channel(), '5511000000000')).resolves.toEqual({ exists: false, networkId: '' });
   });
 
   it('fails with ERR_PROVIDER_FAILED when the check is refused or unreadable', async () => {
     wpp.answer(() => ({ status: 500, body: { status: 'error', message: 'Error on check number status' } }));
-    expect((await failure(driver.checkNumber(channel(), '5511987654321'))).message).toBe('engine_e refused the request (HTTP 500): Error on check number status');
+    expect((await failure(driver.checkNumber(channel(), '5511987654321'))).message).toBe(
+      'engine_e refused the request (HTTP 500): Error on check number status',
+    );
     wpp.answer(() => ({ status: 200, body: { status: 'success' } }));
     expect((await failure(driver.checkNumber(channel(), '5511987654321'))).code).toBe('ERR_PROVIDER_FAILED');
   });
@@ -151,7 +163,14 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
 
   it('reads an image with its caption and S3 link (webhook.uploadS3), never its base64 body as text', () => {
     const [event] = parse(
-      onmessage({ type: 'image', body: '/9j/4AAQSkZJRg...', caption: 'Foto', mimetype: 'image/jpeg', fileUrl: 'https://session.s3.amazonaws.com/ab12.jpeg', quotedMsgId: 'true_5511987654321@c.us_3EB0QUOTED' }),
+      onmessage({
+        type: 'image',
+        body: '/9j/4AAQSkZJRg...',
+        caption: 'Foto',
+        mimetype: 'image/jpeg',
+        fileUrl: 'https://session.s3.amazonaws.com/ab12.jpeg',
+        quotedMsgId: 'true_5511987654321@c.us_3EB0QUOTED',
+      }),
     );
     expect(event).toMatchObject({
       messageType: 'image',
@@ -163,16 +182,31 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
   });
 
   it('reads a voice note, a button reply and a location', () => {
-    expect(parse(onmessage({ type: 'ptt', body: 'T2dnUw...', mimetype: 'audio/ogg; codecs=opus' }))[0]).toMatchObject({ messageType: 'audio', body: '' });
-    expect(parse(onmessage({ type: 'buttons_response', body: 'Sim', selectedButtonId: 'yes' }))[0]).toMatchObject({ messageType: 'button', body: 'yes' });
-    expect(parse(onmessage({ type: 'location', body: '', lat: -23.55, lng: -46.63 }))[0]).toMatchObject({ messageType: 'location', body: '-23.55,-46.63' });
+    expect(parse(onmessage({ type: 'ptt', body: 'T2dnUw...', mimetype: 'audio/ogg; codecs=opus' }))[0]).toMatchObject({
+      messageType: 'audio',
+      body: '',
+    });
+    expect(parse(onmessage({ type: 'buttons_response', body: 'Sim', selectedButtonId: 'yes' }))[0]).toMatchObject({
+      messageType: 'button',
+      body: 'yes',
+    });
+    expect(parse(onmessage({ type: 'location', body: '', lat: -23.55, lng: -46.63 }))[0]).toMatchObject({
+      messageType: 'location',
+      body: '-23.55,-46.63',
+    });
   });
 
   // WA-JS names a chat WhatsApp addresses by LID by the LID; the sender contact carries the
   // number (a Wid) as phoneNumber only when WhatsApp Web has it.
   it('reads a LID chat under its LID, with the number the sender contact carries', () => {
-    const sender = { id: '123456789012345@lid', pushname: 'Ana', phoneNumber: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' } };
-    const [event] = parse(onmessage({ from: '123456789012345@lid', chatId: '123456789012345@lid', id: 'false_123456789012345@lid_3EB0', sender }));
+    const sender = {
+      id: '123456789012345@lid',
+      pushname: 'Ana',
+      phoneNumber: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' },
+    };
+    const [event] = parse(
+      onmessage({ from: '123456789012345@lid', chatId: '123456789012345@lid', id: 'false_123456789012345@lid_3EB0', sender }),
+    );
     expect(event).toMatchObject({ kind: 'message', from: '5511987654321', lid: '123456789012345@lid' });
   });
 
@@ -191,7 +225,12 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
     const ack = (level: number, fromMe = true) => ({
       event: 'onack',
       session: 'NERDWHATS_AMERICA',
-      id: { fromMe, remote: '5511987654321@c.us', id: '3EB0A9E6C5F1D2B3A4C5', _serialized: `${fromMe}_5511987654321@c.us_3EB0A9E6C5F1D2B3A4C5` },
+      id: {
+        fromMe,
+        remote: '5511987654321@c.us',
+        id: '3EB0A9E6C5F1D2B3A4C5',
+        _serialized: `${fromMe}_5511987654321@c.us_3EB0A9E6C5F1D2B3A4C5`,
+      },
       body: 'Hello!',
       type: 'chat',
       t: 1718031700,
@@ -204,7 +243,9 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
   });
 
   it('turns status-find inChat and desconnectedMobile into connection events', () => {
-    expect(parse({ event: 'status-find', status: 'inChat', session: 'NERDWHATS_AMERICA' })).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
+    expect(parse({ event: 'status-find', status: 'inChat', session: 'NERDWHATS_AMERICA' })).toEqual([
+      { kind: 'connection', connection: 'CONNECTED', error: '' },
+    ]);
     expect(parse({ event: 'status-find', status: 'desconnectedMobile', session: 'NERDWHATS_AMERICA' })).toEqual([
       { kind: 'connection', connection: 'DISCONNECTED', error: 'desconnectedMobile' },
     ]);

@@ -4,7 +4,10 @@ import type { Outbound } from '../../src/drivers/driver';
 import { EngineFDriver } from '../../src/drivers/engine-f.driver';
 
 // Z-API answers a send with `{ zaapId, messageId, id }` (docs/messages/imagem.md).
-const accepted = () => ({ status: 200, body: { zaapId: '019BC85B8F177B568F393E5D1FDD346A', messageId: '71B2D1A84A1F786E3226', id: '71B2D1A84A1F786E3226' } });
+const accepted = () => ({
+  status: 200,
+  body: { zaapId: '019BC85B8F177B568F393E5D1FDD346A', messageId: '71B2D1A84A1F786E3226', id: '71B2D1A84A1F786E3226' },
+});
 
 let zapi: FakeProvider;
 const driver = new EngineFDriver(settingsWith(2_000));
@@ -16,7 +19,8 @@ beforeAll(async () => {
 afterAll(() => zapi.close());
 beforeEach(() => zapi.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_f', { engineUrl: `${zapi.url}${INSTANCE}`, engineToken: 'account-security-token', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_f', { engineUrl: `${zapi.url}${INSTANCE}`, engineToken: 'account-security-token', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 
 describe('EngineFDriver (Z-API): sends', () => {
@@ -45,7 +49,12 @@ describe('EngineFDriver (Z-API): sends', () => {
       '/send-video',
       { phone: '5511987654321', video: 'https://media.example/clip.mp4', caption: 'Watch' },
     ],
-    ['an audio to send-audio', { mediaUrl: 'https://media.example/note.ogg', mimeType: 'audio/ogg' }, '/send-audio', { phone: '5511987654321', audio: 'https://media.example/note.ogg' }],
+    [
+      'an audio to send-audio',
+      { mediaUrl: 'https://media.example/note.ogg', mimeType: 'audio/ogg' },
+      '/send-audio',
+      { phone: '5511987654321', audio: 'https://media.example/note.ogg' },
+    ],
     [
       'a PDF to send-document/pdf with its name',
       { text: 'Invoice', mediaUrl: 'https://media.example/m/42', mimeType: 'application/pdf', fileName: 'invoice.pdf' },
@@ -60,7 +69,9 @@ describe('EngineFDriver (Z-API): sends', () => {
     ],
   ])('sends %s by its link', async (_label, content, path, body) => {
     await send(contentOf(content));
-    expect(zapi.requests.map((r) => ({ method: r.method, url: r.url, body: r.body }))).toEqual([{ method: 'POST', url: `${INSTANCE}${path}`, body }]);
+    expect(zapi.requests.map((r) => ({ method: r.method, url: r.url, body: r.body }))).toEqual([
+      { method: 'POST', url: `${INSTANCE}${path}`, body },
+    ]);
   });
 
   it('sends no Client-Token header for a channel without engine token', async () => {
@@ -99,7 +110,9 @@ describe('EngineFDriver (Z-API): checkNumber', () => {
 
   it('fails with ERR_PROVIDER_FAILED on an answer without exists', async () => {
     zapi.answer(() => ({ status: 200, body: { value: true } }));
-    expect((await failure(driver.checkNumber(channel(), '5511987654321'))).message).toBe('engine_f answered the number check without exists');
+    expect((await failure(driver.checkNumber(channel(), '5511987654321'))).message).toBe(
+      'engine_f answered the number check without exists',
+    );
   });
 });
 
@@ -151,18 +164,54 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
   });
 
   it.each([
-    ['an image', { image: { mimeType: 'image/jpeg', imageUrl: 'https://z.example/i.jpg', thumbnailUrl: 'https://', caption: 'Foto' } }, { messageType: 'image', body: 'Foto', mediaUrl: 'https://z.example/i.jpg', mimeType: 'image/jpeg' }],
-    ['an audio', { audio: { audioUrl: 'https://z.example/a.ogg', mimeType: 'audio/ogg; codecs=opus' } }, { messageType: 'audio', mediaUrl: 'https://z.example/a.ogg', mimeType: 'audio/ogg; codecs=opus' }],
-    ['a video', { video: { videoUrl: 'https://z.example/v.mp4', caption: '', mimeType: 'video/mp4' } }, { messageType: 'video', mediaUrl: 'https://z.example/v.mp4' }],
+    [
+      'an image',
+      { image: { mimeType: 'image/jpeg', imageUrl: 'https://z.example/i.jpg', thumbnailUrl: 'https://', caption: 'Foto' } },
+      { messageType: 'image', body: 'Foto', mediaUrl: 'https://z.example/i.jpg', mimeType: 'image/jpeg' },
+    ],
+    [
+      'an audio',
+      { audio: { audioUrl: 'https://z.example/a.ogg', mimeType: 'audio/ogg; codecs=opus' } },
+      { messageType: 'audio', mediaUrl: 'https://z.example/a.ogg', mimeType: 'audio/ogg; codecs=opus' },
+    ],
+    [
+      'a video',
+      { video: { videoUrl: 'https://z.example/v.mp4', caption: '', mimeType: 'video/mp4' } },
+      { messageType: 'video', mediaUrl: 'https://z.example/v.mp4' },
+    ],
     [
       'a document',
-      { document: { documentUrl: 'https://z.example/d.pdf', mimeType: 'application/pdf', title: 'nome', pageCount: 1, fileName: 'nome.pdf' } },
+      {
+        document: {
+          documentUrl: 'https://z.example/d.pdf',
+          mimeType: 'application/pdf',
+          title: 'nome',
+          pageCount: 1,
+          fileName: 'nome.pdf',
+        },
+      },
       { messageType: 'document', mediaUrl: 'https://z.example/d.pdf', fileName: 'nome.pdf' },
     ],
-    ['a sticker', { sticker: { stickerUrl: 'https://z.example/s.webp', mimeType: 'image/webp' } }, { messageType: 'sticker', mediaUrl: 'https://z.example/s.webp' }],
-    ['a button reply', { referenceMessageId: 'A20DA9C0183A2D35A260F53F5D2B9244', buttonsResponseMessage: { buttonId: '1', message: 'Ótimo' } }, { messageType: 'button', body: '1', replyTo: 'A20DA9C0183A2D35A260F53F5D2B9244' }],
-    ['a list choice', { listResponseMessage: { message: 'Z-API Asas para sua imaginação', title: 'Z-API', selectedRowId: '1' } }, { messageType: 'interactive', body: '1' }],
-    ['a location', { location: { longitude: -46.63, latitude: -23.55, address: '', url: '' } }, { messageType: 'location', body: '-23.55,-46.63' }],
+    [
+      'a sticker',
+      { sticker: { stickerUrl: 'https://z.example/s.webp', mimeType: 'image/webp' } },
+      { messageType: 'sticker', mediaUrl: 'https://z.example/s.webp' },
+    ],
+    [
+      'a button reply',
+      { referenceMessageId: 'A20DA9C0183A2D35A260F53F5D2B9244', buttonsResponseMessage: { buttonId: '1', message: 'Ótimo' } },
+      { messageType: 'button', body: '1', replyTo: 'A20DA9C0183A2D35A260F53F5D2B9244' },
+    ],
+    [
+      'a list choice',
+      { listResponseMessage: { message: 'Z-API Asas para sua imaginação', title: 'Z-API', selectedRowId: '1' } },
+      { messageType: 'interactive', body: '1' },
+    ],
+    [
+      'a location',
+      { location: { longitude: -46.63, latitude: -23.55, address: '', url: '' } },
+      { messageType: 'location', body: '-23.55,-46.63' },
+    ],
   ])('reads %s', (_label, content, expected) => {
     expect(parse(received(content))[0]).toMatchObject(expected);
   });
@@ -186,9 +235,24 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
 
   it('reads a reaction on the referenced message, and its removal (value "")', () => {
     const reaction = (value: string, fromMe = false) =>
-      received({ fromMe, reaction: { value, time: 1651878681150, reactionBy: '554499999999', referencedMessage: { messageId: '3EB0796DC6B777C0C7CD', fromMe: true, phone: '5544999999999' } } });
+      received({
+        fromMe,
+        reaction: {
+          value,
+          time: 1651878681150,
+          reactionBy: '554499999999',
+          referencedMessage: { messageId: '3EB0796DC6B777C0C7CD', fromMe: true, phone: '5544999999999' },
+        },
+      });
     expect(parse(reaction('❤️'))).toEqual([
-      expect.objectContaining({ kind: 'reaction', from: '5544999999999', targetId: '3EB0796DC6B777C0C7CD', body: '❤️', fromMe: false, timestampMs: 1651878681150 }),
+      expect.objectContaining({
+        kind: 'reaction',
+        from: '5544999999999',
+        targetId: '3EB0796DC6B777C0C7CD',
+        body: '❤️',
+        fromMe: false,
+        timestampMs: 1651878681150,
+      }),
     ]);
     expect(parse(reaction('', true))).toEqual([expect.objectContaining({ kind: 'reaction', body: '', fromMe: true })]);
   });
@@ -218,12 +282,12 @@ describe('EngineFDriver (Z-API): parseInbound', () => {
   });
 
   it('turns ConnectedCallback and DisconnectedCallback into connection events', () => {
-    expect(parse({ type: 'ConnectedCallback', connected: true, momment: 26151515154, instanceId: 'instance.id', phone: '5544999999999' })).toEqual([
-      { kind: 'connection', connection: 'CONNECTED', error: '' },
-    ]);
-    expect(parse({ momment: 1580163342, error: 'Device has been disconnected', disconnected: true, type: 'DisconnectedCallback' })).toEqual([
-      { kind: 'connection', connection: 'DISCONNECTED', error: 'Device has been disconnected' },
-    ]);
+    expect(
+      parse({ type: 'ConnectedCallback', connected: true, momment: 26151515154, instanceId: 'instance.id', phone: '5544999999999' }),
+    ).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
+    expect(parse({ momment: 1580163342, error: 'Device has been disconnected', disconnected: true, type: 'DisconnectedCallback' })).toEqual(
+      [{ kind: 'connection', connection: 'DISCONNECTED', error: 'Device has been disconnected' }],
+    );
   });
 
   it('yields no event for callbacks it does not use', () => {

@@ -8,7 +8,11 @@ import { EngineGDriver } from '../../src/drivers/engine-g.driver';
 const SENT_ID = 'true_5511987654321@c.us_3EB0378E606CA43FEF38D2';
 const webjsAnswer = () => ({
   status: 201,
-  body: { _data: { id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0378E606CA43FEF38D2', _serialized: SENT_ID }, type: 'chat', ack: 0 }, id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0378E606CA43FEF38D2', _serialized: SENT_ID }, ack: 0 },
+  body: {
+    _data: { id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0378E606CA43FEF38D2', _serialized: SENT_ID }, type: 'chat', ack: 0 },
+    id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0378E606CA43FEF38D2', _serialized: SENT_ID },
+    ack: 0,
+  },
 });
 
 let waha: FakeProvider;
@@ -20,7 +24,8 @@ beforeAll(async () => {
 afterAll(() => waha.close());
 beforeEach(() => waha.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('engine_g', { engineUrl: `${waha.url}/default`, engineToken: 'waha-key', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('engine_g', { engineUrl: `${waha.url}/default`, engineToken: 'waha-key', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 
 describe('EngineGDriver (WAHA): sends', () => {
@@ -77,9 +82,16 @@ describe('EngineGDriver (WAHA): sends', () => {
   it("reads the NOWEB engine's answer (Baileys' key) as the serialised id acks use", async () => {
     waha.answer(() => ({
       status: 201,
-      body: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB08A6895830F110A5E4D' }, message: { extendedTextMessage: { text: 'Hi there!' } }, messageTimestamp: '1738070128', status: 'PENDING' },
+      body: {
+        key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB08A6895830F110A5E4D' },
+        message: { extendedTextMessage: { text: 'Hi there!' } },
+        messageTimestamp: '1738070128',
+        status: 'PENDING',
+      },
     }));
-    await expect(send(contentOf({ text: 'Hi there!' }))).resolves.toEqual({ providerMessageId: 'true_5511987654321@c.us_3EB08A6895830F110A5E4D' });
+    await expect(send(contentOf({ text: 'Hi there!' }))).resolves.toEqual({
+      providerMessageId: 'true_5511987654321@c.us_3EB08A6895830F110A5E4D',
+    });
   });
 
   it('reads an id answered as a serialised string', async () => {
@@ -95,7 +107,10 @@ describe('EngineGDriver (WAHA): sends', () => {
   });
 
   it("fails with ERR_PROVIDER_FAILED carrying WAHA's message", async () => {
-    waha.answer(() => ({ status: 422, body: { statusCode: 422, message: 'Session status is not as expected', error: 'Unprocessable Entity' } }));
+    waha.answer(() => ({
+      status: 422,
+      body: { statusCode: 422, message: 'Session status is not as expected', error: 'Unprocessable Entity' },
+    }));
     const err = await failure(send(contentOf({ text: 'Hi' })));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toBe('engine_g refused the message (HTTP 422): Session status is not as expected');
@@ -115,7 +130,9 @@ describe('EngineGDriver (WAHA): checkNumber', () => {
     waha.answer(() => ({ status: 200, body: { numberExists: false } }));
     await expect(driver.checkNumber(channel(), '5511000000000')).resolves.toEqual({ exists: false, networkId: '' });
     waha.answer(() => ({ status: 200, body: {} }));
-    expect((await failure(driver.checkNumber(channel(), '5511000000000'))).message).toBe('engine_g answered the number check without numberExists');
+    expect((await failure(driver.checkNumber(channel(), '5511000000000'))).message).toBe(
+      'engine_g answered the number check without numberExists',
+    );
   });
 });
 
@@ -172,7 +189,11 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
       messageEvent({
         body: 'Contrato',
         hasMedia: true,
-        media: { url: 'http://waha:3000/api/files/default/false_5511987654321@c.us_AAAA.pdf', mimetype: 'application/pdf', filename: 'contrato.pdf' },
+        media: {
+          url: 'http://waha:3000/api/files/default/false_5511987654321@c.us_AAAA.pdf',
+          mimetype: 'application/pdf',
+          filename: 'contrato.pdf',
+        },
         replyTo: { id: 'AAAAAAAAAAAAAAAAAAAA', participant: '5511900000000@c.us', body: 'Mande o contrato' },
       }),
     );
@@ -188,7 +209,9 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
 
   it("takes the sender's name from NOWEB's pushName and GOWS's Info.PushName", () => {
     expect(parse(messageEvent({ _data: { pushName: 'Bia' } }, 'NOWEB'))[0].contactName).toBe('Bia');
-    expect(parse(messageEvent({ _data: { Info: { PushName: 'Caio', Chat: '5511987654321@s.whatsapp.net' } } }, 'GOWS'))[0].contactName).toBe('Caio');
+    expect(
+      parse(messageEvent({ _data: { Info: { PushName: 'Caio', Chat: '5511987654321@s.whatsapp.net' } } }, 'GOWS'))[0].contactName,
+    ).toBe('Caio');
   });
 
   // In a chat WhatsApp addresses by LID, WAHA's `from` is the LID; the number is in the engine's own
@@ -196,13 +219,31 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
   const lidChat = { id: 'false_123456789012345@lid_AC73A4448DFAC1A87C12DBA46E0C1A2C', from: '123456789012345@lid' };
 
   it('reads a NOWEB LID chat with the number from the Baileys key’s remoteJidAlt', () => {
-    const key = { remoteJid: '123456789012345@lid', remoteJidAlt: '5511987654321@s.whatsapp.net', fromMe: false, id: 'AC73A4448DFAC1A87C12DBA46E0C1A2C', addressingMode: 'lid' };
-    expect(parse(messageEvent({ ...lidChat, _data: { key, pushName: 'Bia' } }, 'NOWEB'))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+    const key = {
+      remoteJid: '123456789012345@lid',
+      remoteJidAlt: '5511987654321@s.whatsapp.net',
+      fromMe: false,
+      id: 'AC73A4448DFAC1A87C12DBA46E0C1A2C',
+      addressingMode: 'lid',
+    };
+    expect(parse(messageEvent({ ...lidChat, _data: { key, pushName: 'Bia' } }, 'NOWEB'))[0]).toMatchObject({
+      from: '5511987654321',
+      lid: '123456789012345@lid',
+    });
   });
 
   it('reads a GOWS LID chat with the number from Info.SenderAlt', () => {
-    const Info = { Chat: '123456789012345@lid', Sender: '123456789012345@lid', SenderAlt: '5511987654321@s.whatsapp.net', PushName: 'Caio', AddressingMode: 'lid' };
-    expect(parse(messageEvent({ ...lidChat, _data: { Info } }, 'GOWS'))[0]).toMatchObject({ from: '5511987654321', lid: '123456789012345@lid' });
+    const Info = {
+      Chat: '123456789012345@lid',
+      Sender: '123456789012345@lid',
+      SenderAlt: '5511987654321@s.whatsapp.net',
+      PushName: 'Caio',
+      AddressingMode: 'lid',
+    };
+    expect(parse(messageEvent({ ...lidChat, _data: { Info } }, 'GOWS'))[0]).toMatchObject({
+      from: '5511987654321',
+      lid: '123456789012345@lid',
+    });
   });
 
   it('reads a LID chat whose number WAHA does not know under the LID alone', () => {
@@ -220,16 +261,36 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
       session: 'default',
       engine: 'WEBJS',
       timestamp: 1667561490000,
-      payload: { id: 'true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C', from: '11111111111@c.us', participant: null, fromMe, ack: level, ackName: 'READ' },
+      payload: {
+        id: 'true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C',
+        from: '11111111111@c.us',
+        participant: null,
+        fromMe,
+        ack: level,
+        ackName: 'READ',
+      },
     });
-    expect(parse(ack(3))).toEqual([{ kind: 'status', providerMessageId: 'true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C', status: 'read', timestampMs: 1667561490000 }]);
+    expect(parse(ack(3))).toEqual([
+      {
+        kind: 'status',
+        providerMessageId: 'true_11111111111@c.us_4CC5EDD64BC22EBA6D639F2AF571346C',
+        status: 'read',
+        timestampMs: 1667561490000,
+      },
+    ]);
     expect([1, 2, 4, -1].map((level) => parse(ack(level))[0].status)).toEqual(['sent', 'delivered', 'read', 'failed']);
     expect(parse(ack(0))).toEqual([]);
     expect(parse(ack(3, false))).toEqual([]);
   });
 
   it('turns session.status WORKING and FAILED into connection events; SCAN_QR_CODE is none', () => {
-    const status = (value: string) => ({ event: 'session.status', session: 'default', me: null, payload: { status: value, statuses: [], data: null }, engine: 'WEBJS' });
+    const status = (value: string) => ({
+      event: 'session.status',
+      session: 'default',
+      me: null,
+      payload: { status: value, statuses: [], data: null },
+      engine: 'WEBJS',
+    });
     expect(parse(status('WORKING'))).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
     expect(parse(status('FAILED'))).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: 'FAILED' }]);
     expect(parse(status('SCAN_QR_CODE'))).toEqual([]);

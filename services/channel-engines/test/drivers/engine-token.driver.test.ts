@@ -28,7 +28,12 @@ const HEADERS: Array<[string, string, (key: string) => string, boolean]> = [
 
 const tokens = (byKind: Record<string, string>, fallback = '') => ({ engineToken: (kind: string) => byKind[kind] || fallback });
 const send = (c: DriverCase, engineToken: string) =>
-  c.driver().send({ channel: { ...caseChannel(provider.url, c), engineToken }, to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'msg-1' });
+  c.driver().send({
+    channel: { ...caseChannel(provider.url, c), engineToken },
+    to: '5511987654321',
+    content: contentOf({ text: 'Hi' }),
+    reference: 'msg-1',
+  });
 const headerSeen = (name: string) => {
   expect(provider.requests).toHaveLength(1);
   return provider.requests[0].headers[name];
@@ -53,18 +58,24 @@ describe('engine keys: the channel’s, else ENGINE_TOKEN_<KIND>, else ENGINE_TO
     expect(headerSeen(header)).toBe(written('channel-key'));
   });
 
-  it.each(HEADERS.filter(([, , , required]) => required))('%s: without any key nothing is sent and the error names engineToken', async (kind) => {
-    const cases = driverCases(() => provider.url);
-    const err = await failure(send(cases[kind], ''));
-    expect(err.code).toBe('ERR_PROVIDER_FAILED');
-    expect(err.message).toContain(`ENGINE_TOKEN_${kind.toUpperCase()}`);
-    expect(err.details).toEqual([expect.objectContaining({ field: 'engineToken' })]);
-    expect(provider.requests).toEqual([]);
-  });
+  it.each(HEADERS.filter(([, , , required]) => required))(
+    '%s: without any key nothing is sent and the error names engineToken',
+    async (kind) => {
+      const cases = driverCases(() => provider.url);
+      const err = await failure(send(cases[kind], ''));
+      expect(err.code).toBe('ERR_PROVIDER_FAILED');
+      expect(err.message).toContain(`ENGINE_TOKEN_${kind.toUpperCase()}`);
+      expect(err.details).toEqual([expect.objectContaining({ field: 'engineToken' })]);
+      expect(provider.requests).toEqual([]);
+    },
+  );
 
-  it.each(HEADERS.filter(([, , , required]) => !required))('%s: a server that takes calls without a key gets one without the header', async (kind, header) => {
-    const cases = driverCases(() => provider.url);
-    await send(cases[kind], '');
-    expect(headerSeen(header)).toBeUndefined();
-  });
+  it.each(HEADERS.filter(([, , , required]) => !required))(
+    '%s: a server that takes calls without a key gets one without the header',
+    async (kind, header) => {
+      const cases = driverCases(() => provider.url);
+      await send(cases[kind], '');
+      expect(headerSeen(header)).toBeUndefined();
+    },
+  );
 });

@@ -20,7 +20,12 @@ async function serve(answer: (req: IncomingMessage, res: ServerResponse) => void
     req.resume();
     req.on('end', () => answer(req, res));
   });
-  const rec = { url: '', requests, connections: 0, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  const rec = {
+    url: '',
+    requests,
+    connections: 0,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
   server.on('connection', () => rec.connections++);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   rec.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -40,13 +45,20 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
-const failureOf = (p: Promise<unknown>) => p.then(() => Promise.reject(new Error('expected a failure')), (err: DomainError) => err);
+const failureOf = (p: Promise<unknown>) =>
+  p.then(
+    () => Promise.reject(new Error('expected a failure')),
+    (err: DomainError) => err,
+  );
 
 describe('requestJson', () => {
   it('keeps the connection to a provider open between calls', async () => {
     const provider = await start((_req, res) => json(res, 200, { id: 'ok' }));
     for (let i = 0; i < 10; i++) {
-      await expect(requestJson(`${provider.url}/messages`, { body: { i }, timeoutMs: 2_000, provider: 'engine' })).resolves.toEqual({ status: 200, body: { id: 'ok' } });
+      await expect(requestJson(`${provider.url}/messages`, { body: { i }, timeoutMs: 2_000, provider: 'engine' })).resolves.toEqual({
+        status: 200,
+        body: { id: 'ok' },
+      });
     }
     expect(provider.requests).toHaveLength(10);
     // The pool may open a second connection while the first is finishing its answer; not one per call.
@@ -85,7 +97,12 @@ describe('requestJson', () => {
 
 describe('a link-local provider address (cloud metadata)', () => {
   it('is refused before any request, literal in any form, and at once (not retried)', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[::ffff:169.254.169.254]/x', 'http://0xa9fea9fe/x', 'http://[fe80::1]/x']) {
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::ffff:169.254.169.254]/x',
+      'http://0xa9fea9fe/x',
+      'http://[fe80::1]/x',
+    ]) {
       const err = (await requestJson(url, { timeoutMs: 2_000, provider: 'engine_a', body: {} }).catch((e: unknown) => e)) as DomainError;
       expect(err.code).toBe('ERR_PROVIDER_FAILED');
       expect(err.message).toMatch(/link-local/);
@@ -94,21 +111,32 @@ describe('a link-local provider address (cloud metadata)', () => {
   });
 
   it('is refused when a name resolves to one, and a name that resolves elsewhere is looked up as usual', async () => {
-    const answer = (address: string) => ((_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
-      cb(null, [{ address: '10.1.2.3', family: 4 }, { address, family: address.includes(':') ? 6 : 4 }]));
+    const answer = (address: string) => (_h: string, _o: unknown, cb: (e: null, a: Array<{ address: string; family: number }>) => void) =>
+      cb(null, [
+        { address: '10.1.2.3', family: 4 },
+        { address, family: address.includes(':') ? 6 : 4 },
+      ]);
     const outcome = (address: string, all: boolean) =>
-      new Promise<unknown[]>((resolve) => providerLookup(answer(address) as never)('engine.internal', { all } as never, (...args: unknown[]) => resolve(args)));
+      new Promise<unknown[]>((resolve) =>
+        providerLookup(answer(address) as never)('engine.internal', { all } as never, (...args: unknown[]) => resolve(args)),
+      );
     const [refused] = await outcome('169.254.169.254', false);
     expect(refused).toBeInstanceOf(LinkLocalRefused);
     expect((await outcome('fe80::a', true))[0]).toBeInstanceOf(LinkLocalRefused);
     expect(await outcome('10.9.9.9', false)).toEqual([null, '10.1.2.3', 4]);
-    expect((await outcome('127.0.0.1', true))[1]).toEqual([{ address: '10.1.2.3', family: 4 }, { address: '127.0.0.1', family: 4 }]);
+    expect((await outcome('127.0.0.1', true))[1]).toEqual([
+      { address: '10.1.2.3', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ]);
   });
 
   it('leaves the operator its private and loopback engines', async () => {
     const engine = await start((_req, res) => json(res, 200, { ok: true }));
     const localhost = engine.url.replace('127.0.0.1', 'localhost');
-    await expect(requestJson(`${localhost}/send`, { timeoutMs: 2_000, provider: 'engine_a', body: {} })).resolves.toEqual({ status: 200, body: { ok: true } });
+    await expect(requestJson(`${localhost}/send`, { timeoutMs: 2_000, provider: 'engine_a', body: {} })).resolves.toEqual({
+      status: 200,
+      body: { ok: true },
+    });
     expect(engine.requests).toEqual(['POST /send']);
   });
 });

@@ -33,7 +33,14 @@ describe('MarketplaceDriver.send', () => {
   });
 
   it('sends a file as one attachment with its link, type and name', async () => {
-    await send({ content: content({ text: '', mediaUrl: 'https://gw.example/media/m1/label.pdf?sig=x', mimeType: 'application/pdf', fileName: 'label.pdf' }) });
+    await send({
+      content: content({
+        text: '',
+        mediaUrl: 'https://gw.example/media/m1/label.pdf?sig=x',
+        mimeType: 'application/pdf',
+        fileName: 'label.pdf',
+      }),
+    });
     expect(bridge.requests[0].body).toEqual({
       conversationId: 'conv-981',
       text: '',
@@ -80,7 +87,14 @@ describe('MarketplaceDriver.send', () => {
 describe('MarketplaceDriver.parseInbound', () => {
   const driver = new MarketplaceDriver(settingsWith(TIMEOUT_MS));
   const parse = (body: unknown) => driver.parseInbound(target(), body);
-  const message = { type: 'message', conversationId: 'conv-981', buyerName: 'Bruno', id: 'mk-m-1', text: 'Is it in stock?', timestamp: 1767323045000 };
+  const message = {
+    type: 'message',
+    conversationId: 'conv-981',
+    buyerName: 'Bruno',
+    id: 'mk-m-1',
+    text: 'Is it in stock?',
+    timestamp: 1767323045000,
+  };
 
   it("turns a buyer's message into an incoming text message of the conversation", () => {
     expect(parse(message)).toEqual([
@@ -120,7 +134,14 @@ describe('MarketplaceDriver.parseInbound', () => {
 
   it('turns a status into a delivery status of our message', () => {
     expect(parse({ type: 'status', id: 'MK-msg-1', status: 'read' })).toEqual([
-      { kind: 'status', providerMessageId: 'MK-msg-1', status: 'read', error: '', timestampMs: expect.any(Number), rawJson: expect.any(String) },
+      {
+        kind: 'status',
+        providerMessageId: 'MK-msg-1',
+        status: 'read',
+        error: '',
+        timestampMs: expect.any(Number),
+        rawJson: expect.any(String),
+      },
     ]);
     expect(parse({ type: 'status', id: 'MK-msg-2', status: 'failed', error: 'buyer blocked the seller' })[0]).toMatchObject({
       status: 'failed',
@@ -129,7 +150,9 @@ describe('MarketplaceDriver.parseInbound', () => {
   });
 
   it('ignores statuses and event types it does not apply, and takes arrays of events', () => {
-    expect(parse([{ type: 'status', id: 'x', status: 'archived' }, { type: 'typing', conversationId: 'c' }, message]).map((e) => e.kind)).toEqual(['message']);
+    expect(
+      parse([{ type: 'status', id: 'x', status: 'archived' }, { type: 'typing', conversationId: 'c' }, message]).map((e) => e.kind),
+    ).toEqual(['message']);
   });
 
   it.each([

@@ -13,12 +13,21 @@ import { loadProviderSpec, type ProviderSpec } from '../support/provider-spec';
 
 const BUTTONS = { body: { text: 'How can we help?' }, footer: { text: 'Acme' } };
 const PIX = { pixType: 'EVP', pixKey: '123e4567-e89b-12d3-a456-426614174000', pixName: 'Acme Ltda' };
-const CARD = { text: 'Shirt', image: 'https://cdn.example/shirt.jpg', buttons: [{ text: 'Buy', type: 'REPLY', id: 'buy' }, { text: 'See', type: 'URL', url: 'https://shop.example/shirt' }] };
+const CARD = {
+  text: 'Shirt',
+  image: 'https://cdn.example/shirt.jpg',
+  buttons: [
+    { text: 'Buy', type: 'REPLY', id: 'buy' },
+    { text: 'See', type: 'URL', url: 'https://shop.example/shirt' },
+  ],
+};
 
 type Send = { label: string; content?: Outbound['content']; presence?: PresenceState };
 const text = (label: string, over: Partial<Outbound['content']> = {}): Send => ({ label, content: contentOf({ text: 'Hello', ...over }) });
-const media = (label: string, mimeType: string, over: Partial<Outbound['content']> = {}): Send =>
-  ({ label, content: contentOf({ mediaUrl: `https://cdn.example/file.${mimeType.split('/')[1]}`, mimeType, ...over }) });
+const media = (label: string, mimeType: string, over: Partial<Outbound['content']> = {}): Send => ({
+  label,
+  content: contentOf({ mediaUrl: `https://cdn.example/file.${mimeType.split('/')[1]}`, mimeType, ...over }),
+});
 const interactive = (type: string, json: unknown): Send => ({ label: type, content: interactiveContent(type, json) });
 
 /** Per provider: the driver that speaks to it, the spec file, and what each message type makes it send. */
@@ -31,9 +40,19 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       media('image with caption', 'image/jpeg', { text: 'Look' }),
       media('document with its name', 'application/pdf', { fileName: 'invoice.pdf', text: 'Your invoice' }),
       media('audio, its text after it', 'audio/ogg', { text: 'Listen' }),
-      interactive('waba/template', { name: 'order_update', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }] }),
+      interactive('waba/template', {
+        name: 'order_update',
+        language: { code: 'pt_BR' },
+        components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }],
+      }),
       interactive('waba/button', { message: 'Confirm?', button1: 'Yes', button2: 'No' }),
-      interactive('waba/list', { header: 'Menu', body: 'Pick a size', footer: 'BRL', button_text: 'Sizes', sections: [{ title: 'Sizes', rows: [{ id: 's', title: 'Small', description: 'R$ 10' }] }] }),
+      interactive('waba/list', {
+        header: 'Menu',
+        body: 'Pick a size',
+        footer: 'BRL',
+        button_text: 'Sizes',
+        sections: [{ title: 'Sizes', rows: [{ id: 's', title: 'Small', description: 'R$ 10' }] }],
+      }),
       { label: 'typing', presence: 'typing' },
     ],
   },
@@ -43,7 +62,10 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
     sends: [
       text('text'),
       media('image, its text after it', 'image/png', { text: 'Look' }),
-      interactive('social_b/quickReply', { message: 'Pick a color', quickReplies: [{ content_type: 'text', title: 'Red', payload: 'RED' }] }),
+      interactive('social_b/quickReply', {
+        message: 'Pick a color',
+        quickReplies: [{ content_type: 'text', title: 'Red', payload: 'RED' }],
+      }),
       interactive('social_b/buttonTemplate', { message: 'Hi', buttons: [{ type: 'postback', title: 'Go', payload: 'GO' }] }),
       interactive('social_b/messageTag', { message: 'Your order shipped', tag: 'POST_PURCHASE_UPDATE' }),
       { label: 'typing', presence: 'typing' },
@@ -63,7 +85,10 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       interactive('engine_b/ctaCall', { body: { text: 'Talk to us' }, displayText: 'Call', phoneNumber: '+5511987654321' }),
       interactive('engine_b/ctaCopy', { ...BUTTONS, displayText: 'Copy', copyCode: 'PROMO10' }),
       interactive('engine_b/pixButton', { ...PIX, bodyText: 'Pay here' }),
-      interactive('engine_b/singleSelect', { ...BUTTONS, list: { title: 'Options', sections: [{ title: 'Plans', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }] }] } }),
+      interactive('engine_b/singleSelect', {
+        ...BUTTONS,
+        list: { title: 'Options', sections: [{ title: 'Plans', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }] }] },
+      }),
       interactive('engine_b/poll', { name: 'Best time?', options: ['Morning', 'Evening'], selectableCount: 1 }),
       { label: 'typing', presence: 'typing' },
       { label: 'paused', presence: 'paused' },
@@ -77,13 +102,24 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       media('image with caption', 'image/jpeg', { text: 'Look' }),
       media('document with its name', 'application/pdf', { fileName: 'invoice.pdf' }),
       media('voice note, its text after it', 'audio/ogg', { voice: true, text: 'Listen' }),
-      interactive('engine_c/button', { text: 'How can we help?', choices: ['Support|support', 'Site|https://acme.example'], footerText: 'Acme' }),
+      interactive('engine_c/button', {
+        text: 'How can we help?',
+        choices: ['Support|support', 'Site|https://acme.example'],
+        footerText: 'Acme',
+      }),
       interactive('engine_c/list', { text: 'Catalog', choices: ['[Phones]', 'Smartphones|phones|New models'], listButton: 'See catalog' }),
       interactive('engine_c/poll', { text: 'Best time?', choices: ['Morning', 'Evening'] }),
       interactive('engine_c/carousel', { text: 'Our picks', carousel: [CARD] }),
       interactive('engine_c/pixButton', PIX),
       interactive('engine_c/locationButton', { text: 'Share your location' }),
-      interactive('engine_c/requestPayment', { amount: 149.9, title: 'Order #1001', text: 'Thanks', itemName: 'Headphones', invoiceNumber: 'INV-1001', ...PIX }),
+      interactive('engine_c/requestPayment', {
+        amount: 149.9,
+        title: 'Order #1001',
+        text: 'Thanks',
+        itemName: 'Headphones',
+        invoiceNumber: 'INV-1001',
+        ...PIX,
+      }),
       { label: 'typing', presence: 'typing' },
       { label: 'paused', presence: 'paused' },
     ],

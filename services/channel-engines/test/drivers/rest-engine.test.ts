@@ -22,12 +22,37 @@ interface Engine {
 }
 
 const engines: Engine[] = [
-  { kind: 'engine_d', make: (s) => new EngineDDriver(s), path: '', accepted: (id) => ({ code: 200, data: { Details: 'Sent', Id: id, Timestamp: 1718000000 }, success: true }) },
-  { kind: 'engine_e', make: (s) => new EngineEDriver(s), path: '/main', accepted: (id) => ({ status: 'success', response: [{ id }], mapper: 'return' }) },
-  { kind: 'engine_f', make: (s) => new EngineFDriver(s), path: '/instances/3C01/token/T0K', accepted: (id) => ({ zaapId: `Z-${id}`, messageId: id, id }) },
+  {
+    kind: 'engine_d',
+    make: (s) => new EngineDDriver(s),
+    path: '',
+    accepted: (id) => ({ code: 200, data: { Details: 'Sent', Id: id, Timestamp: 1718000000 }, success: true }),
+  },
+  {
+    kind: 'engine_e',
+    make: (s) => new EngineEDriver(s),
+    path: '/main',
+    accepted: (id) => ({ status: 'success', response: [{ id }], mapper: 'return' }),
+  },
+  {
+    kind: 'engine_f',
+    make: (s) => new EngineFDriver(s),
+    path: '/instances/3C01/token/T0K',
+    accepted: (id) => ({ zaapId: `Z-${id}`, messageId: id, id }),
+  },
   { kind: 'engine_g', make: (s) => new EngineGDriver(s), path: '/main', accepted: (id) => ({ id }) },
-  { kind: 'engine_h', make: (s) => new EngineHDriver(s), path: '/main', accepted: (id) => ({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id }, status: 'PENDING' }) },
-  { kind: 'whatsapp', make: (s) => new WhatsappDriver(s), path: '/main', accepted: (id) => ({ success: true, message: { id: { fromMe: true, _serialized: id } } }) },
+  {
+    kind: 'engine_h',
+    make: (s) => new EngineHDriver(s),
+    path: '/main',
+    accepted: (id) => ({ key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id }, status: 'PENDING' }),
+  },
+  {
+    kind: 'whatsapp',
+    make: (s) => new WhatsappDriver(s),
+    path: '/main',
+    accepted: (id) => ({ success: true, message: { id: { fromMe: true, _serialized: id } } }),
+  },
 ];
 
 const TIMEOUT_MS = 2_000;
@@ -48,7 +73,8 @@ beforeEach(() => {
 describe.each(engines)('$kind (shared engine behaviour)', ({ kind, make, path, accepted }) => {
   const driver = make(settingsWith(TIMEOUT_MS));
   const channel = (over: Partial<Outbound['channel']> = {}) => channelOf(kind, { engineUrl: `${engine.url}${path}`, ...over });
-  const send = (content: Outbound['content'], ch = channel()) => driver.send({ channel: ch, to: '5511987654321', content, reference: 'msg-1' });
+  const send = (content: Outbound['content'], ch = channel()) =>
+    driver.send({ channel: ch, to: '5511987654321', content, reference: 'msg-1' });
 
   beforeEach(() => engine.answer(accepting(accepted)));
 
@@ -94,7 +120,9 @@ describe.each(engines)('$kind (shared engine behaviour)', ({ kind, make, path, a
 
   it(`falls back to ENGINE_URL_${kind.toUpperCase()} when the channel has none`, async () => {
     const configured = make(settingsWith(TIMEOUT_MS, { engineUrl: (k) => (k === kind ? `${engine.url}${path}` : '') }));
-    await expect(configured.send({ channel: channel({ engineUrl: '' }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' })).resolves.toEqual({
+    await expect(
+      configured.send({ channel: channel({ engineUrl: '' }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' }),
+    ).resolves.toEqual({
       providerMessageId: 'M1',
     });
   });
@@ -137,7 +165,9 @@ describe.each(engines)('$kind (shared engine behaviour)', ({ kind, make, path, a
 
   it('refuses a webhook body that is not a JSON object, and yields no event for an event it does not use', () => {
     expect(syncFailure(() => driver.parseInbound(channel(), [1, 2])).code).toBe('ERR_VALIDATION');
-    expect(driver.parseInbound(channel(), { event: 'presence.update', type: 'PresenceChatCallback', dataType: 'qr', payload: {} })).toEqual([]);
+    expect(driver.parseInbound(channel(), { event: 'presence.update', type: 'PresenceChatCallback', dataType: 'qr', payload: {} })).toEqual(
+      [],
+    );
   });
 });
 
@@ -145,7 +175,14 @@ describe.each(engines.filter((e) => e.path === '/main'))('$kind (session in the 
   const driver = make(settingsWith(TIMEOUT_MS));
 
   it('fails with ERR_PROVIDER_FAILED, sending nothing, when the engine URL names no session', async () => {
-    const err = await failure(driver.send({ channel: channelOf(kind, { engineUrl: engine.url }), to: '5511987654321', content: contentOf({ text: 'Hi' }), reference: 'r' }));
+    const err = await failure(
+      driver.send({
+        channel: channelOf(kind, { engineUrl: engine.url }),
+        to: '5511987654321',
+        content: contentOf({ text: 'Hi' }),
+        reference: 'r',
+      }),
+    );
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toContain('engine URL must end with the session name');
     expect(engine.requests).toEqual([]);
@@ -158,7 +195,10 @@ describe('engine_d … engine_h and whatsapp over gRPC', () => {
   let svc: TestService<'channelEngines'>;
 
   beforeAll(async () => {
-    svc = await startServiceForTest(channelEnginesService, { name: 'channel-engines-rest-engines-test', env: { PROVIDER_TIMEOUT_MS: '1000' } });
+    svc = await startServiceForTest(channelEnginesService, {
+      name: 'channel-engines-rest-engines-test',
+      env: { PROVIDER_TIMEOUT_MS: '1000' },
+    });
   });
   afterAll(() => svc?.stop());
 
@@ -170,28 +210,53 @@ describe('engine_d … engine_h and whatsapp over gRPC', () => {
   it('delivers through engine_g (WAHA) and records the delivery', async () => {
     engine.answer(() => ({ status: 201, body: { id: 'true_5511987654321@c.us_GRPC1' } }));
     const channel = channelOf('engine_g', { id: 301, tenantId: 9, engineUrl: `${engine.url}/default` });
-    await expect(svc.client.Deliver({ channel, to: '5511987654321', content: { text: 'Hi' }, reference: 'ref-301' })).resolves.toMatchObject({
+    await expect(
+      svc.client.Deliver({ channel, to: '5511987654321', content: { text: 'Hi' }, reference: 'ref-301' }),
+    ).resolves.toMatchObject({
       providerMessageId: 'true_5511987654321@c.us_GRPC1',
       driver: 'engine_g',
     });
-    expect(engine.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([{ url: '/api/sendText', body: { session: 'default', chatId: '5511987654321@c.us', text: 'Hi' } }]);
+    expect(engine.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([
+      { url: '/api/sendText', body: { session: 'default', chatId: '5511987654321@c.us', text: 'Hi' } },
+    ]);
     expect(await deliveryRecords(svc.db, 301)).toEqual([
       expect.objectContaining({ tenantId: 9, driver: 'engine_g', ok: true, providerMessageId: 'true_5511987654321@c.us_GRPC1' }),
     ]);
   });
 
   it('checks a number through engine_e (WPPConnect)', async () => {
-    engine.answer(() => ({ status: 200, body: { status: 'success', response: { numberExists: true, id: { _serialized: '5511987654321@c.us' } } } }));
+    engine.answer(() => ({
+      status: 200,
+      body: { status: 'success', response: { numberExists: true, id: { _serialized: '5511987654321@c.us' } } },
+    }));
     const channel = channelOf('engine_e', { engineUrl: `${engine.url}/main` });
-    await expect(svc.client.CheckNumber({ channel, number: '5511987654321' })).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
+    await expect(svc.client.CheckNumber({ channel, number: '5511987654321' })).resolves.toEqual({
+      exists: true,
+      networkId: '5511987654321@c.us',
+    });
   });
 
   it('parses an engine_f (Z-API) webhook into events stamped with the channel', async () => {
     const channel = channelOf('engine_f', { id: 302, engineUrl: `${engine.url}/instances/3C01/token/T0K` });
-    const body = Buffer.from(JSON.stringify({ type: 'MessageStatusCallback', status: 'READ', ids: ['71B2D1A84A1F786E3226'], momment: 1632234645000, phone: '5544999999999' }));
+    const body = Buffer.from(
+      JSON.stringify({
+        type: 'MessageStatusCallback',
+        status: 'READ',
+        ids: ['71B2D1A84A1F786E3226'],
+        momment: 1632234645000,
+        phone: '5544999999999',
+      }),
+    );
     const { events } = await svc.client.ParseInbound({ source: 'engine', channel, body });
     expect(events).toEqual([
-      expect.objectContaining({ kind: 'status', channelId: 302, channelType: 'engine_f', providerMessageId: '71B2D1A84A1F786E3226', status: 'read', timestampMs: '1632234645000' }),
+      expect.objectContaining({
+        kind: 'status',
+        channelId: 302,
+        channelType: 'engine_f',
+        providerMessageId: '71B2D1A84A1F786E3226',
+        status: 'read',
+        timestampMs: '1632234645000',
+      }),
     ]);
   });
 });

@@ -31,7 +31,8 @@ beforeEach(() => {
   sent = 0;
 });
 
-const channel = (kind: SocialKind, over: Partial<Outbound['channel']> = {}) => channelOf(kind, { id: 7, pageId: PAGE_ID, pageToken: 'page-token', ...over });
+const channel = (kind: SocialKind, over: Partial<Outbound['channel']> = {}) =>
+  channelOf(kind, { id: 7, pageId: PAGE_ID, pageToken: 'page-token', ...over });
 const send = (driver: SocialDriver, c: Partial<Outbound['content']>, over: Partial<Outbound['channel']> = {}) =>
   driver.send({ channel: channel(driver.kind as SocialKind, over), to: PSID, content: contentOf(c), reference: 'msg-1' });
 const interactive = (driver: SocialDriver, type: string, json: unknown, c: Partial<Outbound['content']> = {}) =>
@@ -115,7 +116,12 @@ describe.each([
   it('sends genericTemplate as the generic template, elements with their buttons', async () => {
     await interactive(driverOf(), `${kind}/genericTemplate`, {
       elements: [
-        { title: 'Blue shirt', subtitle: 'R$ 59', image_url: 'https://shop.example/blue.png', buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY_BLUE' }] },
+        {
+          title: 'Blue shirt',
+          subtitle: 'R$ 59',
+          image_url: 'https://shop.example/blue.png',
+          buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY_BLUE' }],
+        },
         { title: 'Red shirt' },
       ],
     });
@@ -123,7 +129,12 @@ describe.each([
       template({
         template_type: 'generic',
         elements: [
-          { title: 'Blue shirt', subtitle: 'R$ 59', image_url: 'https://shop.example/blue.png', buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY_BLUE' }] },
+          {
+            title: 'Blue shirt',
+            subtitle: 'R$ 59',
+            image_url: 'https://shop.example/blue.png',
+            buttons: [{ type: 'postback', title: 'Buy', payload: 'BUY_BLUE' }],
+          },
           { title: 'Red shirt' },
         ],
       }),
@@ -133,12 +144,24 @@ describe.each([
   it('fails with ERR_PROVIDER_FAILED carrying Graph’s reason and fbtrace_id', async () => {
     graph.answer(() => ({
       status: 400,
-      body: { error: { message: '(#10) This message is sent outside of allowed window.', type: 'OAuthException', code: 10, error_subcode: 2018278, fbtrace_id: 'Ftrace1' } },
+      body: {
+        error: {
+          message: '(#10) This message is sent outside of allowed window.',
+          type: 'OAuthException',
+          code: 10,
+          error_subcode: 2018278,
+          fbtrace_id: 'Ftrace1',
+        },
+      },
     }));
     const err = await failure(send(driverOf(), { text: 'Hi' }));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
-    expect(err.message).toBe(`${kind} refused the message (HTTP 400): (#10) This message is sent outside of allowed window. (code 10, subcode 2018278)`);
-    expect(err.details).toEqual([expect.objectContaining({ provider: kind, status: 400, code: 10, error_subcode: 2018278, fbtrace_id: 'Ftrace1' })]);
+    expect(err.message).toBe(
+      `${kind} refused the message (HTTP 400): (#10) This message is sent outside of allowed window. (code 10, subcode 2018278)`,
+    );
+    expect(err.details).toEqual([
+      expect.objectContaining({ provider: kind, status: 400, code: 10, error_subcode: 2018278, fbtrace_id: 'Ftrace1' }),
+    ]);
   });
 });
 
@@ -156,24 +179,45 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
       [`/${META_GRAPH_VERSION}/${PAGE_ID}/message_attachments`, 'Bearer page-token'],
       [`/${META_GRAPH_VERSION}/${PAGE_ID}/messages`, 'Bearer page-token'],
     ]);
-    expect(graph.requests[0].body).toEqual({ message: { attachment: { type: 'image', payload: { url: 'https://cdn.example/banner.png', is_reusable: true } } } });
+    expect(graph.requests[0].body).toEqual({
+      message: { attachment: { type: 'image', payload: { url: 'https://cdn.example/banner.png', is_reusable: true } } },
+    });
     expect(graph.requests[1].body).toEqual(
       template({
         template_type: 'media',
-        elements: [{ media_type: 'image', attachment_id: '1857777774821032', buttons: [{ type: 'web_url', title: 'Shop now', url: 'https://shop.example' }] }],
+        elements: [
+          {
+            media_type: 'image',
+            attachment_id: '1857777774821032',
+            buttons: [{ type: 'web_url', title: 'Shop now', url: 'https://shop.example' }],
+          },
+        ],
       }),
     );
   });
 
   it('uploads the stored copy (content media_url) of a mediaTemplate when the platform made one', async () => {
-    await interactive(messenger, 'social_b/mediaTemplate', { mediaType: 'video', mediaUrl: 'https://cdn.example/v.mp4' }, { mediaUrl: 'https://media.example/m/9' });
-    expect(graph.requests[0].body.message.attachment).toEqual({ type: 'video', payload: { url: 'https://media.example/m/9', is_reusable: true } });
-    expect(graph.requests[1].body.message.attachment.payload).toEqual({ template_type: 'media', elements: [{ media_type: 'video', attachment_id: '1857777774821032' }] });
+    await interactive(
+      messenger,
+      'social_b/mediaTemplate',
+      { mediaType: 'video', mediaUrl: 'https://cdn.example/v.mp4' },
+      { mediaUrl: 'https://media.example/m/9' },
+    );
+    expect(graph.requests[0].body.message.attachment).toEqual({
+      type: 'video',
+      payload: { url: 'https://media.example/m/9', is_reusable: true },
+    });
+    expect(graph.requests[1].body.message.attachment.payload).toEqual({
+      template_type: 'media',
+      elements: [{ media_type: 'video', attachment_id: '1857777774821032' }],
+    });
   });
 
   it('sends no template when the upload is refused', async () => {
     graph.answer(() => ({ status: 400, body: { error: { message: 'Failed to fetch the file from the url', code: 100 } } }));
-    const err = await failure(interactive(messenger, 'social_b/mediaTemplate', { mediaType: 'image', mediaUrl: 'https://cdn.example/x.png' }));
+    const err = await failure(
+      interactive(messenger, 'social_b/mediaTemplate', { mediaType: 'image', mediaUrl: 'https://cdn.example/x.png' }),
+    );
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toContain('Failed to fetch the file');
     expect(graph.requests.map((r) => r.url)).toEqual([`/${META_GRAPH_VERSION}/${PAGE_ID}/message_attachments`]);
@@ -194,7 +238,12 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
 
   it('sends messageTag as a tagged text outside the window', async () => {
     await interactive(messenger, 'social_b/messageTag', { message: 'Your order shipped', tag: 'POST_PURCHASE_UPDATE' });
-    expect(graph.requests[0].body).toEqual({ recipient: { id: PSID }, messaging_type: 'MESSAGE_TAG', tag: 'POST_PURCHASE_UPDATE', message: { text: 'Your order shipped' } });
+    expect(graph.requests[0].body).toEqual({
+      recipient: { id: PSID },
+      messaging_type: 'MESSAGE_TAG',
+      tag: 'POST_PURCHASE_UPDATE',
+      message: { text: 'Your order shipped' },
+    });
   });
 
   it('sends customerFeedback as the customer_feedback template under the CUSTOMER_FEEDBACK tag', async () => {
@@ -204,7 +253,17 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
       business_privacy_url: 'https://shop.example/privacy',
       expires_in_days: 3,
       feedback_screens: [
-        { questions: [{ id: 'csat_1', type: 'csat', title: 'How was our service?', score_option: 'five_stars', follow_up: { type: 'free_form', placeholder: 'Tell us more' } }] },
+        {
+          questions: [
+            {
+              id: 'csat_1',
+              type: 'csat',
+              title: 'How was our service?',
+              score_option: 'five_stars',
+              follow_up: { type: 'free_form', placeholder: 'Tell us more' },
+            },
+          ],
+        },
       ],
     });
     expect(graph.requests[0].body).toEqual({
@@ -220,7 +279,17 @@ describe('SocialDriver social_b (Messenger): Messenger-only templates', () => {
             subtitle: 'Two quick questions',
             button_title: 'Rate us',
             feedback_screens: [
-              { questions: [{ id: 'csat_1', type: 'csat', title: 'How was our service?', score_option: 'five_stars', follow_up: { type: 'free_form', placeholder: 'Tell us more' } }] },
+              {
+                questions: [
+                  {
+                    id: 'csat_1',
+                    type: 'csat',
+                    title: 'How was our service?',
+                    score_option: 'five_stars',
+                    follow_up: { type: 'free_form', placeholder: 'Tell us more' },
+                  },
+                ],
+              },
             ],
             business_privacy: { url: 'https://shop.example/privacy' },
             expires_in_days: 3,
@@ -243,13 +312,38 @@ describe('SocialDriver: refusals and failures', () => {
   );
 
   it.each([
-    ['a quick reply without payload', 'social_b/quickReply', { message: 'Pick', quickReplies: [{ content_type: 'text', title: 'Red' }] }, 'quickReplies[0].payload'],
-    ['a web_url button without url', 'social_b/buttonTemplate', { message: 'Go', buttons: [{ type: 'web_url', title: 'Site' }] }, 'buttons[0].url'],
-    ['a card button of another type', 'social_b/genericTemplate', { elements: [{ title: 'A', buttons: [{ type: 'call', title: 'Call' }] }] }, 'elements[0].buttons[0].type'],
+    [
+      'a quick reply without payload',
+      'social_b/quickReply',
+      { message: 'Pick', quickReplies: [{ content_type: 'text', title: 'Red' }] },
+      'quickReplies[0].payload',
+    ],
+    [
+      'a web_url button without url',
+      'social_b/buttonTemplate',
+      { message: 'Go', buttons: [{ type: 'web_url', title: 'Site' }] },
+      'buttons[0].url',
+    ],
+    [
+      'a card button of another type',
+      'social_b/genericTemplate',
+      { elements: [{ title: 'A', buttons: [{ type: 'call', title: 'Call' }] }] },
+      'elements[0].buttons[0].type',
+    ],
     ['a media template of audio', 'social_b/mediaTemplate', { mediaType: 'audio', mediaUrl: 'https://cdn.example/a.mp3' }, 'mediaType'],
-    ['a feedback without privacy url', 'social_b/customerFeedback', { title: 'Rate', feedback_screens: [{ questions: [{ id: 'q', type: 'csat', title: 'How?' }] }] }, 'business_privacy_url'],
+    [
+      'a feedback without privacy url',
+      'social_b/customerFeedback',
+      { title: 'Rate', feedback_screens: [{ questions: [{ id: 'q', type: 'csat', title: 'How?' }] }] },
+      'business_privacy_url',
+    ],
     ['an unknown type', 'social_b/carousel', {}, 'interactive_type'],
-    ['another social kind’s route', 'social_a/quickReply', { message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] }, 'interactive_type'],
+    [
+      'another social kind’s route',
+      'social_a/quickReply',
+      { message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] },
+      'interactive_type',
+    ],
   ])('social_b refuses %s with ERR_VALIDATION naming the field, sending nothing', async (_label, type, json, field) => {
     const err = await failure(interactive(messenger, type, json));
     expect(err.code).toBe('ERR_VALIDATION');

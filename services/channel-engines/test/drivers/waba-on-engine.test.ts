@@ -7,7 +7,10 @@ import { EngineCDriver } from '../../src/drivers/engine-c.driver';
 import { WhatsappDriver } from '../../src/drivers/whatsapp.driver';
 
 // A waba channel's sendButtonWABA / sendListWABA carried by its linked engine (coexistence).
-const accept = (req: ProviderRequest) => ({ status: 200, body: { key: { id: 'WA-1', fromMe: true }, messageid: 'UAZ-1', id: 'o:UAZ-1', url: req.url } });
+const accept = (req: ProviderRequest) => ({
+  status: 200,
+  body: { key: { id: 'WA-1', fromMe: true }, messageid: 'UAZ-1', id: 'o:UAZ-1', url: req.url },
+});
 
 const BUTTONS = { message: 'Did it arrive?', button1: 'Yes', button2: 'No', button3: 'Not yet' };
 const LIST = {
@@ -15,7 +18,15 @@ const LIST = {
   body: 'Pick one',
   footer: 'Acme',
   button_text: 'See plans',
-  sections: [{ title: 'Monthly', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }, { id: 'pro', title: 'Pro' }] }],
+  sections: [
+    {
+      title: 'Monthly',
+      rows: [
+        { id: 'basic', title: 'Basic', description: 'R$ 10' },
+        { id: 'pro', title: 'Pro' },
+      ],
+    },
+  ],
 };
 
 /** Generous: the machine is shared and slow; no test here waits for a timeout. */
@@ -28,7 +39,12 @@ afterAll(() => engine.close());
 beforeEach(() => engine.reset());
 
 const send = (driver: Driver, kind: string, type: string, json: unknown) =>
-  driver.send({ channel: channelOf(kind, { engineUrl: `${engine.url}/inst`, engineToken: 'tok' }), to: '5511987654321', content: interactiveContent(`waba/${type}`, json), reference: 'msg-1' });
+  driver.send({
+    channel: channelOf(kind, { engineUrl: `${engine.url}/inst`, engineToken: 'tok' }),
+    to: '5511987654321',
+    content: interactiveContent(`waba/${type}`, json),
+    reference: 'msg-1',
+  });
 const only = () => {
   expect(engine.requests).toHaveLength(1);
   return engine.requests[0];
@@ -51,7 +67,18 @@ describe('waba buttons and lists through the linked engine', () => {
     expect(flow(list)).toEqual([
       {
         name: 'single_select',
-        params: { title: 'See plans', sections: [{ title: 'Monthly', rows: [{ id: 'basic', title: 'Basic', description: 'R$ 10' }, { id: 'pro', title: 'Pro', description: '' }] }] },
+        params: {
+          title: 'See plans',
+          sections: [
+            {
+              title: 'Monthly',
+              rows: [
+                { id: 'basic', title: 'Basic', description: 'R$ 10' },
+                { id: 'pro', title: 'Pro', description: '' },
+              ],
+            },
+          ],
+        },
       },
     ]);
   });
@@ -59,26 +86,56 @@ describe('waba buttons and lists through the linked engine', () => {
   it("engine_b: Evolution's sendButtons and sendList", async () => {
     const driver = new EngineBDriver(settingsWith(TIMEOUT_MS));
     await send(driver, 'engine_b', 'button', BUTTONS);
-    expect(only()).toMatchObject({ url: '/message/sendButtons/inst', body: { title: 'Did it arrive?', buttons: [{ type: 'reply', displayText: 'Yes', id: 'Yes' }, { displayText: 'No' }, { displayText: 'Not yet' }] } });
+    expect(only()).toMatchObject({
+      url: '/message/sendButtons/inst',
+      body: {
+        title: 'Did it arrive?',
+        buttons: [{ type: 'reply', displayText: 'Yes', id: 'Yes' }, { displayText: 'No' }, { displayText: 'Not yet' }],
+      },
+    });
     engine.reset();
     await send(driver, 'engine_b', 'list', LIST);
-    expect(only()).toMatchObject({ url: '/message/sendList/inst', body: { description: '*Plans*\nPick one', buttonText: 'See plans', footerText: 'Acme', sections: [{ title: 'Monthly', rows: [{ rowId: 'basic' }, { rowId: 'pro' }] }] } });
+    expect(only()).toMatchObject({
+      url: '/message/sendList/inst',
+      body: {
+        description: '*Plans*\nPick one',
+        buttonText: 'See plans',
+        footerText: 'Acme',
+        sections: [{ title: 'Monthly', rows: [{ rowId: 'basic' }, { rowId: 'pro' }] }],
+      },
+    });
   });
 
   it("engine_c: uazapi's menus in its own strings", async () => {
     const driver = new EngineCDriver(settingsWith(TIMEOUT_MS));
     await send(driver, 'engine_c', 'button', BUTTONS);
-    expect(only()).toMatchObject({ url: '/inst/send/menu', body: { type: 'button', text: 'Did it arrive?', choices: ['Yes|Yes', 'No|No', 'Not yet|Not yet'] } });
+    expect(only()).toMatchObject({
+      url: '/inst/send/menu',
+      body: { type: 'button', text: 'Did it arrive?', choices: ['Yes|Yes', 'No|No', 'Not yet|Not yet'] },
+    });
     engine.reset();
     await send(driver, 'engine_c', 'list', LIST);
-    expect(only()).toMatchObject({ url: '/inst/send/menu', body: { type: 'list', text: '*Plans*\nPick one', listButton: 'See plans', footerText: 'Acme', choices: ['[Monthly]', 'Basic|basic|R$ 10', 'Pro|pro'] } });
+    expect(only()).toMatchObject({
+      url: '/inst/send/menu',
+      body: {
+        type: 'list',
+        text: '*Plans*\nPick one',
+        listButton: 'See plans',
+        footerText: 'Acme',
+        choices: ['[Monthly]', 'Basic|basic|R$ 10', 'Pro|pro'],
+      },
+    });
   });
 
   it('refuses a template, a missing field, and an engine without interactive messages, before anything is sent', async () => {
     const a = new EngineADriver(settingsWith(TIMEOUT_MS));
-    expect((await failure(send(a, 'engine_a', 'template', { name: 'welcome' }))).message).toContain('waba/template cannot be sent through engine_a');
+    expect((await failure(send(a, 'engine_a', 'template', { name: 'welcome' }))).message).toContain(
+      'waba/template cannot be sent through engine_a',
+    );
     expect(JSON.stringify((await failure(send(a, 'engine_a', 'button', { message: 'Hi', button1: 'Yes' }))).details)).toContain('button2');
-    expect((await failure(send(new WhatsappDriver(settingsWith(TIMEOUT_MS)), 'whatsapp', 'button', BUTTONS))).message).toContain('cannot be sent through whatsapp');
+    expect((await failure(send(new WhatsappDriver(settingsWith(TIMEOUT_MS)), 'whatsapp', 'button', BUTTONS))).message).toContain(
+      'cannot be sent through whatsapp',
+    );
     expect(engine.requests).toHaveLength(0);
   });
 });

@@ -18,13 +18,28 @@ beforeAll(async () => {
     const start = Number(url.searchParams.get('after') ?? 0);
     const data = templates.slice(start, start + limit);
     const more = start + limit < templates.length;
-    return { status: 200, body: { data, paging: { cursors: { before: String(start), after: String(start + data.length) }, ...(more && { next: `https://graph.facebook.com/next?after=${start + limit}` }) } } };
+    return {
+      status: 200,
+      body: {
+        data,
+        paging: {
+          cursors: { before: String(start), after: String(start + data.length) },
+          ...(more && { next: `https://graph.facebook.com/next?after=${start + limit}` }),
+        },
+      },
+    };
   });
 });
 afterAll(() => graph.close());
 beforeEach(() => {
   graph.reset();
-  templates = Array.from({ length: 250 }, (_, i) => ({ name: `t${i}`, language: 'en_US', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Hi {{1}}' }] }));
+  templates = Array.from({ length: 250 }, (_, i) => ({
+    name: `t${i}`,
+    language: 'en_US',
+    status: 'APPROVED',
+    category: 'UTILITY',
+    components: [{ type: 'BODY', text: 'Hi {{1}}' }],
+  }));
   catalogs = new TemplateCatalogs(settingsWith(1_000, { metaGraphUrl: `${graph.url}/${META_GRAPH_VERSION}` }), CACHE_MS);
 });
 
@@ -35,7 +50,9 @@ describe('TemplateCatalogs', () => {
     const { templates: got } = await catalogs.list(channel(), false);
     expect(got).toHaveLength(250);
     expect(graph.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('after'))).toEqual([null, '100', '200']);
-    expect(graph.requests[0].url).toBe(`/${META_GRAPH_VERSION}/WABA-1/message_templates?fields=name%2Clanguage%2Cstatus%2Ccategory%2Ccomponents&limit=100`);
+    expect(graph.requests[0].url).toBe(
+      `/${META_GRAPH_VERSION}/WABA-1/message_templates?fields=name%2Clanguage%2Cstatus%2Ccategory%2Ccomponents&limit=100`,
+    );
     expect(graph.requests.every((r) => r.headers.authorization === 'Bearer bm-token')).toBe(true);
   });
 
@@ -65,12 +82,23 @@ describe('TemplateCatalogs', () => {
 describe('templateOf: the parameters each component takes', () => {
   it('counts distinct placeholders of text headers and bodies, one for a media header, one per dynamic URL or copy-code button', () => {
     const t = templateOf({
-      name: 'order', language: 'pt_BR', status: 'APPROVED', category: 'UTILITY',
+      name: 'order',
+      language: 'pt_BR',
+      status: 'APPROVED',
+      category: 'UTILITY',
       components: [
         { type: 'HEADER', format: 'IMAGE' },
         { type: 'BODY', text: 'Hi {{1}}, order {{2}} ({{1}}) ships {{ date }}' },
         { type: 'FOOTER', text: 'Shop' },
-        { type: 'BUTTONS', buttons: [{ type: 'URL', url: 'https://x.example/{{1}}' }, { type: 'URL', url: 'https://x.example/static' }, { type: 'COPY_CODE' }, { type: 'QUICK_REPLY', text: 'Stop' }] },
+        {
+          type: 'BUTTONS',
+          buttons: [
+            { type: 'URL', url: 'https://x.example/{{1}}' },
+            { type: 'URL', url: 'https://x.example/static' },
+            { type: 'COPY_CODE' },
+            { type: 'QUICK_REPLY', text: 'Stop' },
+          ],
+        },
       ],
     });
     expect(t!.components).toEqual([

@@ -7,7 +7,11 @@ import { WabaDriver } from '../../src/drivers/waba.driver';
 // The Cloud API's success answer, with a wamid per request so tests can tell calls apart.
 const accepted = (req: ProviderRequest) => ({
   status: 200,
-  body: { messaging_product: 'whatsapp', contacts: [{ input: req.body.to, wa_id: req.body.to }], messages: [{ id: `wamid.${req.body.type}` }] },
+  body: {
+    messaging_product: 'whatsapp',
+    contacts: [{ input: req.body.to, wa_id: req.body.to }],
+    messages: [{ id: `wamid.${req.body.type}` }],
+  },
 });
 
 const PHONE_ID = '106540352242922';
@@ -23,8 +27,10 @@ beforeAll(async () => {
 afterAll(() => graph.close());
 beforeEach(() => graph.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('waba', { id: 3, tokenApi: PHONE_ID, bmToken: 'bm-token', wabaId: '102290129340398', ...over });
-const send = (c: Partial<Outbound['content']>, ch = channel()) => driver.send({ channel: ch, to: '5511987654321', content: contentOf(c), reference: 'msg-1' });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('waba', { id: 3, tokenApi: PHONE_ID, bmToken: 'bm-token', wabaId: '102290129340398', ...over });
+const send = (c: Partial<Outbound['content']>, ch = channel()) =>
+  driver.send({ channel: ch, to: '5511987654321', content: contentOf(c), reference: 'msg-1' });
 const interactive = (type: string, json: unknown) => send({ interactiveType: type, interactiveJson: JSON.stringify(json) });
 const envelope = { messaging_product: 'whatsapp', recipient_type: 'individual', to: '5511987654321' };
 
@@ -43,7 +49,9 @@ describe('WabaDriver: the request each message becomes', () => {
 
   it('sends an image by link with the text as caption', async () => {
     await send({ text: 'Look', mediaUrl: 'https://media.example/m/1', mimeType: 'image/jpeg', fileName: 'cat.jpg' });
-    expect(graph.requests.map((r) => r.body)).toEqual([{ ...envelope, type: 'image', image: { link: 'https://media.example/m/1', caption: 'Look' } }]);
+    expect(graph.requests.map((r) => r.body)).toEqual([
+      { ...envelope, type: 'image', image: { link: 'https://media.example/m/1', caption: 'Look' } },
+    ]);
   });
 
   it('sends a video by link, without caption when there is no text', async () => {
@@ -59,7 +67,9 @@ describe('WabaDriver: the request each message becomes', () => {
   });
 
   it('sends audio without caption; its text follows as a second message and the audio id is the answer', async () => {
-    await expect(send({ text: 'Listen', mediaUrl: 'https://media.example/m/4', mimeType: 'audio/ogg', fileName: 'a.ogg' })).resolves.toEqual({
+    await expect(
+      send({ text: 'Listen', mediaUrl: 'https://media.example/m/4', mimeType: 'audio/ogg', fileName: 'a.ogg' }),
+    ).resolves.toEqual({
       providerMessageId: 'wamid.audio',
     });
     expect(graph.requests.map((r) => r.body)).toEqual([
@@ -105,7 +115,13 @@ describe('WabaDriver: the request each message becomes', () => {
       footer: 'Prices in BRL',
       button_text: 'Sizes',
       sections: [
-        { title: 'Shirts', rows: [{ id: 'S', title: 'Small', description: '48 cm' }, { id: 'M', title: 'Medium' }] },
+        {
+          title: 'Shirts',
+          rows: [
+            { id: 'S', title: 'Small', description: '48 cm' },
+            { id: 'M', title: 'Medium' },
+          ],
+        },
         { title: 'Shoes', rows: [{ id: '42', title: 'Size 42' }] },
       ],
     });
@@ -120,7 +136,13 @@ describe('WabaDriver: the request each message becomes', () => {
         action: {
           button: 'Sizes',
           sections: [
-            { title: 'Shirts', rows: [{ id: 'S', title: 'Small', description: '48 cm' }, { id: 'M', title: 'Medium' }] },
+            {
+              title: 'Shirts',
+              rows: [
+                { id: 'S', title: 'Small', description: '48 cm' },
+                { id: 'M', title: 'Medium' },
+              ],
+            },
             { title: 'Shoes', rows: [{ id: '42', title: 'Size 42' }] },
           ],
         },
@@ -148,7 +170,10 @@ describe('WabaDriver: failures', () => {
           type: 'OAuthException',
           code: 131047,
           error_subcode: 2494010,
-          error_data: { messaging_product: 'whatsapp', details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.' },
+          error_data: {
+            messaging_product: 'whatsapp',
+            details: 'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+          },
           fbtrace_id: 'AbCdEf123',
         },
       },
@@ -174,7 +199,10 @@ describe('WabaDriver: failures', () => {
     ]);
   });
 
-  const graphError = (status: number, code: number, message: string) => ({ status, body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'T' } } });
+  const graphError = (status: number, code: number, message: string) => ({
+    status,
+    body: { error: { message, type: 'OAuthException', code, fbtrace_id: 'T' } },
+  });
 
   it.each([
     [131047, 'outside the 24-hour window'],
@@ -192,11 +220,14 @@ describe('WabaDriver: failures', () => {
     expect((err.details![0] as { transient?: boolean }).transient).toBeUndefined();
   });
 
-  it.each([4, 80007, 130429, 131048, 131056])('reads Graph rate-limit code %i as transient (retried with backoff), even answered with HTTP 400', async (code) => {
-    graph.answer(() => graphError(400, code, `(#${code}) Rate limit hit`));
-    const err = await failure(send({ text: 'Hi' }));
-    expect((err.details![0] as { transient?: boolean }).transient).toBe(true);
-  });
+  it.each([4, 80007, 130429, 131048, 131056])(
+    'reads Graph rate-limit code %i as transient (retried with backoff), even answered with HTTP 400',
+    async (code) => {
+      graph.answer(() => graphError(400, code, `(#${code}) Rate limit hit`));
+      const err = await failure(send({ text: 'Hi' }));
+      expect((err.details![0] as { transient?: boolean }).transient).toBe(true);
+    },
+  );
 
   it('keeps Retry-After of a rate limit answered 429', async () => {
     graph.answer(() => ({ ...graphError(429, 130429, '(#130429) Rate limit hit'), headers: { 'retry-after': '7' } }));
@@ -205,7 +236,11 @@ describe('WabaDriver: failures', () => {
   });
 
   it('sends a template as the Cloud API template object', async () => {
-    const template = { name: 'order_update', language: { code: 'pt_BR' }, components: [{ type: 'body', parameters: [{ type: 'text', text: 'Bia' }] }] };
+    const template = {
+      name: 'order_update',
+      language: { code: 'pt_BR' },
+      components: [{ type: 'body', parameters: [{ type: 'text', text: 'Bia' }] }],
+    };
     await expect(interactive('waba/template', template)).resolves.toEqual({ providerMessageId: 'wamid.template' });
     expect(graph.requests.map((r) => r.body)).toEqual([{ ...envelope, type: 'template', template }]);
   });
@@ -240,7 +275,9 @@ describe('WabaDriver: failures', () => {
   });
 
   it('says the audio arrived when the text after it is refused', async () => {
-    graph.answer((req) => (req.body.type === 'text' ? { status: 400, body: { error: { message: 'Invalid parameter', code: 100 } } } : accepted(req)));
+    graph.answer((req) =>
+      req.body.type === 'text' ? { status: 400, body: { error: { message: 'Invalid parameter', code: 100 } } } : accepted(req),
+    );
     const err = await failure(send({ text: 'Listen', mediaUrl: 'https://media.example/m/4', mimeType: 'audio/ogg' }));
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toContain('Invalid parameter');
@@ -261,7 +298,12 @@ describe('WabaDriver: failures', () => {
     ['a button without button2', 'waba/button', { message: 'Ok?', button1: 'Yes' }, 'button2'],
     ['a button without message', 'waba/button', { button1: 'Yes', button2: 'No' }, 'message'],
     ['a list without sections', 'waba/list', { body: 'Pick', button_text: 'Open' }, 'sections'],
-    ['a list row without id', 'waba/list', { body: 'Pick', button_text: 'Open', sections: [{ title: 'A', rows: [{ title: 'One' }] }] }, 'sections[0].rows[0].id'],
+    [
+      'a list row without id',
+      'waba/list',
+      { body: 'Pick', button_text: 'Open', sections: [{ title: 'A', rows: [{ title: 'One' }] }] },
+      'sections[0].rows[0].id',
+    ],
     ['an unknown waba type', 'waba/carousel', {}, 'interactive_type'],
     ['another kind’s type', 'engine_a/quickReply', {}, 'interactive_type'],
   ])('refuses %s with ERR_VALIDATION naming the field, sending nothing', async (_label, type, json, field) => {

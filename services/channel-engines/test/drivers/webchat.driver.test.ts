@@ -15,8 +15,14 @@ describe('web chat over gRPC', () => {
   afterAll(() => svc?.stop());
 
   const deliver = (channelId: number, visitor: string, text: string, more: Record<string, string> = {}) =>
-    svc.client.Deliver({ channel: channelOf('webchat', { id: channelId, tenantId: 4 }), to: visitor, content: { text, ...more }, reference: `ref-${text}` });
-  const pull = (channelId: number, visitorId: string, after = '', limit = 0) => svc.client.PullWebchat({ channelId, visitorId, after, limit });
+    svc.client.Deliver({
+      channel: channelOf('webchat', { id: channelId, tenantId: 4 }),
+      to: visitor,
+      content: { text, ...more },
+      reference: `ref-${text}`,
+    });
+  const pull = (channelId: number, visitorId: string, after = '', limit = 0) =>
+    svc.client.PullWebchat({ channelId, visitorId, after, limit });
   const texts = (res: { messages: { text: string }[] }) => res.messages.map((m) => m.text);
 
   it('refuses a delivery without channel and recipient, naming both at once', async () => {
@@ -36,7 +42,9 @@ describe('web chat over gRPC', () => {
 
     expect(res).toEqual({ providerMessageId: `${channelId}:551100000001:1`, driver: 'webchat', status: 'queued' });
     const records = await deliveryRecords(svc.db, channelId);
-    expect(records).toEqual([expect.objectContaining({ driver: 'webchat', ok: true, providerMessageId: res.providerMessageId, tenantId: 4 })]);
+    expect(records).toEqual([
+      expect.objectContaining({ driver: 'webchat', ok: true, providerMessageId: res.providerMessageId, tenantId: 4 }),
+    ]);
   });
 
   it("answers the visitor's messages oldest first, with their content, and after a cursor only newer ones", async () => {

@@ -81,14 +81,23 @@ describe('WebmailDriver.send', () => {
 
   it(`cuts a long first line to 78 characters for the subject, and says "${DEFAULT_SUBJECT}" without text`, async () => {
     await send({ content: content({ text: `  ${'x'.repeat(100)}\nsecond line` }) });
-    await send({ content: content({ text: '', mediaUrl: `${files.url}/invoice.pdf`, mimeType: 'application/pdf', fileName: 'invoice.pdf' }) });
+    await send({
+      content: content({ text: '', mediaUrl: `${files.url}/invoice.pdf`, mimeType: 'application/pdf', fileName: 'invoice.pdf' }),
+    });
     const [long, empty] = smtp.mails.map((m) => parseMail(m.raw).headers.subject);
     expect(long).toBe(`${'x'.repeat(77)}…`);
     expect(empty).toBe(DEFAULT_SUBJECT);
   });
 
   it('attaches the linked file with its name and type', async () => {
-    await send({ content: content({ text: 'Your invoice', mediaUrl: `${files.url}/invoice.pdf`, mimeType: 'application/pdf', fileName: 'invoice-42.pdf' }) });
+    await send({
+      content: content({
+        text: 'Your invoice',
+        mediaUrl: `${files.url}/invoice.pdf`,
+        mimeType: 'application/pdf',
+        fileName: 'invoice-42.pdf',
+      }),
+    });
 
     const { headers, parts } = parseMail(smtp.mails[0].raw);
     expect(headers['content-type']).toMatch(/^multipart\/mixed/);
@@ -104,7 +113,9 @@ describe('WebmailDriver.send', () => {
     ['never answers', '/hang', /no answer within 400 ms/],
     ['is larger than the cap', '/huge', /larger than 26214400 bytes/],
   ])('fails, sending nothing, when the attachment link %s', async (_label, path, reason) => {
-    const err = await failure(send({ content: content({ mediaUrl: `${files.url}${path}`, mimeType: 'application/pdf', fileName: 'a.pdf' }) }));
+    const err = await failure(
+      send({ content: content({ mediaUrl: `${files.url}${path}`, mimeType: 'application/pdf', fileName: 'a.pdf' }) }),
+    );
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     expect(err.message).toMatch(/could not fetch the attachment/);
     // The reason tells which check decided: the timeout says "no answer within", and the cap on a
@@ -146,7 +157,12 @@ describe('WebmailDriver.send', () => {
   it('falls back to SMTP_URL when the channel has no smtp:// engineUrl', async () => {
     const viaEnv = driverWith({ smtpUrl: smtp.url });
     for (const engineUrl of ['', 'http://engine.internal:3000']) {
-      await viaEnv.send({ channel: target({ engineUrl }), to: 'ana@example.com', content: content(), reference: `env-${engineUrl.length}` });
+      await viaEnv.send({
+        channel: target({ engineUrl }),
+        to: 'ana@example.com',
+        content: content(),
+        reference: `env-${engineUrl.length}`,
+      });
     }
     expect(smtp.mails).toHaveLength(2);
   });
@@ -183,7 +199,9 @@ describe('WebmailDriver.send', () => {
   it('fails on the timeout when the relay never answers the DATA', async () => {
     const stalled = driverWith();
     smtp.hangOnData();
-    const err = await failure(stalled.send({ channel: target({ engineUrl: smtp.url }), to: 'ana@example.com', content: content(), reference: 'm-h' }));
+    const err = await failure(
+      stalled.send({ channel: target({ engineUrl: smtp.url }), to: 'ana@example.com', content: content(), reference: 'm-h' }),
+    );
     expect(err.code).toBe('ERR_PROVIDER_FAILED');
     // Only a timeout says "no answer within".
     expect(err.message).toMatch(/no answer within 400 ms/);

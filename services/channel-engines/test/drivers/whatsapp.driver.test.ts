@@ -7,7 +7,16 @@ import { WhatsappDriver } from '../../src/drivers/whatsapp.driver';
 const SENT_ID = 'true_5511987654321@c.us_3EB0F1C2D3E4F5A6B7C8';
 const accepted = () => ({
   status: 200,
-  body: { success: true, message: { _data: { type: 'chat' }, id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID }, ack: 0, body: 'Hello!', type: 'chat' } },
+  body: {
+    success: true,
+    message: {
+      _data: { type: 'chat' },
+      id: { fromMe: true, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID },
+      ack: 0,
+      body: 'Hello!',
+      type: 'chat',
+    },
+  },
 });
 
 let server: FakeProvider;
@@ -19,7 +28,8 @@ beforeAll(async () => {
 afterAll(() => server.close());
 beforeEach(() => server.reset());
 
-const channel = (over: Partial<Outbound['channel']> = {}) => channelOf('whatsapp', { engineUrl: `${server.url}/acme`, engineToken: 'api-key', ...over });
+const channel = (over: Partial<Outbound['channel']> = {}) =>
+  channelOf('whatsapp', { engineUrl: `${server.url}/acme`, engineToken: 'api-key', ...over });
 const send = (content: Outbound['content']) => driver.send({ channel: channel(), to: '5511987654321', content, reference: 'msg-1' });
 
 describe('WhatsappDriver (whatsapp-web.js REST API): sends', () => {
@@ -36,14 +46,30 @@ describe('WhatsappDriver (whatsapp-web.js REST API): sends', () => {
   });
 
   it.each([
-    ['an image with its caption', { text: 'Look', mediaUrl: 'https://media.example/cat.png', mimeType: 'image/png', fileName: 'cat.png' }, { caption: 'Look' }],
+    [
+      'an image with its caption',
+      { text: 'Look', mediaUrl: 'https://media.example/cat.png', mimeType: 'image/png', fileName: 'cat.png' },
+      { caption: 'Look' },
+    ],
     ['a video', { mediaUrl: 'https://media.example/clip.mp4', mimeType: 'video/mp4', fileName: 'clip.mp4' }, {}],
-    ['an Ogg audio as a voice note', { mediaUrl: 'https://media.example/note.ogg', mimeType: 'audio/ogg', fileName: 'note.ogg' }, { sendAudioAsVoice: true }],
-    ['a PDF as a document', { text: 'Invoice', mediaUrl: 'https://media.example/m/42', mimeType: 'application/pdf', fileName: 'invoice.pdf' }, { caption: 'Invoice', sendMediaAsDocument: true }],
+    [
+      'an Ogg audio as a voice note',
+      { mediaUrl: 'https://media.example/note.ogg', mimeType: 'audio/ogg', fileName: 'note.ogg' },
+      { sendAudioAsVoice: true },
+    ],
+    [
+      'a PDF as a document',
+      { text: 'Invoice', mediaUrl: 'https://media.example/m/42', mimeType: 'application/pdf', fileName: 'invoice.pdf' },
+      { caption: 'Invoice', sendMediaAsDocument: true },
+    ],
   ])('sends %s as MessageMediaFromURL', async (_label, content, options) => {
     await send(contentOf(content));
     expect(server.requests.map((r) => ({ method: r.method, url: r.url, body: r.body }))).toEqual([
-      { method: 'POST', url: '/client/sendMessage/acme', body: { chatId: '5511987654321@c.us', contentType: 'MessageMediaFromURL', content: content.mediaUrl, options } },
+      {
+        method: 'POST',
+        url: '/client/sendMessage/acme',
+        body: { chatId: '5511987654321@c.us', contentType: 'MessageMediaFromURL', content: content.mediaUrl, options },
+      },
     ]);
   });
 
@@ -62,7 +88,10 @@ describe('WhatsappDriver (whatsapp-web.js REST API): sends', () => {
 
 describe('WhatsappDriver (whatsapp-web.js REST API): checkNumber', () => {
   it('asks POST /client/getNumberId/{sessionId} and reports the WhatsApp id', async () => {
-    server.answer(() => ({ status: 200, body: { success: true, result: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' } } }));
+    server.answer(() => ({
+      status: 200,
+      body: { success: true, result: { server: 'c.us', user: '5511987654321', _serialized: '5511987654321@c.us' } },
+    }));
     await expect(driver.checkNumber(channel(), '5511987654321')).resolves.toEqual({ exists: true, networkId: '5511987654321@c.us' });
     expect(server.requests.map((r) => ({ method: r.method, url: r.url, key: r.headers['x-api-key'], body: r.body }))).toEqual([
       { method: 'POST', url: '/client/getNumberId/acme', key: 'api-key', body: { number: '5511987654321' } },
@@ -85,7 +114,12 @@ const incoming = (over: Record<string, unknown> = {}) => ({
   data: {
     message: {
       _data: { notifyName: 'Ana', type: 'chat' },
-      id: { fromMe: false, remote: '5511987654321@c.us', id: '3A1B2C3D4E5F60718293', _serialized: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293' },
+      id: {
+        fromMe: false,
+        remote: '5511987654321@c.us',
+        id: '3A1B2C3D4E5F60718293',
+        _serialized: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293',
+      },
       ack: 1,
       hasMedia: false,
       body: 'Oi, tudo bem?',
@@ -124,22 +158,44 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
 
   it('reads a document (no link: the server sends files only as base64) and a quoted reply', () => {
     const [event] = parse(
-      incoming({ type: 'document', body: 'Contrato', hasMedia: true, hasQuotedMsg: true, _data: { notifyName: 'Ana', mimetype: 'application/pdf', filename: 'contrato.pdf', quotedStanzaID: '3EB0F1C2D3E4F5A6B7C8' } }),
+      incoming({
+        type: 'document',
+        body: 'Contrato',
+        hasMedia: true,
+        hasQuotedMsg: true,
+        _data: { notifyName: 'Ana', mimetype: 'application/pdf', filename: 'contrato.pdf', quotedStanzaID: '3EB0F1C2D3E4F5A6B7C8' },
+      }),
     );
-    expect(event).toMatchObject({ messageType: 'document', body: 'Contrato', mimeType: 'application/pdf', fileName: 'contrato.pdf', replyTo: '3EB0F1C2D3E4F5A6B7C8' });
+    expect(event).toMatchObject({
+      messageType: 'document',
+      body: 'Contrato',
+      mimeType: 'application/pdf',
+      fileName: 'contrato.pdf',
+      replyTo: '3EB0F1C2D3E4F5A6B7C8',
+    });
     expect(event.mediaUrl).toBeUndefined();
   });
 
   it('reads a chat WhatsApp addresses by LID under the LID alone (the message names no number)', () => {
-    const id = { fromMe: false, remote: '179950657237125@lid', id: 'ACCFD0B51ECCFF508B1B64BA46376A15', _serialized: 'false_179950657237125@lid_ACCFD0B51ECCFF508B1B64BA46376A15' };
+    const id = {
+      fromMe: false,
+      remote: '179950657237125@lid',
+      id: 'ACCFD0B51ECCFF508B1B64BA46376A15',
+      _serialized: 'false_179950657237125@lid_ACCFD0B51ECCFF508B1B64BA46376A15',
+    };
     const [event] = parse(incoming({ id, from: '179950657237125@lid' }));
     expect(event).toMatchObject({ kind: 'message', from: '', lid: '179950657237125@lid', body: 'Oi, tudo bem?' });
   });
 
   it('reads a voice note, a list choice and a location', () => {
     expect(parse(incoming({ type: 'ptt', body: '', hasMedia: true }))[0]).toMatchObject({ messageType: 'audio' });
-    expect(parse(incoming({ type: 'list_response', body: 'Gold', selectedRowId: 'plan-gold' }))[0]).toMatchObject({ messageType: 'interactive', body: 'plan-gold' });
-    expect(parse(incoming({ type: 'location', body: '/9j/4AAQ', location: { latitude: -23.55, longitude: -46.63, description: '' } }))[0]).toMatchObject({
+    expect(parse(incoming({ type: 'list_response', body: 'Gold', selectedRowId: 'plan-gold' }))[0]).toMatchObject({
+      messageType: 'interactive',
+      body: 'plan-gold',
+    });
+    expect(
+      parse(incoming({ type: 'location', body: '/9j/4AAQ', location: { latitude: -23.55, longitude: -46.63, description: '' } }))[0],
+    ).toMatchObject({
       messageType: 'location',
       body: '-23.55,-46.63',
     });
@@ -154,7 +210,15 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
     const ack = (level: number, fromMe = true) => ({
       dataType: 'message_ack',
       sessionId: 'acme',
-      data: { message: { id: { fromMe, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID }, fromMe, timestamp: 1718031700, ack: level }, ack: level },
+      data: {
+        message: {
+          id: { fromMe, remote: '5511987654321@c.us', id: '3EB0F1C2D3E4F5A6B7C8', _serialized: SENT_ID },
+          fromMe,
+          timestamp: 1718031700,
+          ack: level,
+        },
+        ack: level,
+      },
     });
     expect(parse(ack(2))).toEqual([{ kind: 'status', providerMessageId: SENT_ID, status: 'delivered', timestampMs: 1718031700000 }]);
     expect([1, 3, 4, -1].map((level) => parse(ack(level))[0].status)).toEqual(['sent', 'read', 'read', 'failed']);
@@ -164,12 +228,16 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
 
   it('turns ready and disconnected into connection events', () => {
     expect(parse({ dataType: 'ready', sessionId: 'acme' })).toEqual([{ kind: 'connection', connection: 'CONNECTED', error: '' }]);
-    expect(parse({ dataType: 'disconnected', sessionId: 'acme', data: { reason: 'LOGOUT' } })).toEqual([{ kind: 'connection', connection: 'DISCONNECTED', error: 'LOGOUT' }]);
+    expect(parse({ dataType: 'disconnected', sessionId: 'acme', data: { reason: 'LOGOUT' } })).toEqual([
+      { kind: 'connection', connection: 'DISCONNECTED', error: 'LOGOUT' },
+    ]);
   });
 
   it('yields no event for events it does not use (qr, media, message_create)', () => {
     expect(parse({ dataType: 'qr', sessionId: 'acme', data: { qr: '2@abc' } })).toEqual([]);
-    expect(parse({ dataType: 'media', sessionId: 'acme', data: { messageMedia: { mimetype: 'image/jpeg', data: 'AAAA' }, message: {} } })).toEqual([]);
+    expect(
+      parse({ dataType: 'media', sessionId: 'acme', data: { messageMedia: { mimetype: 'image/jpeg', data: 'AAAA' }, message: {} } }),
+    ).toEqual([]);
     expect(parse({ ...incoming(), dataType: 'message_create' })).toEqual([]);
   });
 });

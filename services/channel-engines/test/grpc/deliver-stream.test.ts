@@ -17,17 +17,27 @@ describe('DeliverStream', () => {
     provider = await startFakeProvider();
   });
   beforeEach(async () => {
-    svc = await startServiceForTest(channelEnginesService, { name: 'deliver-stream-test', env: { PROVIDER_TIMEOUT_MS: '400', SHUTDOWN_GRACE_MS: '5000' } });
+    svc = await startServiceForTest(channelEnginesService, {
+      name: 'deliver-stream-test',
+      env: { PROVIDER_TIMEOUT_MS: '400', SHUTDOWN_GRACE_MS: '5000' },
+    });
     provider.reset();
     // The text says how to answer: "hang" is never answered (the driver's timeout fails it).
-    provider.answer((req) => (JSON.stringify(req.body).includes('hang') ? 'hang' : { status: 200, body: { key: { id: `E-${req.body.options.messageId}` } } }));
+    provider.answer((req) =>
+      JSON.stringify(req.body).includes('hang') ? 'hang' : { status: 200, body: { key: { id: `E-${req.body.options.messageId}` } } },
+    );
   });
   afterEach(() => svc?.stop());
   afterAll(() => provider.close());
 
   const item = (id: number, text: string): proto.channelEngines.DeliverItem => ({
     id,
-    request: { channel: { id: 7, tenantId: 3, type: 'engine_a', engineUrl: provider.url }, to: '5511987654321', content: { text }, reference: `ref-${id}` },
+    request: {
+      channel: { id: 7, tenantId: 3, type: 'engine_a', engineUrl: provider.url },
+      to: '5511987654321',
+      content: { text },
+      reference: `ref-${id}`,
+    },
     traceparent: '',
   });
   const collect = (call: grpc.ClientDuplexStream<proto.channelEngines.DeliverItem, Outcome>) => {

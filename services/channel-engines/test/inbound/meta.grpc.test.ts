@@ -1,7 +1,16 @@
 import { META_GRAPH_VERSION } from '@convo/kit/meta-graph';
 import * as grpc from '@grpc/grpc-js';
 import { deliveryRecords } from '../support/driver-fixtures';
-import { closeAllClients, createClient, createLogger, grpcToHttp, startGrpcServer, type GrpcServerHandle, type proto, type ServiceClient } from '@convo/kit';
+import {
+  closeAllClients,
+  createClient,
+  createLogger,
+  grpcToHttp,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type proto,
+  type ServiceClient,
+} from '@convo/kit';
 import { createConnection } from 'mongoose';
 import { rpcError, startFakeProvider, startServiceForTest, type FakeProvider, type TestService } from '@convo/test-support';
 import { DeliveriesRepository } from '../../src/db/deliveries.repository';
@@ -29,7 +38,9 @@ describe('Meta kinds over gRPC', () => {
 
   beforeAll(async () => {
     graph = await startFakeProvider((req) =>
-      req.body.messaging_product ? { status: 200, body: { messages: [{ id: 'wamid.OK' }] } } : { status: 200, body: { recipient_id: '1', message_id: 'm_OK' } },
+      req.body.messaging_product
+        ? { status: 200, body: { messages: [{ id: 'wamid.OK' }] } }
+        : { status: 200, body: { recipient_id: '1', message_id: 'm_OK' } },
     );
     svc = await startServiceForTest(channelEnginesService, {
       name: 'channel-engines-meta-test',
@@ -69,7 +80,10 @@ describe('Meta kinds over gRPC', () => {
     const res = await svc.client.Deliver({
       channel: target({ id: 302, type: 'social_b' }),
       to: '24075368705412345',
-      content: { interactiveType: 'social_b/quickReply', interactiveJson: JSON.stringify({ message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] }) },
+      content: {
+        interactiveType: 'social_b/quickReply',
+        interactiveJson: JSON.stringify({ message: 'Pick', quickReplies: [{ content_type: 'user_phone_number' }] }),
+      },
     });
     expect(res).toMatchObject({ providerMessageId: 'm_OK', driver: 'social_b' });
     expect(graph.requests[0].url).toBe(`/${META_GRAPH_VERSION}/1234567890/messages`);
@@ -81,8 +95,13 @@ describe('Meta kinds over gRPC', () => {
   });
 
   it('answers a Graph refusal as 502 ERR_PROVIDER_FAILED with Meta’s code and fbtrace_id', async () => {
-    graph.answer(() => ({ status: 400, body: { error: { message: '(#131047) Re-engagement message', code: 131047, error_subcode: 2494010, fbtrace_id: 'AbC' } } }));
-    const err = await rpcError(svc.client.Deliver({ channel: target({ id: 303, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } }));
+    graph.answer(() => ({
+      status: 400,
+      body: { error: { message: '(#131047) Re-engagement message', code: 131047, error_subcode: 2494010, fbtrace_id: 'AbC' } },
+    }));
+    const err = await rpcError(
+      svc.client.Deliver({ channel: target({ id: 303, type: 'waba' }), to: '5511987654321', content: { text: 'Hi' } }),
+    );
 
     expect(err.code).toBe(grpc.status.UNAVAILABLE);
     expect(grpcToHttp(err)).toEqual({
@@ -90,8 +109,18 @@ describe('Meta kinds over gRPC', () => {
       body: {
         success: false,
         error: 'ERR_PROVIDER_FAILED',
-        message: 'waba refused the message (HTTP 400): outside the 24-hour window (re-engagement): only an approved template reaches this contact now: (#131047) Re-engagement message (code 131047, subcode 2494010)',
-        details: [{ provider: 'waba', status: 400, message: '(#131047) Re-engagement message', code: 131047, error_subcode: 2494010, fbtrace_id: 'AbC' }],
+        message:
+          'waba refused the message (HTTP 400): outside the 24-hour window (re-engagement): only an approved template reaches this contact now: (#131047) Re-engagement message (code 131047, subcode 2494010)',
+        details: [
+          {
+            provider: 'waba',
+            status: 400,
+            message: '(#131047) Re-engagement message',
+            code: 131047,
+            error_subcode: 2494010,
+            fbtrace_id: 'AbC',
+          },
+        ],
       },
     });
   });
@@ -137,7 +166,11 @@ describe('Meta kinds over gRPC', () => {
     ['a Meta body that is not JSON', { source: 'meta', body: Buffer.from('{"object":') }, 'The webhook body is not valid JSON'],
     ['an unknown source', { source: 'carrier_pigeon', body: Buffer.from('{}') }, 'Unknown inbound source carrier_pigeon'],
     ['an engine webhook without channel', { source: 'engine', body: Buffer.from('{}') }, 'channel is required'],
-    ['an engine webhook for a Meta kind', { source: 'engine', channel: target({ type: 'waba' }), body: Buffer.from('{}') }, 'channel kind waba does not receive engine webhooks'],
+    [
+      'an engine webhook for a Meta kind',
+      { source: 'engine', channel: target({ type: 'waba' }), body: Buffer.from('{}') },
+      'channel kind waba does not receive engine webhooks',
+    ],
   ])('refuses %s with INVALID_ARGUMENT / ERR_VALIDATION', async (_label, req, message) => {
     const err = await rpcError(svc.client.ParseInbound(req));
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
@@ -146,14 +179,20 @@ describe('Meta kinds over gRPC', () => {
   });
 
   it('SendPresence: a sender action through the Send API; applied false, calling nobody, on a kind without presence', async () => {
-    await expect(svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: true, driver: 'social_b' });
+    await expect(
+      svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'typing', replyTo: '' }),
+    ).resolves.toEqual({ applied: true, driver: 'social_b' });
     expect(graph.requests.map((r) => ({ url: r.url, body: r.body }))).toEqual([
       { url: `/${META_GRAPH_VERSION}/1234567890/messages`, body: { recipient: { id: '2468' }, sender_action: 'typing_on' } },
     ]);
     graph.reset();
-    await expect(svc.client.SendPresence({ channel: target({ type: 'webchat' }), to: 'visitor-1', state: 'typing', replyTo: '' })).resolves.toEqual({ applied: false, driver: 'webchat' });
+    await expect(
+      svc.client.SendPresence({ channel: target({ type: 'webchat' }), to: 'visitor-1', state: 'typing', replyTo: '' }),
+    ).resolves.toEqual({ applied: false, driver: 'webchat' });
     expect(graph.requests).toEqual([]);
-    const err = await rpcError(svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'recording', replyTo: '' }));
+    const err = await rpcError(
+      svc.client.SendPresence({ channel: target({ type: 'social_b' }), to: '2468', state: 'recording', replyTo: '' }),
+    );
     expect(err.code).toBe(grpc.status.INVALID_ARGUMENT);
   });
 });
@@ -191,7 +230,14 @@ describe('ParseInbound for an engine channel over gRPC', () => {
   it("stamps the driver's events with the channel id and type", async () => {
     const { events } = await parse({ event: 'message', id: 'E1', from: '5511987654321', text: 'Hi' });
     expect(events).toEqual([
-      expect.objectContaining({ kind: 'message', channelId: 42, channelType: 'engine_test', from: '5511987654321', providerMessageId: 'E1', body: 'Hi' }),
+      expect.objectContaining({
+        kind: 'message',
+        channelId: 42,
+        channelType: 'engine_test',
+        from: '5511987654321',
+        providerMessageId: 'E1',
+        body: 'Hi',
+      }),
     ]);
   });
 

@@ -9,8 +9,22 @@ import { channelEnginesService } from '../../src/spec';
 // once, long before TEMPLATE_CACHE_MS would have them read Meta again.
 
 const WABA_ID = '102290129340398';
-const channel: proto.channelEngines.ChannelTarget = { id: 7, tenantId: 9, type: 'waba', wabaId: WABA_ID, bmToken: 'bm-token', tokenApi: '1065' };
-const template = (name: string, over: Record<string, unknown> = {}) => ({ name, language: 'pt_BR', status: 'APPROVED', category: 'UTILITY', components: [{ type: 'BODY', text: 'Oi {{1}}' }], ...over });
+const channel: proto.channelEngines.ChannelTarget = {
+  id: 7,
+  tenantId: 9,
+  type: 'waba',
+  wabaId: WABA_ID,
+  bmToken: 'bm-token',
+  tokenApi: '1065',
+};
+const template = (name: string, over: Record<string, unknown> = {}) => ({
+  name,
+  language: 'pt_BR',
+  status: 'APPROVED',
+  category: 'UTILITY',
+  components: [{ type: 'BODY', text: 'Oi {{1}}' }],
+  ...over,
+});
 
 /** One webhook POST of Meta carrying `field` with `value` for the account, at `time` (seconds). */
 const webhook = (field: string, value: Record<string, unknown>, time = 1_750_000_000) => ({
@@ -18,9 +32,18 @@ const webhook = (field: string, value: Record<string, unknown>, time = 1_750_000
   entry: [{ id: WABA_ID, time, changes: [{ field, value }] }],
 });
 const statusUpdate = (name: string, event: string, time?: number) =>
-  webhook('message_template_status_update', { event, message_template_id: 1, message_template_name: name, message_template_language: 'pt_BR', reason: 'NONE' }, time);
+  webhook(
+    'message_template_status_update',
+    { event, message_template_id: 1, message_template_name: name, message_template_language: 'pt_BR', reason: 'NONE' },
+    time,
+  );
 const categoryUpdate = (name: string, value: Record<string, unknown>) =>
-  webhook('template_category_update', { message_template_id: 1, message_template_name: name, message_template_language: 'pt_BR', ...value });
+  webhook('template_category_update', {
+    message_template_id: 1,
+    message_template_name: name,
+    message_template_language: 'pt_BR',
+    ...value,
+  });
 
 describe('template webhooks update every replica’s catalog at once', () => {
   let graph: FakeProvider;
@@ -31,7 +54,10 @@ describe('template webhooks update every replica’s catalog at once', () => {
   beforeAll(async () => {
     catalog = [template('welcome'), template('promo', { category: 'MARKETING' })];
     graph = await startFakeProvider(() => ({ status: 200, body: { data: catalog, paging: { cursors: {} } } }));
-    mesh = await startTestMesh('channel-engines-template-changes', { META_GRAPH_URL: `${graph.url}/${META_GRAPH_VERSION}`, TEMPLATE_CACHE_MS: '600000' });
+    mesh = await startTestMesh('channel-engines-template-changes', {
+      META_GRAPH_URL: `${graph.url}/${META_GRAPH_VERSION}`,
+      TEMPLATE_CACHE_MS: '600000',
+    });
     replicas = [await mesh.start(channelEnginesService), await mesh.start(channelEnginesService)];
   });
   afterAll(async () => {
@@ -39,8 +65,10 @@ describe('template webhooks update every replica’s catalog at once', () => {
     await graph.close();
   });
 
-  const deliver = (body: unknown, replica = 0) => replicas[replica].client.ParseInbound({ source: 'meta', body: Buffer.from(JSON.stringify(body)) });
-  const templates = async (replica: number, refresh = false) => (await replicas[replica].client.ListTemplates({ channel, refresh })).templates;
+  const deliver = (body: unknown, replica = 0) =>
+    replicas[replica].client.ParseInbound({ source: 'meta', body: Buffer.from(JSON.stringify(body)) });
+  const templates = async (replica: number, refresh = false) =>
+    (await replicas[replica].client.ListTemplates({ channel, refresh })).templates;
   const entry = async (replica: number, name: string, refresh = false) => {
     const found = (await templates(replica, refresh)).find((t) => t.name === name);
     return found && { status: found.status, category: found.category };
@@ -59,7 +87,10 @@ describe('template webhooks update every replica’s catalog at once', () => {
   });
 
   it('a completed category change re-categorises the template; an impending one changes nothing yet', async () => {
-    await deliver(categoryUpdate('promo', { correct_category: 'UTILITY', new_category: 'MARKETING', category_update_timestamp: 1_760_000_000 }), 1);
+    await deliver(
+      categoryUpdate('promo', { correct_category: 'UTILITY', new_category: 'MARKETING', category_update_timestamp: 1_760_000_000 }),
+      1,
+    );
     expect(await entry(0, 'promo')).toEqual({ status: 'APPROVED', category: 'MARKETING' });
 
     await deliver(categoryUpdate('promo', { previous_category: 'MARKETING', new_category: 'UTILITY' }), 1);

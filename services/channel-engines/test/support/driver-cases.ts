@@ -52,7 +52,11 @@ export function driverCases(url: () => string, over: Partial<DriverSettings> = {
     engine_h: { kind: 'engine_h', driver: () => new EngineHDriver(settings()), path: '/acme' },
     whatsapp: { kind: 'whatsapp', driver: () => new WhatsappDriver(settings()), path: '/sess' },
     waba: { kind: 'waba', driver: () => new WabaDriver(settings()), channel: { tokenApi: '1065', bmToken: 'bm-token' } },
-    social_b: { kind: 'social_b', driver: () => new SocialDriver('social_b', settings()), channel: { pageId: 'PAGE1', pageToken: 'page-token' } },
+    social_b: {
+      kind: 'social_b',
+      driver: () => new SocialDriver('social_b', settings()),
+      channel: { pageId: 'PAGE1', pageToken: 'page-token' },
+    },
   };
 }
 

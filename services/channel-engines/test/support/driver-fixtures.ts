@@ -39,7 +39,8 @@ export const contentOf = (over: Partial<Outbound['content']> = {}): Outbound['co
   ...over,
 });
 
-export const interactiveContent = (type: string, json: unknown) => contentOf({ interactiveType: type, interactiveJson: JSON.stringify(json) });
+export const interactiveContent = (type: string, json: unknown) =>
+  contentOf({ interactiveType: type, interactiveJson: JSON.stringify(json) });
 
 /** The DomainError a call must fail with. */
 export async function failure(call: Promise<unknown>): Promise<DomainError> {
@@ -63,7 +64,11 @@ export function syncFailure(call: () => unknown): DomainError {
 }
 
 /** The provider-call records of a channel, once `count` of them are written (they are written behind the call). */
-export async function deliveryRecords(db: { collection(name: string): { find(filter: object): { toArray(): Promise<unknown[]> } } }, channelId: number, count = 1) {
+export async function deliveryRecords(
+  db: { collection(name: string): { find(filter: object): { toArray(): Promise<unknown[]> } } },
+  channelId: number,
+  count = 1,
+) {
   const until = Date.now() + 5_000;
   for (;;) {
     const records = await db.collection('deliveries').find({ channelId }).toArray();

@@ -161,14 +161,18 @@ export function loadProviderSpec(family: string): ProviderSpec {
     check(req) {
       const url = new URL(req.url, 'http://provider');
       const method = req.method.toLowerCase();
-      const match = Object.keys(paths).find((p) => paths[p][method] && new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname));
+      const match = Object.keys(paths).find(
+        (p) =>
+          paths[p][method] && new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}$`).test(url.pathname),
+      );
       if (!match) return { operation: '', problems: [`${req.method} ${url.pathname} is no operation of ${family}`] };
       const op = paths[match][method];
       const problems = [...security(op, req.headers, url.searchParams), ...headerProblems(op, req.headers)];
       const validate = bodyValidator(match, method, req.body);
       if (validate && !validate(req.body)) {
         for (const err of validate.errors ?? []) {
-          if (!explained(quirks, 'body', err, req.body)) problems.push(`body ${errorPath(err) || '/'}: ${err.message}${err.params ? ` ${JSON.stringify(err.params)}` : ''}`);
+          if (!explained(quirks, 'body', err, req.body))
+            problems.push(`body ${errorPath(err) || '/'}: ${err.message}${err.params ? ` ${JSON.stringify(err.params)}` : ''}`);
         }
       }
       return { operation: `${req.method} ${match}`, problems };

@@ -51,7 +51,14 @@ async function seed(messages) {
     const ticketId = Math.floor(i / MESSAGES_PER_TICKET) + 1;
     const _id = randomUUID();
     ids.push(_id);
-    batch.push({ _id, tenantId: (ticketId % TENANTS) + 1, ticketId, status: 'sent', createdAt: new Date(1_700_000_000_000 + i * 1000), body: body() });
+    batch.push({
+      _id,
+      tenantId: (ticketId % TENANTS) + 1,
+      ticketId,
+      status: 'sent',
+      createdAt: new Date(1_700_000_000_000 + i * 1000),
+      body: body(),
+    });
     if (batch.length === 1000 || i === DOCS - 1) await messages.insertMany(batch.splice(0), { ordered: false });
   }
   log(`  seeded ${DOCS} documents in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -79,7 +86,14 @@ async function queries(messages, ids) {
   // Into tickets of their own, so the seeded tickets keep their 10 messages for the next round.
   row.insertOne = await time(() => {
     const ticketId = tickets + 1 + Math.floor(Math.random() * 1e6);
-    return messages.insertOne({ _id: randomUUID(), tenantId: (ticketId % TENANTS) + 1, ticketId, status: 'sent', createdAt: new Date(), body: body() });
+    return messages.insertOne({
+      _id: randomUUID(),
+      tenantId: (ticketId % TENANTS) + 1,
+      ticketId,
+      status: 'sent',
+      createdAt: new Date(),
+      body: body(),
+    });
   });
   return row;
 }

@@ -94,7 +94,13 @@ async function launch(binary: string, name: string, log: Log, storage: Storage):
     });
     return stopping;
   };
-  return { uri, kind: storage.kind, ...(storage.postgresUrl && { postgresUrl: storage.postgresUrl }), metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics`, stop };
+  return {
+    uri,
+    kind: storage.kind,
+    ...(storage.postgresUrl && { postgresUrl: storage.postgresUrl }),
+    metricsUrl: `http://127.0.0.1:${debugPort}/debug/metrics`,
+    stop,
+  };
 }
 
 /** FerretDB over SQLite files: the run folder's (deleted with it), or a dataDir's folder (kept). */
@@ -191,7 +197,7 @@ class FerretDbProcess {
   unref(): void {
     this.child.unref();
     for (const stream of [this.child.stdout, this.child.stderr]) {
-      (stream as Readable & { unref?: () => void } | null)?.unref?.();
+      (stream as (Readable & { unref?: () => void }) | null)?.unref?.();
     }
   }
 

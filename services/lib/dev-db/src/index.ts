@@ -40,7 +40,13 @@ export async function startDatabase(opts: StartOptions = {}): Promise<Database> 
   }
 }
 
-async function startEmbedded(name: string, dataDir: string | undefined, forced: Backend | undefined, log: Log, poolSize?: number): Promise<Database> {
+async function startEmbedded(
+  name: string,
+  dataDir: string | undefined,
+  forced: Backend | undefined,
+  log: Log,
+  poolSize?: number,
+): Promise<Database> {
   const tried = ['MONGODB_URI: not set'];
   let binary: string | null = null;
   try {

@@ -10,12 +10,7 @@ const PID_GRACE_MS = 30_000;
  * Runs `fn` while holding a directory lock. mkdir is atomic, so it works across processes (several
  * jest workers may want FerretDB at once); a lock whose holder died is taken over.
  */
-export async function withLock<T>(
-  lockDir: string,
-  timeoutMs: number,
-  onWait: () => void,
-  fn: () => Promise<T>,
-): Promise<T> {
+export async function withLock<T>(lockDir: string, timeoutMs: number, onWait: () => void, fn: () => Promise<T>): Promise<T> {
   await acquire(lockDir, timeoutMs, onWait);
   try {
     return await fn();

@@ -85,7 +85,13 @@ export function keptName(name: string): string {
 
 /** PostgreSQL folds and truncates identifiers (63 bytes); keep names plain and short enough. */
 function label(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 24) || 'db';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 24) || 'db'
+  );
 }
 
 const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
@@ -167,7 +173,13 @@ export function startMaintenance(server: PostgresServer, database: string, log: 
           `SELECT gin_clean_pending_list(c.oid::regclass) FROM pg_class c JOIN pg_am am ON am.oid = c.relam
             WHERE c.relkind = 'i' AND am.amname = 'gin' AND c.relname LIKE '%\\_gin'`,
         );
-        const { rows } = await client.query<{ schemaname: string; relname: string; vacuum: boolean; analyze: boolean; documentStats: boolean }>(
+        const { rows } = await client.query<{
+          schemaname: string;
+          relname: string;
+          vacuum: boolean;
+          analyze: boolean;
+          documentStats: boolean;
+        }>(
           `SELECT s.schemaname, s.relname,
                   s.n_dead_tup > 50 + 0.2 * s.n_live_tup OR s.n_ins_since_vacuum > 1000 + 0.2 * s.n_live_tup AS vacuum,
                   s.n_mod_since_analyze > 50 + 0.1 * s.n_live_tup AS analyze,

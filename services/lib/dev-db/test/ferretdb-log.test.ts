@@ -36,19 +36,30 @@ describe("FerretDB's log lines", () => {
     });
     // A client gone (a process killed, a deadline run out) is the client's own error, not the database's.
     expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Acquire', err: 'context canceled' })).kind).toBe('expected');
-    expect(readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Query', err: 'ERROR: canceling statement due to user request (SQLSTATE 57014)' })).kind).toBe('expected');
+    expect(
+      readLogLine(JSON.stringify({ level: 'ERROR', msg: 'Query', err: 'ERROR: canceling statement due to user request (SQLSTATE 57014)' }))
+        .kind,
+    ).toBe('expected');
   });
 
   it('takes a duplicate key (a claim lost, an insert a unique index guards) and an index that exists for expected conflicts', () => {
     expect(readLogLine(duplicateKey)).toMatchObject({ kind: 'expected', reason: expect.stringContaining('E11000') });
-    const exists = JSON.stringify({ level: 'ERROR', msg: 'Query', err: 'ERROR: relation "messages_1d2e3f4a_status_idx" already exists (SQLSTATE 42P07)', sql: 'CREATE INDEX …' });
+    const exists = JSON.stringify({
+      level: 'ERROR',
+      msg: 'Query',
+      err: 'ERROR: relation "messages_1d2e3f4a_status_idx" already exists (SQLSTATE 42P07)',
+      sql: 'CREATE INDEX …',
+    });
     expect(readLogLine(exists)).toMatchObject({ kind: 'expected', reason: expect.stringContaining('already exists') });
   });
 
   it('keeps warnings routine, their first line only, and takes what is not its JSON for unexpected', () => {
     const warning = JSON.stringify({ level: 'WARN', msg: 'Response message:\n{\n  "ok": 0.0 }', name: 'conn' });
     expect(readLogLine(warning)).toEqual({ kind: 'routine', text: 'WARN | Response message:' });
-    expect(readLogLine('panic: runtime error: index out of range')).toEqual({ kind: 'unexpected', text: 'panic: runtime error: index out of range' });
+    expect(readLogLine('panic: runtime error: index out of range')).toEqual({
+      kind: 'unexpected',
+      text: 'panic: runtime error: index out of range',
+    });
   });
 
   it('appends the unexpected lines, and only those, to the error log besides relaying every line', () => {

@@ -22,9 +22,9 @@ function restoreEnv(): void {
 // A machine with neither Go nor a FerretDB binary (CI that only provides MONGODB_URI) cannot run these.
 const ferretDbAvailable = Boolean(
   (process.env.FERRETDB_BIN && isExecutable(process.env.FERRETDB_BIN)) ||
-    findOnPath('go') ||
-    findOnPath('ferretdb') ||
-    isExecutable(cachedFerretDbBinary()),
+  findOnPath('go') ||
+  findOnPath('ferretdb') ||
+  isExecutable(cachedFerretDbBinary()),
 );
 const describeFerretDb = ferretDbAvailable ? describe : describe.skip;
 
@@ -77,10 +77,7 @@ describeFerretDb('startDatabase with FerretDB over SQLite (DEV_DB_BACKEND=sqlite
 
   it('runs two independent databases at once', async () => {
     // Each instance needs its own debug port too; the fixed default made the second one exit.
-    const [a, b] = await Promise.all([
-      startDatabase({ name: 'devdb-test-a' }),
-      startDatabase({ name: 'devdb-test-b' }),
-    ]);
+    const [a, b] = await Promise.all([startDatabase({ name: 'devdb-test-a' }), startDatabase({ name: 'devdb-test-b' })]);
     started.push(a, b);
 
     expect(a.kind).toBe('ferretdb-sqlite');

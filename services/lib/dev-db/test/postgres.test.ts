@@ -23,9 +23,9 @@ const serverUrl = process.env.DEV_DB_POSTGRES_URL ?? LOCAL_POSTGRES_URL;
 
 const ferretDbAvailable = Boolean(
   (process.env.FERRETDB_BIN && isExecutable(process.env.FERRETDB_BIN)) ||
-    findOnPath('go') ||
-    findOnPath('ferretdb') ||
-    isExecutable(cachedFerretDbBinary()),
+  findOnPath('go') ||
+  findOnPath('ferretdb') ||
+  isExecutable(cachedFerretDbBinary()),
 );
 
 /** Checked before the tests are collected, which cannot wait for a promise: a child process does. */
@@ -181,7 +181,14 @@ describePostgres('startDatabase with FerretDB over PostgreSQL', () => {
       // client told so; FerretDB logs it at ERROR.
       let cut = 0;
       for (let i = 0; i < 10; i++) {
-        cut += await things.find({ s: { $regex: 'nomatch$' } }).maxTimeMS(1).toArray().then(() => 0, () => 1);
+        cut += await things
+          .find({ s: { $regex: 'nomatch$' } })
+          .maxTimeMS(1)
+          .toArray()
+          .then(
+            () => 0,
+            () => 1,
+          );
       }
       expect(cut).toBeGreaterThan(0);
       await sleep(500);
@@ -195,25 +202,29 @@ describePostgres('startDatabase with FerretDB over PostgreSQL', () => {
   }, 60_000);
 
   const dist = join(__dirname, '..', 'dist', 'index.js');
-  (existsSync(dist) ? it : it.skip)('takes FerretDB down with a parent killed by SIGKILL', async () => {
-    // The built package, in a process of its own that dies without running any exit hook.
-    const script = `require(${JSON.stringify(dist)}).startDatabase({ name: 'devdb-test-orphan' })
+  (existsSync(dist) ? it : it.skip)(
+    'takes FerretDB down with a parent killed by SIGKILL',
+    async () => {
+      // The built package, in a process of its own that dies without running any exit hook.
+      const script = `require(${JSON.stringify(dist)}).startDatabase({ name: 'devdb-test-orphan' })
       .then((db) => { console.log(JSON.stringify(db)); setInterval(() => {}, 1000); })`;
-    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env } });
-    const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
-    const orphan = JSON.parse(line) as Database;
-    expect(await isPortOpen(portOf(orphan.uri))).toBe(true);
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env } });
+      const line = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once('line', resolve));
+      const orphan = JSON.parse(line) as Database;
+      expect(await isPortOpen(portOf(orphan.uri))).toBe(true);
 
-    child.kill('SIGKILL');
-    const deadline = Date.now() + 5000;
-    while ((await isPortOpen(portOf(orphan.uri))) && Date.now() < deadline) await sleep(100);
-    expect(await isPortOpen(portOf(orphan.uri))).toBe(false);
+      child.kill('SIGKILL');
+      const deadline = Date.now() + 5000;
+      while ((await isPortOpen(portOf(orphan.uri))) && Date.now() < deadline) await sleep(100);
+      expect(await isPortOpen(portOf(orphan.uri))).toBe(false);
 
-    const next = await startDatabase({ name: 'devdb-test-cleaner' });
-    started.push(next);
-    expect(await databaseExists(databaseOf(orphan))).toBe(false);
-    await next.stop();
-  }, 60_000);
+      const next = await startDatabase({ name: 'devdb-test-cleaner' });
+      started.push(next);
+      expect(await databaseExists(databaseOf(orphan))).toBe(false);
+      await next.stop();
+    },
+    60_000,
+  );
 });
 
 describePostgres('GIN indexes for the indexes a service declares', () => {
@@ -265,8 +276,12 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     );
     const gin = indexes.filter((i) => i.indexdef.includes('USING gin')).map((i) => i.indexdef.replace(/^.* USING gin /, ''));
     expect(gin.sort()).toEqual(
-      ["(((_jsonb -> '_id'::text)) jsonb_path_ops)", "(((_jsonb -> 'createdAt'::text)) jsonb_path_ops)",
-        "(((_jsonb -> 'tenantId'::text)) jsonb_path_ops)", "(((_jsonb -> 'ticketId'::text)) jsonb_path_ops)"].sort(),
+      [
+        "(((_jsonb -> '_id'::text)) jsonb_path_ops)",
+        "(((_jsonb -> 'createdAt'::text)) jsonb_path_ops)",
+        "(((_jsonb -> 'tenantId'::text)) jsonb_path_ops)",
+        "(((_jsonb -> 'ticketId'::text)) jsonb_path_ops)",
+      ].sort(),
     );
   });
 
@@ -291,7 +306,9 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
     const declared = (await btrees()).filter((i) => !/UNIQUE/.test(i.indexdef));
     expect(declared).toHaveLength(1);
     expect(declared[0].indexdef).toMatch(/WHERE false$/);
-    expect((await btrees()).filter((i) => /UNIQUE/.test(i.indexdef)).map((i) => i.indexdef)).toEqual([expect.stringContaining("((_jsonb -> '_id'::text))")]);
+    expect((await btrees()).filter((i) => /UNIQUE/.test(i.indexdef)).map((i) => i.indexdef)).toEqual([
+      expect.stringContaining("((_jsonb -> '_id'::text))"),
+    ]);
 
     const Keyed = new mongoose.Schema({ _id: String, tenantId: Number, key: String }, { versionKey: false, autoIndex: false });
     Keyed.index({ tenantId: 1, key: 1 }, { unique: true });
@@ -363,15 +380,27 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
       await client.connect();
       try {
         await client.query('SET enable_seqscan = off');
-        const [{ 'QUERY PLAN': [plan] }] = (await client.query(query)).rows as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
-        const entries = (n: PlanNode): number => (n['Node Type'] === 'Bitmap Index Scan' ? n['Actual Rows'] : Math.max(0, ...(n.Plans ?? []).map(entries)));
+        const [
+          {
+            'QUERY PLAN': [plan],
+          },
+        ] = (await client.query(query)).rows as Array<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>;
+        const entries = (n: PlanNode): number =>
+          n['Node Type'] === 'Bitmap Index Scan' ? n['Actual Rows'] : Math.max(0, ...(n.Plans ?? []).map(entries));
         return entries(plan.Plan);
       } finally {
         await client.end();
       }
     };
     if (autovacuum === 'off') expect(await matched()).toBeGreaterThan(1000);
-    const vacuumed = async () => (await sql<{ at: Date | null }>(db.postgresUrl!, 'SELECT coalesce(last_vacuum, last_autovacuum) AS at FROM pg_stat_user_tables WHERE relname = $1', [meta.table]))[0]?.at ?? null;
+    const vacuumed = async () =>
+      (
+        await sql<{ at: Date | null }>(
+          db.postgresUrl!,
+          'SELECT coalesce(last_vacuum, last_autovacuum) AS at FROM pg_stat_user_tables WHERE relname = $1',
+          [meta.table],
+        )
+      )[0]?.at ?? null;
     const stop = startMaintenance({ url: serverUrl, source: 'test' }, new URL(db.postgresUrl!).pathname.slice(1), () => undefined, 200);
     try {
       for (let i = 0; i < 60 && !(await vacuumed()); i++) await sleep(250);
@@ -384,7 +413,11 @@ describePostgres('GIN indexes for the indexes a service declares', () => {
 
   it('is analyzed while in use when autovacuum is off, so the planner leaves out an index that matches everything', async () => {
     const autovacuum = (await sql<{ autovacuum: string }>(db.postgresUrl!, 'SHOW autovacuum'))[0].autovacuum;
-    const notes = conn.model('Note', new mongoose.Schema({ _id: String, tenantId: Number, ticketId: Number }, { versionKey: false, autoIndex: false }), 'notes');
+    const notes = conn.model(
+      'Note',
+      new mongoose.Schema({ _id: String, tenantId: Number, ticketId: Number }, { versionKey: false, autoIndex: false }),
+      'notes',
+    );
     await notes.collection.createIndex({ tenantId: 1, ticketId: 1 });
     await notes.insertMany(Array.from({ length: 2000 }, (_, i) => ({ _id: `n${i}`, tenantId: 1, ticketId: i })));
     const [meta] = await sql<{ table: string }>(

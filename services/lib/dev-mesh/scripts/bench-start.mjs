@@ -22,7 +22,10 @@ import { fileURLToPath } from 'node:url';
 const here = resolve(fileURLToPath(import.meta.url), '..', '..', '..', '..', '..');
 const STARTS = Number(process.env.BENCH_STARTS ?? 5);
 const NODES = (process.env.BENCH_NODES || process.execPath).split(',').filter(Boolean);
-const CHECKOUTS = (process.env.BENCH_CHECKOUTS || here).split(',').filter(Boolean).map((c) => resolve(c));
+const CHECKOUTS = (process.env.BENCH_CHECKOUTS || here)
+  .split(',')
+  .filter(Boolean)
+  .map((c) => resolve(c));
 const READY_TIMEOUT_MS = 120_000;
 const STOP_TIMEOUT_MS = 60_000;
 
@@ -114,7 +117,9 @@ async function start(v) {
   }
 }
 
-const variants = CHECKOUTS.flatMap((checkout) => NODES.map((node) => ({ checkout, node, label: `${checkout} · Node ${version(node)}`, runs: [], failed: 0 })));
+const variants = CHECKOUTS.flatMap((checkout) =>
+  NODES.map((node) => ({ checkout, node, label: `${checkout} · Node ${version(node)}`, runs: [], failed: 0 })),
+);
 for (const v of variants) {
   console.error(`untimed start: ${v.label}`);
   await start(v);
@@ -124,14 +129,20 @@ for (let round = 1; round <= STARTS; round++) {
     const before = load();
     const r = await start(v);
     v.runs.push({ ...r, load: before });
-    console.error(`round ${round}: ${v.label}: ready in ${r.wall.toFixed(2)} s (printed ${r.printed.toFixed(1)} s), ${r.cpu.toFixed(1)} CPU-s, load ${before}`);
+    console.error(
+      `round ${round}: ${v.label}: ready in ${r.wall.toFixed(2)} s (printed ${r.printed.toFixed(1)} s), ${r.cpu.toFixed(1)} CPU-s, load ${before}`,
+    );
   }
 }
-console.log(`\nWarm starts to ready, ${STARTS} per variant, alternating (seconds from spawning the supervisor; the "ready in" figure it printed in brackets):`);
+console.log(
+  `\nWarm starts to ready, ${STARTS} per variant, alternating (seconds from spawning the supervisor; the "ready in" figure it printed in brackets):`,
+);
 for (const v of variants) {
   const walls = v.runs.map((r) => r.wall);
   console.log(`${v.label}\n  ${v.runs.map((r) => `${r.wall.toFixed(2)} (${r.printed.toFixed(1)})`).join(', ')}`);
-  console.log(`  median ${median(walls).toFixed(2)} s (printed ${median(v.runs.map((r) => r.printed)).toFixed(1)} s), CPU until ready: median ${median(v.runs.map((r) => r.cpu)).toFixed(1)} CPU-s${v.failed ? `; ${v.failed} failed start(s) made again` : ''}`);
+  console.log(
+    `  median ${median(walls).toFixed(2)} s (printed ${median(v.runs.map((r) => r.printed)).toFixed(1)} s), CPU until ready: median ${median(v.runs.map((r) => r.cpu)).toFixed(1)} CPU-s${v.failed ? `; ${v.failed} failed start(s) made again` : ''}`,
+  );
 }
 const loads = variants.flatMap((v) => v.runs.map((r) => r.load));
 console.log(`Load average (1 min) at the starts: ${Math.min(...loads)}–${Math.max(...loads)}, median ${median(loads)}`);

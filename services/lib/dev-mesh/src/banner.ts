@@ -13,7 +13,10 @@ export function readyBanner(m: Mesh, dataDir: string): string {
     `  Super-admin token: ${m.superAdminToken}`,
     ...Object.entries(m.replicas)
       .filter(([, names]) => names.length > 1)
-      .map(([d, names]) => `  ${d}: ${names.length} replicas (${names.map((n) => m.endpoints.get(n)?.grpc ?? m.endpoints.get(n)?.http).join(', ')})`),
+      .map(
+        ([d, names]) =>
+          `  ${d}: ${names.length} replicas (${names.map((n) => m.endpoints.get(n)?.grpc ?? m.endpoints.get(n)?.http).join(', ')})`,
+      ),
     'Ctrl-C stops everything.',
     '',
   ].join('\n');

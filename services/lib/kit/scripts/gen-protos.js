@@ -20,8 +20,11 @@ const files = [];
 fs.rmSync(out, { recursive: true, force: true });
 const bin = require.resolve('@grpc/proto-loader/build/bin/proto-loader-gen-types.js');
 // Keep these flags in step with PROTO_OPTIONS in src/grpc/protos.ts.
-execFileSync(process.execPath, [bin, '--grpcLib=@grpc/grpc-js', '--longs=String', '--enums=String',
-  '--defaults', '--oneofs', `--outDir=${out}`, `-I${root}`, ...files], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [bin, '--grpcLib=@grpc/grpc-js', '--longs=String', '--enums=String', '--defaults', '--oneofs', `--outDir=${out}`, `-I${root}`, ...files],
+  { stdio: 'inherit' },
+);
 
 fs.rmSync(copy, { recursive: true, force: true });
 fs.cpSync(root, copy, { recursive: true });

@@ -1,7 +1,11 @@
 import { counter } from './observability/metrics';
 
 const lookups = () =>
-  counter({ name: 'convo_cache_lookups_total', help: 'Lookups in a named in-process cache, by result (hit or miss).', labelNames: ['cache', 'result'] as const });
+  counter({
+    name: 'convo_cache_lookups_total',
+    help: 'Lookups in a named in-process cache, by result (hit or miss).',
+    labelNames: ['cache', 'result'] as const,
+  });
 
 /** Counts one lookup of a named cache in convo_cache_lookups_total: TtlCache's, and caches of other kinds. */
 export function countLookup(cache: string, hit: boolean): void {

@@ -22,7 +22,10 @@ export const isProduction = (env: NodeJS.ProcessEnv = processEnv): boolean => en
  * `.invalid` / `.localhost` names (RFC 6761), which placeholders use.
  */
 export function isLocalOnlyHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host === 'invalid' || host.endsWith('.invalid')) return true;
   if (isIP(host) === 4) return host.startsWith('127.') || host === '0.0.0.0';
   if (isIP(host) === 6) return host === '::1' || host === '::' || /^::ffff:(127\.|0\.0\.0\.0$)/.test(host) || /^::ffff:7f/.test(host);
@@ -51,7 +54,9 @@ export class EnvReader {
     const raw = this.env[name] ?? '';
     if (!raw) {
       if (devFallback && !isProduction(this.env)) return devFallback();
-      this.problems.push(`${name} is required${devFallback ? ' in production' : ''}: a secret of its own, at least ${MIN_SECRET_LENGTH} characters`);
+      this.problems.push(
+        `${name} is required${devFallback ? ' in production' : ''}: a secret of its own, at least ${MIN_SECRET_LENGTH} characters`,
+      );
       return '';
     }
     if (raw.length < MIN_SECRET_LENGTH) this.problems.push(`${name} must have at least ${MIN_SECRET_LENGTH} characters`);
@@ -103,7 +108,9 @@ export class EnvReader {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       this.problems.push(`${name} must be an http(s) URL, got "${raw}"`);
     } else if (production && isLocalOnlyHost(url.hostname)) {
-      this.problems.push(`${name}=${raw} is reachable only from this machine or pod (or a placeholder); in production set the public URL of the gateway`);
+      this.problems.push(
+        `${name}=${raw} is reachable only from this machine or pod (or a placeholder); in production set the public URL of the gateway`,
+      );
     }
     return raw;
   }

@@ -11,7 +11,10 @@ export const CONTACT_NUMBER_MAX_LENGTH = 30;
 
 /** The number's digits, or undefined when it is not a contact number. */
 export function contactNumberDigits(raw: string): string | undefined {
-  const digits = raw.trim().replace(/^\+/, '').replace(/[\s().-]/g, '');
+  const digits = raw
+    .trim()
+    .replace(/^\+/, '')
+    .replace(/[\s().-]/g, '');
   return /^[1-9]\d{7,19}$/.test(digits) ? digits : undefined;
 }
 

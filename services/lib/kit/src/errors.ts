@@ -74,11 +74,8 @@ export const notFound = (thing: string, message?: string) =>
   );
 
 export const conflict = (code: string, message: string) => new DomainError('conflict', code, message);
-export const unauthenticated = (message = 'Missing or unknown token') =>
-  new DomainError('unauthenticated', 'ERR_UNAUTHORIZED', message);
-export const forbidden = (message = 'This token may not be used here') =>
-  new DomainError('forbidden', 'ERR_FORBIDDEN', message);
+export const unauthenticated = (message = 'Missing or unknown token') => new DomainError('unauthenticated', 'ERR_UNAUTHORIZED', message);
+export const forbidden = (message = 'This token may not be used here') => new DomainError('forbidden', 'ERR_FORBIDDEN', message);
 export const providerFailed = (message: string, details?: unknown[]) =>
   new DomainError('provider', 'ERR_PROVIDER_FAILED', message, details);
-export const payloadTooLarge = (message: string) =>
-  new DomainError('payload_too_large', 'ERR_PAYLOAD_TOO_LARGE', message);
+export const payloadTooLarge = (message: string) => new DomainError('payload_too_large', 'ERR_PAYLOAD_TOO_LARGE', message);

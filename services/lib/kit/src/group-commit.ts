@@ -40,7 +40,8 @@ export function groupCommit<T, R>(writeAll: (items: readonly T[]) => Promise<Rea
  * (by index) fail with their own error, the others succeeded. Any other error fails them all.
  */
 export function perItemErrors(count: number, err: unknown): Array<Error | undefined> {
-  const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; errmsg?: string; err?: { errmsg?: string } }> } | null)?.writeErrors;
+  const writeErrors = (err as { writeErrors?: Array<{ index: number; code?: number; errmsg?: string; err?: { errmsg?: string } }> } | null)
+    ?.writeErrors;
   if (!Array.isArray(writeErrors)) return Array.from({ length: count }, () => (err instanceof Error ? err : new Error(String(err))));
   const errors: Array<Error | undefined> = Array.from({ length: count }, () => undefined);
   for (const w of writeErrors) {

@@ -53,7 +53,8 @@ const isBusinessUseCaseLimit = (code: number) => code >= 80001 && code <= 80014;
 /** Downtime: Graph 1 (unknown, possibly temporary) and 2 (service); WhatsApp 131016 (service unavailable). */
 const TEMPORARY_CODES = new Set([1, 2, 131016]);
 
-export const isRateLimitCode = (code: number | undefined) => code !== undefined && (RATE_LIMIT_CODES.has(code) || isBusinessUseCaseLimit(code));
+export const isRateLimitCode = (code: number | undefined) =>
+  code !== undefined && (RATE_LIMIT_CODES.has(code) || isBusinessUseCaseLimit(code));
 
 export type MetaGraphFailure = 'timeout' | 'unreachable' | 'refused';
 
@@ -87,7 +88,9 @@ export class MetaGraphError extends Error {
     readonly path: string,
     init: { reason: string; status?: number; body?: unknown; envelope?: GraphErrorEnvelope; retryAfter?: string; cause?: unknown },
   ) {
-    super(`Meta Graph ${method} ${path.split('?')[0]}: ${kind === 'refused' ? `HTTP ${init.status}: ` : ''}${init.reason}`, { cause: init.cause });
+    super(`Meta Graph ${method} ${path.split('?')[0]}: ${kind === 'refused' ? `HTTP ${init.status}: ` : ''}${init.reason}`, {
+      cause: init.cause,
+    });
     const e = init.envelope;
     this.reason = init.reason;
     this.status = init.status;
@@ -104,7 +107,11 @@ export class MetaGraphError extends Error {
     this.rateLimited = isRateLimitCode(this.code);
     const status = init.status ?? 0;
     this.retryable =
-      kind !== 'refused' || this.rateLimited || (this.code !== undefined && TEMPORARY_CODES.has(this.code)) || status >= 500 || status === 429;
+      kind !== 'refused' ||
+      this.rateLimited ||
+      (this.code !== undefined && TEMPORARY_CODES.has(this.code)) ||
+      status >= 500 ||
+      status === 429;
   }
 }
 

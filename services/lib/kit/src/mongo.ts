@@ -151,7 +151,10 @@ export async function nextSequence(conn: Connection, key: string): Promise<numbe
   }
 }
 
-const sequenceState = new WeakMap<Connection, { ferretDb: Promise<boolean>; tails: Map<string, Promise<number>>; last: Map<string, number> }>();
+const sequenceState = new WeakMap<
+  Connection,
+  { ferretDb: Promise<boolean>; tails: Map<string, Promise<number>>; last: Map<string, number> }
+>();
 
 const isFerretDb = async (conn: Connection): Promise<boolean> => {
   try {
@@ -216,6 +219,7 @@ export const isDuplicateKey = (err: unknown): boolean =>
  */
 export const onlyDuplicateKeys = (err: unknown): boolean => {
   const writeErrors = (err as { writeErrors?: unknown } | null)?.writeErrors;
-  if (Array.isArray(writeErrors) && writeErrors.length > 0) return writeErrors.every((e) => isDuplicateKey((e as { err?: unknown }).err ?? e));
+  if (Array.isArray(writeErrors) && writeErrors.length > 0)
+    return writeErrors.every((e) => isDuplicateKey((e as { err?: unknown }).err ?? e));
   return isDuplicateKey(err);
 };

@@ -105,7 +105,15 @@ export async function startService<N extends ServiceName, C>(
   // process's own calls carry the service's name (grpc/credentials.ts).
   const meshEnv = env.MESH_SECRET || env.GRPC_TLS_CA ? env : processEnv;
   setMeshCaller(spec.name);
-  const grpcServer = await startGrpcServer(spec.grpc, forward as never, config.grpcPort, log, grpcHost(env), meshTrust(meshEnv), healthPort(env));
+  const grpcServer = await startGrpcServer(
+    spec.grpc,
+    forward as never,
+    config.grpcPort,
+    log,
+    grpcHost(env),
+    meshTrust(meshEnv),
+    healthPort(env),
+  );
   let db: Connection | undefined;
   try {
     db = await connectDatabase(config.mongodbUri, spec.database, {
@@ -153,4 +161,3 @@ export async function startService<N extends ServiceName, C>(
 export function runService<N extends ServiceName, C>(spec: ServiceSpec<N, C>): void {
   runProcess({ name: spec.name, start: (signal) => startService(spec, processEnv, { signal }) });
 }
-

@@ -49,7 +49,11 @@ export function runWorkerProcess(opts: WorkerProcessOptions): void {
       log.info({ ...opts.describe, healthPort: (health.address() as { port: number }).port }, 'starting');
       let db: Connection | undefined;
       try {
-        db = await connectDatabase(opts.mongodbUri, opts.database, { log, signal, serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs });
+        db = await connectDatabase(opts.mongodbUri, opts.database, {
+          log,
+          signal,
+          serverSelectionTimeoutMs: opts.serverSelectionTimeoutMs,
+        });
         connected = true;
         db.on('disconnected', () => (connected = false));
         db.on('reconnected', () => (connected = true));

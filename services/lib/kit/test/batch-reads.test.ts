@@ -10,7 +10,10 @@ function collection(rows: Row[]) {
   const reads: Array<{ keys: number[]; max: number }> = [];
   const read = async (keys: readonly number[], max: number) => {
     reads.push({ keys: [...keys], max });
-    return rows.filter((r) => keys.includes(r.key)).sort((a, b) => a.key - b.key || a.n - b.n).slice(0, max);
+    return rows
+      .filter((r) => keys.includes(r.key))
+      .sort((a, b) => a.key - b.key || a.n - b.n)
+      .slice(0, max);
   };
   return { read, reads };
 }
@@ -26,7 +29,16 @@ describe('anyOf', () => {
 
 describe('groupByKey', () => {
   it('answers every key, in the order read, [] for a key without documents, and ignores strays', () => {
-    const grouped = groupByKey([1, 2, 3], [{ key: 3, n: 0 }, { key: 1, n: 1 }, { key: 9, n: 0 }, { key: 1, n: 0 }], (r) => r.key);
+    const grouped = groupByKey(
+      [1, 2, 3],
+      [
+        { key: 3, n: 0 },
+        { key: 1, n: 1 },
+        { key: 9, n: 0 },
+        { key: 1, n: 0 },
+      ],
+      (r) => r.key,
+    );
     expect(ns(grouped)).toEqual({ 1: [1, 0], 2: [], 3: [0] });
   });
 });
@@ -44,7 +56,12 @@ describe('firstOfEach', () => {
     const got = await firstOfEach([1, 2, 3, 5], 3, (r: Row) => r.key, c.read);
     expect(ns(got)).toEqual({ 1: [0, 1, 2], 2: [0, 1], 3: [0], 5: [] });
     // The first read (12 rows) held key 1's ten and two of key 2's; 1 is complete (cut at 3), 2 was perhaps cut, 3 and 5 unseen.
-    expect(c.reads).toEqual([{ keys: [1, 2, 3, 5], max: 12 }, { keys: [2], max: 3 }, { keys: [3], max: 3 }, { keys: [5], max: 3 }]);
+    expect(c.reads).toEqual([
+      { keys: [1, 2, 3, 5], max: 12 },
+      { keys: [2], max: 3 },
+      { keys: [3], max: 3 },
+      { keys: [5], max: 3 },
+    ]);
   });
 
   it('reads nothing again when the query came back full with every key complete', async () => {

@@ -45,7 +45,9 @@ it('takes a claim over only while the held condition matches', async () => {
   // Not expired by this measure: the claim stays with its holder.
   expect(await store.takeOver('expiring', { createdAt: { $lt: new Date(Date.now() - 120_000) } }, { holder: 'second' })).toBe(false);
   expect((await store.find('expiring'))!.holder).toBe('first');
-  expect(await store.takeOver('expiring', { createdAt: { $lt: new Date(Date.now() - 30_000) } }, { holder: 'second', createdAt: new Date() })).toBe(true);
+  expect(
+    await store.takeOver('expiring', { createdAt: { $lt: new Date(Date.now() - 30_000) } }, { holder: 'second', createdAt: new Date() }),
+  ).toBe(true);
   expect((await store.find('expiring'))!.holder).toBe('second');
   // Conditional on the holder: the former one can no longer take it back.
   expect(await store.takeOver('expiring', { holder: 'first' }, { holder: 'first' })).toBe(false);
@@ -67,6 +69,10 @@ it('releases a claim only for its holder, and all claims of one holder at once',
 });
 
 it('passes on errors other than a held _id', async () => {
-  const strict = conn.model<KeyDoc>('StrictKey', new Schema<KeyDoc>({ _id: String, holder: { type: String, required: true }, createdAt: Date }), 'strict_keys');
+  const strict = conn.model<KeyDoc>(
+    'StrictKey',
+    new Schema<KeyDoc>({ _id: String, holder: { type: String, required: true }, createdAt: Date }),
+    'strict_keys',
+  );
   await expect(new ClaimStore(strict).claim({ _id: 'x' } as KeyDoc)).rejects.toThrow(/holder/);
 });

@@ -6,12 +6,19 @@ function recorder() {
   const pending: Array<() => void> = [];
   const writeAll = (items: readonly number[]) => {
     batches.push([...items]);
-    return new Promise<Array<number | Error>>((resolve) => pending.push(() => resolve(items.map((n) => (n < 0 ? new Error(`bad ${n}`) : n * 10)))));
+    return new Promise<Array<number | Error>>((resolve) =>
+      pending.push(() => resolve(items.map((n) => (n < 0 ? new Error(`bad ${n}`) : n * 10)))),
+    );
   };
   const finishNext = () => pending.shift()!();
-  return { batches, writeAll, finishNext, get waiting() {
-    return pending.length;
-  } };
+  return {
+    batches,
+    writeAll,
+    finishNext,
+    get waiting() {
+      return pending.length;
+    },
+  };
 }
 
 /** Lets scheduled work run: the schedule waits for a promise, then for the next turn of the loop. */
@@ -41,13 +48,23 @@ describe('groupCommit', () => {
   it('fails only the item its command failed, and every item of a command that failed as a whole', async () => {
     const r = recorder();
     const commit = groupCommit(r.writeAll);
-    const results = [5, -1, 6].map((n) => commit.write(n).then((v) => v, (e: Error) => e.message));
+    const results = [5, -1, 6].map((n) =>
+      commit.write(n).then(
+        (v) => v,
+        (e: Error) => e.message,
+      ),
+    );
     await turn();
     r.finishNext();
     expect(await Promise.all(results)).toEqual([50, 'bad -1', 60]);
 
     const broken = groupCommit<number, number>(() => Promise.reject(new Error('connection lost')));
-    const both = [1, 2].map((n) => broken.write(n).then((v) => v, (e: Error) => e.message));
+    const both = [1, 2].map((n) =>
+      broken.write(n).then(
+        (v) => v,
+        (e: Error) => e.message,
+      ),
+    );
     expect(await Promise.all(both)).toEqual(['connection lost', 'connection lost']);
     // The next batch is not held back by the failed one.
     expect(await broken.write(3).catch((e: Error) => e.message)).toBe('connection lost');

@@ -12,7 +12,8 @@ describe('mediaTypeExtension', () => {
   });
 
   it('knows no extension for a type outside the table, inherited names included', () => {
-    for (const type of ['image/bmp', 'application/octet-stream', '', 'constructor', '__proto__']) expect(mediaTypeExtension(type)).toBeUndefined();
+    for (const type of ['image/bmp', 'application/octet-stream', '', 'constructor', '__proto__'])
+      expect(mediaTypeExtension(type)).toBeUndefined();
   });
 
   it('lists every type it names', () => {

@@ -9,12 +9,21 @@ import { createLogger } from '../src/logger';
 /** A raw client of the service, optionally with an interceptor: what an attacker on the network has. */
 function rawCall(address: string, interceptors: grpc.Interceptor[] = []): Promise<grpc.ServiceError | null> {
   const { Client } = loadService('socialConfig');
-  const client = new Client(address, grpc.credentials.createInsecure(), { interceptors }) as unknown as Record<string, (...args: unknown[]) => unknown> & grpc.Client;
+  const client = new Client(address, grpc.credentials.createInsecure(), { interceptors }) as unknown as Record<
+    string,
+    (...args: unknown[]) => unknown
+  > &
+    grpc.Client;
   return new Promise((resolve) =>
-    client.GetProfile({ tenantId: 1, channelId: 1 }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
-      client.close();
-      resolve(err);
-    }),
+    client.GetProfile(
+      { tenantId: 1, channelId: 1 },
+      new grpc.Metadata(),
+      { deadline: Date.now() + 5_000 },
+      (err: grpc.ServiceError | null) => {
+        client.close();
+        resolve(err);
+      },
+    ),
   );
 }
 
@@ -54,8 +63,10 @@ describe('mesh credentials', () => {
   });
 
   it("accepts the mesh's own clients and tells the handler who called", async () => {
-    await expect(createClient('socialConfig', address, { caller: 'gateway' }).GetProfile({ tenantId: 1, channelId: 7 })).resolves.toMatchObject({ channelId: 7 });
-    expect((await rawCall(address, [meshClientInterceptor('messaging', meshSecret())]))).toBeNull();
+    await expect(
+      createClient('socialConfig', address, { caller: 'gateway' }).GetProfile({ tenantId: 1, channelId: 7 }),
+    ).resolves.toMatchObject({ channelId: 7 });
+    expect(await rawCall(address, [meshClientInterceptor('messaging', meshSecret())])).toBeNull();
     expect(callers).toEqual(['gateway', 'messaging']);
   });
 

@@ -68,7 +68,11 @@ describe('MetaGraphClient', () => {
 
   it("reads Meta's error envelope into a typed error", async () => {
     answer = (_req, res) =>
-      json(res, 400, envelope(131047, { error_subcode: 2494010, error_user_title: 'T', error_user_msg: 'U', error_data: { details: 'more' } }));
+      json(
+        res,
+        400,
+        envelope(131047, { error_subcode: 2494010, error_user_title: 'T', error_user_msg: 'U', error_data: { details: 'more' } }),
+      );
     const err = await failureOf(new MetaGraphClient({ baseUrl: base, timeoutMs: 2000 }).get('/x?fields=a', 'tok'));
     expect(err).toMatchObject({
       kind: 'refused',
@@ -87,11 +91,14 @@ describe('MetaGraphClient', () => {
     expect(err.message).toBe('Meta Graph GET /x: HTTP 400: (#131047) refused');
   });
 
-  it.each([4, 17, 32, 613, 80004, 130429, 131056])('reads the throttling code %i as a rate limit, whatever the HTTP status', async (code) => {
-    answer = (_req, res) => json(res, 400, envelope(code));
-    const err = await failureOf(new MetaGraphClient({ baseUrl: base, timeoutMs: 2000 }).get('/x', 'tok'));
-    expect(err).toMatchObject({ rateLimited: true, retryable: true });
-  });
+  it.each([4, 17, 32, 613, 80004, 130429, 131056])(
+    'reads the throttling code %i as a rate limit, whatever the HTTP status',
+    async (code) => {
+      answer = (_req, res) => json(res, 400, envelope(code));
+      const err = await failureOf(new MetaGraphClient({ baseUrl: base, timeoutMs: 2000 }).get('/x', 'tok'));
+      expect(err).toMatchObject({ rateLimited: true, retryable: true });
+    },
+  );
 
   it.each([
     [400, 190, false],
@@ -148,12 +155,16 @@ describe('MetaGraphClient', () => {
     answer = (req, res) => {
       const after = new URL(req.url!, base).searchParams.get('after') ?? '';
       const n = after ? Number(after.slice(1)) : 0;
-      json(res, 200, { data: [n], paging: { cursors: { after: `c${n + 1}` }, ...(n < 2 && { next: 'https://graph.example/next?access_token=secret' }) } });
+      json(res, 200, {
+        data: [n],
+        paging: { cursors: { after: `c${n + 1}` }, ...(n < 2 && { next: 'https://graph.example/next?access_token=secret' }) },
+      });
     };
     const graph = new MetaGraphClient({ baseUrl: base, timeoutMs: 2000 });
     const read = async (maxPages: number) => {
       const data: unknown[] = [];
-      for await (const page of graph.pages('/w/templates', 'tok', { maxPages, query: { limit: '2' } })) data.push(...(page!.data as unknown[]));
+      for await (const page of graph.pages('/w/templates', 'tok', { maxPages, query: { limit: '2' } }))
+        data.push(...(page!.data as unknown[]));
       return data;
     };
     await expect(read(10)).resolves.toEqual([0, 1, 2]);

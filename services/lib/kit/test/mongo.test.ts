@@ -50,7 +50,12 @@ describe('finds on a connection of connectDatabase', () => {
       const commands: string[] = [];
       conn.getClient().on('commandStarted', (e) => commands.push(e.commandName));
       expect(await Item.find({}).lean()).toHaveLength(250);
-      expect(await Item.find({ n: { $gte: 0 } }).sort({ _id: 1 }).limit(200).lean()).toHaveLength(200);
+      expect(
+        await Item.find({ n: { $gte: 0 } })
+          .sort({ _id: 1 })
+          .limit(200)
+          .lean(),
+      ).toHaveLength(200);
       expect(await Item.find({}).limit(101).lean()).toHaveLength(101);
       expect(commands.filter((c) => c === 'find')).toHaveLength(3);
       expect(commands.filter((c) => c === 'getMore')).toEqual([]);
@@ -71,7 +76,11 @@ describe('onlyDuplicateKeys', () => {
     try {
       const items = conn.db!.collection<{ _id: number; n?: number }>('items');
       await items.insertMany([{ _id: 1 }, { _id: 3 }]);
-      const failureOf = (p: Promise<unknown>) => p.then(() => null, (err: unknown) => err);
+      const failureOf = (p: Promise<unknown>) =>
+        p.then(
+          () => null,
+          (err: unknown) => err,
+        );
 
       const duplicates = await failureOf(items.insertMany([{ _id: 1 }, { _id: 2 }, { _id: 3 }, { _id: 4 }], { ordered: false }));
       expect(duplicates).not.toBeNull();
@@ -108,7 +117,13 @@ describe('the embedded database with few connections', () => {
       return conn.model('Row', new Schema({ _id: Number, n: Number }));
     };
     const eightFinds = (Row: Awaited<ReturnType<typeof connect>>) =>
-      Promise.allSettled(Array.from({ length: 8 }, () => Row.find({ n: { $gte: 0 } }).lean().then((rows) => rows.length)));
+      Promise.allSettled(
+        Array.from({ length: 8 }, () =>
+          Row.find({ n: { $gte: 0 } })
+            .lean()
+            .then((rows) => rows.length),
+        ),
+      );
     try {
       const seed = await connect(true);
       await seed.insertMany(Array.from({ length: 150 }, (_, i) => ({ _id: i, n: i })));
@@ -117,7 +132,8 @@ describe('the embedded database with few connections', () => {
       // stall takes milliseconds).
       const unbatched = await connect(false);
       let timedOut = 0;
-      for (let round = 0; round < 10 && !timedOut; round++) timedOut = (await eightFinds(unbatched)).filter((r) => r.status === 'rejected').length;
+      for (let round = 0; round < 10 && !timedOut; round++)
+        timedOut = (await eightFinds(unbatched)).filter((r) => r.status === 'rejected').length;
       expect(timedOut).toBeGreaterThan(0);
 
       const answered = await eightFinds(await connect(true));
@@ -136,7 +152,12 @@ describe('the embedded database under concurrent updates', () => {
   // (the dev mesh divides them among its processes).
   const run = async (clientConnections: number) => {
     const database = await startDatabase({ name: 'kit-update-stall-test', backend: 'postgresql', postgresPoolSize: 4 });
-    const conn = mongoose.createConnection(database.uri, { dbName: 'kit_update_stall', maxPoolSize: clientConnections, socketTimeoutMS: 3_000, serverSelectionTimeoutMS: 3_000 });
+    const conn = mongoose.createConnection(database.uri, {
+      dbName: 'kit_update_stall',
+      maxPoolSize: clientConnections,
+      socketTimeoutMS: 3_000,
+      serverSelectionTimeoutMS: 3_000,
+    });
     try {
       const Counter = conn.model('Counter', new Schema({ _id: Number, n: Number }));
       await Counter.insertMany(Array.from({ length: 8 }, (_, i) => ({ _id: i, n: 0 })));
@@ -144,7 +165,9 @@ describe('the embedded database under concurrent updates', () => {
       // The interleaving decides: up to ten rounds of 40 updates, until one fails (a CI run saw
       // three rounds pass without a stall; a round that does not stall takes milliseconds).
       for (let round = 0; round < 10 && !failed; round++) {
-        const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => Counter.updateOne({ _id: i % 8 }, { $inc: { n: 1 } }).exec()));
+        const results = await Promise.allSettled(
+          Array.from({ length: 40 }, (_, i) => Counter.updateOne({ _id: i % 8 }, { $inc: { n: 1 } }).exec()),
+        );
         failed = results.filter((r) => r.status === 'rejected').length;
       }
       return failed;

@@ -8,13 +8,17 @@ const failing = (code: string) => async () => {
 
 describe('safeRequest and DNS failures', () => {
   it('answers a name without addresses (ENODATA) as the caller’s mistake, like ENOTFOUND', async () => {
-    const err = await safeRequestWith('http://nothing-here.example.test/a.png', OPTIONS, { resolve: failing('ENODATA') }).catch((e: unknown) => e);
+    const err = await safeRequestWith('http://nothing-here.example.test/a.png', OPTIONS, { resolve: failing('ENODATA') }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ kind: 'validation', code: 'ERR_URL_UNRESOLVED' });
   });
 
   it('keeps a DNS server that does not answer a network failure, to be retried', async () => {
-    const err = await safeRequestWith('http://slow-dns.example.test/a.png', OPTIONS, { resolve: failing('EAI_AGAIN') }).catch((e: unknown) => e);
+    const err = await safeRequestWith('http://slow-dns.example.test/a.png', OPTIONS, { resolve: failing('EAI_AGAIN') }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toMatchObject({ kind: 'provider', code: 'ERR_FETCH_FAILED' });
   });
 });

@@ -9,7 +9,11 @@ const resolver = (answers: Record<string, string[]>) => async (host: string) => 
 
 describe('targetUrlProblem (webhook and callback URLs, checked when set)', () => {
   const none = parseAllowList('');
-  const dns = resolver({ 'hooks.example': ['93.184.216.34'], 'inside.example': ['93.184.216.34', '10.0.0.7'], 'metadata.example': ['169.254.169.254'] });
+  const dns = resolver({
+    'hooks.example': ['93.184.216.34'],
+    'inside.example': ['93.184.216.34', '10.0.0.7'],
+    'metadata.example': ['169.254.169.254'],
+  });
 
   it('accepts public targets, and names that do not resolve yet', async () => {
     expect(await targetUrlProblem('https://hooks.example/in', none, dns)).toBeUndefined();
@@ -18,7 +22,13 @@ describe('targetUrlProblem (webhook and callback URLs, checked when set)', () =>
   });
 
   it('refuses private, loopback and metadata targets, by address or by name, without naming the address', async () => {
-    for (const url of ['http://127.0.0.1:8080/x', 'http://[::1]/x', 'http://2130706433/x', 'http://10.1.2.3/x', 'http://169.254.169.254/latest']) {
+    for (const url of [
+      'http://127.0.0.1:8080/x',
+      'http://[::1]/x',
+      'http://2130706433/x',
+      'http://10.1.2.3/x',
+      'http://169.254.169.254/latest',
+    ]) {
       expect(await targetUrlProblem(url, none, dns)).toEqual(expect.stringContaining('not public'));
     }
     for (const url of ['https://inside.example/in', 'http://metadata.example/']) {
@@ -43,6 +53,14 @@ describe('targetUrlProblem (webhook and callback URLs, checked when set)', () =>
 describe('isHttpUrl', () => {
   it('takes absolute http and https URLs only', () => {
     expect(['http://a.example/x', 'https://a.example', 'HTTPS://A.EXAMPLE/'].map(isHttpUrl)).toEqual([true, true, true]);
-    expect(['ftp://a.example', 'javascript:alert(1)', '/relative', 'a.example', '', undefined, 42].map(isHttpUrl)).toEqual([false, false, false, false, false, false, false]);
+    expect(['ftp://a.example', 'javascript:alert(1)', '/relative', 'a.example', '', undefined, 42].map(isHttpUrl)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 });

@@ -69,7 +69,7 @@ function logger() {
 }
 
 const until = async (check: () => boolean, ms = 2_000) => {
-  for (const end = Date.now() + ms; !check() && Date.now() < end; ) await sleep(2);
+  for (const end = Date.now() + ms; !check() && Date.now() < end;) await sleep(2);
 };
 
 describe('LoopWorker', () => {
@@ -170,7 +170,10 @@ describe('LoopWorker', () => {
 
   it('waits whole for a round that only starts work, but bounds a round that is the work by the grace', async () => {
     const gate = deferred();
-    const { worker: starter } = make({ roundFailed: 'round failed' }, { round: (n) => (n === 1 ? gate.promise.then(() => 60_000) : Promise.resolve(60_000)) });
+    const { worker: starter } = make(
+      { roundFailed: 'round failed' },
+      { round: (n) => (n === 1 ? gate.promise.then(() => 60_000) : Promise.resolve(60_000)) },
+    );
     starter.start();
     const stopped = starter.stop(10);
     await sleep(60);

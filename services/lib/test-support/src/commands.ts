@@ -8,7 +8,8 @@ import type { Connection } from 'mongoose';
 export async function commandsDuring(conn: Connection, fn: () => Promise<unknown>): Promise<string[]> {
   const client = conn.getClient();
   const seen: string[] = [];
-  const record = (e: { commandName: string; command: Record<string, unknown> }) => void seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
+  const record = (e: { commandName: string; command: Record<string, unknown> }) =>
+    void seen.push(`${e.commandName} ${String(e.command[e.commandName])}`);
   client.on('commandStarted', record);
   try {
     await fn();

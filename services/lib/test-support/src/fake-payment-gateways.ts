@@ -30,7 +30,10 @@ export interface FakePaymentGateways {
   /** Sets (or changes) a payment; it becomes the customer's latest. No webhook is posted. */
   setPayment(gateway: 'asaas' | 'stripe' | 'mercadoPago' | 'efi', payment: FakePayment): void;
   /** Efí: a notification token and the charge history it answers (oldest first). */
-  setEfiNotification(token: string, history: Array<{ id: number; status: string; previous?: string; customId: string; createdAt: string; chargeId?: number }>): void;
+  setEfiNotification(
+    token: string,
+    history: Array<{ id: number; status: string; previous?: string; customId: string; createdAt: string; chargeId?: number }>,
+  ): void;
   /** Access tokens Efí's /v1/authorize has issued so far. */
   efiTokensIssued(): number;
   /** Efí refuses every token issued so far (as when they are revoked before they expire). */
@@ -40,12 +43,18 @@ export interface FakePaymentGateways {
 
 const json = (status: number, body: unknown): ProviderReply => ({ status, body });
 /** Efí writes times as Brazilian local time without a zone: "2026-11-26 10:05:00" (UTC−3). */
-const efiLocalTime = (iso?: string) => (iso ? new Date(new Date(iso).getTime() - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ') : null);
+const efiLocalTime = (iso?: string) =>
+  iso ? new Date(new Date(iso).getTime() - 3 * 3600_000).toISOString().slice(0, 19).replace('T', ' ') : null;
 const pathOf = (req: ProviderRequest) => new URL(req.url, 'http://x').pathname;
 const queryOf = (req: ProviderRequest) => new URL(req.url, 'http://x').searchParams;
 
 export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
-  const payments = { asaas: new Map<string, FakePayment>(), stripe: new Map<string, FakePayment>(), mercadoPago: new Map<string, FakePayment>(), efi: new Map<string, FakePayment>() };
+  const payments = {
+    asaas: new Map<string, FakePayment>(),
+    stripe: new Map<string, FakePayment>(),
+    mercadoPago: new Map<string, FakePayment>(),
+    efi: new Map<string, FakePayment>(),
+  };
   const latest = (map: Map<string, FakePayment>, customerId: string) => [...map.values()].filter((p) => p.customerId === customerId).at(-1);
   const notifications = new Map<string, unknown[]>();
   const mercadoPagoToken = `APP_USR-${randomUUID()}`;
@@ -54,9 +63,12 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
   let issued = 0;
 
   const asaas = await startFakeProvider((req) => {
-    if (req.method !== 'GET' || pathOf(req) !== '/v3/payments' || !req.headers.access_token) return json(401, { errors: [{ code: 'invalid_access_token' }] });
+    if (req.method !== 'GET' || pathOf(req) !== '/v3/payments' || !req.headers.access_token)
+      return json(401, { errors: [{ code: 'invalid_access_token' }] });
     const p = latest(payments.asaas, queryOf(req).get('customer') ?? '');
-    const data = p ? [{ object: 'payment', id: p.id, customer: p.customerId, status: p.status, deleted: false, dateCreated: p.updatedAt }] : [];
+    const data = p
+      ? [{ object: 'payment', id: p.id, customer: p.customerId, status: p.status, deleted: false, dateCreated: p.updatedAt }]
+      : [];
     return json(200, { object: 'list', hasMore: false, totalCount: data.length, limit: 1, offset: 0, data });
   });
 
@@ -96,11 +108,18 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
     const path = pathOf(req);
     if (path === '/v1/authorize' && req.method === 'POST') {
       const basic = `Basic ${Buffer.from(`${efiClient.id}:${efiClient.secret}`).toString('base64')}`;
-      if (req.headers.authorization !== basic || req.body?.grant_type !== 'client_credentials') return json(401, { error: 'invalid_client' });
+      if (req.headers.authorization !== basic || req.body?.grant_type !== 'client_credentials')
+        return json(401, { error: 'invalid_client' });
       const token = `efi-${randomUUID()}`;
       efiTokens.add(token);
       issued++;
-      return json(200, { access_token: token, refresh_token: `r-${token}`, expires_in: 600, expire_at: String(Date.now() + 600_000), token_type: 'Bearer' });
+      return json(200, {
+        access_token: token,
+        refresh_token: `r-${token}`,
+        expires_in: 600,
+        expire_at: String(Date.now() + 600_000),
+        token_type: 'Bearer',
+      });
     }
     const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (!efiTokens.has(bearer)) return json(401, { error: 'invalid_token', error_description: 'Token inválido' });
@@ -115,13 +134,28 @@ export async function startFakePaymentGateways(): Promise<FakePaymentGateways> {
       const q = queryOf(req);
       const day = /^\d{4}-\d{2}-\d{2}$/;
       const type = q.get('charge_type') ?? '';
-      if (!day.test(q.get('begin_date') ?? '') || !day.test(q.get('end_date') ?? '') || !['billet', 'card', 'carnet', 'subscription'].includes(type)) {
-        return json(400, { code: 3500010, error: 'validation_error', error_description: 'begin_date, end_date e charge_type são obrigatórios' });
+      if (
+        !day.test(q.get('begin_date') ?? '') ||
+        !day.test(q.get('end_date') ?? '') ||
+        !['billet', 'card', 'carnet', 'subscription'].includes(type)
+      ) {
+        return json(400, {
+          code: 3500010,
+          error: 'validation_error',
+          error_description: 'begin_date, end_date e charge_type são obrigatórios',
+        });
       }
       const customId = q.get('custom_id');
       const data = [...payments.efi.values()]
         .filter((p) => (p.chargeType ?? 'billet') === type && (customId === null || p.customerId === customId))
-        .map((p) => ({ id: Number(p.id), total: 9990, status: p.status, custom_id: p.customerId, created_at: efiLocalTime(p.updatedAt), customer: { phone_number: null } }));
+        .map((p) => ({
+          id: Number(p.id),
+          total: 9990,
+          status: p.status,
+          custom_id: p.customerId,
+          created_at: efiLocalTime(p.updatedAt),
+          customer: { phone_number: null },
+        }));
       return json(200, { code: 200, data });
     }
     return json(404, { code: 404, error: 'not_found' });
@@ -176,12 +210,23 @@ export interface PaymentDelivery {
 }
 
 /** Asaas: the event JSON with the webhook's access token in `asaas-access-token`. */
-export function asaasDelivery(token: string, event: { id: string; event: string; customer: string; dateCreated?: string; paymentId?: string }): PaymentDelivery {
+export function asaasDelivery(
+  token: string,
+  event: { id: string; event: string; customer: string; dateCreated?: string; paymentId?: string },
+): PaymentDelivery {
   const body = JSON.stringify({
     id: event.id,
     event: event.event,
     dateCreated: event.dateCreated ?? '2026-01-01 10:00:00',
-    payment: { object: 'payment', id: event.paymentId ?? `pay_${randomUUID().slice(0, 12)}`, customer: event.customer, subscription: null, value: 99.9, status: 'RECEIVED', externalReference: null },
+    payment: {
+      object: 'payment',
+      id: event.paymentId ?? `pay_${randomUUID().slice(0, 12)}`,
+      customer: event.customer,
+      subscription: null,
+      value: 99.9,
+      status: 'RECEIVED',
+      externalReference: null,
+    },
   });
   return { query: '', headers: { 'content-type': 'application/json', 'asaas-access-token': token }, body };
 }

@@ -38,7 +38,9 @@ export interface FakeProvider {
  * A provider (engine server, Graph API, marketplace...) on loopback that records every request and
  * answers what the test says. Drivers and services are tested against it over real HTTP.
  */
-export async function startFakeProvider(defaultReply: (req: ProviderRequest) => ProviderReply = () => ({ status: 200, body: {} })): Promise<FakeProvider> {
+export async function startFakeProvider(
+  defaultReply: (req: ProviderRequest) => ProviderReply = () => ({ status: 200, body: {} }),
+): Promise<FakeProvider> {
   const requests: ProviderRequest[] = [];
   const hungUp: ProviderRequest[] = [];
   let waiters: Array<{ count: number; resolve: () => void }> = [];

@@ -121,7 +121,8 @@ export function filterShape(filter: unknown): FilterShape {
   const add = (shape: FilterShape) => {
     fields.push(...shape.fields);
     if (shape.or) {
-      if (or) fields.push({ path: '$or', kind: 'other' }); // a second $or only filters
+      if (or)
+        fields.push({ path: '$or', kind: 'other' }); // a second $or only filters
       else or = shape.or;
     }
   };
@@ -159,7 +160,9 @@ export function shapesOfCommand(db: string, command: Doc): QueryShape[] {
   switch (name) {
     case 'find': {
       const limit = num(command.limit);
-      return [{ ...base, op: 'find', filter: filterShape(command.filter ?? {}), sort: sortShape(command.sort), ...(limit ? { limit } : {}) }];
+      return [
+        { ...base, op: 'find', filter: filterShape(command.filter ?? {}), sort: sortShape(command.sort), ...(limit ? { limit } : {}) },
+      ];
     }
     case 'count': {
       const limit = num(command.limit);
@@ -198,7 +201,15 @@ export function shapesOfCommand(db: string, command: Doc): QueryShape[] {
       }));
     case 'findAndModify':
     case 'findandmodify':
-      return [{ ...base, op: 'findAndModify', filter: filterShape(command.query ?? {}), sort: sortShape(command.sort), upsert: command.upsert === true }];
+      return [
+        {
+          ...base,
+          op: 'findAndModify',
+          filter: filterShape(command.query ?? {}),
+          sort: sortShape(command.sort),
+          upsert: command.upsert === true,
+        },
+      ];
     default:
       return [];
   }

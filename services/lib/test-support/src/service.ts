@@ -37,7 +37,14 @@ export interface TestMesh {
  */
 export async function startTestMesh(name: string, env: Record<string, string> = {}): Promise<TestMesh> {
   const database = await startDatabase({ name });
-  const base = { MONGODB_URI: database.uri, GRPC_PORT: '0', GRAPHQL_PORT: '0', SUBGRAPH_TOKEN: SUPER_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env };
+  const base = {
+    MONGODB_URI: database.uri,
+    GRPC_PORT: '0',
+    GRAPHQL_PORT: '0',
+    SUBGRAPH_TOKEN: SUPER_ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    ...env,
+  };
   const running: Array<RunningService<unknown>> = [];
   return {
     database,

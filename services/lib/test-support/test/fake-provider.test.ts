@@ -4,13 +4,17 @@ import { startFakeProvider, type FakeProvider } from '../src/fake-provider';
 /** A plain HTTP call with a short timeout: status and body, or the error that ended it. */
 function call(url: string, body?: string): Promise<{ status: number; body: string } | Error> {
   return new Promise((resolve) => {
-    const req = request(url, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: 'Bearer t' }, timeout: 300 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
-      res.on('error', resolve);
-    });
+    const req = request(
+      url,
+      { method: body === undefined ? 'GET' : 'POST', headers: { authorization: 'Bearer t' }, timeout: 300 },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        res.on('error', resolve);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', resolve);
     req.end(body);

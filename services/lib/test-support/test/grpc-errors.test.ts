@@ -12,9 +12,17 @@ describe('gRPC error helpers', () => {
   });
 
   it('read the code and every field error from the metadata', () => {
-    const err = refused(validation('Invalid request', [{ field: 'number', message: 'is required' }, { field: 'limit', message: 'at most 100' }]));
+    const err = refused(
+      validation('Invalid request', [
+        { field: 'number', message: 'is required' },
+        { field: 'limit', message: 'at most 100' },
+      ]),
+    );
     expect(errCode(err)).toBe('ERR_VALIDATION');
-    expect(errDetails(err)).toEqual([{ field: 'number', message: 'is required' }, { field: 'limit', message: 'at most 100' }]);
+    expect(errDetails(err)).toEqual([
+      { field: 'number', message: 'is required' },
+      { field: 'limit', message: 'at most 100' },
+    ]);
     expect(errFields(err)).toEqual(['number', 'limit']);
   });
 

@@ -35,8 +35,17 @@ afterAll(async () => {
 });
 
 const probe = async (file: string, nodeArgs: string[]) => {
-  await run(process.execPath, [...nodeArgs, '-e', script, database.uri], { env: { ...process.env, QUERY_LOG: file }, timeout: 30_000, cwd: __dirname });
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as QueryLogLine) : [];
+  await run(process.execPath, [...nodeArgs, '-e', script, database.uri], {
+    env: { ...process.env, QUERY_LOG: file },
+    timeout: 30_000,
+    cwd: __dirname,
+  });
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as QueryLogLine)
+    : [];
 };
 
 it('records the queries of a process started with the preload', async () => {
@@ -47,7 +56,12 @@ it('records the queries of a process started with the preload', async () => {
       db: 'query_log_probe',
       collection: 'probes',
       op: 'find',
-      filter: { fields: [{ path: 'tenantId', kind: 'eq' }, { path: 'status', kind: 'in' }] },
+      filter: {
+        fields: [
+          { path: 'tenantId', kind: 'eq' },
+          { path: 'status', kind: 'in' },
+        ],
+      },
       sort: [['at', -1]],
       limit: 5,
     }),

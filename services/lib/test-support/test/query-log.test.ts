@@ -50,18 +50,50 @@ describe('filterShape', () => {
 
 describe('shapesOfCommand', () => {
   it('reads find, with a Map sort as the driver sends it', () => {
-    expect(shapesOfCommand('db', { find: 'tickets', filter: { tenantId: 1 }, sort: new Map([['updatedAt', -1], ['_id', -1]]), limit: 20 })).toEqual([
-      { db: 'db', collection: 'tickets', op: 'find', filter: { fields: [{ path: 'tenantId', kind: 'eq' }] }, sort: [['updatedAt', -1], ['_id', -1]], limit: 20 },
+    expect(
+      shapesOfCommand('db', {
+        find: 'tickets',
+        filter: { tenantId: 1 },
+        sort: new Map([
+          ['updatedAt', -1],
+          ['_id', -1],
+        ]),
+        limit: 20,
+      }),
+    ).toEqual([
+      {
+        db: 'db',
+        collection: 'tickets',
+        op: 'find',
+        filter: { fields: [{ path: 'tenantId', kind: 'eq' }] },
+        sort: [
+          ['updatedAt', -1],
+          ['_id', -1],
+        ],
+        limit: 20,
+      },
     ]);
   });
 
   it('reads each statement of an update and a delete command', () => {
-    const updates = shapesOfCommand('db', { update: 'c', updates: [{ q: { a: 1 }, u: {}, multi: true }, { q: { _id: 2 }, u: {}, upsert: true }] });
+    const updates = shapesOfCommand('db', {
+      update: 'c',
+      updates: [
+        { q: { a: 1 }, u: {}, multi: true },
+        { q: { _id: 2 }, u: {}, upsert: true },
+      ],
+    });
     expect(updates.map((s) => [s.op, s.filter.fields.map((f) => f.path), s.multi, s.upsert])).toEqual([
       ['update', ['a'], true, false],
       ['update', ['_id'], false, true],
     ]);
-    const deletes = shapesOfCommand('db', { delete: 'c', deletes: [{ q: {}, limit: 0 }, { q: { a: 1 }, limit: 1 }] });
+    const deletes = shapesOfCommand('db', {
+      delete: 'c',
+      deletes: [
+        { q: {}, limit: 0 },
+        { q: { a: 1 }, limit: 1 },
+      ],
+    });
     expect(deletes.map((s) => [s.op, s.filter.fields.length, s.multi])).toEqual([
       ['delete', 0, true],
       ['delete', 1, false],
@@ -89,7 +121,10 @@ describe('shapesOfCommand', () => {
       op: 'findAndModify',
       upsert: true,
     });
-    expect(shapesOfCommand('db', { count: 'c', query: { a: { $in: [1] } } })[0]).toMatchObject({ op: 'count', filter: { fields: [{ path: 'a', kind: 'in' }] } });
+    expect(shapesOfCommand('db', { count: 'c', query: { a: { $in: [1] } } })[0]).toMatchObject({
+      op: 'count',
+      filter: { fields: [{ path: 'a', kind: 'in' }] },
+    });
     expect(shapesOfCommand('db', { insert: 'c', documents: [{}] })).toEqual([]);
     expect(shapesOfCommand('admin', { ping: 1 })).toEqual([]);
     expect(shapesOfCommand('db', { getMore: 1n, collection: 'c' })).toEqual([]);

@@ -41,7 +41,9 @@ export class ChannelLookup {
 
   /** The channel of a provider account (Meta's phone-number id, page id); none is NOT_FOUND, thrown. */
   byAccount(type: string, accountId: string): Promise<Channel> {
-    return this.channels.getOrLoad(`${type}:${accountId}`, () => this.tenants.FindChannelByAccount({ type, accountId }, this.callOptions()));
+    return this.channels.getOrLoad(`${type}:${accountId}`, () =>
+      this.tenants.FindChannelByAccount({ type, accountId }, this.callOptions()),
+    );
   }
 
   /**

@@ -42,8 +42,17 @@ export class MessageReadRepository {
    * count, so it reads the ticket's matches for the page and again for the count; MongoDB too
    * must read each matching document (the regex is on the body). The matches are one ticket's.
    */
-  async searchInTicket(tenantId: number, ticketId: number, text: string, skip: number, limit: number): Promise<{ messages: MessageDoc[]; count: number }> {
-    const matches = await this.messages.find(searchFilter(tenantId, ticketId, text)).lean<MessageDoc[]>().exec();
+  async searchInTicket(
+    tenantId: number,
+    ticketId: number,
+    text: string,
+    skip: number,
+    limit: number,
+  ): Promise<{ messages: MessageDoc[]; count: number }> {
+    const matches = await this.messages
+      .find(searchFilter(tenantId, ticketId, text))
+      .lean<MessageDoc[]>()
+      .exec();
     // Conversation order; the id breaks ties between messages of the same millisecond, so pages are stable.
     matches.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
     return { messages: matches.slice(skip, skip + limit), count: matches.length };

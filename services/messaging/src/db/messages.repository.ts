@@ -75,7 +75,13 @@ export class MessagesRepository {
 
   /** Sent messages of the tickets up to `before`, newest first, that a watermark can still move. */
   listOutgoingBefore(tenantId: number, ticketIds: number[], before: Date, limit: number) {
-    return this.models.Message.find({ tenantId, ticketId: { $in: ticketIds }, createdAt: { $lte: before }, direction: 'out', status: { $in: ['sent', 'delivered'] } })
+    return this.models.Message.find({
+      tenantId,
+      ticketId: { $in: ticketIds },
+      createdAt: { $lte: before },
+      direction: 'out',
+      status: { $in: ['sent', 'delivered'] },
+    })
       .sort({ createdAt: -1 })
       .limit(limit)
       .lean<MessageDoc[]>()
@@ -90,7 +96,9 @@ export class MessagesRepository {
    */
   async sendInFlight(tenantId: number, channelId: number, to: string[]): Promise<boolean> {
     const due = { $or: [{ nextAttemptAt: null }, { nextAttemptAt: { $lte: new Date() } }] };
-    const doc = await this.models.Message.findOne({ tenantId, status: 'queued', channelId, to: { $in: to }, ...due }, { _id: 1 }).lean().exec();
+    const doc = await this.models.Message.findOne({ tenantId, status: 'queued', channelId, to: { $in: to }, ...due }, { _id: 1 })
+      .lean()
+      .exec();
     return !!doc;
   }
 
@@ -111,7 +119,12 @@ export class MessagesRepository {
 
   /** The dashboard's page of a ticket's conversation, oldest first (the (tenantId, ticketId, createdAt, _id) index). */
   pageByTicket(tenantId: number, ticketId: number, skip: number, limit: number) {
-    return this.models.Message.find({ tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).skip(skip).limit(limit).lean<MessageDoc[]>().exec();
+    return this.models.Message.find({ tenantId, ticketId })
+      .sort({ createdAt: 1, _id: 1 })
+      .skip(skip)
+      .limit(limit)
+      .lean<MessageDoc[]>()
+      .exec();
   }
 
   /** The ticket's newest `limit` messages, newest first: the same index read backwards. */
@@ -129,7 +142,10 @@ export class MessagesRepository {
 
   /** The provider's id of the contact's latest message on a ticket ('' when none): what a typing indicator answers. */
   async lastInboundProviderId(tenantId: number, ticketId: number): Promise<string> {
-    const last = await this.models.Message.findOne({ tenantId, ticketId, direction: 'in', providerMessageId: { $gt: '' } }, { providerMessageId: 1 })
+    const last = await this.models.Message.findOne(
+      { tenantId, ticketId, direction: 'in', providerMessageId: { $gt: '' } },
+      { providerMessageId: 1 },
+    )
       .sort({ createdAt: -1 })
       .lean<Pick<MessageDoc, 'providerMessageId'>>()
       .exec();
@@ -173,15 +189,18 @@ export class MessagesRepository {
     const next: MessageDoc = { ...doc, ...fields, status, updatedAt: now };
     if (opts.event !== false) {
       await this.outbox.add(
-        outboxEvent({
-          id: statusEventId(doc._id, status),
-          tenantId: doc.tenantId,
-          channelId: doc.channelId,
-          method: 'message.status',
-          target: 'integrations',
-          urlField: 'urlMessageStatus',
-          body: statusPayload(next, now),
-        }, now),
+        outboxEvent(
+          {
+            id: statusEventId(doc._id, status),
+            tenantId: doc.tenantId,
+            channelId: doc.channelId,
+            method: 'message.status',
+            target: 'integrations',
+            urlField: 'urlMessageStatus',
+            body: statusPayload(next, now),
+          },
+          now,
+        ),
       );
     }
     // With its tenant and ticket (the shard key deploy/mongodb/shard-keys.json declares): one shard answers.
@@ -198,7 +217,10 @@ export class MessagesRepository {
 
   /** When the oldest queued message was accepted (metrics): an index seek on (status, createdAt). */
   async oldestQueuedAt(): Promise<Date | null> {
-    const oldest = await this.models.Message.findOne({ status: 'queued' }, { createdAt: 1 }).sort({ createdAt: 1 }).lean<Pick<MessageDoc, 'createdAt'>>().exec();
+    const oldest = await this.models.Message.findOne({ status: 'queued' }, { createdAt: 1 })
+      .sort({ createdAt: 1 })
+      .lean<Pick<MessageDoc, 'createdAt'>>()
+      .exec();
     return oldest?.createdAt ?? null;
   }
 
@@ -217,11 +239,20 @@ export class MessagesRepository {
 
   /** One ticket's queued messages in acceptance order (status, tenant and ticket equality, then the sort). */
   queuedOfTicket(tenantId: number, ticketId: number, limit: number) {
-    return this.models.Message.find({ status: 'queued', tenantId, ticketId }).sort({ createdAt: 1, _id: 1 }).limit(limit).lean<MessageDoc[]>().exec();
+    return this.models.Message.find({ status: 'queued', tenantId, ticketId })
+      .sort({ createdAt: 1, _id: 1 })
+      .limit(limit)
+      .lean<MessageDoc[]>()
+      .exec();
   }
 
   /** A transient failure: the next attempt of the queued message, by `_id` (the dispatcher holds it). */
-  async reschedule(doc: Pick<MessageDoc, '_id' | 'tenantId' | 'ticketId'>, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
+  async reschedule(
+    doc: Pick<MessageDoc, '_id' | 'tenantId' | 'ticketId'>,
+    attempts: number,
+    nextAttemptAt: Date,
+    error: string,
+  ): Promise<void> {
     await this.models.Message.updateOne(
       { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId },
       { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } },

@@ -139,7 +139,10 @@ export function registerModels(conn: Connection) {
       windowUntil: { type: Date, default: undefined },
       via: { type: String, default: undefined },
       viaChannelId: { type: Number, default: undefined },
-      pricing: { type: new Schema<MessagePricing>({ billable: Boolean, pricingModel: String, category: String }, { _id: false }), default: undefined },
+      pricing: {
+        type: new Schema<MessagePricing>({ billable: Boolean, pricingModel: String, category: String }, { _id: false }),
+        default: undefined,
+      },
       echo: { type: Boolean, default: undefined },
       reactions: { type: [{ _id: false, emoji: String, fromMe: Boolean, at: Date }], default: undefined },
       edited: { type: Boolean, default: undefined },

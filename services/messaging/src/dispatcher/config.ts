@@ -83,10 +83,14 @@ export function readDispatcherConfig(env: NodeJS.ProcessEnv = process.env): Disp
   r.done();
   const attemptMs = messaging.providerDeadlineMs + rpcDeadlineMs;
   if (config.leaseMs <= 2 * attemptMs + config.roundMs) {
-    throw new ConfigError(`DISPATCH_LEASE_MS (${config.leaseMs}) must exceed 2 × (PROVIDER_TIMEOUT_MS + 2 s + RPC_DEADLINE_MS) + DISPATCH_ROUND_MS`);
+    throw new ConfigError(
+      `DISPATCH_LEASE_MS (${config.leaseMs}) must exceed 2 × (PROVIDER_TIMEOUT_MS + 2 s + RPC_DEADLINE_MS) + DISPATCH_ROUND_MS`,
+    );
   }
   if (config.partitions < 1 || config.concurrency < 1 || config.batchSize < 1 || config.pollMs < 1 || config.roundMs < 1) {
-    throw new ConfigError('DISPATCH_PARTITIONS, DISPATCH_CONCURRENCY, DISPATCH_BATCH, DISPATCH_POLL_MS and DISPATCH_ROUND_MS must be positive');
+    throw new ConfigError(
+      'DISPATCH_PARTITIONS, DISPATCH_CONCURRENCY, DISPATCH_BATCH, DISPATCH_POLL_MS and DISPATCH_ROUND_MS must be positive',
+    );
   }
   return config;
 }

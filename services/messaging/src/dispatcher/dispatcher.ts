@@ -112,7 +112,10 @@ export class Dispatcher extends LoopWorker {
     if (!this.runs.size) return this.leases.releaseAll();
     // The process exits with them: a message the provider took meanwhile is not recorded as sent,
     // and is sent again once its partition's lease runs out (at most once more per such run).
-    this.log.warn({ runs: this.runs.size, graceMs, partitions: this.leases.heldPartitions.length }, 'stopped with deliveries under way at the end of the shutdown grace');
+    this.log.warn(
+      { runs: this.runs.size, graceMs, partitions: this.leases.heldPartitions.length },
+      'stopped with deliveries under way at the end of the shutdown grace',
+    );
   }
 
   /**
@@ -133,7 +136,8 @@ export class Dispatcher extends LoopWorker {
       if (at <= now) this.waitingUntil.delete(ticketId);
       else soonest = Math.min(soonest, at - now);
     }
-    if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency) return Math.min(soonest, this.settings.roundMs);
+    if (!this.leases.heldPartitions.length || this.busyTickets.size >= this.settings.concurrency)
+      return Math.min(soonest, this.settings.roundMs);
 
     // A ticket busy now is left to its run (and skipped by the read): the messages read of it could
     // be from before its run recorded them. Every other ticket's messages are read after its last run
@@ -248,7 +252,10 @@ export class Dispatcher extends LoopWorker {
     } catch (err) {
       if (isServiceError(err) && err.code === grpc.status.DEADLINE_EXCEEDED) {
         // channel-engines may have handed it to the provider meanwhile: sent again, it may arrive twice.
-        this.log.warn({ messageId: message._id, ticketId: message.ticketId }, 'delivery unanswered within its deadline: the provider may have it');
+        this.log.warn(
+          { messageId: message._id, ticketId: message.ticketId },
+          'delivery unanswered within its deadline: the provider may have it',
+        );
       }
       return this.failed(message, classify(err), route.via);
     }
@@ -267,7 +274,12 @@ export class Dispatcher extends LoopWorker {
     // A retried message clears its last error and due time; a first attempt has neither to clear.
     const cleared = message.error || message.nextAttemptAt ? { error: '', nextAttemptAt: null } : {};
     const way = { ...(route.via && { via: route.via }), ...(route.via === 'linked' && { viaChannelId: route.through.id }) };
-    await this.repo.applyStatus(message, 'sent', { providerMessageId, ...way, ...cleared }, { exclusive: true, event: await this.listened(message) });
+    await this.repo.applyStatus(
+      message,
+      'sent',
+      { providerMessageId, ...way, ...cleared },
+      { exclusive: true, event: await this.listened(message) },
+    );
   }
 
   private async flushUnrecorded(): Promise<void> {
@@ -287,7 +299,12 @@ export class Dispatcher extends LoopWorker {
       this.log.info({ messageId: message._id, attempts, retryInMs: delay, reason: failure.reason }, 'delivery will be retried');
       return 'retry';
     }
-    await this.repo.applyStatus(message, 'failed', { error: failure.reason, attempts, nextAttemptAt: null, ...(via && { via }) }, { exclusive: true, event: await this.listened(message) });
+    await this.repo.applyStatus(
+      message,
+      'failed',
+      { error: failure.reason, attempts, nextAttemptAt: null, ...(via && { via }) },
+      { exclusive: true, event: await this.listened(message) },
+    );
     this.log.warn({ messageId: message._id, ticketId: message.ticketId, reason: failure.reason }, 'message failed');
     return 'failed';
   }

@@ -25,7 +25,11 @@ runWorkerProcess({
   describe: { dispatcherId: config.dispatcherId },
   async start(db, log) {
     const repo = new MessagesRepository(db);
-    const leases = new PartitionLeases(db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
+    const leases = new PartitionLeases(db, 'Dispatch', {
+      partitions: config.partitions,
+      leaseMs: config.leaseMs,
+      owner: config.dispatcherId,
+    });
     await Promise.all([repo.init(), leases.init()]);
     observeDeliveryQueue(repo, log);
     const tenants = createClient('tenants', messaging.tenantsAddr, { deadlineMs: config.rpcDeadlineMs, caller: 'messaging' });

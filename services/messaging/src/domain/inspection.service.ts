@@ -23,7 +23,8 @@ export interface ChannelDeliveryHealth {
   webhooksDead: number;
 }
 
-const ageSeconds = (oldest: Date | null | undefined, now: number) => (oldest ? Math.max(0, Math.round((now - oldest.getTime()) / 1000)) : null);
+const ageSeconds = (oldest: Date | null | undefined, now: number) =>
+  oldest ? Math.max(0, Math.round((now - oldest.getTime()) / 1000)) : null;
 
 /**
  * What the operator console (GraphQL) reads of messages and customer webhooks, and the replay of a
@@ -48,16 +49,27 @@ export class InspectionService {
   }
 
   /** One page of the ticket's conversation, oldest first, with the ticket's message count. */
-  async ticketMessagePage(tenantId: number, ticketId: number, offset: number, first: number): Promise<{ docs: MessageDoc[]; totalCount: number }> {
+  async ticketMessagePage(
+    tenantId: number,
+    ticketId: number,
+    offset: number,
+    first: number,
+  ): Promise<{ docs: MessageDoc[]; totalCount: number }> {
     checkPageSize(first, MAX_MESSAGE_PAGE);
-    const [docs, totalCount] = await Promise.all([this.repo.pageByTicket(tenantId, ticketId, offset, first), this.repo.countByTicket(tenantId, ticketId)]);
+    const [docs, totalCount] = await Promise.all([
+      this.repo.pageByTicket(tenantId, ticketId, offset, first),
+      this.repo.countByTicket(tenantId, ticketId),
+    ]);
     return { docs, totalCount };
   }
 
   /** The ticket's newest `last` messages, oldest first, with the ticket's message count: the console's conversation. */
   async ticketLatestMessages(tenantId: number, ticketId: number, last: number): Promise<{ docs: MessageDoc[]; totalCount: number }> {
     checkPageSize(last, MAX_MESSAGE_PAGE, 'last');
-    const [newestFirst, totalCount] = await Promise.all([this.repo.latestByTicket(tenantId, ticketId, last), this.repo.countByTicket(tenantId, ticketId)]);
+    const [newestFirst, totalCount] = await Promise.all([
+      this.repo.latestByTicket(tenantId, ticketId, last),
+      this.repo.countByTicket(tenantId, ticketId),
+    ]);
     return { docs: newestFirst.reverse(), totalCount };
   }
 
@@ -69,7 +81,15 @@ export class InspectionService {
     const of = (channelId: number) => {
       let h = channels.get(channelId);
       if (!h) {
-        h = { channelId, queued: 0, oldestQueuedAgeSeconds: null, failed: 0, webhooksPending: 0, oldestWebhookPendingAgeSeconds: null, webhooksDead: 0 };
+        h = {
+          channelId,
+          queued: 0,
+          oldestQueuedAgeSeconds: null,
+          failed: 0,
+          webhooksPending: 0,
+          oldestWebhookPendingAgeSeconds: null,
+          webhooksDead: 0,
+        };
         channels.set(channelId, h);
       }
       return h;
@@ -95,7 +115,11 @@ export class InspectionService {
   }
 
   /** A tenant's webhook events, newest first (at most MAX_WEBHOOK_DELIVERIES). */
-  async webhookDeliveries(tenantId: number, filter: { status?: OutboxStatus; channelId?: number }, limit: number): Promise<OutboxEventDoc[]> {
+  async webhookDeliveries(
+    tenantId: number,
+    filter: { status?: OutboxStatus; channelId?: number },
+    limit: number,
+  ): Promise<OutboxEventDoc[]> {
     checkPageSize(limit, MAX_WEBHOOK_DELIVERIES, 'limit');
     return this.repo.outbox.list({ tenantId, ...filter }, limit);
   }

@@ -27,14 +27,24 @@ export class LinkedWindows {
     if (!TRANSPORTS.has(channel.type) || !number) return;
     const waba = (await this.linksOf(channel.tenantId)).get(channel.id);
     if (!waba) return;
-    await this.peers.tickets.OpenForContact({ tenantId: waba.tenantId, channelId: waba.id, number, email: '', name, inboundAt, windowOnly: true });
+    await this.peers.tickets.OpenForContact({
+      tenantId: waba.tenantId,
+      channelId: waba.id,
+      number,
+      email: '',
+      name,
+      inboundAt,
+      windowOnly: true,
+    });
   }
 
   private async linksOf(tenantId: number): Promise<Map<number, Channel>> {
     const hit = this.links.get(tenantId);
     if (hit) return hit;
     const { channels } = await this.peers.tenants.ListChannels({ tenantId });
-    const links = new Map(channels.filter((c) => c.type === 'waba' && c.hybridMode === 'coexistence' && c.linkedChannelId).map((c) => [c.linkedChannelId!, c]));
+    const links = new Map(
+      channels.filter((c) => c.type === 'waba' && c.hybridMode === 'coexistence' && c.linkedChannelId).map((c) => [c.linkedChannelId!, c]),
+    );
     this.links.set(tenantId, links);
     return links;
   }

@@ -1,4 +1,13 @@
-import { DomainError, mediaLinkUrl, notFound, safeRequest, SUPPORTED_MEDIA_TYPES, validation, type AllowList, type proto } from '@convo/kit';
+import {
+  DomainError,
+  mediaLinkUrl,
+  notFound,
+  safeRequest,
+  SUPPORTED_MEDIA_TYPES,
+  validation,
+  type AllowList,
+  type proto,
+} from '@convo/kit';
 import type { MediaStore } from '../db/media.store';
 import { checkSize, fileNameFor, normalizeMimeType } from './media';
 
@@ -27,7 +36,11 @@ export interface ResolvedMedia {
 }
 
 /** A signed link to a stored file, valid for the configured time from now (the dispatcher signs one per attempt). */
-export function signedMediaLink(settings: Pick<MediaSettings, 'publicBaseUrl' | 'linkSecret' | 'linkTtlSeconds'>, mediaId: string, fileName: string): string {
+export function signedMediaLink(
+  settings: Pick<MediaSettings, 'publicBaseUrl' | 'linkSecret' | 'linkTtlSeconds'>,
+  mediaId: string,
+  fileName: string,
+): string {
   const expires = Math.floor(Date.now() / 1000) + settings.linkTtlSeconds;
   return mediaLinkUrl(settings.publicBaseUrl, { mediaId, fileName, expires }, settings.linkSecret);
 }
@@ -79,7 +92,11 @@ export class MediaService {
       allowPrivate: this.settings.fetchAllowPrivate,
     });
     if (res.status >= 300 && res.status < 400) {
-      throw validation('mediaUrl redirects, and redirects are not followed', [{ field: 'mediaUrl', message: `answered ${res.status}` }], 'ERR_MEDIA_URL');
+      throw validation(
+        'mediaUrl redirects, and redirects are not followed',
+        [{ field: 'mediaUrl', message: `answered ${res.status}` }],
+        'ERR_MEDIA_URL',
+      );
     }
     if (res.status !== 200) {
       throw validation(`mediaUrl answered HTTP ${res.status}`, [{ field: 'mediaUrl', message: `answered ${res.status}` }], 'ERR_MEDIA_URL');

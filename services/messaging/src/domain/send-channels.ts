@@ -53,7 +53,9 @@ export class SendChannels {
     if (ticket.status === 'closed' && !opts.reopen) {
       throw conflict(
         'ERR_TICKET_CLOSED',
-        opts.route ? `Ticket ${ticket.id} is closed; reopen it (updateticketinfo) before sending` : 'Ticket is closed; send with reopen: true to reopen it',
+        opts.route
+          ? `Ticket ${ticket.id} is closed; reopen it (updateticketinfo) before sending`
+          : 'Ticket is closed; send with reopen: true to reopen it',
       );
     }
     const channel = await this.get(tenantId, ticket.channelId);
@@ -78,9 +80,11 @@ export class SendChannels {
     if (kind && kind !== 'number') return;
     const { exists } = await this.engines.CheckNumber({ channel: channelTarget(channel), number: number.replace(/\D/g, '') });
     if (!exists) {
-      throw validation('The number has no account on the channel network', [
-        { field: 'number', message: `not on the ${channel.type} network` },
-      ], 'ERR_NUMBER_NOT_ON_NETWORK');
+      throw validation(
+        'The number has no account on the channel network',
+        [{ field: 'number', message: `not on the ${channel.type} network` }],
+        'ERR_NUMBER_NOT_ON_NETWORK',
+      );
     }
   }
 
@@ -105,9 +109,11 @@ export class SendChannels {
   async wabaChannel(tenantId: number, channelId: number) {
     const channel = await this.get(tenantId, channelId);
     if (channel.type !== 'waba') {
-      throw validation(`Templates go through official (waba) channels; channel ${channel.id} is ${channel.type}`, [
-        { field: 'apiId', message: `the integration's channel is ${channel.type}, not waba` },
-      ], 'ERR_CHANNEL_MISMATCH');
+      throw validation(
+        `Templates go through official (waba) channels; channel ${channel.id} is ${channel.type}`,
+        [{ field: 'apiId', message: `the integration's channel is ${channel.type}, not waba` }],
+        'ERR_CHANNEL_MISMATCH',
+      );
     }
     return channel;
   }

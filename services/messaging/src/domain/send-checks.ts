@@ -23,7 +23,11 @@ export function requireTimeLeft(deadline?: grpc.Deadline): void {
   const at = deadlineMs(deadline);
   if (at === undefined) return;
   if (at - Date.now() < COMMIT_MARGIN_MS) {
-    throw new DomainError('unavailable', 'ERR_UNAVAILABLE', 'The send ran out of time before it was accepted; nothing was stored, retry it');
+    throw new DomainError(
+      'unavailable',
+      'ERR_UNAVAILABLE',
+      'The send ran out of time before it was accepted; nothing was stored, retry it',
+    );
   }
 }
 
@@ -43,7 +47,11 @@ export function isWabaContact(raw: string): boolean {
  */
 export function checkNumberSend(req: proto.messaging.SendByTicketRequest__Output): void {
   new Issues()
-    .check(contactIdentity(req.number) !== undefined, 'number', 'is required: an E.164 number (or a platform user id), a BSUID or a LID, or send ticketId')
+    .check(
+      contactIdentity(req.number) !== undefined,
+      'number',
+      'is required: an E.164 number (or a platform user id), a BSUID or a LID, or send ticketId',
+    )
     .check(req.channelId > 0, 'channelId', "is required (the integration's channel)")
     .throwIfAny('Invalid send by number');
 }

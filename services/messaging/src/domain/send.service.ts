@@ -30,7 +30,14 @@ export class SendService {
     log: Logger,
     channels: ChannelLookup,
   ) {
-    this.acceptance = new Acceptance(repo, peers, media, log, new SendChannels(peers.engines, channels), new TicketSnapshots(peers.tickets));
+    this.acceptance = new Acceptance(
+      repo,
+      peers,
+      media,
+      log,
+      new SendChannels(peers.engines, channels),
+      new TicketSnapshots(peers.tickets),
+    );
   }
 
   sendByTicket(req: proto.messaging.SendByTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
@@ -45,11 +52,17 @@ export class SendService {
     return openTicket(this.acceptance, req, deadline);
   }
 
-  sendEvaluation(req: proto.messaging.SendEvaluationRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendEvaluationResponse> {
+  sendEvaluation(
+    req: proto.messaging.SendEvaluationRequest__Output,
+    deadline?: grpc.Deadline,
+  ): Promise<proto.messaging.SendEvaluationResponse> {
     return sendEvaluation(this.acceptance, req, deadline);
   }
 
-  sendInteractive(req: proto.messaging.SendInteractiveRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+  sendInteractive(
+    req: proto.messaging.SendInteractiveRequest__Output,
+    deadline?: grpc.Deadline,
+  ): Promise<proto.messaging.SendByTicketResponse> {
     return sendInteractive(this.acceptance, req, deadline);
   }
 

@@ -24,12 +24,17 @@ export const findTemplate = (catalog: Template[], name: string, language: string
 /** A template the catalog lacks (400) or has but not APPROVED (409). */
 export function requireApproved(template: Template | null, name: string, language: string): Template {
   if (!template) {
-    throw validation(`The channel has no template ${name} in language ${language} (GET {root}/templates lists them)`, [
-      { field: 'template.name', message: `no template ${name} in ${language}` },
-    ], 'ERR_TEMPLATE_NOT_FOUND');
+    throw validation(
+      `The channel has no template ${name} in language ${language} (GET {root}/templates lists them)`,
+      [{ field: 'template.name', message: `no template ${name} in ${language}` }],
+      'ERR_TEMPLATE_NOT_FOUND',
+    );
   }
   if (template.status !== 'APPROVED') {
-    throw conflict('ERR_TEMPLATE_NOT_APPROVED', `Template ${name} (${language}) is ${template.status || 'not approved'}; Meta sends only APPROVED templates`);
+    throw conflict(
+      'ERR_TEMPLATE_NOT_APPROVED',
+      `Template ${name} (${language}) is ${template.status || 'not approved'}; Meta sends only APPROVED templates`,
+    );
   }
   return template;
 }
@@ -65,7 +70,8 @@ export function checkParameters(template: Template, given: SendComponent[]): Sen
     }
   });
   for (const [key, c] of wanted) {
-    if (c.parameters > 0 && !counts.has(key)) issues.add(`components.${key}`, `template ${template.name}'s ${key} takes ${c.parameters} parameter(s); none given`);
+    if (c.parameters > 0 && !counts.has(key))
+      issues.add(`components.${key}`, `template ${template.name}'s ${key} takes ${c.parameters} parameter(s); none given`);
   }
   issues.throwIfAny(`The parameters do not match template ${template.name} (${template.language})`);
   return given.map((c) => ({ ...c, type: String(c.type).toLowerCase() }));
@@ -94,5 +100,8 @@ export function renderBody(template: Template, components: SendComponent[]): str
  */
 export function requirePhoneFor(template: Template, contact: string): Template {
   if (template.category.toUpperCase() !== 'AUTHENTICATION' || contactIdentity(contact)?.kind === 'number') return template;
-  throw conflict('ERR_PHONE_REQUIRED', `Template ${template.name} is an authentication template: Meta sends those to a phone number only, not to a BSUID`);
+  throw conflict(
+    'ERR_PHONE_REQUIRED',
+    `Template ${template.name} is an authentication template: Meta sends those to a phone number only, not to a BSUID`,
+  );
 }

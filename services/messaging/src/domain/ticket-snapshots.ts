@@ -45,7 +45,12 @@ export class TicketSnapshots {
    * to say yes only: a refusal, a DomainError, is decided again on the ticket read now), and unless
    * `readAgain` says that answer needs the ticket as it is now.
    */
-  async decide<T>(tenantId: number, ticketId: number, decide: (ticket: Ticket) => Promise<T>, readAgain: (answer: T) => boolean = () => false): Promise<{ ticket: Ticket; answer: T }> {
+  async decide<T>(
+    tenantId: number,
+    ticketId: number,
+    decide: (ticket: Ticket) => Promise<T>,
+    readAgain: (answer: T) => boolean = () => false,
+  ): Promise<{ ticket: Ticket; answer: T }> {
     const { ticket: copy, kept } = await this.get(tenantId, ticketId);
     if (kept) {
       try {

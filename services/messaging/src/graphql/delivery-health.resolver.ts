@@ -10,7 +10,9 @@ import { TenantScoped } from '@convo/kit/graphql/subgraph';
 export class DeliveryHealthResolver {
   constructor(private readonly inspection: InspectionService) {}
 
-  @Query(() => [ChannelDeliveryHealth], { description: "A tenant's channels that have queued or failed messages, or pending or dead webhooks." })
+  @Query(() => [ChannelDeliveryHealth], {
+    description: "A tenant's channels that have queued or failed messages, or pending or dead webhooks.",
+  })
   @TenantScoped('tenantId')
   deliveryHealth(@Arg('tenantId', () => Int) tenantId: number): Promise<ChannelDeliveryHealth[]> {
     return this.inspection.deliveryHealth(tenantId);

@@ -1,6 +1,8 @@
 import { Field, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: "One channel's delivery health: the message queue toward the provider and the webhook outbox toward the customer." })
+@ObjectType({
+  description: "One channel's delivery health: the message queue toward the provider and the webhook outbox toward the customer.",
+})
 export class ChannelDeliveryHealth {
   @Field(() => Int) channelId!: number;
   @Field(() => Int, { description: 'Messages accepted and not yet handed to the provider.' }) queued!: number;

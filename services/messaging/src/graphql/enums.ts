@@ -3,7 +3,11 @@ import { registerEnumType } from 'type-graphql';
 import { MESSAGE_STATUSES } from '../domain/inspection.service';
 import { ATTEMPT_OUTCOMES, OUTBOX_STATUSES, OUTBOX_TARGETS, type WebhookMethod } from '../outbox/outbox.models';
 
-export const MessageStatusEnum = domainEnum(MESSAGE_STATUSES, 'MessageStatus', 'queued → sent → delivered → read, or failed (incoming messages are delivered).');
+export const MessageStatusEnum = domainEnum(
+  MESSAGE_STATUSES,
+  'MessageStatus',
+  'queued → sent → delivered → read, or failed (incoming messages are delivered).',
+);
 
 export const MessageDirectionEnum = domainEnum(['in', 'out'] as const, 'MessageDirection', 'in: from the contact; out: to the contact.');
 

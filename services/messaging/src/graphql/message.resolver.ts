@@ -42,7 +42,9 @@ export class TicketMessagesResolver {
   }
 
   @Directive('@requires(fields: "tenantId")')
-  @FieldResolver(() => MessageConnection, { description: `The ticket's conversation as a connection, oldest first (first ≤ ${MAX_MESSAGE_PAGE}).` })
+  @FieldResolver(() => MessageConnection, {
+    description: `The ticket's conversation as a connection, oldest first (first ≤ ${MAX_MESSAGE_PAGE}).`,
+  })
   async messagePage(
     @Root() ticket: TicketMessages,
     @Arg('first', () => Int, { defaultValue: 50 }) first: number,
@@ -54,7 +56,7 @@ export class TicketMessagesResolver {
     return {
       nodes: docs.map(toGraphMessage),
       totalCount,
-      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
+      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : (after ?? null) },
     };
   }
 
@@ -62,7 +64,10 @@ export class TicketMessagesResolver {
   @FieldResolver(() => MessageConnection, {
     description: `The ticket's newest messages (last ≤ ${MAX_MESSAGE_PAGE}), oldest first: the end of a long conversation. totalCount tells how many there are in all; endCursor continues with messagePage(after:) when newer ones arrive.`,
   })
-  async latestMessages(@Root() ticket: TicketMessages, @Arg('last', () => Int, { defaultValue: 50 }) last: number): Promise<MessageConnection> {
+  async latestMessages(
+    @Root() ticket: TicketMessages,
+    @Arg('last', () => Int, { defaultValue: 50 }) last: number,
+  ): Promise<MessageConnection> {
     const { docs, totalCount } = await this.inspection.ticketLatestMessages(ticket.tenantId, ticket.id, last);
     return {
       nodes: docs.map(toGraphMessage),

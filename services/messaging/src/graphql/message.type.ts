@@ -34,9 +34,15 @@ export class Message {
   @Field(() => MessageStatusEnum) status!: MessageStatus;
   @Field() providerMessageId!: string;
   @Field() error!: string;
-  @Field({ description: 'Outgoing on a waba channel: the way it left, "official" (Cloud API) or "linked" (coexistence); empty until sent and on other kinds' })
+  @Field({
+    description:
+      'Outgoing on a waba channel: the way it left, "official" (Cloud API) or "linked" (coexistence); empty until sent and on other kinds',
+  })
   via!: string;
-  @Field(() => MessagePricing, { nullable: true, description: 'Outgoing on waba: the price Meta reported in its statuses; null until one did, and on other kinds' })
+  @Field(() => MessagePricing, {
+    nullable: true,
+    description: 'Outgoing on waba: the price Meta reported in its statuses; null until one did, and on other kinds',
+  })
   pricing!: MessagePricing | null;
   @Field(() => [MessageReaction], { description: 'Reactions received, one per side (the contact, the business)' })
   reactions!: MessageReaction[];

@@ -52,7 +52,11 @@ export class WebhookDeliveryResolver {
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('limit', () => Int, { defaultValue: 50 }) limit: number,
   ): Promise<WebhookDelivery[]> {
-    const events = await this.inspection.webhookDeliveries(tenantId, { status: status ?? undefined, channelId: channelId ?? undefined }, limit);
+    const events = await this.inspection.webhookDeliveries(
+      tenantId,
+      { status: status ?? undefined, channelId: channelId ?? undefined },
+      limit,
+    );
     return events.map(toWebhookDelivery);
   }
 
@@ -66,7 +70,9 @@ export class WebhookDeliveryResolver {
   @FieldResolver(() => [WebhookAttempt], { description: 'Every attempt, oldest first.' })
   async attemptLog(@Root() delivery: WebhookDelivery, @Ctx() context: unknown): Promise<WebhookAttempt[]> {
     // A list of deliveries reads its attempts once per request: one query for the list.
-    const loader = tenantRowsLoader(context, 'WebhookDelivery.attemptLog', (tenantId, ids: readonly string[]) => this.inspection.webhookAttemptsOf(tenantId, ids));
+    const loader = tenantRowsLoader(context, 'WebhookDelivery.attemptLog', (tenantId, ids: readonly string[]) =>
+      this.inspection.webhookAttemptsOf(tenantId, ids),
+    );
     return ((await loader.load(delivery.tenantId, delivery.id)) ?? []).map(toAttempt);
   }
 }

@@ -3,7 +3,11 @@ import type { IngestService } from '../domain/ingest.service';
 import type { ReadService } from '../domain/read.service';
 import type { SendService } from '../domain/send.service';
 
-export function messagingHandlers(svc: SendService, read: ReadService, ingest: IngestService): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
+export function messagingHandlers(
+  svc: SendService,
+  read: ReadService,
+  ingest: IngestService,
+): AsyncHandlers<ServiceRegistry['messaging']['handlers']> {
   return {
     SendInteractive: (req, call) => svc.sendInteractive(req, call.getDeadline()),
     IngestEvents: (req) => ingest.ingestEvents(req.events),

@@ -30,7 +30,8 @@ const opts = { versionKey: false as const };
 function models(conn: Connection, prefix: string) {
   const leaseName = `${prefix}Lease`;
   const workerName = `${prefix}Worker`;
-  if (conn.models[leaseName]) return { Lease: conn.models[leaseName] as Model<PartitionLeaseDoc>, Worker: conn.models[workerName] as Model<WorkerDoc> };
+  if (conn.models[leaseName])
+    return { Lease: conn.models[leaseName] as Model<PartitionLeaseDoc>, Worker: conn.models[workerName] as Model<WorkerDoc> };
   const lease = new Schema<PartitionLeaseDoc>(
     { _id: String, partition: Number, gen: Number, owner: String, leaseUntil: Date, finishedAt: { type: Date, default: null } },
     opts,

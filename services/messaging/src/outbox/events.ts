@@ -11,7 +11,8 @@ export const eventId = (key: string) => `evt_${createHash('sha256').update(key).
 export const messageEventId = (messageId: string) => eventId(`message:${messageId}`);
 export const statusEventId = (messageId: string, status: string) => eventId(`message.status:${messageId}:${status}`);
 /** `stamp` tells two changes to the same status apart: the channel's state before the change. */
-export const serviceEventId = (channelId: number, status: string, stamp: string) => eventId(`service.status:${channelId}:${status}:${stamp}`);
+export const serviceEventId = (channelId: number, status: string, stamp: string) =>
+  eventId(`service.status:${channelId}:${status}:${stamp}`);
 /** A reaction, an edit or a deletion of a message: `key` tells one change of the message from another. */
 export const changeEventId = (method: string, messageId: string, key: string) => eventId(`${method}:${messageId}:${key}`);
 export const childEventId = (parentId: string, apiId: string) => eventId(`${parentId}:${apiId}`);
@@ -52,7 +53,18 @@ export function outboxEvent(e: NewEvent, now = new Date()): OutboxEventDoc {
 /** One integration's copy of a fanned-out event: same body, its own id and retries. */
 export function childEvent(parent: OutboxEventDoc, apiId: string, now = new Date()): OutboxEventDoc {
   return {
-    ...outboxEvent({ id: childEventId(parent._id, apiId), tenantId: parent.tenantId, channelId: parent.channelId, method: parent.method, target: 'integration', urlField: parent.urlField || undefined, body: null }, now),
+    ...outboxEvent(
+      {
+        id: childEventId(parent._id, apiId),
+        tenantId: parent.tenantId,
+        channelId: parent.channelId,
+        method: parent.method,
+        target: 'integration',
+        urlField: parent.urlField || undefined,
+        body: null,
+      },
+      now,
+    ),
     body: parent.body,
     apiId,
     parentId: parent._id,

@@ -4,7 +4,14 @@ import { anyOf, isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { groupByChannelAndStatus } from '../db/delivery-groups';
 import { claimNextGeneration, generationId } from '../leases/generations';
-import { registerOutboxModels, type AttemptDoc, type AttemptOutcome, type OutboxEventDoc, type OutboxModels, type OutboxStatus } from './outbox.models';
+import {
+  registerOutboxModels,
+  type AttemptDoc,
+  type AttemptOutcome,
+  type OutboxEventDoc,
+  type OutboxModels,
+  type OutboxStatus,
+} from './outbox.models';
 
 /** A claim held by one relay: the event is this relay's until `leaseUntil`. */
 export interface Lease {
@@ -159,7 +166,12 @@ export class OutboxRepository {
     return !!attempt && !attempt.finishedAt && attempt.leaseUntil > new Date();
   }
 
-  private async insertAttempt(lease: { id: string; eventId: string; gen: number; leaseUntil: Date }, tenantId: number, relayId: string, now: Date): Promise<boolean> {
+  private async insertAttempt(
+    lease: { id: string; eventId: string; gen: number; leaseUntil: Date },
+    tenantId: number,
+    relayId: string,
+    now: Date,
+  ): Promise<boolean> {
     const doc: AttemptDoc = {
       _id: lease.id,
       eventId: lease.eventId,
@@ -187,7 +199,10 @@ export class OutboxRepository {
   }
 
   /** The holder records its attempt on the event: always before finishing the attempt itself. */
-  async updateEvent(id: string, set: Partial<Pick<OutboxEventDoc, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'lastHttpStatus' | 'finishedAt'>>) {
+  async updateEvent(
+    id: string,
+    set: Partial<Pick<OutboxEventDoc, 'status' | 'attempts' | 'nextAttemptAt' | 'lastError' | 'lastHttpStatus' | 'finishedAt'>>,
+  ) {
     await this.models.Event.updateOne({ _id: id }, { $set: { ...set, updatedAt: new Date() } }).exec();
   }
 
@@ -206,7 +221,10 @@ export class OutboxRepository {
 
   /** Finished events (and their attempts) older than `before`: FerretDB has no TTL indexes. */
   async prune(before: Date): Promise<number> {
-    const old = await this.models.Event.find({ finishedAt: { $ne: null, $lt: before } }, { _id: 1 }).limit(1_000).lean<Array<{ _id: string }>>().exec();
+    const old = await this.models.Event.find({ finishedAt: { $ne: null, $lt: before } }, { _id: 1 })
+      .limit(1_000)
+      .lean<Array<{ _id: string }>>()
+      .exec();
     if (!old.length) return 0;
     const ids = old.map((e) => e._id);
     await this.models.Attempt.deleteMany({ eventId: { $in: ids } }).exec();
@@ -253,6 +271,9 @@ export class OutboxRepository {
 
   /** Every attempt of these events by event, oldest first: index (eventId, gen). */
   attemptsOfEvents(eventIds: readonly string[]) {
-    return this.models.Attempt.find({ eventId: anyOf(eventIds) }).sort({ eventId: 1, gen: 1 }).lean<AttemptDoc[]>().exec();
+    return this.models.Attempt.find({ eventId: anyOf(eventIds) })
+      .sort({ eventId: 1, gen: 1 })
+      .lean<AttemptDoc[]>()
+      .exec();
   }
 }

@@ -15,7 +15,9 @@ export function ticketSummary(t: proto.tickets.Ticket__Output) {
     id: t.id,
     status: t.status,
     whatsappId: t.channelId,
-    contact: t.contact ? { id: t.contact.id, ...shownIdentities(t.contact), name: orNull(t.contact.name), email: orNull(t.contact.email) } : null,
+    contact: t.contact
+      ? { id: t.contact.id, ...shownIdentities(t.contact), name: orNull(t.contact.name), email: orNull(t.contact.email) }
+      : null,
     userId: t.userId ?? null,
     queueId: t.queueId ?? null,
     createdAt: t.createdAt,
@@ -120,7 +122,11 @@ export function statusPayload(m: MessageDoc, at: Date) {
 }
 
 /** `method: "service.status"`: the channel's engine connected or disconnected. */
-export function serviceStatusPayload(channel: Pick<proto.tenants.Channel__Output, 'id' | 'tenantId' | 'name' | 'type'>, status: string, at: Date) {
+export function serviceStatusPayload(
+  channel: Pick<proto.tenants.Channel__Output, 'id' | 'tenantId' | 'name' | 'type'>,
+  status: string,
+  at: Date,
+) {
   return {
     method: 'service.status' as const,
     whatsappId: channel.id,

@@ -72,7 +72,9 @@ export function readRelayConfig(env: NodeJS.ProcessEnv = process.env): RelayConf
   r.done();
   // A lease shorter than one attempt would let a second relay deliver while the first still waits.
   if (config.leaseMs <= timeoutMs + 2 * rpcDeadlineMs) {
-    throw new ConfigError(`RELAY_LEASE_MS (${config.leaseMs}) must exceed WEBHOOK_TIMEOUT_MS + 2 × RPC_DEADLINE_MS (${timeoutMs + 2 * rpcDeadlineMs})`);
+    throw new ConfigError(
+      `RELAY_LEASE_MS (${config.leaseMs}) must exceed WEBHOOK_TIMEOUT_MS + 2 × RPC_DEADLINE_MS (${timeoutMs + 2 * rpcDeadlineMs})`,
+    );
   }
   if (!config.pollMs || !config.busyPollMs || !config.concurrency || !config.batchSize || !timeoutMs) {
     throw new ConfigError('RELAY_POLL_MS, RELAY_BUSY_POLL_MS, RELAY_CONCURRENCY, RELAY_BATCH and WEBHOOK_TIMEOUT_MS must be positive');

@@ -17,7 +17,19 @@ const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 type Settings = Pick<
   RelayConfig,
-  'relayId' | 'pollMs' | 'busyPollMs' | 'batchSize' | 'concurrency' | 'leaseMs' | 'timeoutMs' | 'connectTimeoutMs' | 'retryWindowMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'retentionMs' | 'allowPrivate'
+  | 'relayId'
+  | 'pollMs'
+  | 'busyPollMs'
+  | 'batchSize'
+  | 'concurrency'
+  | 'leaseMs'
+  | 'timeoutMs'
+  | 'connectTimeoutMs'
+  | 'retryWindowMs'
+  | 'backoffBaseMs'
+  | 'backoffMaxMs'
+  | 'retentionMs'
+  | 'allowPrivate'
 >;
 
 /**
@@ -241,7 +253,7 @@ function displayUrl(url: string): string {
 
 function errorText(err: unknown): string {
   if (err instanceof DomainError) {
-    const reason = (err.details?.[0] as { reason?: string; message?: string } | undefined);
+    const reason = err.details?.[0] as { reason?: string; message?: string } | undefined;
     return `${err.code}: ${err.message}${reason?.message && reason.message !== err.message ? ` (${reason.message})` : ''}`;
   }
   return err instanceof Error ? err.message : String(err);

@@ -27,7 +27,8 @@ export class Targets {
     const secrets = signingSecrets(channel);
     if (event.target === 'channel') {
       if (!channel.webhookEnabled || !channel.webhookUrl) return { cancel: 'the channel webhook is switched off' };
-      if (event.method === 'message' && !channel.webhookIncoming) return { cancel: 'incoming messages are switched off for the channel webhook' };
+      if (event.method === 'message' && !channel.webhookIncoming)
+        return { cancel: 'incoming messages are switched off for the channel webhook' };
       return { url: channel.webhookUrl, secrets };
     }
     const integration = (await this.integrations.of(event.tenantId, event.channelId))?.find((i) => i.apiId === event.apiId);
@@ -45,7 +46,12 @@ export class Targets {
 
 /** The relay's targets: channels and integrations read from tenants, each kept `cacheMs`. */
 export function relayTargets(tenants: ServiceClient<'tenants'>, cacheMs: number, deadlineMs: number): Targets {
-  return new Targets(tenants, new ChannelLookup(tenants, cacheMs, deadlineMs), new ChannelIntegrations(tenants, cacheMs, deadlineMs), deadlineMs);
+  return new Targets(
+    tenants,
+    new ChannelLookup(tenants, cacheMs, deadlineMs),
+    new ChannelIntegrations(tenants, cacheMs, deadlineMs),
+    deadlineMs,
+  );
 }
 
 /** The previous secret signs too until its overlap ends (tenants only returns it while it does). */

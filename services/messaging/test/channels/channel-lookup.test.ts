@@ -5,7 +5,8 @@ import { ANY_TENANT, ChannelLookup } from '../../src/channels/channel-lookup';
 
 type Channel = proto.tenants.Channel__Output;
 
-const notFound = () => Object.assign(new Error('channel not found'), { code: grpc.status.NOT_FOUND, details: 'not found', metadata: new grpc.Metadata() });
+const notFound = () =>
+  Object.assign(new Error('channel not found'), { code: grpc.status.NOT_FOUND, details: 'not found', metadata: new grpc.Metadata() });
 
 function tenantsWith(channels: Channel[]) {
   const reads: string[] = [];

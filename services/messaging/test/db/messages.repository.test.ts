@@ -29,7 +29,8 @@ afterAll(async () => {
 const queued = (ticketId: number, body: string): MessageDoc => queuedText({ ticketId, body });
 
 /** Insert commands the database received while `fn` ran. */
-const insertCommands = async (fn: () => Promise<unknown>): Promise<number> => (await commandsDuring(conn, fn)).filter((c) => c.startsWith('insert ')).length;
+const insertCommands = async (fn: () => Promise<unknown>): Promise<number> =>
+  (await commandsDuring(conn, fn)).filter((c) => c.startsWith('insert ')).length;
 
 describe('the messages repository', () => {
   it('stores concurrent accepted messages in fewer commands than messages, each of them once', async () => {
@@ -44,7 +45,14 @@ describe('the messages repository', () => {
     const first = queued(7002, 'first');
     await repo.insert(first);
     const others = [queued(7002, 'a'), queued(7002, 'b')];
-    const outcomes = await Promise.all([repo.insert(others[0]), repo.insert({ ...first, body: 'again' }), repo.insert(others[1])].map((p) => p.then(() => 'stored', (e: unknown) => (isDuplicateKey(e) ? 'duplicate' : String(e)))));
+    const outcomes = await Promise.all(
+      [repo.insert(others[0]), repo.insert({ ...first, body: 'again' }), repo.insert(others[1])].map((p) =>
+        p.then(
+          () => 'stored',
+          (e: unknown) => (isDuplicateKey(e) ? 'duplicate' : String(e)),
+        ),
+      ),
+    );
     expect(outcomes).toEqual(['stored', 'duplicate', 'stored']);
     expect(await repo.insertOnce({ ...first, body: 'once more' })).toBe(false);
     expect((await repo.findAnyById(first._id))!.body).toBe('first');
@@ -53,7 +61,11 @@ describe('the messages repository', () => {
   it("records the dispatcher's statuses of concurrent deliveries, each on its own message", async () => {
     const docs = Array.from({ length: 10 }, (_, i) => queued(7003, `d${i}`));
     await Promise.all(docs.map((d) => repo.insert(d)));
-    const changes = await Promise.all(docs.map((d, i) => repo.applyStatus(d, 'sent', { providerMessageId: `P-${i}`, nextAttemptAt: null }, { exclusive: true, event: false })));
+    const changes = await Promise.all(
+      docs.map((d, i) =>
+        repo.applyStatus(d, 'sent', { providerMessageId: `P-${i}`, nextAttemptAt: null }, { exclusive: true, event: false }),
+      ),
+    );
     expect(changes.every((c) => c === 'applied')).toBe(true);
     for (const [i, d] of docs.entries()) {
       expect(await repo.findAnyById(d._id)).toMatchObject({ status: 'sent', providerMessageId: `P-${i}`, body: `d${i}` });

@@ -1,4 +1,16 @@
-import { closeAllClients, createClient, createLogger, grpc, startGrpcServer, toStatusFields, providerFailed, type AsyncHandlers, type GrpcServerHandle, type proto, type ServiceRegistry } from '@convo/kit';
+import {
+  closeAllClients,
+  createClient,
+  createLogger,
+  grpc,
+  startGrpcServer,
+  toStatusFields,
+  providerFailed,
+  type AsyncHandlers,
+  type GrpcServerHandle,
+  type proto,
+  type ServiceRegistry,
+} from '@convo/kit';
 import { classify } from '../../src/dispatcher/failures';
 
 type Call = grpc.ServerDuplexStream<proto.channelEngines.DeliverItem__Output, proto.channelEngines.DeliverOutcome>;
@@ -26,8 +38,14 @@ describe('Deliver on its stream', () => {
     server = await startGrpcServer('channelEngines', handlers, port, log, '127.0.0.1');
   };
   // As the dispatcher's client (dispatcher/main.ts); each test's is its own (closeAllClients after each).
-  const deliveries = (streamMs?: number) => createClient('channelEngines', `127.0.0.1:${server.port}`, { streamed: { Deliver: true }, streamMs });
-  const request = (reference: string): proto.channelEngines.DeliverRequest => ({ channel: { id: 1, tenantId: 1, type: 'engine_a' }, to: '5511987654321', content: { text: 'Hi' }, reference });
+  const deliveries = (streamMs?: number) =>
+    createClient('channelEngines', `127.0.0.1:${server.port}`, { streamed: { Deliver: true }, streamMs });
+  const request = (reference: string): proto.channelEngines.DeliverRequest => ({
+    channel: { id: 1, tenantId: 1, type: 'engine_a' },
+    to: '5511987654321',
+    content: { text: 'Hi' },
+    reference,
+  });
   const until = async (what: () => boolean) => {
     for (let i = 0; i < 200 && !what(); i++) await new Promise((r) => setTimeout(r, 10));
     expect(what()).toBe(true);
@@ -50,7 +68,12 @@ describe('Deliver on its stream', () => {
     const [a, b] = streams[0].items;
     expect([a.request?.reference, b.request?.reference]).toEqual(['m1', 'm2']);
     streams[0].call.write({ id: b.id, response: { providerMessageId: 'P2', driver: 'engine_a', status: 'sent' } });
-    streams[0].call.write({ id: a.id, error: toStatusFields(providerFailed('engine_a refused the message (HTTP 503): busy', [{ provider: 'engine_a', status: 503, transient: true }])) });
+    streams[0].call.write({
+      id: a.id,
+      error: toStatusFields(
+        providerFailed('engine_a refused the message (HTTP 503): busy', [{ provider: 'engine_a', status: 503, transient: true }]),
+      ),
+    });
 
     await expect(second).resolves.toMatchObject({ providerMessageId: 'P2' });
     const err = await first.catch((e: unknown) => e);

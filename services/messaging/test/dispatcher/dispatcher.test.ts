@@ -77,7 +77,11 @@ function setUp() {
     providerDeadlineMs: 1_000,
   };
   const warnings: Array<{ fields: unknown; message: string }> = [];
-  const log = { info: () => undefined, warn: (fields: unknown, message: string) => warnings.push({ fields, message }), error: () => undefined } as unknown as Logger;
+  const log = {
+    info: () => undefined,
+    warn: (fields: unknown, message: string) => warnings.push({ fields, message }),
+    error: () => undefined,
+  } as unknown as Logger;
   const dispatcher = new Dispatcher(repo, leases, peers, settings, log);
   (dispatcher as unknown as { running: boolean }).running = true;
   return { dispatcher, reads, delivered, providerAnswers, recorded, ownReads, leases, warnings };
@@ -148,14 +152,16 @@ describe('stopping the dispatcher', () => {
     expect(t.warnings).toEqual([]);
   });
 
-  it("keeps the partitions of a delivery still under way at the end of the grace, and says so in a warning", async () => {
+  it('keeps the partitions of a delivery still under way at the end of the grace, and says so in a warning', async () => {
     const t = setUp();
     const releaseAll = jest.spyOn(t.leases, 'releaseAll');
     await startOne(t);
     await t.dispatcher.stop(20);
     expect(t.recorded).toEqual([]);
     expect(releaseAll).not.toHaveBeenCalled();
-    expect(t.warnings).toEqual([{ fields: { runs: 1, graceMs: 20, partitions: 1 }, message: expect.stringContaining('deliveries under way') }]);
+    expect(t.warnings).toEqual([
+      { fields: { runs: 1, graceMs: 20, partitions: 1 }, message: expect.stringContaining('deliveries under way') },
+    ]);
   });
 });
 
@@ -165,14 +171,22 @@ describe('stopping the dispatcher', () => {
  * with the rounds driven by the test. `provider` is the provider's own work on each message it takes
  * (a slow one answers later).
  */
-function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.UNAVAILABLE, provider: (reference: string) => Promise<void> = async () => undefined) {
+function withQueue(
+  failFirst: string,
+  backoffMs: number,
+  failure = grpc.status.UNAVAILABLE,
+  provider: (reference: string) => Promise<void> = async () => undefined,
+) {
   const store = new Map<string, MessageDoc>();
   const events: string[] = [];
   const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
   const queuedNow = () => [...store.values()].filter((m) => m.status === 'queued');
   const repo = {
     // In no particular order, as the database answers (here the newest first).
-    queuedMessages: async (skip: number[]) => queuedNow().filter((m) => !skip.includes(m.ticketId)).reverse(),
+    queuedMessages: async (skip: number[]) =>
+      queuedNow()
+        .filter((m) => !skip.includes(m.ticketId))
+        .reverse(),
     queuedOfTicket: async (tenantId: number, ticketId: number) =>
       queuedNow()
         .filter((m) => m.tenantId === tenantId && m.ticketId === ticketId)
@@ -225,7 +239,11 @@ function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.U
     attemptMs: 1_000,
     providerDeadlineMs: 1_000,
   };
-  const quiet = { info: () => undefined, warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }), error: () => undefined } as unknown as Logger;
+  const quiet = {
+    info: () => undefined,
+    warn: (fields: Record<string, unknown>, message: string) => void warnings.push({ fields, message }),
+    error: () => undefined,
+  } as unknown as Logger;
   /** A dispatcher on this queue (a second one is what a restarted dispatcher process would be). */
   const dispatcher = () => {
     const d = new Dispatcher(repo, leases, peers, settings, quiet);
@@ -239,7 +257,7 @@ function withQueue(failFirst: string, backoffMs: number, failure = grpc.status.U
 describe('a message waiting for a retry', () => {
   afterEach(() => jest.restoreAllMocks());
 
-  it("holds back the later messages of its ticket until it is sent, then they go one after another", async () => {
+  it('holds back the later messages of its ticket until it is sent, then they go one after another', async () => {
     // A wait long enough for rounds to run meanwhile (the backoff's jitter held near its ceiling).
     jest.spyOn(Math, 'random').mockReturnValue(0.99);
     const q = withQueue('a', 1_000);
@@ -277,7 +295,9 @@ describe('a message waiting for a retry', () => {
     await unanswered.dispatcher().tick();
     await settle();
     expect(unanswered.events).toEqual(['deliver a', 'a:retry']);
-    expect(unanswered.warnings).toEqual([{ fields: { messageId: 'a', ticketId: 7 }, message: expect.stringContaining('unanswered within its deadline') }]);
+    expect(unanswered.warnings).toEqual([
+      { fields: { messageId: 'a', ticketId: 7 }, message: expect.stringContaining('unanswered within its deadline') },
+    ]);
 
     // A failure the provider answered (or that kept the message from it) is retried without one.
     const refused = withQueue('a', 1);
@@ -352,7 +372,13 @@ describe('the address a message leaves for', () => {
       contactOf: async () => ({ number: 'BR.1234567890', bsuid: 'BR.1234567890' }),
     } as unknown as DispatchPeers;
     const log = { info: () => undefined, warn: () => undefined, error: () => undefined } as unknown as Logger;
-    const dispatcher = new Dispatcher({ applyStatus: async () => 'applied' } as unknown as MessagesRepository, {} as PartitionLeases, peers, { intervalMs: {}, providerDeadlineMs: 1_000 } as never, log);
+    const dispatcher = new Dispatcher(
+      { applyStatus: async () => 'applied' } as unknown as MessagesRepository,
+      {} as PartitionLeases,
+      peers,
+      { intervalMs: {}, providerDeadlineMs: 1_000 } as never,
+      log,
+    );
     const auto = (to: string) => queuedText({ ticketId: 9, body: 'hi', to, routeVia: 'auto', windowUntil: new Date(Date.now() + 60_000) });
     await dispatcher.attempt(auto('5511987654321'));
     await dispatcher.attempt(auto('BR.1234567890'));
@@ -382,7 +408,10 @@ describe("a ticket's messages at a slow provider", () => {
       const ticket = ticketOf(reference);
       inFlight.set(ticket, (inFlight.get(ticket) ?? 0) + 1);
       mostOfOneTicket = Math.max(mostOfOneTicket, inFlight.get(ticket)!);
-      mostAtOnce = Math.max(mostAtOnce, [...inFlight.values()].reduce((a, b) => a + b, 0));
+      mostAtOnce = Math.max(
+        mostAtOnce,
+        [...inFlight.values()].reduce((a, b) => a + b, 0),
+      );
       await sleep(2 + Math.random() * 10);
       inFlight.set(ticket, inFlight.get(ticket)! - 1);
     });

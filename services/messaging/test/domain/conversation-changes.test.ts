@@ -25,10 +25,25 @@ const messages = () => db.collection<Record<string, unknown> & { _id: string }>(
 let lastNumber = 0;
 const newNumber = () => `55219${String(50_000_000 + ++lastNumber)}`;
 const text = (from: string, body: string, extra: Partial<InboundEvent> = {}): InboundEvent => ({
-  kind: 'message', channelId: channel.id, channelType: 'engine_a', from, providerMessageId: `3EB0${randomUUID()}`, body, messageType: 'text', timestampMs: Date.now(), ...extra,
+  kind: 'message',
+  channelId: channel.id,
+  channelType: 'engine_a',
+  from,
+  providerMessageId: `3EB0${randomUUID()}`,
+  body,
+  messageType: 'text',
+  timestampMs: Date.now(),
+  ...extra,
 });
 const change = (kind: string, from: string, targetId: string, extra: Partial<InboundEvent> = {}): InboundEvent => ({
-  kind, channelId: channel.id, channelType: 'engine_a', from, targetId, providerMessageId: `3EB0${randomUUID()}`, timestampMs: Date.now(), ...extra,
+  kind,
+  channelId: channel.id,
+  channelType: 'engine_a',
+  from,
+  targetId,
+  providerMessageId: `3EB0${randomUUID()}`,
+  timestampMs: Date.now(),
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -38,17 +53,42 @@ beforeAll(async () => {
   messaging = services.messaging.client;
   tenants = services.tenants.client;
   const { tenant } = await tenants.StoreTenant({
-    status: 'active', name: 'Echo Co', maxUsers: 5, maxConnections: 0, acceptTerms: true,
-    email: 'owner@echo.example', password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+    status: 'active',
+    name: 'Echo Co',
+    maxUsers: 5,
+    maxConnections: 0,
+    acceptTerms: true,
+    email: 'owner@echo.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
   });
   tenantId = tenant!.id;
   const hook = { webhookEnabled: true, webhookUrl: 'https://hooks.example/in', webhookIncoming: true };
-  channel = (await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok', ...hook })).whatsapp!;
+  channel = (
+    await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok', ...hook })
+  ).whatsapp!;
   const { tenant: second } = await tenants.StoreTenant({
-    status: 'active', name: 'Other Co', maxUsers: 5, maxConnections: 0, acceptTerms: true,
-    email: 'owner@other.example', password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+    status: 'active',
+    name: 'Other Co',
+    maxUsers: 5,
+    maxConnections: 0,
+    acceptTerms: true,
+    email: 'owner@other.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
   });
-  other = (await tenants.CreateSession({ tenant: second!.id, name: 'Other', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok3', ...hook })).whatsapp!;
+  other = (
+    await tenants.CreateSession({
+      tenant: second!.id,
+      name: 'Other',
+      type: 'engine_a',
+      engineUrl: engine.url,
+      engineToken: 'tok3',
+      ...hook,
+    })
+  ).whatsapp!;
 });
 
 afterAll(async () => {
@@ -62,13 +102,31 @@ describe('IngestEvents: messages sent from elsewhere', () => {
     const [contact] = await ingest(text(from, 'hi'));
     const echo = text(from, 'typed on the phone', { fromMe: true });
     const [first] = await ingest(echo);
-    expect(first).toMatchObject({ outcome: 'stored', messageId: `echo:${channel.id}:${echo.providerMessageId}`, ticketId: contact.ticketId });
-    expect(await ingest(echo, echo)).toEqual([expect.objectContaining({ outcome: 'duplicate' }), expect.objectContaining({ outcome: 'duplicate' })]);
+    expect(first).toMatchObject({
+      outcome: 'stored',
+      messageId: `echo:${channel.id}:${echo.providerMessageId}`,
+      ticketId: contact.ticketId,
+    });
+    expect(await ingest(echo, echo)).toEqual([
+      expect.objectContaining({ outcome: 'duplicate' }),
+      expect.objectContaining({ outcome: 'duplicate' }),
+    ]);
     const stored = await messaging.GetMessage({ tenantId, messageId: first.messageId });
-    expect(stored).toMatchObject({ direction: 'out', status: 'sent', body: 'typed on the phone', providerMessageId: echo.providerMessageId });
-    const events = await outbox().find({ _id: messageEventId(first.messageId) }).toArray();
+    expect(stored).toMatchObject({
+      direction: 'out',
+      status: 'sent',
+      body: 'typed on the phone',
+      providerMessageId: echo.providerMessageId,
+    });
+    const events = await outbox()
+      .find({ _id: messageEventId(first.messageId) })
+      .toArray();
     expect(events).toHaveLength(1);
-    expect(JSON.parse(events[0].body)).toMatchObject({ method: 'message', msg: { fromMe: true, direction: 'out', body: 'typed on the phone' }, ticket: { id: contact.ticketId } });
+    expect(JSON.parse(events[0].body)).toMatchObject({
+      method: 'message',
+      msg: { fromMe: true, direction: 'out', body: 'typed on the phone' },
+      ticket: { id: contact.ticketId },
+    });
   });
 
   it('never stores the echo of our own send, even when it arrives before the provider answered the send', async () => {
@@ -79,14 +137,29 @@ describe('IngestEvents: messages sent from elsewhere', () => {
     // queued, before the dispatcher has sent it (so before the answer is recorded).
     engine.answer(() => ({ status: 200, body: { key: { id: providerId } } }));
     const now = new Date();
-    const ours = { _id: `test-${randomUUID()}`, tenantId, ticketId: contact.ticketId, channelId: channel.id, direction: 'out', body: 'from the API', status: 'queued', to: from, attempts: 0, nextAttemptAt: null, createdAt: now, updatedAt: now };
+    const ours = {
+      _id: `test-${randomUUID()}`,
+      tenantId,
+      ticketId: contact.ticketId,
+      channelId: channel.id,
+      direction: 'out',
+      body: 'from the API',
+      status: 'queued',
+      to: from,
+      attempts: 0,
+      nextAttemptAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
     await messages().insertOne(ours);
     const pending = ingest(text(from, 'from the API', { fromMe: true, providerMessageId: providerId }));
     await services.settled(tenantId, ours._id);
     engine.reset();
     expect(await pending).toEqual([{ outcome: 'duplicate', messageId: ours._id, ticketId: contact.ticketId }]);
     // ... and after the answer, a replay of the echo is the same message.
-    expect(await ingest(text(from, 'from the API', { fromMe: true, providerMessageId: providerId }))).toEqual([{ outcome: 'duplicate', messageId: ours._id, ticketId: contact.ticketId }]);
+    expect(await ingest(text(from, 'from the API', { fromMe: true, providerMessageId: providerId }))).toEqual([
+      { outcome: 'duplicate', messageId: ours._id, ticketId: contact.ticketId },
+    ]);
     expect(await messages().countDocuments({ providerMessageId: providerId })).toBe(1);
     expect(await outbox().countDocuments({ _id: messageEventId(`echo:${channel.id}:${providerId}`) })).toBe(0);
   });
@@ -106,9 +179,15 @@ describe('IngestEvents: reactions, edits and deletions', () => {
     await ingest(removed);
     read = await messaging.GetMessage({ tenantId, messageId: stored.messageId });
     expect(read.reactions).toEqual([]);
-    const forwarded = (await outbox().find({ method: 'reaction' }).toArray()).map((e) => JSON.parse(e.body)).filter((b) => b.msg.messageId === stored.messageId);
+    const forwarded = (await outbox().find({ method: 'reaction' }).toArray())
+      .map((e) => JSON.parse(e.body))
+      .filter((b) => b.msg.messageId === stored.messageId);
     expect(forwarded.map((b) => b.msg.emoji).sort()).toEqual(['', '❤️']);
-    expect(forwarded.find((b) => b.msg.emoji)).toMatchObject({ method: 'reaction', msg: { messageId: stored.messageId, emoji: '❤️', fromMe: true }, ticket: { id: stored.ticketId } });
+    expect(forwarded.find((b) => b.msg.emoji)).toMatchObject({
+      method: 'reaction',
+      msg: { messageId: stored.messageId, emoji: '❤️', fromMe: true },
+      ticket: { id: stored.ticketId },
+    });
   });
 
   it('an edit keeps the earlier text in editHistory (once, however often reported); a revoke marks deleted and keeps the content', async () => {
@@ -118,13 +197,24 @@ describe('IngestEvents: reactions, edits and deletions', () => {
     const edit = change('edit', from, incoming.providerMessageId, { body: 'the price', timestampMs: 1_718_000_010_000 });
     expect((await ingest(edit, edit))[1]).toMatchObject({ outcome: 'duplicate' });
     let read = await messaging.GetMessage({ tenantId, messageId: stored.messageId });
-    expect(read).toMatchObject({ body: 'the price', edited: true, editHistory: [{ body: 'teh price', at: new Date(1_718_000_000_000).toISOString() }], deleted: false });
+    expect(read).toMatchObject({
+      body: 'the price',
+      edited: true,
+      editHistory: [{ body: 'teh price', at: new Date(1_718_000_000_000).toISOString() }],
+      deleted: false,
+    });
     const revoke = change('delete', from, incoming.providerMessageId);
     expect((await ingest(revoke))[0]).toMatchObject({ outcome: 'delete_applied' });
     expect((await ingest(revoke))[0]).toMatchObject({ outcome: 'duplicate' });
     read = await messaging.GetMessage({ tenantId, messageId: stored.messageId });
     expect(read).toMatchObject({ body: 'the price', deleted: true });
-    const methods = (await outbox().find({ method: { $in: ['edit', 'delete'] } }).toArray()).map((e) => JSON.parse(e.body)).filter((b) => b.msg.messageId === stored.messageId);
+    const methods = (
+      await outbox()
+        .find({ method: { $in: ['edit', 'delete'] } })
+        .toArray()
+    )
+      .map((e) => JSON.parse(e.body))
+      .filter((b) => b.msg.messageId === stored.messageId);
     expect(methods.map((b) => b.method).sort()).toEqual(['delete', 'edit']);
     expect(methods.find((b) => b.method === 'edit').msg).toMatchObject({ messageId: stored.messageId, body: 'the price' });
   });

@@ -34,14 +34,35 @@ beforeAll(async () => {
   tenants = services.tenants.client;
 
   const { tenant } = await tenants.StoreTenant({
-    status: 'active', name: 'Inbound Co', maxUsers: 5, maxConnections: 0, acceptTerms: true,
-    email: 'owner@inbound.example', password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+    status: 'active',
+    name: 'Inbound Co',
+    maxUsers: 5,
+    maxConnections: 0,
+    acceptTerms: true,
+    email: 'owner@inbound.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
   });
   tenantId = tenant!.id;
   const hook = { webhookEnabled: true, webhookUrl: 'https://hooks.example/in', webhookIncoming: true };
-  engineChannel = (await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok', ...hook })).whatsapp!;
-  waba = (await tenants.CreateSession({ tenant: tenantId, name: 'Official', type: 'waba', tokenApi: '1098765432', wabaId: 'W1', bmToken: 'bm', ...hook })).whatsapp!;
-  quiet = (await tenants.CreateSession({ tenant: tenantId, name: 'No webhook', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok2' })).whatsapp!;
+  engineChannel = (
+    await tenants.CreateSession({ tenant: tenantId, name: 'Engine', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok', ...hook })
+  ).whatsapp!;
+  waba = (
+    await tenants.CreateSession({
+      tenant: tenantId,
+      name: 'Official',
+      type: 'waba',
+      tokenApi: '1098765432',
+      wabaId: 'W1',
+      bmToken: 'bm',
+      ...hook,
+    })
+  ).whatsapp!;
+  quiet = (
+    await tenants.CreateSession({ tenant: tenantId, name: 'No webhook', type: 'engine_a', engineUrl: engine.url, engineToken: 'tok2' })
+  ).whatsapp!;
 });
 
 afterAll(async () => {
@@ -52,11 +73,25 @@ afterAll(async () => {
 let lastNumber = 0;
 const newNumber = () => `55219${String(40_000_000 + ++lastNumber)}`;
 const wabaText = (from: string, body: string, id = `wamid.${randomUUID()}`): InboundEvent => ({
-  kind: 'message', channelType: 'waba', accountId: waba.tokenApi, from, contactName: 'Ana', providerMessageId: id,
-  body, messageType: 'text', timestampMs: 1_718_000_000_000, rawJson: JSON.stringify({ id, text: { body } }),
+  kind: 'message',
+  channelType: 'waba',
+  accountId: waba.tokenApi,
+  from,
+  contactName: 'Ana',
+  providerMessageId: id,
+  body,
+  messageType: 'text',
+  timestampMs: 1_718_000_000_000,
+  rawJson: JSON.stringify({ id, text: { body } }),
 });
 const engineText = (channelId: number, from: string, body: string, id = `3EB0${randomUUID()}`): InboundEvent => ({
-  kind: 'message', channelId, channelType: 'engine_a', from, providerMessageId: id, body, messageType: 'text',
+  kind: 'message',
+  channelId,
+  channelType: 'engine_a',
+  from,
+  providerMessageId: id,
+  body,
+  messageType: 'text',
 });
 
 describe('IngestEvents: incoming messages', () => {
@@ -72,13 +107,30 @@ describe('IngestEvents: incoming messages', () => {
     expect(await db.collection('messages').countDocuments({ _id: first.messageId as never })).toBe(1);
 
     const stored = await messaging.GetMessage({ tenantId, messageId: first.messageId });
-    expect(stored).toMatchObject({ direction: 'in', body: 'Hello there', ticketId: first.ticketId, channelId: waba.id, providerMessageId: event.providerMessageId });
-    const events = await outbox().find({ _id: messageEventId(first.messageId) }).toArray();
+    expect(stored).toMatchObject({
+      direction: 'in',
+      body: 'Hello there',
+      ticketId: first.ticketId,
+      channelId: waba.id,
+      providerMessageId: event.providerMessageId,
+    });
+    const events = await outbox()
+      .find({ _id: messageEventId(first.messageId) })
+      .toArray();
     expect(events).toHaveLength(1);
     const body = JSON.parse(events[0].body);
     expect(body).toMatchObject({
       method: 'message',
-      msg: { messageId: first.messageId, ticketId: first.ticketId, whatsappId: waba.id, body: 'Hello there', from: event.from, contactName: 'Ana', type: 'text', raw: { id: event.providerMessageId } },
+      msg: {
+        messageId: first.messageId,
+        ticketId: first.ticketId,
+        whatsappId: waba.id,
+        body: 'Hello there',
+        from: event.from,
+        contactName: 'Ana',
+        type: 'text',
+        raw: { id: event.providerMessageId },
+      },
       ticket: { id: first.ticketId, status: 'pending', whatsappId: waba.id, contact: { number: event.from } },
     });
   });
@@ -165,7 +217,12 @@ describe('IngestEvents: delivery statuses', () => {
     return services.settled(tenantId, res.messageId);
   }
   const status = (providerMessageId: string, value: string, error = ''): InboundEvent => ({
-    kind: 'status', channelId: engineChannel.id, channelType: 'engine_a', providerMessageId, status: value, error,
+    kind: 'status',
+    channelId: engineChannel.id,
+    channelType: 'engine_a',
+    providerMessageId,
+    status: value,
+    error,
   });
 
   it('moves a sent message forward only, each change one message.status event', async () => {
@@ -173,16 +230,27 @@ describe('IngestEvents: delivery statuses', () => {
     expect(msg.status).toBe('sent');
     const pid = msg.providerMessageId;
     const outcomes = async (...values: string[]) => (await ingest(...values.map((v) => status(pid, v)))).map((r) => r.outcome);
-    expect(await outcomes('delivered', 'read', 'delivered', 'read')).toEqual(['status_applied', 'status_applied', 'duplicate', 'duplicate']);
+    expect(await outcomes('delivered', 'read', 'delivered', 'read')).toEqual([
+      'status_applied',
+      'status_applied',
+      'duplicate',
+      'duplicate',
+    ]);
     expect((await messaging.GetMessage({ tenantId, messageId: msg.messageId })).status).toBe('read');
 
     // The dispatcher's own change (sent) is an event only when an integration of the channel has a
     // urlMessageStatus (none here); providers' changes always are.
-    const events = await outbox().find({ _id: { $in: ['sent', 'delivered', 'read', 'failed'].map((s) => statusEventId(msg.messageId, s)) } as never }).toArray();
+    const events = await outbox()
+      .find({ _id: { $in: ['sent', 'delivered', 'read', 'failed'].map((s) => statusEventId(msg.messageId, s)) } as never })
+      .toArray();
     expect(events.map((e) => JSON.parse(e.body).msg.status).sort()).toEqual(['delivered', 'read']);
     for (const e of events) {
       expect(e).toMatchObject({ method: 'message.status', target: 'integrations', urlField: 'urlMessageStatus' });
-      expect(JSON.parse(e.body)).toMatchObject({ method: 'message.status', msg: { messageId: msg.messageId, ticketId: msg.ticketId, providerMessageId: pid }, ticket: { id: msg.ticketId } });
+      expect(JSON.parse(e.body)).toMatchObject({
+        method: 'message.status',
+        msg: { messageId: msg.messageId, ticketId: msg.ticketId, providerMessageId: pid },
+        ticket: { id: msg.ticketId },
+      });
     }
   });
 
@@ -193,7 +261,9 @@ describe('IngestEvents: delivery statuses', () => {
     const [delivered] = await ingest({ ...status(msg.providerMessageId, 'delivered'), pricing });
     expect(delivered.outcome).toBe('status_applied');
     expect(await messaging.GetMessage({ tenantId, messageId: msg.messageId })).toMatchObject({ status: 'delivered', pricing });
-    const [event] = await outbox().find({ _id: statusEventId(msg.messageId, 'delivered') as never }).toArray();
+    const [event] = await outbox()
+      .find({ _id: statusEventId(msg.messageId, 'delivered') as never })
+      .toArray();
     expect(JSON.parse(event.body).msg.pricing).toEqual(pricing);
 
     // A later status without pricing keeps what was stored.
@@ -203,7 +273,9 @@ describe('IngestEvents: delivery statuses', () => {
 
   it('ignores a status the message has passed without having had it', async () => {
     const msg = await sentMessage();
-    expect((await ingest(status(msg.providerMessageId, 'read'), status(msg.providerMessageId, 'delivered'))).map((r) => r.outcome)).toEqual(['status_applied', 'ignored']);
+    expect((await ingest(status(msg.providerMessageId, 'read'), status(msg.providerMessageId, 'delivered'))).map((r) => r.outcome)).toEqual(
+      ['status_applied', 'ignored'],
+    );
     expect((await messaging.GetMessage({ tenantId, messageId: msg.messageId })).status).toBe('read');
     expect(await outbox().countDocuments({ _id: statusEventId(msg.messageId, 'delivered') as never })).toBe(0);
   });
@@ -212,25 +284,46 @@ describe('IngestEvents: delivery statuses', () => {
     const msg = await sentMessage();
     const [failed] = await ingest(status(msg.providerMessageId, 'failed', '(#131047) Re-engagement message'));
     expect(failed.outcome).toBe('status_applied');
-    expect(await messaging.GetMessage({ tenantId, messageId: msg.messageId })).toMatchObject({ status: 'failed', error: '(#131047) Re-engagement message' });
-    expect(await ingest(status(msg.providerMessageId, 'read'))).toEqual([{ outcome: 'ignored', messageId: msg.messageId, ticketId: msg.ticketId }]);
+    expect(await messaging.GetMessage({ tenantId, messageId: msg.messageId })).toMatchObject({
+      status: 'failed',
+      error: '(#131047) Re-engagement message',
+    });
+    expect(await ingest(status(msg.providerMessageId, 'read'))).toEqual([
+      { outcome: 'ignored', messageId: msg.messageId, ticketId: msg.ticketId },
+    ]);
     expect(await ingest(status('NOT-OURS', 'delivered'))).toEqual([{ outcome: 'status_unknown_message', messageId: '', ticketId: 0 }]);
   });
 });
 
 describe('IngestEvents: engine connection', () => {
   it("sets the channel's status and writes one service.status event per change", async () => {
-    const { whatsapp } = await tenants.CreateSession({ tenant: tenantId, name: 'Conn', type: 'engine_a', engineUrl: engine.url, engineToken: 't3' });
-    const conn = (connection: string): InboundEvent => ({ kind: 'connection', channelId: whatsapp!.id, channelType: 'engine_a', connection });
+    const { whatsapp } = await tenants.CreateSession({
+      tenant: tenantId,
+      name: 'Conn',
+      type: 'engine_a',
+      engineUrl: engine.url,
+      engineToken: 't3',
+    });
+    const conn = (connection: string): InboundEvent => ({
+      kind: 'connection',
+      channelId: whatsapp!.id,
+      channelType: 'engine_a',
+      connection,
+    });
     expect(await ingest(conn('CONNECTED'), conn('CONNECTED'))).toEqual([
       { outcome: 'connection_applied', messageId: '', ticketId: 0 },
       { outcome: 'duplicate', messageId: '', ticketId: 0 },
     ]);
     expect((await tenants.GetChannel({ tenantId, channelId: whatsapp!.id })).status).toBe('CONNECTED');
-    expect((await ingest(conn('DISCONNECTED'), conn('CONNECTED'))).map((r) => r.outcome)).toEqual(['connection_applied', 'connection_applied']);
+    expect((await ingest(conn('DISCONNECTED'), conn('CONNECTED'))).map((r) => r.outcome)).toEqual([
+      'connection_applied',
+      'connection_applied',
+    ]);
     expect((await tenants.GetChannel({ tenantId, channelId: whatsapp!.id })).status).toBe('CONNECTED');
 
-    const events = await outbox().find({ method: 'service.status', body: { $regex: `"whatsappId":${whatsapp!.id},` } }).toArray();
+    const events = await outbox()
+      .find({ method: 'service.status', body: { $regex: `"whatsappId":${whatsapp!.id},` } })
+      .toArray();
     expect(events.map((e) => JSON.parse(e.body).status).sort()).toEqual(['CONNECTED', 'CONNECTED', 'DISCONNECTED']);
     expect(new Set(events.map((e) => e._id)).size).toBe(3);
     expect(events[0]).toMatchObject({ target: 'integrations', urlField: 'urlServiceStatus' });
@@ -248,7 +341,9 @@ describe("IngestEvents: the waba contact's 24-hour window", () => {
     expect(ticket.contact!.lastInboundAt).toBe(new Date(written).toISOString());
     // A clock ahead of ours is capped at now.
     const [ahead] = await ingest({ ...wabaText(from, 'Again'), ...at(Date.now() + 3_600_000) });
-    expect(Date.parse((await tickets.GetTicket({ tenantId, ticketId: ahead.ticketId })).contact!.lastInboundAt)).toBeLessThanOrEqual(Date.now());
+    expect(Date.parse((await tickets.GetTicket({ tenantId, ticketId: ahead.ticketId })).contact!.lastInboundAt)).toBeLessThanOrEqual(
+      Date.now(),
+    );
 
     const [onEngine] = await ingest(engineText(engineChannel.id, newNumber(), 'Hi'));
     expect((await tickets.GetTicket({ tenantId, ticketId: onEngine.ticketId })).contact!.lastInboundAt).toBe('');
@@ -264,6 +359,10 @@ describe("IngestEvents: the waba contact's 24-hour window", () => {
     const [answer] = await ingest({ ...wabaText(from, '5'), ...at(written) });
     expect(answer).toMatchObject({ outcome: 'stored', ticketId: ticket!.id });
     const after = await tickets.GetTicket({ tenantId, ticketId: ticket!.id });
-    expect(after).toMatchObject({ status: 'closed', evaluation: { answer: '5' }, contact: { lastInboundAt: new Date(written).toISOString() } });
+    expect(after).toMatchObject({
+      status: 'closed',
+      evaluation: { answer: '5' },
+      contact: { lastInboundAt: new Date(written).toISOString() },
+    });
   });
 });

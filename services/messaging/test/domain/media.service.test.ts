@@ -50,7 +50,13 @@ describe('MediaService', () => {
     ...over,
   });
   const media = (over: Record<string, unknown>) => ({ url: '', mimeType: '', fileName: '', data: Buffer.alloc(0), voice: false, ...over });
-  const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: DomainError) => e);
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: DomainError) => e,
+    );
 
   it('fetches a mediaUrl, takes the type from the response and the name from the path, and signs a link', async () => {
     const store = new MemoryStore();
@@ -80,15 +86,22 @@ describe('MediaService', () => {
   });
 
   it('never reaches a private address without the allow list', async () => {
-    const err = await failure(new MediaService(new MemoryStore(), settings({ fetchAllowPrivate: undefined })).resolve(1, media({ url: `${base}/photo.png` })));
+    const err = await failure(
+      new MediaService(new MemoryStore(), settings({ fetchAllowPrivate: undefined })).resolve(1, media({ url: `${base}/photo.png` })),
+    );
     expect(err.code).toBe('ERR_URL_BLOCKED');
     expect(hits).toEqual([]);
   });
 
   it('caps the size of fetched and sent files', async () => {
     const small = settings({ maxBytes: 4 });
-    expect((await failure(new MediaService(new MemoryStore(), small).resolve(1, media({ url: `${base}/photo.png` })))).code).toBe('ERR_PAYLOAD_TOO_LARGE');
-    expect((await failure(new MediaService(new MemoryStore(), small).resolve(1, media({ data: PNG, mimeType: 'image/png', fileName: 'x' })))).code).toBe('ERR_PAYLOAD_TOO_LARGE');
+    expect((await failure(new MediaService(new MemoryStore(), small).resolve(1, media({ url: `${base}/photo.png` })))).code).toBe(
+      'ERR_PAYLOAD_TOO_LARGE',
+    );
+    expect(
+      (await failure(new MediaService(new MemoryStore(), small).resolve(1, media({ data: PNG, mimeType: 'image/png', fileName: 'x' }))))
+        .code,
+    ).toBe('ERR_PAYLOAD_TOO_LARGE');
   });
 
   it('keeps the extension of the type and refuses path characters', async () => {

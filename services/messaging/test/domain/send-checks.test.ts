@@ -21,18 +21,37 @@ const refused = (check: () => unknown): string[] => {
   }
 };
 
-const byNumber = (number: string) => ({ tenantId: 1, ticketId: 0, number, channelId: 3, body: 'Hi' }) as proto.messaging.SendByTicketRequest__Output;
-const template = (number: string) => ({ tenantId: 1, channelId: 3, number, name: 'order_update', language: 'pt_BR', componentsJson: '' }) as proto.messaging.SendTemplateRequest__Output;
+const byNumber = (number: string) =>
+  ({ tenantId: 1, ticketId: 0, number, channelId: 3, body: 'Hi' }) as proto.messaging.SendByTicketRequest__Output;
+const template = (number: string) =>
+  ({
+    tenantId: 1,
+    channelId: 3,
+    number,
+    name: 'order_update',
+    language: 'pt_BR',
+    componentsJson: '',
+  }) as proto.messaging.SendTemplateRequest__Output;
 const wabaButtons = (number: string) =>
-  ({ tenantId: 1, route: 'waba', type: 'button', json: '{}', number, channelId: 3, body: 'Confirm?' }) as proto.messaging.SendInteractiveRequest__Output;
+  ({
+    tenantId: 1,
+    route: 'waba',
+    type: 'button',
+    json: '{}',
+    number,
+    channelId: 3,
+    body: 'Confirm?',
+  }) as proto.messaging.SendInteractiveRequest__Output;
 
 describe('a send by number', () => {
   it('takes a number, a platform user id, a BSUID, a parent BSUID and a LID', () => {
-    for (const number of ['+55 (11) 98765-4321', '27391827364519283', BSUID, PARENT_BSUID, LID]) expect(refused(() => checkNumberSend(byNumber(number)))).toEqual([]);
+    for (const number of ['+55 (11) 98765-4321', '27391827364519283', BSUID, PARENT_BSUID, LID])
+      expect(refused(() => checkNumberSend(byNumber(number)))).toEqual([]);
   });
 
   it('refuses anything else, naming number', () => {
-    for (const number of ['', '1234', 'BR.1349-1208', '123@lid', 'ana@example.com']) expect(refused(() => checkNumberSend(byNumber(number)))).toEqual(['number']);
+    for (const number of ['', '1234', 'BR.1349-1208', '123@lid', 'ana@example.com'])
+      expect(refused(() => checkNumberSend(byNumber(number)))).toEqual(['number']);
   });
 });
 
@@ -45,7 +64,7 @@ describe('the official channel by number (templates, sendButtonWABA, sendListWAB
     }
   });
 
-  it('refuses a LID (an unofficial engine\'s) and ids longer than a phone number, naming number', () => {
+  it("refuses a LID (an unofficial engine's) and ids longer than a phone number, naming number", () => {
     for (const number of [LID, '27391827364519283', 'BR.1349-1208', '']) {
       expect(isWabaContact(number)).toBe(false);
       expect(refused(() => checkTemplateSend(template(number)))).toEqual(['number']);

@@ -25,18 +25,39 @@ let waba: number;
 
 beforeAll(async () => {
   provider = await startFakeProvider(acceptWithId);
-  services = await startMessagingWithPeers('messaging-interactive-test', { PROVIDER_TIMEOUT_MS: '3000', META_GRAPH_URL: `${provider.url}/graph` });
+  services = await startMessagingWithPeers('messaging-interactive-test', {
+    PROVIDER_TIMEOUT_MS: '3000',
+    META_GRAPH_URL: `${provider.url}/graph`,
+  });
   messagingDb = services.messaging.db;
   tickets = services.tickets.client;
   messaging = services.messaging.client;
   const tenants = services.tenants.client;
   const { tenant } = await tenants.StoreTenant({
-    status: 'active', name: 'Acme', maxUsers: 5, maxConnections: 5, acceptTerms: true,
-    email: 'owner@interactive.example', password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+    status: 'active',
+    name: 'Acme',
+    maxUsers: 5,
+    maxConnections: 5,
+    acceptTerms: true,
+    email: 'owner@interactive.example',
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
   });
   tenantId = tenant!.id;
-  engineA = (await tenants.CreateSession({ tenant: tenantId, name: 'Engine A', type: 'engine_a', engineUrl: provider.url, engineToken: 'eng-tok' })).whatsapp!.id;
-  waba = (await tenants.CreateSession({ tenant: tenantId, name: 'Official', type: 'waba', tokenApi: '1029384756', wabaId: '99', bmToken: 'bm-tok' })).whatsapp!.id;
+  engineA = (
+    await tenants.CreateSession({ tenant: tenantId, name: 'Engine A', type: 'engine_a', engineUrl: provider.url, engineToken: 'eng-tok' })
+  ).whatsapp!.id;
+  waba = (
+    await tenants.CreateSession({
+      tenant: tenantId,
+      name: 'Official',
+      type: 'waba',
+      tokenApi: '1029384756',
+      wabaId: '99',
+      bmToken: 'bm-tok',
+    })
+  ).whatsapp!.id;
 });
 
 afterAll(async () => {
@@ -55,12 +76,34 @@ const newTicket = async (channelId = engineA, status?: 'closed') => {
 };
 const messagesOf = (ticketId: number) => messagingDb.collection('messages').find({ ticketId }).toArray();
 
-const QUICK_REPLY = { body: { text: 'Pick one' }, buttons: [{ display_text: 'Yes', id: 'yes' }, { display_text: 'No', id: 'no' }] };
+const QUICK_REPLY = {
+  body: { text: 'Pick one' },
+  buttons: [
+    { display_text: 'Yes', id: 'yes' },
+    { display_text: 'No', id: 'no' },
+  ],
+};
 const quickReply = (ticketId: number, route = 'engine_a') =>
-  messaging.SendInteractive({ tenantId, route, type: 'quickReply', json: JSON.stringify(QUICK_REPLY), ticketId, body: 'Pick one\n[Yes] [No]' });
+  messaging.SendInteractive({
+    tenantId,
+    route,
+    type: 'quickReply',
+    json: JSON.stringify(QUICK_REPLY),
+    ticketId,
+    body: 'Pick one\n[Yes] [No]',
+  });
 const WABA_BUTTONS = { message: 'Confirm?', button1: 'Yes', button2: 'No' };
 const wabaButtons = (number: string, over: Record<string, unknown> = {}) =>
-  messaging.SendInteractive({ tenantId, route: 'waba', type: 'button', json: JSON.stringify(WABA_BUTTONS), number, channelId: waba, body: 'Confirm?\n[Yes] [No]', ...over });
+  messaging.SendInteractive({
+    tenantId,
+    route: 'waba',
+    type: 'button',
+    json: JSON.stringify(WABA_BUTTONS),
+    number,
+    channelId: waba,
+    body: 'Confirm?\n[Yes] [No]',
+    ...over,
+  });
 
 describe('SendInteractive to a ticket', () => {
   it('delivers through the ticket channel and stores the interactive type and JSON with the message', async () => {
@@ -70,7 +113,10 @@ describe('SendInteractive to a ticket', () => {
     expect(res).toMatchObject({ ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false });
     await services.settled(tenantId, res.messageId);
     expect(provider.requests).toHaveLength(1);
-    expect(provider.requests[0]).toMatchObject({ url: '/messages', body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, options: { messageId: res.messageId } } });
+    expect(provider.requests[0]).toMatchObject({
+      url: '/messages',
+      body: { jid: `${ticket.contact!.number}@s.whatsapp.net`, options: { messageId: res.messageId } },
+    });
     expect(provider.requests[0].body.content.interactiveMessage).toBeDefined();
     await expect(messaging.GetMessage({ tenantId, messageId: res.messageId })).resolves.toMatchObject({
       ticketId: ticket.id,
@@ -109,7 +155,16 @@ describe('SendInteractive to a ticket', () => {
 
   it("answers NOT_FOUND for another tenant's ticket", async () => {
     const ticket = await newTicket();
-    const err = await rpcError(messaging.SendInteractive({ tenantId: tenantId + 1000, route: 'engine_a', type: 'quickReply', json: '{}', ticketId: ticket.id, body: 'x' }));
+    const err = await rpcError(
+      messaging.SendInteractive({
+        tenantId: tenantId + 1000,
+        route: 'engine_a',
+        type: 'quickReply',
+        json: '{}',
+        ticketId: ticket.id,
+        body: 'x',
+      }),
+    );
     expect(errCode(err)).toBe('ERR_TICKET_NOT_FOUND');
     expect(provider.requests).toEqual([]);
   });
@@ -120,7 +175,7 @@ describe('SendInteractive to a ticket', () => {
     expect(errFields(err)).toEqual(['route', 'type', 'json', 'body', 'ticketId']);
   });
 
-  it('accepts the message, then stores a refusal as failed with the provider\'s reason', async () => {
+  it("accepts the message, then stores a refusal as failed with the provider's reason", async () => {
     const ticket = await newTicket();
     provider.answer(() => ({ status: 400, body: { message: 'session closed' } }));
     const res = await quickReply(ticket.id);
@@ -144,7 +199,7 @@ async function wrote(number: string, at = new Date()): Promise<void> {
 }
 
 describe('SendInteractive to a number (waba routes)', () => {
-  it("refuses a contact outside its 24-hour window (ERR_OUTSIDE_WINDOW), opening no ticket and sending nothing", async () => {
+  it('refuses a contact outside its 24-hour window (ERR_OUTSIDE_WINDOW), opening no ticket and sending nothing', async () => {
     const never = newNumber();
     expect(errCode(await rpcError(wabaButtons(never)))).toBe('ERR_OUTSIDE_WINDOW');
     const stale = newNumber();
@@ -183,7 +238,7 @@ describe('SendInteractive to a number (waba routes)', () => {
     expect(provider.requests).toHaveLength(1);
   });
 
-  it("refuses a pinned ticket of another contact (NOT_FOUND) or a closed one (ERR_TICKET_CLOSED), sending nothing", async () => {
+  it('refuses a pinned ticket of another contact (NOT_FOUND) or a closed one (ERR_TICKET_CLOSED), sending nothing', async () => {
     const someoneElse = await newTicket(waba);
     const notTheirs = await rpcError(wabaButtons(newNumber(), { ticketId: someoneElse.id }));
     expect(errCode(notTheirs)).toBe('ERR_TICKET_NOT_FOUND');

@@ -36,12 +36,14 @@ const newTicket = async () => {
   const { ticket } = await tickets.CreateTicket({ tenantId, channelId, number: `55119${String(30_000_000 + ++lastNumber)}` });
   return ticket!;
 };
-const send = (ticketId: number, over: Record<string, unknown> = {}) => messaging.SendByTicket({ tenantId, ticketId, body: 'Hello!', ...over });
+const send = (ticketId: number, over: Record<string, unknown> = {}) =>
+  messaging.SendByTicket({ tenantId, ticketId, body: 'Hello!', ...over });
 
 /** convo_cache_lookups_total of the ticket copies (every service here shares this process's registry). */
 async function ticketLookups(): Promise<{ hit: number; miss: number }> {
   const text = await metricsText();
-  const count = (result: string) => Number(new RegExp(`^convo_cache_lookups_total\\{cache="ticket",result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const count = (result: string) =>
+    Number(new RegExp(`^convo_cache_lookups_total\\{cache="ticket",result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   return { hit: count('hit'), miss: count('miss') };
 }
 

@@ -34,7 +34,14 @@ afterAll(async () => {
 
 /** An event of the tenant with `attempts` finished attempts, by relays r0, r1, … */
 async function eventWithAttempts(tenantId: number, attempts: number): Promise<OutboxEventDoc> {
-  const event = outboxEvent({ id: eventId(`attempt-log:${randomUUID()}`), tenantId, channelId: 1, method: 'message', target: 'channel', body: {} });
+  const event = outboxEvent({
+    id: eventId(`attempt-log:${randomUUID()}`),
+    tenantId,
+    channelId: 1,
+    method: 'message',
+    target: 'channel',
+    body: {},
+  });
   await outbox.add(event);
   for (let i = 0; i < attempts; i++) {
     const lease = await outbox.claim((await outbox.findEvent(event._id))!, `r${i}`, 30_000);

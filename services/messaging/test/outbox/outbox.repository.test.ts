@@ -25,7 +25,14 @@ afterAll(async () => {
 });
 
 async function newEvent() {
-  const doc = outboxEvent({ id: eventId(`outbox-test:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: { n: 1 } });
+  const doc = outboxEvent({
+    id: eventId(`outbox-test:${randomUUID()}`),
+    tenantId: 1,
+    channelId: 1,
+    method: 'message',
+    target: 'channel',
+    body: { n: 1 },
+  });
   await outbox.add(doc);
   return doc;
 }
@@ -38,7 +45,16 @@ describe('the outbox', () => {
   });
 
   it('stores concurrent events in fewer commands than events; of one id written twice at once, exactly one write is told it stored', async () => {
-    const docs = Array.from({ length: 20 }, (_, i) => outboxEvent({ id: eventId(`outbox-group:${randomUUID()}`), tenantId: 1, channelId: 1, method: 'message', target: 'channel', body: { i } }));
+    const docs = Array.from({ length: 20 }, (_, i) =>
+      outboxEvent({
+        id: eventId(`outbox-group:${randomUUID()}`),
+        tenantId: 1,
+        channelId: 1,
+        method: 'message',
+        target: 'channel',
+        body: { i },
+      }),
+    );
     const twice = docs[7];
     let answers: boolean[] = [];
     const commands = await commandsDuring(conn, async () => {
@@ -85,7 +101,10 @@ describe('the outbox', () => {
     const event = await newEvent();
     let first: Awaited<ReturnType<typeof outbox.claim>> = null;
     // Only a holder changes a pending event: one that none has held is still as the relay read it.
-    expect(await commandsDuring(conn, async () => (first = await outbox.claim(event, 'a', 300)))).toEqual(['insert outbox_attempts', 'update outbox']);
+    expect(await commandsDuring(conn, async () => (first = await outbox.claim(event, 'a', 300)))).toEqual([
+      'insert outbox_attempts',
+      'update outbox',
+    ]);
     expect(first).toMatchObject({ gen: 1, event: { _id: event._id, status: 'pending', gen: 1 } });
     await new Promise((r) => setTimeout(r, 350));
     // Generation 2: the holder of generation 1 may have finished the event meanwhile, so it is read.
@@ -120,7 +139,8 @@ describe('the outbox', () => {
 
   it("asks for the relay's due events without a sort (FerretDB would read every pending event to sort them), the gauge's oldest with one", async () => {
     const finds: Array<Record<string, unknown>> = [];
-    const record = (e: { commandName: string; command: Record<string, unknown> }) => void (e.commandName === 'find' && finds.push(e.command));
+    const record = (e: { commandName: string; command: Record<string, unknown> }) =>
+      void (e.commandName === 'find' && finds.push(e.command));
     conn.getClient().on('commandStarted', record);
     try {
       await outbox.due(new Date(), 50);

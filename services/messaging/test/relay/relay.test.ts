@@ -47,15 +47,25 @@ function startRelay(over: Partial<typeof SETTINGS> = {}) {
 }
 
 beforeAll(async () => {
-  [mesh, receiver] = await Promise.all([startTestMesh('messaging-relay-test', { WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1' }), startWebhookReceiver()]);
+  [mesh, receiver] = await Promise.all([
+    startTestMesh('messaging-relay-test', { WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1' }),
+    startWebhookReceiver(),
+  ]);
   // The relay calls as messaging, to which tenants hands the channels' signing secrets.
   tenants = createClient('tenants', (await mesh.start(tenantsService)).address, { caller: 'messaging' });
   conn = await connectDatabase(mesh.database.uri, 'convo_messaging');
   outbox = new OutboxRepository(conn);
   await outbox.init();
   const { tenant, adminUser } = await tenants.StoreTenant({
-    status: 'active', name: 'Relay Co', maxUsers: 5, maxConnections: 0, acceptTerms: true,
-    email: `owner-${randomUUID()}@relay.example`, password: 'secret-pass1', userName: 'Owner', profile: 'admin',
+    status: 'active',
+    name: 'Relay Co',
+    maxUsers: 5,
+    maxConnections: 0,
+    acceptTerms: true,
+    email: `owner-${randomUUID()}@relay.example`,
+    password: 'secret-pass1',
+    userName: 'Owner',
+    profile: 'admin',
   });
   tenantId = tenant!.id;
   userId = adminUser!.id;
@@ -75,14 +85,33 @@ afterAll(async () => {
 /** A channel whose webhook points at the receiver under its own path. */
 async function newChannel(path = `/${randomUUID()}`, webhook: { enabled?: boolean; incoming?: boolean } = {}) {
   const { whatsapp } = await tenants.CreateSession({
-    tenant: tenantId, name: 'Hooks', type: 'engine_a', engineUrl: 'http://engine.invalid', engineToken: 'tok',
-    webhookEnabled: webhook.enabled ?? true, webhookUrl: `${receiver.url}${path}`, webhookIncoming: webhook.incoming ?? true,
+    tenant: tenantId,
+    name: 'Hooks',
+    type: 'engine_a',
+    engineUrl: 'http://engine.invalid',
+    engineToken: 'tok',
+    webhookEnabled: webhook.enabled ?? true,
+    webhookUrl: `${receiver.url}${path}`,
+    webhookIncoming: webhook.incoming ?? true,
   });
   return { channel: whatsapp!, path };
 }
 
-async function addEvent(channelId: number, method: WebhookMethod = 'message', target: OutboxEventDoc['target'] = 'channel', body: unknown = { method, n: randomUUID() }) {
-  const doc = outboxEvent({ id: eventId(`relay-test:${randomUUID()}`), tenantId, channelId, method, target, urlField: target === 'integrations' ? 'urlMessageStatus' : undefined, body });
+async function addEvent(
+  channelId: number,
+  method: WebhookMethod = 'message',
+  target: OutboxEventDoc['target'] = 'channel',
+  body: unknown = { method, n: randomUUID() },
+) {
+  const doc = outboxEvent({
+    id: eventId(`relay-test:${randomUUID()}`),
+    tenantId,
+    channelId,
+    method,
+    target,
+    urlField: target === 'integrations' ? 'urlMessageStatus' : undefined,
+    body,
+  });
   expect(await outbox.add(doc)).toBe(true);
   return doc;
 }
@@ -124,7 +153,14 @@ describe('the webhook relay', () => {
 
     const attempts = await outbox.attemptsOf(event._id);
     expect(attempts).toEqual([
-      expect.objectContaining({ gen: 1, relayId: 'relay-1', outcome: 'delivered', httpStatus: 200, url: `${receiver.url}${path}`, error: '' }),
+      expect.objectContaining({
+        gen: 1,
+        relayId: 'relay-1',
+        outcome: 'delivered',
+        httpStatus: 200,
+        url: `${receiver.url}${path}`,
+        error: '',
+      }),
     ]);
     expect(attempts[0].finishedAt).not.toBeNull();
   });
@@ -181,12 +217,17 @@ describe('the webhook relay', () => {
 
   it.each([429, 503])('waits as long as Retry-After asks on %i', async (status) => {
     const { channel, path } = await newChannel();
-    receiver.answer((hook) => (hook.path === path && at(path).length === 1 ? { status, headers: { 'retry-after': '2' } } : { status: 200 }));
+    receiver.answer((hook) =>
+      hook.path === path && at(path).length === 1 ? { status, headers: { 'retry-after': '2' } } : { status: 200 },
+    );
     const event = await addEvent(channel.id);
     startRelay();
     expect((await settled(event._id)).status).toBe('delivered');
     const attempts = await outbox.attemptsOf(event._id);
-    expect(attempts.map((a) => [a.outcome, a.httpStatus])).toEqual([['failed', status], ['delivered', 200]]);
+    expect(attempts.map((a) => [a.outcome, a.httpStatus])).toEqual([
+      ['failed', status],
+      ['delivered', 200],
+    ]);
     // The relay chose the receiver's 2 s rather than a backoff, counted from when it read the answer...
     const [failed, delivered] = attempts;
     expect(failed.delayMs).toBe(2_000);
@@ -246,8 +287,24 @@ describe('the webhook relay', () => {
   it("fans a status event out to every integration's urlMessageStatus, each with its own webhook-id", async () => {
     const { channel } = await newChannel();
     const statusPath = `/${randomUUID()}`;
-    const api = await tenants.CreateApi({ name: 'CRM', sessionId: channel.id, userId, tenant: tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: `${receiver.url}${statusPath}`, urlServiceStatus: '' });
-    await tenants.CreateApi({ name: 'No callbacks', sessionId: channel.id, userId, tenant: tenantId, authToken: randomBytes(24).toString('hex'), urlMessageStatus: '', urlServiceStatus: '' });
+    const api = await tenants.CreateApi({
+      name: 'CRM',
+      sessionId: channel.id,
+      userId,
+      tenant: tenantId,
+      authToken: randomBytes(24).toString('hex'),
+      urlMessageStatus: `${receiver.url}${statusPath}`,
+      urlServiceStatus: '',
+    });
+    await tenants.CreateApi({
+      name: 'No callbacks',
+      sessionId: channel.id,
+      userId,
+      tenant: tenantId,
+      authToken: randomBytes(24).toString('hex'),
+      urlMessageStatus: '',
+      urlServiceStatus: '',
+    });
     const parent = await addEvent(channel.id, 'message.status', 'integrations', { method: 'message.status', msg: { status: 'delivered' } });
     startRelay();
     expect((await settled(parent._id)).status).toBe('fanned_out');
@@ -264,7 +321,10 @@ describe('the webhook relay', () => {
     const { channel, path } = await newChannel(undefined, { incoming: false });
     const event = await addEvent(channel.id);
     startRelay();
-    expect(await settled(event._id)).toMatchObject({ status: 'canceled', lastError: 'incoming messages are switched off for the channel webhook' });
+    expect(await settled(event._id)).toMatchObject({
+      status: 'canceled',
+      lastError: 'incoming messages are switched off for the channel webhook',
+    });
     expect(at(path)).toEqual([]);
   });
 
@@ -287,7 +347,10 @@ describe('the webhook relay', () => {
     startRelay();
     expect((await settled(event._id)).status).toBe('delivered');
     const attempts = await outbox.attemptsOf(event._id);
-    expect(attempts.map((a) => [a.relayId, a.outcome])).toEqual([['relay-1', 'released'], ['relay-2', 'delivered']]);
+    expect(attempts.map((a) => [a.relayId, a.outcome])).toEqual([
+      ['relay-1', 'released'],
+      ['relay-2', 'delivered'],
+    ]);
     // Taken over while the released attempt's lease still ran: the release, not the lease, freed it.
     expect(attempts[1].startedAt.getTime()).toBeLessThan(attempts[0].leaseUntil.getTime());
   });

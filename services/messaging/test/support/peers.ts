@@ -20,7 +20,11 @@ export interface MessagingWithPeers {
   /** A dispatcher on messaging's database (in this process, as its own process would run it). */
   dispatcher: Dispatcher;
   /** Waits until the dispatcher has settled the message (any status but queued, or `until`). */
-  settled(tenantId: number, messageId: string, until?: (m: proto.messaging.Message__Output) => boolean): Promise<proto.messaging.Message__Output>;
+  settled(
+    tenantId: number,
+    messageId: string,
+    until?: (m: proto.messaging.Message__Output) => boolean,
+  ): Promise<proto.messaging.Message__Output>;
   stop(): Promise<void>;
 }
 
@@ -49,7 +53,11 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
       ...env,
     });
     const repo = new MessagesRepository(messaging.db);
-    const leases = new PartitionLeases(messaging.db, 'Dispatch', { partitions: config.partitions, leaseMs: config.leaseMs, owner: config.dispatcherId });
+    const leases = new PartitionLeases(messaging.db, 'Dispatch', {
+      partitions: config.partitions,
+      leaseMs: config.leaseMs,
+      owner: config.dispatcherId,
+    });
     await leases.init();
     const { providerDeadlineMs } = config.messaging;
     const ticketsClient = createClient('tickets', tickets.address, { caller: 'messaging' });
@@ -99,7 +107,10 @@ export async function startMessagingWithPeers(name: string, env: Record<string, 
 }
 
 /** A tenant (Acme) with one engine_a channel whose engine is at `engineUrl`. */
-export async function tenantWithEngine(tenants: TestService<'tenants'>['client'], engineUrl: string): Promise<{ tenantId: number; channelId: number }> {
+export async function tenantWithEngine(
+  tenants: TestService<'tenants'>['client'],
+  engineUrl: string,
+): Promise<{ tenantId: number; channelId: number }> {
   const { tenant } = await tenants.StoreTenant({
     status: 'active',
     name: 'Acme',
@@ -111,6 +122,12 @@ export async function tenantWithEngine(tenants: TestService<'tenants'>['client']
     userName: 'Owner',
     profile: 'admin',
   });
-  const session = await tenants.CreateSession({ tenant: tenant!.id, name: 'WhatsApp', type: 'engine_a', engineUrl, engineToken: 'eng-tok' });
+  const session = await tenants.CreateSession({
+    tenant: tenant!.id,
+    name: 'WhatsApp',
+    type: 'engine_a',
+    engineUrl,
+    engineToken: 'eng-tok',
+  });
   return { tenantId: tenant!.id, channelId: session.whatsapp!.id };
 }

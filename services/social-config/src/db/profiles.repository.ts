@@ -113,7 +113,10 @@ export class ProfilesRepository {
   }
 
   async removePersona(tenantId: number, channelId: number, personaId: string): Promise<void> {
-    await this.Profile.updateOne({ _id: channelId, tenantId }, { $unset: { [personaPath(personaId)]: '' }, $set: { updatedAt: new Date() } }).exec();
+    await this.Profile.updateOne(
+      { _id: channelId, tenantId },
+      { $unset: { [personaPath(personaId)]: '' }, $set: { updatedAt: new Date() } },
+    ).exec();
   }
 }
 

@@ -47,7 +47,9 @@ const PROFILE_FEATURES: Record<'iceBreakers' | 'persistentMenu' | 'greeting', Pr
       return { composerInputDisabled: false, menuItems: listOf(b, 'menuItems').map(menuItem) };
     },
     toMeta: (d) => [{ locale: 'default', call_to_actions: d.menuItems }],
-    store: (d) => ({ persistentMenu: d ? { composerInputDisabled: d.composerInputDisabled as boolean, menuItems: d.menuItems as MenuItemDoc[] } : null }),
+    store: (d) => ({
+      persistentMenu: d ? { composerInputDisabled: d.composerInputDisabled as boolean, menuItems: d.menuItems as MenuItemDoc[] } : null,
+    }),
     current: (doc) => ({ composerInputDisabled: false, menuItems: [], ...doc.persistentMenu }),
   },
   greeting: {
@@ -97,7 +99,11 @@ export class ConfigureService {
     const kind = feature === 'personas' ? PERSONAS_KIND : PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES].kind;
     const channel = await this.tenants.GetChannel({ tenantId, channelId });
     if (channel.type !== kind) {
-      throw validation(`${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`, [{ field: 'channelId', message: `must be a ${kind} channel` }], 'ERR_CHANNEL_MISMATCH');
+      throw validation(
+        `${feature} needs a ${kind} channel; channel ${channelId} is ${channel.type}`,
+        [{ field: 'channelId', message: `must be a ${kind} channel` }],
+        'ERR_CHANNEL_MISMATCH',
+      );
     }
     if (feature === 'personas') return this.personas(action, channel, body);
     return this.profile(PROFILE_FEATURES[feature as keyof typeof PROFILE_FEATURES], action, channel, body);
@@ -125,14 +131,18 @@ export class ConfigureService {
     if (action === 'create') {
       const name = String(body.name);
       const profilePictureUrl = String(body.profilePictureUrl);
-      const created = (await this.graph.call('POST', page, channel.pageToken, { name, profile_picture_url: profilePictureUrl })) as { id?: unknown } | null;
-      if (typeof created?.id !== 'string' || !PERSONA_ID.test(created.id)) throw providerFailed('Meta answered the persona creation without a persona id');
+      const created = (await this.graph.call('POST', page, channel.pageToken, { name, profile_picture_url: profilePictureUrl })) as {
+        id?: unknown;
+      } | null;
+      if (typeof created?.id !== 'string' || !PERSONA_ID.test(created.id))
+        throw providerFailed('Meta answered the persona creation without a persona id');
       const persona = { personaId: created.id, name, profilePictureUrl };
       await this.repo.addPersona(channel.tenantId, channel.id, { ...persona, createdAt: new Date() });
       return persona;
     }
     const personaId = String(body.personaId);
-    if (!PERSONA_ID.test(personaId)) throw validation('Invalid personaId', [{ field: 'personaId', message: 'must be the digits of a Meta persona id' }]);
+    if (!PERSONA_ID.test(personaId))
+      throw validation('Invalid personaId', [{ field: 'personaId', message: 'must be the digits of a Meta persona id' }]);
     await this.graph.call('DELETE', `/${encodeURIComponent(personaId)}`, channel.pageToken);
     await this.repo.removePersona(channel.tenantId, channel.id, personaId);
     return { personaId, deleted: true };

@@ -1,5 +1,11 @@
 import type { proto, ServiceClient } from '@convo/kit';
-import { MENU_ITEM_TYPES, type MenuItemDoc, type PersistentMenuDoc, type ProfileDoc, type ProfilesRepository } from '../db/profiles.repository';
+import {
+  MENU_ITEM_TYPES,
+  type MenuItemDoc,
+  type PersistentMenuDoc,
+  type ProfileDoc,
+  type ProfilesRepository,
+} from '../db/profiles.repository';
 
 export { MENU_ITEM_TYPES, type MenuItemDoc };
 

@@ -15,7 +15,11 @@ export class ApisRepository {
 
   /** The integrations of these tenants by tenant, oldest first: index (tenantId, createdAt). At most `max`. */
   firstApisOf(tenantIds: readonly number[], max: number) {
-    return this.models.Api.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, createdAt: 1 }).limit(max).lean<ApiIntegrationDoc[]>().exec();
+    return this.models.Api.find({ tenantId: anyOf(tenantIds) })
+      .sort({ tenantId: 1, createdAt: 1 })
+      .limit(max)
+      .lean<ApiIntegrationDoc[]>()
+      .exec();
   }
 
   findApiByTokenHash(tokenHash: string) {
@@ -32,15 +36,13 @@ export class ApisRepository {
 
   /** Idempotent: a retried deletion records its revocation once. */
   async recordRevocation(apiId: string, tenantId: number): Promise<void> {
-    await this.models.Revocation.updateOne(
-      { _id: apiId },
-      { $setOnInsert: { tenantId, createdAt: new Date() } },
-      { upsert: true },
-    ).exec();
+    await this.models.Revocation.updateOne({ _id: apiId }, { $setOnInsert: { tenantId, createdAt: new Date() } }, { upsert: true }).exec();
   }
 
   revocationsSince(since: Date) {
-    return this.models.Revocation.find({ createdAt: { $gte: since } }).lean<RevocationDoc[]>().exec();
+    return this.models.Revocation.find({ createdAt: { $gte: since } })
+      .lean<RevocationDoc[]>()
+      .exec();
   }
 
   async pruneRevocations(before: Date): Promise<void> {

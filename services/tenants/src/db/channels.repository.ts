@@ -23,7 +23,10 @@ export class ChannelsRepository {
 
   /** The oldest channel of a kind holding a provider account id (see FindChannelByAccount). */
   findChannelByAccount(type: string, field: 'tokenAPI' | 'pageId', accountId: string) {
-    return this.models.Channel.findOne({ type, [field]: accountId }).sort({ _id: 1 }).lean<ChannelDoc>().exec();
+    return this.models.Channel.findOne({ type, [field]: accountId })
+      .sort({ _id: 1 })
+      .lean<ChannelDoc>()
+      .exec();
   }
 
   listChannels(tenantId: number) {
@@ -32,7 +35,10 @@ export class ChannelsRepository {
 
   /** Every channel of these tenants, by tenant then id: index (tenantId, _id). */
   listChannelsOf(tenantIds: readonly number[]) {
-    return this.models.Channel.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, _id: 1 }).lean<ChannelDoc[]>().exec();
+    return this.models.Channel.find({ tenantId: anyOf(tenantIds) })
+      .sort({ tenantId: 1, _id: 1 })
+      .lean<ChannelDoc[]>()
+      .exec();
   }
 
   async insertChannel(channel: ChannelDoc): Promise<void> {

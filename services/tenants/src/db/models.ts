@@ -1,8 +1,14 @@
 import { Schema, type Connection } from 'mongoose';
-import { paymentChangeSchema, paymentEventSchema, paymentRepeatSchema, reconciliationRunSchema, type PaymentChangeDoc, type PaymentEventDoc } from './payment-models';
+import {
+  paymentChangeSchema,
+  paymentEventSchema,
+  paymentRepeatSchema,
+  reconciliationRunSchema,
+  type PaymentChangeDoc,
+  type PaymentEventDoc,
+} from './payment-models';
 
 export type { PaymentChangeDoc, PaymentEventDoc };
-
 
 export interface GatewayAccountDoc {
   customerId: string;

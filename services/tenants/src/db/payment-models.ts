@@ -1,7 +1,8 @@
 // The payment webhooks' records and the changes payments make (see payments.repository.ts).
 import { Schema } from 'mongoose';
 
-const claimSchema = <T>(fields: Record<string, unknown>) => new Schema<T>({ _id: String, ...fields }, { versionKey: false, timestamps: false });
+const claimSchema = <T>(fields: Record<string, unknown>) =>
+  new Schema<T>({ _id: String, ...fields }, { versionKey: false, timestamps: false });
 
 /**
  * `_id`: `<gateway>:<eventId>`. A gateway's event is applied once (its insert is the claim), and
@@ -65,8 +66,6 @@ export function paymentChangeSchema() {
   schema.index({ tenantId: 1, at: -1 });
   return schema;
 }
-
-
 
 /** A reconciliation run: `_id` `period:<n>` for the periodic one (one per period, whatever the replicas), a uuid for an operator's. */
 export interface ReconciliationRunDoc {

@@ -6,7 +6,10 @@ import type { ReconciliationRunDoc } from './payment-models';
 export type ReconciliationRun = ReconciliationRunDoc;
 
 /** The fields of a tenant a payment event is decided on. */
-export type PaymentState = Pick<TenantDoc, 'paymentGateway' | 'paymentStatus' | 'paymentStatusAt' | 'paymentOverdueSince' | 'status' | 'suspendedByPayment' | 'gatewayCredentials'>;
+export type PaymentState = Pick<
+  TenantDoc,
+  'paymentGateway' | 'paymentStatus' | 'paymentStatusAt' | 'paymentOverdueSince' | 'status' | 'suspendedByPayment' | 'gatewayCredentials'
+>;
 
 /** The record of proven payment webhooks and the log of the status changes payments cause. */
 export class PaymentsRepository {
@@ -52,7 +55,13 @@ export class PaymentsRepository {
    * a wrong status. FerretDB applies it as read-then-write, so the service also runs one change
    * per tenant at a time.
    */
-  async setPaymentIfUnchanged(tenantId: number, gateway: string, customerId: string, expected: PaymentState, set: Record<string, unknown>): Promise<boolean> {
+  async setPaymentIfUnchanged(
+    tenantId: number,
+    gateway: string,
+    customerId: string,
+    expected: PaymentState,
+    set: Record<string, unknown>,
+  ): Promise<boolean> {
     const res = await this.models.Tenant.updateOne(
       {
         _id: tenantId,
@@ -116,7 +125,11 @@ export class PaymentsRepository {
 
   /** The oldest requested runs (an index on status, requestedAt). */
   requestedRuns(limit: number) {
-    return this.models.ReconciliationRun.find({ status: 'requested' }).sort({ requestedAt: 1 }).limit(limit).lean<ReconciliationRunDoc[]>().exec();
+    return this.models.ReconciliationRun.find({ status: 'requested' })
+      .sort({ requestedAt: 1 })
+      .limit(limit)
+      .lean<ReconciliationRunDoc[]>()
+      .exec();
   }
 
   /** Takes a run for one reconciler: a claim document, since FerretDB's conditional updates are not atomic. */

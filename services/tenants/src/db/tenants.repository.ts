@@ -41,7 +41,9 @@ export class TenantsRepository {
 
   /** The plans of these ids (a page of tenants names few: plans are a small collection). */
   findPlans(ids: readonly number[]) {
-    return this.models.Plan.find({ _id: anyOf(ids) }).lean<PlanDoc[]>().exec();
+    return this.models.Plan.find({ _id: anyOf(ids) })
+      .lean<PlanDoc[]>()
+      .exec();
   }
 
   listPlans() {
@@ -141,7 +143,6 @@ export class TenantsRepository {
     await this.customers.release(key, { tenantId });
   }
 
-
   // ---- users
 
   findUserByEmail(email: string) {
@@ -167,7 +168,11 @@ export class TenantsRepository {
 
   /** The users of these tenants by tenant, then name: index (tenantId, name, _id). At most `max`. */
   firstUsersOf(tenantIds: readonly number[], max: number) {
-    return this.models.User.find({ tenantId: anyOf(tenantIds) }).sort({ tenantId: 1, name: 1, _id: 1 }).limit(max).lean<UserDoc[]>().exec();
+    return this.models.User.find({ tenantId: anyOf(tenantIds) })
+      .sort({ tenantId: 1, name: 1, _id: 1 })
+      .limit(max)
+      .lean<UserDoc[]>()
+      .exec();
   }
 
   /** How many users each of these tenants has (a tenant with none is absent): one index range per tenant. */

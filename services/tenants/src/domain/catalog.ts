@@ -8,7 +8,11 @@ export const PAYMENT_STATUSES = ['paid', 'pending', 'overdue', 'refunded', 'canc
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 /** The seed's name of a gateway named either way; undefined for anything else. */
 export const canonicalGateway = (name: string): PaymentGateway | undefined =>
-  isOneOf(PAYMENT_GATEWAYS, name) ? name : Object.prototype.hasOwnProperty.call(GATEWAY_ALIASES, name) ? GATEWAY_ALIASES[name as keyof typeof GATEWAY_ALIASES] : undefined;
+  isOneOf(PAYMENT_GATEWAYS, name)
+    ? name
+    : Object.prototype.hasOwnProperty.call(GATEWAY_ALIASES, name)
+      ? GATEWAY_ALIASES[name as keyof typeof GATEWAY_ALIASES]
+      : undefined;
 export const ENABLED_DISABLED = ['enabled', 'disabled'] as const;
 
 export const CHANNEL_STATUSES = ['DISCONNECTED', 'CONNECTED'] as const;
@@ -28,13 +32,46 @@ export type HybridMode = (typeof HYBRID_MODES)[number];
 export const COEXISTENCE_TRANSPORTS: readonly string[] = ['whatsapp', 'engine_a', 'engine_b', 'engine_c', 'engine_g'];
 
 export const MENU_VISIBILITY = [
-  'Groups', 'MassDispatch', 'Kanban', 'Tasks', 'Api', 'ChatBot', 'Reports', 'Campaigns', 'PrivateChat', 'Teams', 'AllowedChannels',
+  'Groups',
+  'MassDispatch',
+  'Kanban',
+  'Tasks',
+  'Api',
+  'ChatBot',
+  'Reports',
+  'Campaigns',
+  'PrivateChat',
+  'Teams',
+  'AllowedChannels',
 ] as const;
 
 export const ALLOWED_CHANNELS = [
-  'waba', 'engine_a', 'engine_d', 'engine_e', 'engine_f', 'engine_g', 'engine_h', 'engine_c', 'engine_b', 'chat_a', 'hub',
-  'webchat', 'marketplace_a', 'marketplace_b', 'social_c', 'social_d', 'social_e', 'shop_a', 'shop_b', 'webmail', 'email',
-  'waba_oauth', 'provider_a', 'provider_b', 'social_a_oauth', 'social_b_oauth',
+  'waba',
+  'engine_a',
+  'engine_d',
+  'engine_e',
+  'engine_f',
+  'engine_g',
+  'engine_h',
+  'engine_c',
+  'engine_b',
+  'chat_a',
+  'hub',
+  'webchat',
+  'marketplace_a',
+  'marketplace_b',
+  'social_c',
+  'social_d',
+  'social_e',
+  'shop_a',
+  'shop_b',
+  'webmail',
+  'email',
+  'waba_oauth',
+  'provider_a',
+  'provider_b',
+  'social_a_oauth',
+  'social_b_oauth',
 ] as const;
 
 /**

@@ -13,17 +13,31 @@ export type ChannelEditor = 'operator' | 'tenant';
  * so a tenant may not (it would make the platform call any address: SSRF). The connection status
  * is the engine's report, and a hybrid link is made through the REST tenant API only.
  */
-export const OPERATOR_ONLY_CHANNEL_FIELDS = ['engineUrl', 'engineToken', 'status', 'hybridMode', 'linkedChannelId', 'linkToWhatsappId'] as const;
+export const OPERATOR_ONLY_CHANNEL_FIELDS = [
+  'engineUrl',
+  'engineToken',
+  'status',
+  'hybridMode',
+  'linkedChannelId',
+  'linkToWhatsappId',
+] as const;
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 /** 403 ERR_FORBIDDEN, naming each field, when a tenant administrator sets an operator's field; nothing is written. */
-export function assertChannelFieldsFor(by: ChannelEditor, req: Partial<Record<(typeof OPERATOR_ONLY_CHANNEL_FIELDS)[number], unknown>>): void {
+export function assertChannelFieldsFor(
+  by: ChannelEditor,
+  req: Partial<Record<(typeof OPERATOR_ONLY_CHANNEL_FIELDS)[number], unknown>>,
+): void {
   if (by === 'operator') return;
   const refused = OPERATOR_ONLY_CHANNEL_FIELDS.filter((f) => given(req[f]));
   if (!refused.length) return;
-  throw new DomainError('forbidden', 'ERR_FORBIDDEN', `Only the platform operator sets ${refused.join(', ')}`,
-    refused.map((field) => ({ field, message: 'is set by the platform operator only' })));
+  throw new DomainError(
+    'forbidden',
+    'ERR_FORBIDDEN',
+    `Only the platform operator sets ${refused.join(', ')}`,
+    refused.map((field) => ({ field, message: 'is set by the platform operator only' })),
+  );
 }
 
 /** The editor a GraphQL resolver acts for; a tenant session reaches its own tenant only (the gateway checks it too). */

@@ -84,7 +84,18 @@ function newChannelDoc(id: number, tenantId: number, req: CreateRequest, link: L
   };
 }
 
-const EDITABLE = ['name', 'status', 'engineUrl', 'engineToken', 'webhookEnabled', 'webhookUrl', 'webhookIncoming', 'pageId', 'pageToken', 'emailAddress'] as const;
+const EDITABLE = [
+  'name',
+  'status',
+  'engineUrl',
+  'engineToken',
+  'webhookEnabled',
+  'webhookUrl',
+  'webhookIncoming',
+  'pageId',
+  'pageToken',
+  'emailAddress',
+] as const;
 
 function updateIssues(channel: ChannelDoc, req: UpdateRequest): Issues {
   const issues = new Issues();

@@ -130,8 +130,12 @@ export class HybridLinks {
     const owner = { id: waba._id, tenantId: waba.tenantId };
     const keep = input.linkedChannelId === undefined;
     const transport = keep
-      ? current === undefined ? undefined : ((await this.channels.findChannelById(current)) ?? undefined)
-      : input.linkedChannelId === '' ? undefined : await this.transport(owner, input.linkedChannelId!, mode);
+      ? current === undefined
+        ? undefined
+        : ((await this.channels.findChannelById(current)) ?? undefined)
+      : input.linkedChannelId === ''
+        ? undefined
+        : await this.transport(owner, input.linkedChannelId!, mode);
     checkCoexistence(mode, transport);
     const target = keep ? current : transport?._id;
     const release = await this.moveClaims(waba, current, target, undo);
@@ -171,7 +175,8 @@ export class HybridLinks {
     const id = parseId(raw) ?? fail('ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
     if (id === owner.id) fail('ERR_HYBRID_LINKED_SELF');
     const target = (await this.channels.findChannel(owner.tenantId, id)) ?? fail('ERR_HYBRID_LINKED_NOT_FOUND');
-    if (!isUnofficial(target.type)) fail(mode === 'coexistence' ? 'ERR_HYBRID_COEXISTENCE_LINKED_TYPE' : 'ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
+    if (!isUnofficial(target.type))
+      fail(mode === 'coexistence' ? 'ERR_HYBRID_COEXISTENCE_LINKED_TYPE' : 'ERR_HYBRID_INVALID_ID_LINKED_CHANNEL');
     return target;
   }
 

@@ -20,7 +20,12 @@ function createIssues(req: proto.tenants.CreateApiRequest__Output): Issues {
   const issues = new Issues();
   issues.check(req.name.trim().length > 0, 'name', 'is required');
   if (req.authToken.length < MIN_TOKEN_LENGTH) issues.check(false, 'authToken', `must have at least ${MIN_TOKEN_LENGTH} characters`);
-  else issues.check(new Set(req.authToken).size >= MIN_TOKEN_DISTINCT_CHARS, 'authToken', `must use at least ${MIN_TOKEN_DISTINCT_CHARS} different characters`);
+  else
+    issues.check(
+      new Set(req.authToken).size >= MIN_TOKEN_DISTINCT_CHARS,
+      'authToken',
+      `must use at least ${MIN_TOKEN_DISTINCT_CHARS} different characters`,
+    );
   issues.check(isOptionalUrl(req.urlServiceStatus), 'urlServiceStatus', 'must be an http(s) URL or null');
   issues.check(isOptionalUrl(req.urlMessageStatus), 'urlMessageStatus', 'must be an http(s) URL or null');
   return issues;
@@ -38,7 +43,12 @@ export class IntegrationsService {
 
   /** The first `limit` integrations of each of these tenants, oldest first; tokens are never shown. */
   async firstApisOf(tenantIds: readonly number[], limit: number): Promise<Map<number, proto.tenants.ApiIntegration[]>> {
-    const apis = await firstOfEach(tenantIds, limit, (a: ApiIntegrationDoc) => a.tenantId, (ids, max) => this.apis.firstApisOf(ids, max));
+    const apis = await firstOfEach(
+      tenantIds,
+      limit,
+      (a: ApiIntegrationDoc) => a.tenantId,
+      (ids, max) => this.apis.firstApisOf(ids, max),
+    );
     return new Map([...apis].map(([tenantId, docs]) => [tenantId, docs.map((a) => toApi(a))]));
   }
 
@@ -68,8 +78,10 @@ export class IntegrationsService {
     await this.targets.check(issues, { urlServiceStatus: req.urlServiceStatus, urlMessageStatus: req.urlMessageStatus });
     issues.throwIfAny('Invalid API integration');
     if (!(await this.tenants.findTenant(req.tenant))) throw notFound('tenant');
-    if (!(await this.channels.findChannel(req.tenant, req.sessionId))) throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
-    if (!(await this.tenants.findUser(req.tenant, req.userId))) throw notFound('user', `User ${req.userId} is not a user of tenant ${req.tenant}`);
+    if (!(await this.channels.findChannel(req.tenant, req.sessionId)))
+      throw notFound('channel', `Channel ${req.sessionId} is not a channel of tenant ${req.tenant}`);
+    if (!(await this.tenants.findUser(req.tenant, req.userId)))
+      throw notFound('user', `User ${req.userId} is not a user of tenant ${req.tenant}`);
     const api: ApiIntegrationDoc = {
       _id: newApiId(),
       tenantId: req.tenant,
@@ -135,7 +147,8 @@ export class IntegrationsService {
     if (!api) throw unauthenticated();
     if (api._id !== apiId) throw forbidden('This token belongs to another API integration');
     const tenant = await this.tenants.findTenant(api.tenantId);
-    if (tenant?.status === 'inactive') throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', 'The tenant of this integration is inactive');
+    if (tenant?.status === 'inactive')
+      throw new DomainError('forbidden', 'ERR_TENANT_INACTIVE', 'The tenant of this integration is inactive');
     return { apiId: api._id, tenantId: api.tenantId, sessionId: api.sessionId, userId: api.userId };
   }
 }

@@ -20,7 +20,10 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** Password hashes computed to check a sign-in: one per attempt, whether the e-mail exists or not. */
 export const passwordChecks = () =>
-  counter({ name: 'convo_tenants_password_checks_total', help: 'Password hashes computed to check a sign-in (one per attempt, known e-mail or not).' });
+  counter({
+    name: 'convo_tenants_password_checks_total',
+    help: 'Password hashes computed to check a sign-in (one per attempt, known e-mail or not).',
+  });
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   passwordChecks().inc();

@@ -46,7 +46,11 @@ export class PlansService {
     issues.check(input.name.length <= 200, 'name', 'at most 200 characters');
     // Every list a caller sends has a bound here, whichever entry point (GraphQL, gRPC) it came by.
     issues.check(input.features.length <= MAX_PLAN_FEATURES, 'features', `at most ${MAX_PLAN_FEATURES}`);
-    issues.check(input.features.every((f) => f.length <= 100), 'features', 'each at most 100 characters');
+    issues.check(
+      input.features.every((f) => f.length <= 100),
+      'features',
+      'each at most 100 characters',
+    );
     issues.check(input.allowedChannels.length <= MAX_PLAN_FEATURES, 'allowedChannels', `at most ${MAX_PLAN_FEATURES}`);
     if (!issues.any) checkEnumList(issues, 'allowedChannels', input.allowedChannels, ALLOWED_CHANNELS);
     issues.throwIfAny('Invalid plan');

@@ -170,13 +170,7 @@ function storePair(tenant: TenantDoc, gw: PaymentGateway, customerId: string, to
   if (previous) changes.releaseCustomers.push(customerKey(gw, previous));
 }
 
-function planGatewayAFlag(
-  req: UpdateRequest,
-  target: string,
-  switchingToA: boolean,
-  issues: Issues,
-  set: Record<string, unknown>,
-): void {
+function planGatewayAFlag(req: UpdateRequest, target: string, switchingToA: boolean, issues: Issues, set: Record<string, unknown>): void {
   if (req.gatewayA !== undefined) {
     issues.check(isOneOf(ENABLED_DISABLED, req.gatewayA), 'gateway_a', 'must be enabled or disabled');
     issues.check(req.gatewayA !== 'enabled' || target === 'gateway_a', 'gateway_a', 'can be enabled only with paymentGateway gateway_a');

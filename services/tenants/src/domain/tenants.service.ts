@@ -152,7 +152,12 @@ export class TenantsService {
 
   /** The first `limit` users of each of these tenants by name, one query for all unless one has more (firstOfEach). */
   async firstUsersOf(tenantIds: readonly number[], limit: number): Promise<Map<number, proto.tenants.User[]>> {
-    const users = await firstOfEach(tenantIds, limit, (u: UserDoc) => u.tenantId, (ids, max) => this.repo.firstUsersOf(ids, max));
+    const users = await firstOfEach(
+      tenantIds,
+      limit,
+      (u: UserDoc) => u.tenantId,
+      (ids, max) => this.repo.firstUsersOf(ids, max),
+    );
     return new Map([...users].map(([tenantId, docs]) => [tenantId, docs.map(toUser)]));
   }
 
@@ -165,10 +170,7 @@ export class TenantsService {
     issues.check(!req.status || isOneOf(TENANT_STATUSES, req.status), 'status', 'must be active or inactive');
     issues.throwIfAny('Invalid listing options');
     const filter = { status: (req.status || undefined) as TenantDoc['status'] | undefined, name: req.name.trim() || undefined };
-    const [docs, total] = await Promise.all([
-      this.repo.pageTenants(filter, (page - 1) * limit, limit),
-      this.repo.countTenants(filter),
-    ]);
+    const [docs, total] = await Promise.all([this.repo.pageTenants(filter, (page - 1) * limit, limit), this.repo.countTenants(filter)]);
     return { tenants: docs.map(toTenant), page, limit, total, hasMore: page * limit < total };
   }
 
@@ -233,7 +235,6 @@ export class TenantsService {
   }
 
   private async applyUpdate(tenant: TenantDoc, req: proto.tenants.UpdateTenantRequest__Output) {
-
     const { changes, issues } = planTenantUpdate(tenant, req);
     issues.throwIfAny('Invalid tenant update');
     const updated = await withCompensation(async (undo) => {

@@ -1,6 +1,5 @@
 import { isHttpUrl, type Issues } from '@convo/kit';
 
-
 /** Empty (clears the setting) or an http(s) URL. */
 export const isOptionalUrl = (value: string | undefined): boolean => !value || isHttpUrl(value);
 

@@ -40,17 +40,20 @@ export class ChannelChanges {
   @Field({ nullable: true }) webhookEnabled?: boolean;
   @Field({ nullable: true }) webhookUrl?: string;
   @Field({ nullable: true }) webhookIncoming?: boolean;
-  @Field(() => Int, { nullable: true, description: 'Least milliseconds between two sends; -1: the kind\'s default' }) sendIntervalMs?: number;
+  @Field(() => Int, { nullable: true, description: "Least milliseconds between two sends; -1: the kind's default" })
+  sendIntervalMs?: number;
 }
 
 @ObjectType()
 export class CreatedChannel {
   @Field(() => Channel) channel!: Channel;
-  @Field(() => Integration, { description: 'The API integration made with the channel (as tenantApiCreateSession)' }) integration!: Integration;
+  @Field(() => Integration, { description: 'The API integration made with the channel (as tenantApiCreateSession)' })
+  integration!: Integration;
   @Field({ description: 'Its bearer token, shown here once, stored only as a hash.' }) authToken!: string;
 }
 
-const defined = <T extends object>(o: T) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
+const defined = <T extends object>(o: T) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>;
 
 /** Channel administration for the dashboard: the domain service of tenantApiCreateSession and PUT /whatsapp, so the same rules and codes. */
 @Resolver()
@@ -66,24 +69,27 @@ export class ChannelAdminResolver {
   ): Promise<CreatedChannel> {
     const by = channelEditorOf(context, tenantId);
     const c = defined(input);
-    const { whatsapp, api } = await this.channels.createSession({
-      tenant: tenantId,
-      name: c.name ?? '',
-      status: c.status ?? '',
-      type: c.type ?? '',
-      tokenApi: c.tokenAPI ?? '',
-      wabaId: c.wabaId ?? '',
-      bmToken: c.bmToken ?? '',
-      engineUrl: c.engineUrl ?? '',
-      engineToken: c.engineToken ?? '',
-      webhookEnabled: c.webhookEnabled ?? false,
-      webhookUrl: c.webhookUrl ?? '',
-      webhookIncoming: c.webhookIncoming ?? false,
-      pageId: c.pageId ?? '',
-      pageToken: c.pageToken ?? '',
-      emailAddress: c.emailAddress ?? '',
-      sendIntervalMs: c.sendIntervalMs,
-    }, by);
+    const { whatsapp, api } = await this.channels.createSession(
+      {
+        tenant: tenantId,
+        name: c.name ?? '',
+        status: c.status ?? '',
+        type: c.type ?? '',
+        tokenApi: c.tokenAPI ?? '',
+        wabaId: c.wabaId ?? '',
+        bmToken: c.bmToken ?? '',
+        engineUrl: c.engineUrl ?? '',
+        engineToken: c.engineToken ?? '',
+        webhookEnabled: c.webhookEnabled ?? false,
+        webhookUrl: c.webhookUrl ?? '',
+        webhookIncoming: c.webhookIncoming ?? false,
+        pageId: c.pageId ?? '',
+        pageToken: c.pageToken ?? '',
+        emailAddress: c.emailAddress ?? '',
+        sendIntervalMs: c.sendIntervalMs,
+      },
+      by,
+    );
     return {
       channel: whatsapp as Channel,
       integration: toIntegration(api),
@@ -91,7 +97,9 @@ export class ChannelAdminResolver {
     };
   }
 
-  @Mutation(() => Channel, { description: "Edits a channel of the tenant (the fields of PUT /whatsapp/{id}); provider tokens are write-only." })
+  @Mutation(() => Channel, {
+    description: 'Edits a channel of the tenant (the fields of PUT /whatsapp/{id}); provider tokens are write-only.',
+  })
   @TenantScoped('tenantId')
   async updateChannel(
     @Arg('tenantId', () => Int) tenantId: number,

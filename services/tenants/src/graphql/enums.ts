@@ -11,9 +11,17 @@ import {
 
 export { ChannelTypeEnum } from '@convo/kit/graphql/enums';
 
-export const TenantStatusEnum = domainEnum(TENANT_STATUSES, 'TenantStatus', 'inactive: every integration of the tenant is refused (ERR_TENANT_INACTIVE).');
+export const TenantStatusEnum = domainEnum(
+  TENANT_STATUSES,
+  'TenantStatus',
+  'inactive: every integration of the tenant is refused (ERR_TENANT_INACTIVE).',
+);
 export const ChannelStatusEnum = domainEnum(CHANNEL_STATUSES, 'ChannelStatus', "The channel's connection to its provider.");
-export const HybridModeEnum = domainEnum(HYBRID_MODES, 'HybridMode', 'How the channel is linked to another one on the same number (docs/api/tenant.md, hybrid links).');
+export const HybridModeEnum = domainEnum(
+  HYBRID_MODES,
+  'HybridMode',
+  'How the channel is linked to another one on the same number (docs/api/tenant.md, hybrid links).',
+);
 export const PaymentGatewayEnum = domainEnum(PAYMENT_GATEWAYS, 'PaymentGateway');
 export const PaymentStatusEnum = domainEnum(PAYMENT_STATUSES, 'PaymentStatus');
 export const UserProfileEnum = domainEnum(PROFILES, 'UserProfile');

@@ -49,7 +49,8 @@ export class PaymentsResolver {
   }
 
   @Mutation(() => PaymentReconciliation, {
-    description: "Asks the reconciler to read every tenant's (or one tenant's) latest payment from its gateway now; follow it with paymentReconciliation(id).",
+    description:
+      "Asks the reconciler to read every tenant's (or one tenant's) latest payment from its gateway now; follow it with paymentReconciliation(id).",
   })
   async reconcilePayments(@Arg('tenantId', () => Int, { nullable: true }) tenantId: number | null): Promise<PaymentReconciliation> {
     return toRun(await this.payments.requestReconciliation(tenantId ?? 0));

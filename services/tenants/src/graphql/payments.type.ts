@@ -34,7 +34,7 @@ export class PaymentReconciliation {
   @Field({ description: 'requested, running or done' }) status!: string;
   @Field(() => Int) checked!: number;
   @Field(() => Int, { description: 'Tenants whose status the reading changed (a lost webhook)' }) repaired!: number;
-  @Field(() => Int, { description: "Tenants whose gateway could not be read" }) failed!: number;
+  @Field(() => Int, { description: 'Tenants whose gateway could not be read' }) failed!: number;
   @Field(() => DateTime) requestedAt!: string;
   @Field(() => DateTime, { nullable: true }) finishedAt!: string | null;
 }

@@ -42,12 +42,15 @@ export class TenantDashboardResolver {
     @Arg('name', () => String, { nullable: true }) name: string | null,
   ): Promise<TenantConnection> {
     const offset = readOffsetCursor(after);
-    const [docs, totalCount] = await Promise.all([this.tenants.tenantsFrom(offset, first, MAX_PAGE, name ?? undefined), this.tenants.countTenants(name ?? undefined)]);
+    const [docs, totalCount] = await Promise.all([
+      this.tenants.tenantsFrom(offset, first, MAX_PAGE, name ?? undefined),
+      this.tenants.countTenants(name ?? undefined),
+    ]);
     const next = offset + docs.length;
     return {
       nodes: docs.map(toGraphTenant),
       totalCount,
-      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
+      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : (after ?? null) },
     };
   }
 
@@ -77,12 +80,19 @@ export class TenantDashboardResolver {
   @FieldResolver(() => [TenantUser], { description: 'The first 100 users by name.' })
   async users(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<TenantUser[]> {
     const loader = requestLoader(context, 'Tenant.users', (ids: readonly number[]) => this.tenants.firstUsersOf(ids, MAX_PAGE));
-    return ((await loader.load(tenant.id)) ?? []).map((u) => ({ id: u.id ?? 0, name: u.name ?? '', email: u.email ?? '', profile: u.profile as TenantUser['profile'] }));
+    return ((await loader.load(tenant.id)) ?? []).map((u) => ({
+      id: u.id ?? 0,
+      name: u.name ?? '',
+      email: u.email ?? '',
+      profile: u.profile as TenantUser['profile'],
+    }));
   }
 
   @FieldResolver(() => [Integration], { description: 'API integrations, oldest first (first 100); tokens are never shown.' })
   async integrations(@Root() tenant: Tenant, @Ctx() context: unknown): Promise<Integration[]> {
-    const loader = requestLoader(context, 'Tenant.integrations', (ids: readonly number[]) => this.integrationsService.firstApisOf(ids, MAX_PAGE));
+    const loader = requestLoader(context, 'Tenant.integrations', (ids: readonly number[]) =>
+      this.integrationsService.firstApisOf(ids, MAX_PAGE),
+    );
     return ((await loader.load(tenant.id)) ?? []).map(toIntegration);
   }
 
@@ -103,7 +113,7 @@ export class TenantDashboardResolver {
     return toGraphTenant(updated);
   }
 
-  @Mutation(() => CreatedIntegration, { description: "Creates an API integration on a channel of the tenant; its token is answered once." })
+  @Mutation(() => CreatedIntegration, { description: 'Creates an API integration on a channel of the tenant; its token is answered once.' })
   @TenantScoped('tenantId')
   async createIntegration(
     @Arg('tenantId', () => Int) tenantId: number,
@@ -113,7 +123,14 @@ export class TenantDashboardResolver {
     @Arg('urlServiceStatus', { defaultValue: '' }) urlServiceStatus: string,
     @Arg('urlMessageStatus', { defaultValue: '' }) urlMessageStatus: string,
   ): Promise<CreatedIntegration> {
-    const { integration, authToken } = await this.integrationsService.createWithNewToken({ tenant: tenantId, sessionId: channelId, name, userId, urlServiceStatus, urlMessageStatus });
+    const { integration, authToken } = await this.integrationsService.createWithNewToken({
+      tenant: tenantId,
+      sessionId: channelId,
+      name,
+      userId,
+      urlServiceStatus,
+      urlMessageStatus,
+    });
     return { integration: toIntegration(integration), authToken };
   }
 
@@ -125,7 +142,7 @@ export class TenantDashboardResolver {
   }
 
   @Mutation(() => String, {
-    description: "Gives the channel a new webhook signing secret, answered here; the previous one still signs for 24 hours.",
+    description: 'Gives the channel a new webhook signing secret, answered here; the previous one still signs for 24 hours.',
   })
   @TenantScoped('tenantId')
   async rotateWebhookSecret(@Arg('tenantId', () => Int) tenantId: number, @Arg('channelId', () => Int) channelId: number): Promise<string> {

@@ -53,13 +53,17 @@ export function tenantsHandlers(d: TenantsDomain): AsyncHandlers<ServiceRegistry
     GetChannel: async (req, call) => {
       // Any tenant's channel (tenantId 0) only for the callers that resolve channels by id alone:
       // the gateway (engine webhooks, web chat) and messaging (ingest).
-      if (req.tenantId === 0 && !ANY_TENANT_CALLERS.has(callerOf(call))) throw forbidden('Only the gateway and messaging may look up any tenant\'s channel');
+      if (req.tenantId === 0 && !ANY_TENANT_CALLERS.has(callerOf(call)))
+        throw forbidden("Only the gateway and messaging may look up any tenant's channel");
       return channelFor(callerOf(call), await d.channels.getChannel(req.tenantId, req.channelId));
     },
-    ListChannels: async (req, call) => ({ channels: (await d.channels.listChannels(req.tenantId)).map((c) => channelFor(callerOf(call), c)) }),
+    ListChannels: async (req, call) => ({
+      channels: (await d.channels.listChannels(req.tenantId)).map((c) => channelFor(callerOf(call), c)),
+    }),
     FindChannelByAccount: async (req, call) => channelFor(callerOf(call), await d.channels.findChannelByAccount(req.type, req.accountId)),
     ListChannelIntegrations: (req) => d.channels.listChannelIntegrations(req.tenantId, req.channelId),
-    SetChannelStatus: async (req, call) => channelFor(callerOf(call), await d.channels.setChannelStatus(req.tenantId, req.channelId, req.status)),
+    SetChannelStatus: async (req, call) =>
+      channelFor(callerOf(call), await d.channels.setChannelStatus(req.tenantId, req.channelId, req.status)),
     CreateApi: (req) => d.integrations.createApi(req),
     DeleteApi: (req) => d.integrations.deleteApi(req),
     ResolveApiToken: (req) => d.integrations.resolveApiToken(req.apiId, req.tokenSha256),

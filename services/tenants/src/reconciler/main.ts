@@ -27,11 +27,17 @@ runWorkerProcess({
     const service = new PaymentsService(repos.tenants, repos.payments, config.paymentWebhookSecrets, apis);
     const reconciler = new Reconciler(repos.tenants, repos.payments, service, apis, config.reconcile, log);
     const suspensions = new Suspensions(repos.payments, repos.apis, config.reconcile.suspendAfterDays, log);
-    const loop = new ReconcilerLoop(repos.payments, reconciler, suspensions, {
-      intervalMs: config.reconcile.intervalMs,
-      pollMs: config.reconcile.pollMs,
-      runnerId: own.reconcilerId,
-    }, log);
+    const loop = new ReconcilerLoop(
+      repos.payments,
+      reconciler,
+      suspensions,
+      {
+        intervalMs: config.reconcile.intervalMs,
+        pollMs: config.reconcile.pollMs,
+        runnerId: own.reconcilerId,
+      },
+      log,
+    );
     loop.start();
     return loop;
   },

@@ -17,7 +17,9 @@ describe('parseId', () => {
     ['2147483647', 2147483647],
   ])('accepts %p', (raw, id) => expect(parseId(raw)).toBe(id));
 
-  it.each(['', '0', '-3', '12.5', '1e3', 'abc', ' 7', '2147483648', '{"id":1}'])('rejects %p', (raw) => expect(parseId(raw)).toBeUndefined());
+  it.each(['', '0', '-3', '12.5', '1e3', 'abc', ' 7', '2147483648', '{"id":1}'])('rejects %p', (raw) =>
+    expect(parseId(raw)).toBeUndefined(),
+  );
 });
 
 describe('identityKey', () => {

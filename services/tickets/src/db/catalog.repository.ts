@@ -40,7 +40,9 @@ export class CatalogRepository {
     let ticketsCleared = 0;
     for (let i = 0; i < carrying.length; i += CLEAR_BATCH) {
       const cleared = await Promise.all(
-        carrying.slice(i, i + CLEAR_BATCH).map(({ _id }) => this.tickets.updateTicketWhere(tenantId, _id, { [field]: id }, { $set: { [field]: null } })),
+        carrying
+          .slice(i, i + CLEAR_BATCH)
+          .map(({ _id }) => this.tickets.updateTicketWhere(tenantId, _id, { [field]: id }, { $set: { [field]: null } })),
       );
       ticketsCleared += cleared.filter(Boolean).length;
     }
@@ -64,7 +66,10 @@ export class CatalogRepository {
   }
 
   findCatalogIds(kind: CatalogKind, tenantId: number, ids: number[]) {
-    return this.catalog(kind).find({ tenantId, _id: { $in: ids } }, { _id: 1 }).lean<Array<Pick<CatalogDoc, '_id'>>>().exec();
+    return this.catalog(kind)
+      .find({ tenantId, _id: { $in: ids } }, { _id: 1 })
+      .lean<Array<Pick<CatalogDoc, '_id'>>>()
+      .exec();
   }
 
   listCatalog(kind: CatalogKind, tenantId: number) {

@@ -45,12 +45,18 @@ export class ContactsRepository {
    * which the caller merges). Merged contacts keep none of their identities once the merge is done.
    */
   findByIdentity(tenantId: number, channelId: number, field: IdentityField, value: string): Promise<ContactDoc[]> {
-    return this.models.Contact.find({ tenantId, channelId, [field]: value }).limit(IDENTITY_MATCHES).lean<ContactDoc[]>().exec();
+    return this.models.Contact.find({ tenantId, channelId, [field]: value })
+      .limit(IDENTITY_MATCHES)
+      .lean<ContactDoc[]>()
+      .exec();
   }
 
   /** The tenant's contacts, on any channel, that hold a BSUID, parent BSUID or LID (showticket). */
   findTenantContactsByIdentity(tenantId: number, field: Exclude<IdentityField, 'number'>, value: string): Promise<ContactDoc[]> {
-    return this.models.Contact.find({ tenantId, [field]: value }).limit(TENANT_IDENTITY_MATCHES).lean<ContactDoc[]>().exec();
+    return this.models.Contact.find({ tenantId, [field]: value })
+      .limit(TENANT_IDENTITY_MATCHES)
+      .lean<ContactDoc[]>()
+      .exec();
   }
 
   /** An e-mail (or group) contact of a channel, found or created once even under concurrent callers. */
@@ -68,15 +74,23 @@ export class ContactsRepository {
    * merged or is gone. A duplicate key (its new number is another contact's) is thrown.
    */
   setContactFields(contact: ContactDoc, set: Partial<ContactDoc>, unset: string[] = []): Promise<ContactDoc | null> {
-    const update = { $set: { ...set, updatedAt: new Date() }, ...(unset.length && { $unset: Object.fromEntries(unset.map((f) => [f, 1])) }) };
-    return this.models.Contact.findOneAndUpdate({ _id: contact._id, tenantId: contact.tenantId, mergedInto: { $exists: false } }, update, { returnDocument: 'after' })
+    const update = {
+      $set: { ...set, updatedAt: new Date() },
+      ...(unset.length && { $unset: Object.fromEntries(unset.map((f) => [f, 1])) }),
+    };
+    return this.models.Contact.findOneAndUpdate({ _id: contact._id, tenantId: contact.tenantId, mergedInto: { $exists: false } }, update, {
+      returnDocument: 'after',
+    })
       .lean<ContactDoc>()
       .exec();
   }
 
   /** Marks `absorbed` as merged into `survivorId` (a merge under way is then finished by whoever finds it). */
   async markMerged(absorbed: ContactDoc, survivorId: number): Promise<void> {
-    await this.models.Contact.updateOne({ _id: absorbed._id, tenantId: absorbed.tenantId }, { $set: { mergedInto: survivorId, updatedAt: new Date() } }).exec();
+    await this.models.Contact.updateOne(
+      { _id: absorbed._id, tenantId: absorbed.tenantId },
+      { $set: { mergedInto: survivorId, updatedAt: new Date() } },
+    ).exec();
   }
 
   /**
@@ -121,15 +135,15 @@ export class ContactsRepository {
     return this.models.Contact.countDocuments(contactFilter(query)).exec();
   }
 
-
-
   /** A contact by id, as stored (a merged one included: see mergedInto). */
   findContactById(tenantId: number, id: number) {
     return this.models.Contact.findOne({ _id: id, tenantId }).lean<ContactDoc>().exec();
   }
 
   updateContactById(tenantId: number, id: number, set: Partial<ContactDoc>) {
-    return this.models.Contact.findOneAndUpdate({ _id: id, tenantId }, { $set: set }, { returnDocument: 'after' }).lean<ContactDoc>().exec();
+    return this.models.Contact.findOneAndUpdate({ _id: id, tenantId }, { $set: set }, { returnDocument: 'after' })
+      .lean<ContactDoc>()
+      .exec();
   }
 
   async addContactTags(tenantId: number, contactId: number, tagIds: number[]): Promise<void> {

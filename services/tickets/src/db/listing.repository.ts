@@ -1,7 +1,24 @@
 import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
 import type { mongo, QueryFilter } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
-import { cellMatcher, cellOf, countMoves, eraKey, eraOf, eraOfKey, parseCell, slotDocId, slotOf, SLOT_MS, SLOTS_PER_ERA, sumCells, type Cells, type Listed, type TicketCountDoc, type TicketSlotDoc } from './listing';
+import {
+  cellMatcher,
+  cellOf,
+  countMoves,
+  eraKey,
+  eraOf,
+  eraOfKey,
+  parseCell,
+  slotDocId,
+  slotOf,
+  SLOT_MS,
+  SLOTS_PER_ERA,
+  sumCells,
+  type Cells,
+  type Listed,
+  type TicketCountDoc,
+  type TicketSlotDoc,
+} from './listing';
 import type { Models, TicketDoc, TicketRowDoc, TicketStatus } from './models';
 import { escapeRegex } from '@convo/kit/mongo';
 import { SEARCHED_IDENTITIES } from './search';
@@ -44,7 +61,9 @@ const LAYOUT = { slotMs: SLOT_MS, slotsPerEra: SLOTS_PER_ERA, rows: 'tickets' };
 
 /** What a row is counted under, as read back from the database (a row of an older layout has no slot). */
 const listedOf = (r: Pick<TicketRowDoc, 'tenantId' | 'slot' | 'status' | 'queueId' | 'channelId'> | null): Listed | null =>
-  r && typeof r.slot === 'number' ? { tenantId: r.tenantId, slot: r.slot, status: r.status, queueId: r.queueId ?? null, channelId: r.channelId } : null;
+  r && typeof r.slot === 'number'
+    ? { tenantId: r.tenantId, slot: r.slot, status: r.status, queueId: r.queueId ?? null, channelId: r.channelId }
+    : null;
 
 /**
  * The listing projection of tickets: a row per ticket (a copy with its hour slot) and the counts
@@ -137,9 +156,11 @@ export class ListingRepository {
     // A count another replica wrote meanwhile stays as it wrote it (the counts are the listing's
     // approximate ones under replicas on FerretDB, docs/development.md); the start goes on.
     const docs = [...slots.values()];
-    for (let i = 0; i < docs.length; i += 1_000) await this.slotCounts.insertMany(docs.slice(i, i + 1_000), { ordered: false }).catch(onlyDuplicates);
+    for (let i = 0; i < docs.length; i += 1_000)
+      await this.slotCounts.insertMany(docs.slice(i, i + 1_000), { ordered: false }).catch(onlyDuplicates);
     const counts = [...tenants].map(([tenantId, eras]) => ({ _id: tenantId, eras }));
-    for (let i = 0; i < counts.length; i += 1_000) await this.tenantCounts.insertMany(counts.slice(i, i + 1_000), { ordered: false }).catch(onlyDuplicates);
+    for (let i = 0; i < counts.length; i += 1_000)
+      await this.tenantCounts.insertMany(counts.slice(i, i + 1_000), { ordered: false }).catch(onlyDuplicates);
     // Last: a rebuild cut short runs again at the next start.
     await this.writeLayout();
   }
@@ -184,7 +205,6 @@ export class ListingRepository {
     });
   }
 
-
   /**
    * A page of the tenant's tickets (newest activity first, the id breaking ties) and the number
    * matching the filter. Without a free-text search or a tag or user filter, the counters say which
@@ -228,7 +248,9 @@ export class ListingRepository {
     const eras = Object.entries(counts?.eras ?? {}).map(([key, cells]) => ({ at: eraOfKey(key), n: sumCells(cells, match) }));
     const count = eras.reduce((sum, e) => sum + e.n, 0);
     const eraSpan = spanOf(eras, skip, limit);
-    const slotDocs = await Promise.all(eraSpan.units.map(({ at }) => this.models.TicketSlot.find({ tenantId, era: at }).lean<TicketSlotDoc[]>().exec()));
+    const slotDocs = await Promise.all(
+      eraSpan.units.map(({ at }) => this.models.TicketSlot.find({ tenantId, era: at }).lean<TicketSlotDoc[]>().exec()),
+    );
     const slotSpan = spanOf(
       slotDocs.flat().map((s) => ({ at: s.slot, n: sumCells(s.cells, match) })),
       eraSpan.skip,
@@ -241,7 +263,13 @@ export class ListingRepository {
         return (await this.models.TicketRow.find(filter).lean<TicketRowDoc[]>().exec()).filter((r) => match(cellOf(r))).sort(byListOrder);
       }),
     );
-    return { tickets: rows.flat().slice(slotSpan.skip, slotSpan.skip + limit).map(ticketOfRow), count };
+    return {
+      tickets: rows
+        .flat()
+        .slice(slotSpan.skip, slotSpan.skip + limit)
+        .map(ticketOfRow),
+      count,
+    };
   }
 
   /** A tenant's tickets counted by status, queue or channel: its counts document, read once. */
@@ -255,7 +283,9 @@ export class ListingRepository {
         groups.set(key, (groups.get(key) ?? 0) + n);
       }
     }
-    return [...groups].map(([key, count]) => ({ key, count })).sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key)));
+    return [...groups]
+      .map(([key, count]) => ({ key, count }))
+      .sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key)));
   }
 }
 
@@ -294,7 +324,9 @@ function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
     const text = { $regex: escapeRegex(search), $options: 'i' };
     // The identities beyond the phone too (docs/api/contact-identities.md): more alternatives of
     // the same filter on the rows the order already reads, no other read.
-    const or: QueryFilter<TicketRowDoc>[] = ['contact.name', 'contact.email', ...SEARCHED_IDENTITIES.map((f) => `contact.${f}`)].map((field) => ({ [field]: text }));
+    const or: QueryFilter<TicketRowDoc>[] = ['contact.name', 'contact.email', ...SEARCHED_IDENTITIES.map((f) => `contact.${f}`)].map(
+      (field) => ({ [field]: text }),
+    );
     // "+55 (11) 9876" finds 5511987654321: numbers are stored as digits.
     const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
     or.push({ 'contact.number': digits ? { $regex: escapeRegex(digits) } : text });

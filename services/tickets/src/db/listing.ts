@@ -50,7 +50,8 @@ export interface Listed {
 }
 
 /** `<status>_<queueId or none>_<channelId>`: a field name MongoDB takes (no dot, no `$`). */
-export const cellOf = (r: { status: string; queueId?: number | null; channelId: number }) => `${r.status}_${r.queueId ?? 'none'}_${r.channelId}`;
+export const cellOf = (r: { status: string; queueId?: number | null; channelId: number }) =>
+  `${r.status}_${r.queueId ?? 'none'}_${r.channelId}`;
 
 export function parseCell(key: string): { status: string; queueId: number | null; channelId: number } {
   const [status, queue, channel] = key.split('_');
@@ -66,7 +67,10 @@ export function cellMatcher(q: { status?: string; queueIds?: number[]; channelId
     let hit = memo.get(key);
     if (hit === undefined) {
       const c = parseCell(key);
-      hit = (!q.status || c.status === q.status) && (!queues || (c.queueId !== null && queues.has(c.queueId))) && (!channels || channels.has(c.channelId));
+      hit =
+        (!q.status || c.status === q.status) &&
+        (!queues || (c.queueId !== null && queues.has(c.queueId))) &&
+        (!channels || channels.has(c.channelId));
       memo.set(key, hit);
     }
     return hit;
@@ -102,7 +106,9 @@ export function countMoves(before: Listed | null, after: Listed | null) {
   if (after) add(after, 1);
   const nonZero = (inc: Cells) => Object.fromEntries(Object.entries(inc).filter(([, v]) => v !== 0));
   return {
-    slots: [...slots].map(([id, s]) => ({ id, tenantId: s.tenantId, slot: s.slot, inc: nonZero(s.inc) })).filter((s) => Object.keys(s.inc).length > 0),
+    slots: [...slots]
+      .map(([id, s]) => ({ id, tenantId: s.tenantId, slot: s.slot, inc: nonZero(s.inc) }))
+      .filter((s) => Object.keys(s.inc).length > 0),
     tenants: [...tenants].map(([tenantId, inc]) => ({ tenantId, inc: nonZero(inc) })).filter((t) => Object.keys(t.inc).length > 0),
   };
 }

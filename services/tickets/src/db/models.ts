@@ -144,7 +144,16 @@ export function registerModels(conn: Connection) {
     tenantId: { type: Number, required: true },
     channelId: Number,
     contactId: Number,
-    contact: { number: String, name: String, email: String, lastInboundAt: Date, bsuid: String, parentBsuid: String, lid: String, username: String },
+    contact: {
+      number: String,
+      name: String,
+      email: String,
+      lastInboundAt: Date,
+      bsuid: String,
+      parentBsuid: String,
+      lid: String,
+      username: String,
+    },
     status: String,
     userId: Number,
     queueId: Number,
@@ -205,7 +214,10 @@ export function registerModels(conn: Connection) {
   const key = new Schema<TicketKeyDoc>({ _id: String, ticketId: Number, createdAt: Date }, opts);
 
   const catalog = () => {
-    const schema = new Schema<CatalogDoc>({ _id: Number, tenantId: { type: Number, required: true }, name: String, position: Number, createdAt: Date, updatedAt: Date }, opts);
+    const schema = new Schema<CatalogDoc>(
+      { _id: Number, tenantId: { type: Number, required: true }, name: String, position: Number, createdAt: Date, updatedAt: Date },
+      opts,
+    );
     // A name is unique in its tenant: creating it again answers the existing entity.
     schema.index({ tenantId: 1, name: 1 }, { unique: true });
     schema.index({ tenantId: 1, _id: 1 });
@@ -213,14 +225,30 @@ export function registerModels(conn: Connection) {
   };
 
   const note = new Schema<NoteDoc>(
-    { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, userId: Number, notes: String, idFront: String, createdAt: Date },
+    {
+      _id: Number,
+      tenantId: { type: Number, required: true },
+      ticketId: Number,
+      userId: Number,
+      notes: String,
+      idFront: String,
+      createdAt: Date,
+    },
     opts,
   );
   // listNotes: a ticket's notes oldest first, the id breaking ties.
   note.index({ tenantId: 1, ticketId: 1, createdAt: 1, _id: 1 });
   note.add({ updatedAt: Date });
   const pause = new Schema<PauseDoc>(
-    { _id: Number, tenantId: { type: Number, required: true }, ticketId: Number, pauseReason: String, startedAt: Date, endedAt: Date, endedBy: String },
+    {
+      _id: Number,
+      tenantId: { type: Number, required: true },
+      ticketId: Number,
+      pauseReason: String,
+      startedAt: Date,
+      endedAt: Date,
+      endedBy: String,
+    },
     opts,
   );
   // The pause log of a ticket, and its open pause (endedAt null), both after tenant and ticket.

@@ -26,7 +26,11 @@ export class NotesRepository {
 
   /** The notes of these tickets of the tenant by ticket, oldest first (the same index), at most `max`. */
   notesOf(tenantId: number, ticketIds: readonly number[], max: number) {
-    return this.models.Note.find({ tenantId, ticketId: anyOf(ticketIds) }).sort({ ticketId: 1, createdAt: 1, _id: 1 }).limit(max).lean<NoteDoc[]>().exec();
+    return this.models.Note.find({ tenantId, ticketId: anyOf(ticketIds) })
+      .sort({ ticketId: 1, createdAt: 1, _id: 1 })
+      .limit(max)
+      .lean<NoteDoc[]>()
+      .exec();
   }
 
   countNotes(tenantId: number, ticketId: number) {

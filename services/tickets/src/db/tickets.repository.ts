@@ -40,7 +40,6 @@ export class TicketsRepository {
     });
   }
 
-
   updateTicket(tenantId: number, id: number, update: UpdateQuery<TicketDoc>) {
     return this.updateTicketWhere(tenantId, id, {}, update);
   }
@@ -96,7 +95,10 @@ export class TicketsRepository {
 
   /** The id of the contact's newest ticket, whatever its status; null when it has none. */
   async lastTicketIdOfContact(tenantId: number, contactId: number): Promise<number | null> {
-    const last = await this.models.Ticket.findOne({ tenantId, contactId }, { _id: 1 }).sort({ _id: -1 }).lean<Pick<TicketDoc, '_id'>>().exec();
+    const last = await this.models.Ticket.findOne({ tenantId, contactId }, { _id: 1 })
+      .sort({ _id: -1 })
+      .lean<Pick<TicketDoc, '_id'>>()
+      .exec();
     return last?._id ?? null;
   }
 

@@ -27,7 +27,8 @@ export class CatalogService {
   constructor(private readonly repo: TicketsDatabase) {}
 
   async create(kind: CatalogKind, tenantId: number, rawName: string) {
-    if (!Number.isInteger(tenantId) || tenantId < 1) throw validation(`Invalid ${kind}`, [{ field: 'tenantId', message: 'must be a positive integer' }]);
+    if (!Number.isInteger(tenantId) || tenantId < 1)
+      throw validation(`Invalid ${kind}`, [{ field: 'tenantId', message: 'must be a positive integer' }]);
     return this.repo.catalog.findOrCreateCatalog(kind, tenantId, checkedName(kind, rawName));
   }
 
@@ -82,7 +83,8 @@ export class CatalogService {
 
   /** Deletes a kanban column or reason; the tickets that carried it no longer do. */
   async delete(req: proto.tickets.DeleteCatalogItemRequest__Output): Promise<proto.tickets.DeleteCatalogItemResponse__Output> {
-    if (req.kind !== 'kanban' && req.kind !== 'reason') throw validation('Invalid kind', [{ field: 'kind', message: 'must be kanban or reason' }]);
+    if (req.kind !== 'kanban' && req.kind !== 'reason')
+      throw validation('Invalid kind', [{ field: 'kind', message: 'must be kanban or reason' }]);
     const done = await this.repo.catalog.deleteCatalog(req.kind, req.tenantId, req.id);
     if (!done) throw notFound(req.kind);
     return { id: req.id, ticketsCleared: done.ticketsCleared };
@@ -110,11 +112,13 @@ export class CatalogService {
 
 function checkedName(kind: string, rawName: string): string {
   const name = rawName.trim();
-  if (!name || name.length > MAX_NAME) throw validation(`Invalid ${kind}`, [{ field: 'name', message: `must have 1 to ${MAX_NAME} characters` }]);
+  if (!name || name.length > MAX_NAME)
+    throw validation(`Invalid ${kind}`, [{ field: 'name', message: `must have 1 to ${MAX_NAME} characters` }]);
   return name;
 }
 
 function savable(kind: string): Savable {
-  if (!(SAVABLE as readonly string[]).includes(kind)) throw validation('Invalid kind', [{ field: 'kind', message: `must be one of ${SAVABLE.join(', ')}` }]);
+  if (!(SAVABLE as readonly string[]).includes(kind))
+    throw validation('Invalid kind', [{ field: 'kind', message: `must be one of ${SAVABLE.join(', ')}` }]);
   return kind as Savable;
 }

@@ -121,7 +121,9 @@ export class ContactIdentities {
       // A contact that an engine message stored with its LID's digits as the number, before
       // identities: found by those digits, and repaired by the link below.
       if (ids.lid && !found.size) for (const doc of await this.misfiled(tenantId, channelId, ids.lid)) found.set(doc._id, doc);
-      const contact = found.size ? await this.unite(tenantId, [...found.values()], ids, profile) : await this.create(tenantId, channelId, ids, profile);
+      const contact = found.size
+        ? await this.unite(tenantId, [...found.values()], ids, profile)
+        : await this.create(tenantId, channelId, ids, profile);
       if (contact) return contact;
     }
     throw conflict('ERR_CONTACT_BUSY', "The contact's identities are being linked by another request; retry");

@@ -92,7 +92,8 @@ export class ContactsService {
     const contact = await this.identities.find(req.tenantId, channelId, identitiesOf(req.number));
     const updated = contact && (await this.repo.contacts.updateContactById(req.tenantId, contact._id, { ...set, updatedAt: new Date() }));
     if (!updated) throw notFound('contact', 'No contact with this identity on the channel');
-    if (set.name !== undefined) await this.repo.tickets.copyContactToTickets(req.tenantId, updated._id, { name: ticketContactOf(updated).name });
+    if (set.name !== undefined)
+      await this.repo.tickets.copyContactToTickets(req.tenantId, updated._id, { name: ticketContactOf(updated).name });
     return toContactRecord(updated);
   }
 
@@ -107,7 +108,10 @@ export class ContactsService {
   /** The contact's kanban column (a column of the tenant: 404 ERR_KANBAN_NOT_FOUND otherwise); absent clears it. */
   async setKanban(req: proto.tickets.SetContactKanbanRequest__Output): Promise<proto.tickets.ContactRecord> {
     if (req.kanbanId !== undefined) await this.catalog.requireOne('kanban', req.tenantId, req.kanbanId);
-    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), { kanbanId: req.kanbanId ?? null, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), {
+      kanbanId: req.kanbanId ?? null,
+      updatedAt: new Date(),
+    });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
   }
@@ -122,7 +126,10 @@ export class ContactsService {
       throw validation('Invalid wallet', [{ field: 'walletIds', message: `at most ${MAX_WALLET} positive ids` }]);
     }
     await Promise.all(walletIds.map((userId) => this.users.requireUser(req.tenantId, userId)));
-    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), { walletIds, updatedAt: new Date() });
+    const updated = await this.repo.contacts.updateContactById(req.tenantId, await this.liveId(req.tenantId, req.contactId), {
+      walletIds,
+      updatedAt: new Date(),
+    });
     if (!updated) throw notFound('contact');
     return toContactRecord(updated);
   }
@@ -141,7 +148,13 @@ export class ContactsService {
       this.repo.contacts.listContacts(query, (page - 1) * CONTACTS_PAGE_SIZE, CONTACTS_PAGE_SIZE),
       this.repo.contacts.countContacts(query),
     ]);
-    return { contacts: contacts.map(toContactRecord), count, hasMore: page * CONTACTS_PAGE_SIZE < count, page, pageSize: CONTACTS_PAGE_SIZE };
+    return {
+      contacts: contacts.map(toContactRecord),
+      count,
+      hasMore: page * CONTACTS_PAGE_SIZE < count,
+      page,
+      pageSize: CONTACTS_PAGE_SIZE,
+    };
   }
 }
 

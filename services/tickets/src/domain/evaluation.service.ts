@@ -7,8 +7,7 @@ import { toTicket } from './ticket-view';
 /** sendEvaluation's externalKey deduplicates for this long (the seed leaves it open; see docs/api/external.md). */
 export const EVALUATION_KEY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** The satisfaction survey sent to the contact. */
-export const EVALUATION_TEXT =
-  'How would you rate our service? Reply with a number from 1 (very dissatisfied) to 5 (very satisfied).';
+export const EVALUATION_TEXT = 'How would you rate our service? Reply with a number from 1 (very dissatisfied) to 5 (very satisfied).';
 const MAX_ANSWER = 1_000;
 
 const onceId = (ticketId: number) => `once:${ticketId}`;

@@ -68,7 +68,8 @@ export class NotesService {
   /** A note's text, changed; another tenant's note is NOT_FOUND. */
   async updateNote(req: proto.tickets.UpdateNoteRequest__Output): Promise<proto.tickets.Note> {
     const notes = req.notes.trim();
-    if (!notes || notes.length > MAX_NOTE) throw validation('Invalid note', [{ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` }]);
+    if (!notes || notes.length > MAX_NOTE)
+      throw validation('Invalid note', [{ field: 'notes', message: `is required, at most ${MAX_NOTE} characters` }]);
     const updated = await this.repo.notes.updateNote(req.tenantId, req.noteId, notes);
     if (!updated) throw notFound('note');
     return toNote(updated);
@@ -93,7 +94,12 @@ export class NotesService {
    */
   firstNotesOf(tenantId: number, ticketIds: readonly number[], limit = 100): Promise<Map<number, NoteDoc[]>> {
     const each = Math.min(Math.max(1, limit), 100);
-    return firstOfEach(ticketIds, each, (n: NoteDoc) => n.ticketId, (ids, max) => this.repo.notes.notesOf(tenantId, ids, max));
+    return firstOfEach(
+      ticketIds,
+      each,
+      (n: NoteDoc) => n.ticketId,
+      (ids, max) => this.repo.notes.notesOf(tenantId, ids, max),
+    );
   }
 
   /** The note once it exists, or null after `waitMs` (its creator failed or is stuck). */

@@ -30,12 +30,25 @@ export class PausesService {
       { $set: { paused: true, pauseReason, pausedAt: now, updatedAt: now } },
     );
     if (updated) {
-      const entry: PauseDoc = { _id: await this.repo.nextId('pause'), tenantId, ticketId, pauseReason, startedAt: now, endedAt: null, endedBy: '' };
+      const entry: PauseDoc = {
+        _id: await this.repo.nextId('pause'),
+        tenantId,
+        ticketId,
+        pauseReason,
+        startedAt: now,
+        endedAt: null,
+        endedBy: '',
+      };
       try {
         await this.repo.notes.insertPause(entry);
       } catch (err) {
         // Not logged, not paused: the pause this call set is taken back.
-        await this.repo.tickets.updateTicketWhere(tenantId, ticketId, { paused: true, pausedAt: now }, { $set: { paused: false, pauseReason: null, pausedAt: null } });
+        await this.repo.tickets.updateTicketWhere(
+          tenantId,
+          ticketId,
+          { paused: true, pausedAt: now },
+          { $set: { paused: false, pauseReason: null, pausedAt: null } },
+        );
         throw err;
       }
       return toTicket(updated);

@@ -55,7 +55,14 @@ export class TicketOpening {
     if (keyId && !(await this.repo.claims.ticketKeys.claim({ _id: keyId, ticketId: id, createdAt: new Date() }))) {
       const key = await this.repo.claims.ticketKeys.find(keyId);
       const stillFresh = key && key.createdAt.getTime() > Date.now() - CREATE_KEY_WINDOW_MS;
-      if (stillFresh || !(await this.repo.claims.ticketKeys.takeOver(keyId, { createdAt: { $lt: new Date(Date.now() - CREATE_KEY_WINDOW_MS) } }, { ticketId: id, createdAt: new Date() }))) {
+      if (
+        stillFresh ||
+        !(await this.repo.claims.ticketKeys.takeOver(
+          keyId,
+          { createdAt: { $lt: new Date(Date.now() - CREATE_KEY_WINDOW_MS) } },
+          { ticketId: id, createdAt: new Date() },
+        ))
+      ) {
         // A concurrent call may hold the key and not have inserted its ticket yet: wait for it.
         const existing = key && (await this.awaitTicket(req.tenantId, key.ticketId));
         if (!existing) throw conflict('ERR_TICKET_CREATION_IN_PROGRESS', 'A ticket with this externalKey is being created');
@@ -142,7 +149,8 @@ export class TicketOpening {
     // An incoming message: the contact's window is on the contact (for its next tickets) and on the
     // ticket the message goes to (read by a send with the ticket, in the same lookup).
     if (inboundAt) contact = await this.repo.contacts.recordContactInbound(contact, inboundAt);
-    const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> => (inboundAt ? this.repo.tickets.recordTicketInbound(ticket, inboundAt) : ticket);
+    const withInbound = async (ticket: TicketDoc): Promise<TicketDoc> =>
+      inboundAt ? this.repo.tickets.recordTicketInbound(ticket, inboundAt) : ticket;
     // A second round covers a ticket that closed while this call waited for it.
     if (req.windowOnly) {
       const current = await this.repo.tickets.findCurrentTicketOfContact(tenantId, contact._id);
@@ -163,7 +171,11 @@ export class TicketOpening {
       const id = await this.repo.nextId('ticket');
       const mine =
         (await this.repo.claims.opens.claim({ _id: claimId, ticketId: id, createdAt: new Date() })) ||
-        (await this.repo.claims.opens.takeOver(claimId, { createdAt: { $lt: new Date(Date.now() - STALE_OPEN_CLAIM_MS) } }, { ticketId: id, createdAt: new Date() }));
+        (await this.repo.claims.opens.takeOver(
+          claimId,
+          { createdAt: { $lt: new Date(Date.now() - STALE_OPEN_CLAIM_MS) } },
+          { ticketId: id, createdAt: new Date() },
+        ));
       if (mine) {
         const ticket = newTicketDoc(id, tenantId, contact, 'pending');
         try {

@@ -8,7 +8,9 @@ export const iso = (d?: Date | null) => (d ? new Date(d).toISOString() : '');
 const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 
 /** A contact's identities beyond the phone as the answers carry them ('' when unknown). */
-export function identityFields(c: Pick<ContactDoc, 'bsuid' | 'parentBsuid' | 'lid' | 'username'>): Pick<proto.tickets.ContactRecord, 'bsuid' | 'parentBsuid' | 'lid' | 'username'> {
+export function identityFields(
+  c: Pick<ContactDoc, 'bsuid' | 'parentBsuid' | 'lid' | 'username'>,
+): Pick<proto.tickets.ContactRecord, 'bsuid' | 'parentBsuid' | 'lid' | 'username'> {
   return { bsuid: c.bsuid ?? '', parentBsuid: c.parentBsuid ?? '', lid: c.lid ?? '', username: c.username ?? '' };
 }
 

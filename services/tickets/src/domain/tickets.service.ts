@@ -71,7 +71,8 @@ export class TicketsService {
     const updated = await this.repo.tickets.updateTicket(req.tenantId, req.ticketId, { $set: set } as UpdateQuery<TicketDoc>);
     if (!updated) throw notFound('ticket');
     // Closing ended the ticket's pause: its log entry ends too; messaging's copies of the open ticket run out meanwhile.
-    if (req.status === 'closed') await Promise.all([this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!), this.copies.runOut()]);
+    if (req.status === 'closed')
+      await Promise.all([this.repo.notes.endPauses(req.tenantId, req.ticketId, 'close', set.updatedAt!), this.copies.runOut()]);
     return toTicket(updated);
   }
 
@@ -97,7 +98,8 @@ export class TicketsService {
    */
   async pageTickets(query: TicketQuery, offset: number, first: number): Promise<{ tickets: TicketDoc[]; count: number }> {
     checkPageSize(first, DASHBOARD_MAX_PAGE);
-    if (query.search && query.search.length > MAX_SEARCH) throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
+    if (query.search && query.search.length > MAX_SEARCH)
+      throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
     return this.repo.listing.pageTickets(query, offset, first);
   }
 
@@ -177,7 +179,8 @@ export class TicketsService {
     const updated = await this.repo.tickets.updateTicket(tenantId, ticketId, { $set: { tagIds: ids, updatedAt: new Date() } });
     if (!updated) throw notFound('ticket');
     if (ids.length) await this.repo.contacts.addContactTags(tenantId, updated.contactId, ids);
-    for (const removed of before.tagIds.filter((id) => !ids.includes(id))) await this.repo.contacts.dropContactTagIfUnused(tenantId, updated.contactId, removed);
+    for (const removed of before.tagIds.filter((id) => !ids.includes(id)))
+      await this.repo.contacts.dropContactTagIfUnused(tenantId, updated.contactId, removed);
     return toTicket(updated);
   }
 

@@ -62,7 +62,16 @@ export class CatalogResolver {
     @Arg('id', () => Int, { nullable: true, description: 'Absent creates' }) id?: number,
     @Arg('position', () => Int, { nullable: true }) position?: number,
   ): Promise<Kanban> {
-    return fromItem(tenantId, await this.catalog.save({ tenantId, kind: 'kanban', id: id ?? 0, name: name ?? '', ...(position === undefined || position === null ? {} : { position }) }));
+    return fromItem(
+      tenantId,
+      await this.catalog.save({
+        tenantId,
+        kind: 'kanban',
+        id: id ?? 0,
+        name: name ?? '',
+        ...(position === undefined || position === null ? {} : { position }),
+      }),
+    );
   }
 
   @Mutation(() => Reason)

@@ -23,7 +23,8 @@ export class DashboardResolver {
     @Arg('channelId', () => Int, { nullable: true }) channelId: number | null,
     @Arg('tagId', () => Int, { nullable: true }) tagId: number | null,
     @Arg('userId', () => Int, { nullable: true }) userId: number | null,
-    @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number, e-mail, BSUID, LID or username." }) search: string | null,
+    @Arg('search', () => String, { nullable: true, description: "Text in the contact's name, number, e-mail, BSUID, LID or username." })
+    search: string | null,
     @Arg('first', () => Int, { defaultValue: 20, description: `At most ${DASHBOARD_MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<TicketConnection> {
@@ -42,7 +43,7 @@ export class DashboardResolver {
     return {
       nodes: docs.map(toGraphTicket),
       totalCount,
-      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : after ?? null },
+      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : (after ?? null) },
     };
   }
 
@@ -115,7 +116,15 @@ export class DashboardResolver {
   }
 
   private async setStatus(tenantId: number, ticketId: number, status: TicketStatus): Promise<Ticket> {
-    await this.service.updateTicket({ tenantId, ticketId, status, clearQueue: false, clearChatFlow: false, clearKanban: false, clearReason: false });
+    await this.service.updateTicket({
+      tenantId,
+      ticketId,
+      status,
+      clearQueue: false,
+      clearChatFlow: false,
+      clearKanban: false,
+      clearReason: false,
+    });
     return this.reread(tenantId, ticketId);
   }
 

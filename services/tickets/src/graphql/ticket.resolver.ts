@@ -52,7 +52,9 @@ export class TicketResolver {
   @FieldResolver(() => [TicketNote], { description: 'Internal notes, oldest first (first 100).' })
   async notes(@Root() ticket: Ticket, @Ctx() context: unknown): Promise<TicketNote[]> {
     // A page of tickets reads its notes once per request: one query per tenant of the page.
-    const loader = tenantRowsLoader(context, 'Ticket.notes', (tenantId, ticketIds: readonly number[]) => this.notesService.firstNotesOf(tenantId, ticketIds, 100));
+    const loader = tenantRowsLoader(context, 'Ticket.notes', (tenantId, ticketIds: readonly number[]) =>
+      this.notesService.firstNotesOf(tenantId, ticketIds, 100),
+    );
     return ((await loader.load(ticket.tenantId, ticket.id)) ?? []).map((n) => ({
       id: n._id,
       notes: n.notes,

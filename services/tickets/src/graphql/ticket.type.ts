@@ -8,7 +8,6 @@ export enum TicketStatus {
 }
 registerEnumType(TicketStatus, { name: 'TicketStatus' });
 
-
 /**
  * The tenants subgraph owns channels; here only the key is known, with the ticket's tenant, so
  * that the tenants subgraph answers a channel of that tenant or none.
@@ -24,13 +23,22 @@ export class ChannelRef {
 @ObjectType()
 export class Contact {
   @Field(() => Int) id!: number;
-  @Field({ description: 'The phone number\'s digits (on social channels the platform user id); "" when the contact has none, known only by its BSUID or LID.' })
+  @Field({
+    description:
+      'The phone number\'s digits (on social channels the platform user id); "" when the contact has none, known only by its BSUID or LID.',
+  })
   number!: string;
   @Field() name!: string;
   @Field() email!: string;
-  @Field(() => String, { nullable: true, description: 'waba: the business-scoped user id Meta gives the contact (CC.<alphanumeric>), when known.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'waba: the business-scoped user id Meta gives the contact (CC.<alphanumeric>), when known.',
+  })
   bsuid!: string | null;
-  @Field(() => String, { nullable: true, description: 'waba: the parent BSUID (CC.ENT.<alphanumeric>) where the business has one, when known.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'waba: the parent BSUID (CC.ENT.<alphanumeric>) where the business has one, when known.',
+  })
   parentBsuid!: string | null;
   @Field(() => String, { nullable: true, description: "Unofficial engines: the contact's LID (<digits>@lid), when known." })
   lid!: string | null;
@@ -57,7 +65,8 @@ export class Ticket {
   @Field(() => DateTime) updatedAt!: string;
   @Field(() => DateTime, {
     nullable: true,
-    description: 'When the ticket was last closed; null while it is open or pending. A reopen (any status but closed) clears it, and closing again sets it anew.',
+    description:
+      'When the ticket was last closed; null while it is open or pending. A reopen (any status but closed) clears it, and closing again sets it anew.',
   })
   closedAt?: string | null;
   @Field(() => ChannelRef) channel!: ChannelRef;

@@ -20,7 +20,16 @@ export interface TicketsDomain {
   catalog: CatalogService;
 }
 
-export function ticketsHandlers({ tickets, opening, copies, notes, pauses, evaluations, contacts, catalog }: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
+export function ticketsHandlers({
+  tickets,
+  opening,
+  copies,
+  notes,
+  pauses,
+  evaluations,
+  contacts,
+  catalog,
+}: TicketsDomain): AsyncHandlers<ServiceRegistry['tickets']['handlers']> {
   return {
     OpenForContact: (req) => opening.openForContact(req),
     CreateTicket: (req) => opening.createTicket(req),

@@ -16,4 +16,8 @@ export function domainEnum<const T extends string>(values: readonly T[], name: s
  * The channel kinds, one definition for the two subgraphs that expose them (tenants: Channel.type;
  * channel-engines: the driver of a delivery), as federation composes only identical enums.
  */
-export const ChannelTypeEnum = domainEnum(CHANNEL_TYPES, 'ChannelType', 'The kind of a channel (session), which picks its provider driver.');
+export const ChannelTypeEnum = domainEnum(
+  CHANNEL_TYPES,
+  'ChannelType',
+  'The kind of a channel (session), which picks its provider driver.',
+);

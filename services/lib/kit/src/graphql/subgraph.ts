@@ -74,7 +74,13 @@ export const TenantScoped = (arg: string) => Directive(`@tag(name: "${tenantScop
 export const NoTenantData = () => Directive(`@tag(name: "${tenantScopeTag.none}")`);
 
 /** Apollo's codes for a request the schema refuses: the message is about the request itself. */
-const REQUEST_ERROR_CODES: readonly string[] = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'OPERATION_RESOLUTION_FAILURE'];
+const REQUEST_ERROR_CODES: readonly string[] = [
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+];
 
 /**
  * A domain error (raised here or by a gRPC service behind the resolver) keeps its `ERR_` code in
@@ -87,7 +93,8 @@ const REQUEST_ERROR_CODES: readonly string[] = ['GRAPHQL_PARSE_FAILED', 'GRAPHQL
 export function formatSubgraphError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const unwrapped = unwrapResolverError(error);
   // A domain error thrown by a resolver, or carried by a GraphQLError a plugin raised for one.
-  const original = unwrapped instanceof GraphQLError && unwrapped.originalError instanceof DomainError ? unwrapped.originalError : unwrapped;
+  const original =
+    unwrapped instanceof GraphQLError && unwrapped.originalError instanceof DomainError ? unwrapped.originalError : unwrapped;
   const http = original instanceof DomainError ? domainToHttp(original) : isServiceError(original) ? grpcToHttp(original) : undefined;
   if (http) {
     const { error: code, message, details } = http.body;

@@ -48,7 +48,8 @@ export function tenantScopeOf(field: GraphQLField<unknown, unknown>): TenantScop
   const [tag] = tags;
   if (tag === NONE) return null;
   const arg = tag.startsWith(ARG) ? tag.slice(ARG.length) : '';
-  if (!field.args.some((a) => a.name === arg)) throw new Error(`${field.name}: its tenant scope names an argument it does not have (${tag})`);
+  if (!field.args.some((a) => a.name === arg))
+    throw new Error(`${field.name}: its tenant scope names an argument it does not have (${tag})`);
   return arg;
 }
 
@@ -94,7 +95,11 @@ export interface ScopedOperation {
  * caller is limited: each root field must declare its scope, and the argument it names must be the
  * caller's tenant (from a literal, a variable, or either's default).
  */
-export function tenantScopeViolation(schema: GraphQLSchema, { document, operation, variables = {} }: ScopedOperation, caller: SubgraphCaller): string | undefined {
+export function tenantScopeViolation(
+  schema: GraphQLSchema,
+  { document, operation, variables = {} }: ScopedOperation,
+  caller: SubgraphCaller,
+): string | undefined {
   if (caller.kind !== 'tenant') return undefined;
   const root = schema.getRootType(operation.operation);
   // A variable left out takes its declared default, as execution would.
@@ -130,7 +135,8 @@ export function tenantScopePlugin<C extends { caller: SubgraphCaller }>(schema: 
         async didResolveOperation({ contextValue, operation, document, request }) {
           if (!operation) return;
           const why = tenantScopeViolation(schema, { document, operation, variables: request.variables }, contextValue.caller);
-          if (why) throw new GraphQLError(why, { originalError: forbidden(why), extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } } });
+          if (why)
+            throw new GraphQLError(why, { originalError: forbidden(why), extensions: { code: 'ERR_FORBIDDEN', http: { status: 403 } } });
         },
       };
     },

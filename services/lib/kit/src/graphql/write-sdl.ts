@@ -25,7 +25,10 @@ export async function writeSdl(modulePath: string, out: string): Promise<void> {
 // Also a command: `node <this file> <module exporting subgraphTypes> <output .graphql>`.
 if (require.main === module) {
   const [modulePath, out] = process.argv.slice(2);
-  (modulePath && out ? writeSdl(modulePath, out) : Promise.reject(new Error('usage: write-sdl.js <module exporting subgraphTypes> <output .graphql>'))).catch((err: unknown) => {
+  (modulePath && out
+    ? writeSdl(modulePath, out)
+    : Promise.reject(new Error('usage: write-sdl.js <module exporting subgraphTypes> <output .graphql>'))
+  ).catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

@@ -131,13 +131,20 @@ export class CallStream<Req, Res> {
       // A stream that broke meanwhile fails this item too, through its 'error' or 'end' below.
       const item = { id, request, traceparent: currentTraceparent(), timeoutMs: deadlineMs };
       if (stream.call) stream.call.write(item);
-      else stream.ready.then((call) => call.write(item), () => undefined); // not open: failed with it
+      else
+        stream.ready.then(
+          (call) => call.write(item),
+          () => undefined,
+        ); // not open: failed with it
     });
   };
 
   /** Ends the current stream (once its owner has nothing under way): the server answers what it took. */
   close(): void {
-    this.current?.ready.then((call) => call.end(), () => undefined);
+    this.current?.ready.then(
+      (call) => call.end(),
+      () => undefined,
+    );
     this.current = undefined;
   }
 
@@ -234,7 +241,10 @@ export function serveCallStream<Req, Res>(
   call.on('data', (item: CallItem<Req>) => {
     const id = item.id ?? 0;
     if (draining.aborted) {
-      answer({ id, error: toStatusFields(new DomainError('unavailable', 'ERR_UNAVAILABLE', `${opts.server} is shutting down; nothing was attempted`)) });
+      answer({
+        id,
+        error: toStatusFields(new DomainError('unavailable', 'ERR_UNAVAILABLE', `${opts.server} is shutting down; nothing was attempted`)),
+      });
       return;
     }
     underWay++;

@@ -54,13 +54,15 @@ type BidiStream<A, R> = (options?: grpc.CallOptions) => grpc.ClientDuplexStream<
  * streaming ones as functions that open the stream (no deadline: it lives until ended or cancelled).
  */
 export type RpcClient<C> = {
-  [K in keyof C as K extends string
-    ? K extends Capitalize<K>
-      ? C[K] extends Unary<any, any> | ServerStream<any, any> | BidiStream<any, any>
-        ? K
+  [
+    K in keyof C as K extends string
+      ? K extends Capitalize<K>
+        ? C[K] extends Unary<any, any> | ServerStream<any, any> | BidiStream<any, any>
+          ? K
+          : never
         : never
       : never
-    : never]: C[K] extends BidiStream<infer A, infer R>
+  ]: C[K] extends BidiStream<infer A, infer R>
     ? () => grpc.ClientDuplexStream<A, R>
     : C[K] extends Unary<infer A, infer R>
       ? (request: A, options?: CallOptions) => Promise<R>
@@ -111,9 +113,13 @@ const IPV4_PORT = /^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$/;
 export function grpcTarget(address: string): { target: string; options: grpc.ChannelOptions } {
   if (address.startsWith('dns:')) return { target: address, options: { 'grpc.service_config': ROUND_ROBIN } };
   if (!address.includes(',')) return { target: address, options: {} };
-  const list = address.split(',').map((a) => a.trim()).filter(Boolean);
+  const list = address
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const bad = list.find((a) => !IPV4_PORT.test(a));
-  if (bad !== undefined) throw new Error(`gRPC address list "${address}": "${bad}" is not an IPv4 address and port (use a dns: target for host names)`);
+  if (bad !== undefined)
+    throw new Error(`gRPC address list "${address}": "${bad}" is not an IPv4 address and port (use a dns: target for host names)`);
   return { target: `ipv4:${list.join(',')}`, options: { 'grpc.service_config': ROUND_ROBIN } };
 }
 
@@ -159,11 +165,7 @@ function callMetadata(options?: grpc.MetadataOptions): grpc.Metadata {
 const clients = new Map<string, grpc.Client>();
 const callStreams = new Map<string, Array<CallStream<unknown, unknown>>>();
 
-export function createClient<N extends ServiceName>(
-  name: N,
-  address: string,
-  defaults: ClientOptions = {},
-): ServiceClient<N> {
+export function createClient<N extends ServiceName>(name: N, address: string, defaults: ClientOptions = {}): ServiceClient<N> {
   const caller = defaults.caller ?? meshCaller();
   const key = `${caller}:${name}@${address}`;
   let raw = clients.get(key);
@@ -181,7 +183,8 @@ export function createClient<N extends ServiceName>(
   const { definition } = loadService(name);
   for (const method of Object.keys(definition)) {
     if (definition[method].requestStream && definition[method].responseStream) {
-      wrapper[method] = () => (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, callMetadata(), {});
+      wrapper[method] = () =>
+        (client as unknown as Record<string, (...args: unknown[]) => unknown>)[method].call(client, callMetadata(), {});
       continue;
     }
     if (definition[method].responseStream) {
@@ -220,7 +223,8 @@ export function createClient<N extends ServiceName>(
       type Carrier = grpc.ClientDuplexStream<CallItem<unknown>, CallOutcome<unknown>>;
       const deadlineMs = defaults.deadlineMs ?? DEFAULT_DEADLINE_MS;
       const connectMs = defaults.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-      const start = () => (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
+      const start = () =>
+        (client as unknown as Record<string, (...args: unknown[]) => Carrier>)[streamMethod].call(client, callMetadata(), {});
       // Each lane's stream is opened on the channel's next replica (round_robin): the calls, taken
       // by the lanes in turn, reach every replica, not the one a single stream would sit on.
       lanes = Array.from(
@@ -240,7 +244,10 @@ export function createClient<N extends ServiceName>(
       taken.length === 1
         ? (taken[0].call as typeof single)
         : (request: unknown, options?: CallOptions) => taken[(turn = (turn + 1) % taken.length)].call(request as never, options);
-    wrapper[method] = when === true ? streamed : (request: unknown, options?: CallOptions) => (when(request as never) ? streamed : single)(request, options);
+    wrapper[method] =
+      when === true
+        ? streamed
+        : (request: unknown, options?: CallOptions) => (when(request as never) ? streamed : single)(request, options);
   }
   return wrapper as ServiceClient<N>;
 }

@@ -48,7 +48,8 @@ export function meshTrust(env: NodeJS.ProcessEnv = processEnv): MeshTrust {
   return tls ? { tls } : { secret: meshSecret(env) };
 }
 
-const proof = (secret: string, caller: string) => createHmac('sha256', secret).update(`convo mesh caller v1\n${caller}`).digest('base64url');
+const proof = (secret: string, caller: string) =>
+  createHmac('sha256', secret).update(`convo mesh caller v1\n${caller}`).digest('base64url');
 
 /** Adds the caller's credential to every call of a client. */
 export function meshClientInterceptor(caller = currentCaller, secret = meshSecret()): grpc.Interceptor {
@@ -78,10 +79,18 @@ export function meshServerInterceptor(secret?: string): grpc.ServerInterceptor {
             const certificate = call.getAuthContext()?.sslPeerCertificate;
             const claimed = String(metadata.get(MESH_CALLER_HEADER)[0] ?? '');
             const got = String(metadata.get(MESH_AUTH_HEADER)[0] ?? '');
-            const caller = certificate ? certificateCaller(certificate) : secret && claimed && safeEqual(got, proof(secret, claimed)) ? claimed : '';
+            const caller = certificate
+              ? certificateCaller(certificate)
+              : secret && claimed && safeEqual(got, proof(secret, claimed))
+                ? claimed
+                : '';
             metadata.remove(MESH_VERIFIED_CALLER);
             if (!caller) {
-              call.sendStatus({ code: grpc.status.UNAUTHENTICATED, details: 'Missing or invalid mesh credential', metadata: new grpc.Metadata() });
+              call.sendStatus({
+                code: grpc.status.UNAUTHENTICATED,
+                details: 'Missing or invalid mesh credential',
+                metadata: new grpc.Metadata(),
+              });
               return;
             }
             metadata.set(MESH_VERIFIED_CALLER, caller);

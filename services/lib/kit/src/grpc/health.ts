@@ -4,11 +4,7 @@ import { protoPath } from 'grpc-health-check';
 import { channelCredentials, meshTls } from './tls';
 
 interface HealthClient extends grpc.Client {
-  check(
-    req: { service: string },
-    options: grpc.CallOptions,
-    cb: (err: grpc.ServiceError | null, res?: { status: string }) => void,
-  ): void;
+  check(req: { service: string }, options: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: { status: string }) => void): void;
 }
 
 let HealthCtor: (new (addr: string, creds: grpc.ChannelCredentials, options: grpc.ChannelOptions) => HealthClient) | undefined;

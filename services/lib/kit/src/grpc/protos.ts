@@ -2,7 +2,10 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChannelEnginesServiceClient, ChannelEnginesServiceHandlers } from '../generated/convo/channel_engines/v1/ChannelEnginesService';
+import type {
+  ChannelEnginesServiceClient,
+  ChannelEnginesServiceHandlers,
+} from '../generated/convo/channel_engines/v1/ChannelEnginesService';
 import type { MessagingServiceClient, MessagingServiceHandlers } from '../generated/convo/messaging/v1/MessagingService';
 import type { SocialConfigServiceClient, SocialConfigServiceHandlers } from '../generated/convo/social_config/v1/SocialConfigService';
 import type { TenantsServiceClient, TenantsServiceHandlers } from '../generated/convo/tenants/v1/TenantsService';
@@ -38,8 +41,8 @@ const SERVICES: Record<ServiceName, { file: string; fullName: string }> = {
 };
 
 // Built packages carry a copy of protos/ in dist/protos; sources (tests) read the repository's.
-const PROTO_ROOT = [join(__dirname, '..', 'protos'), join(__dirname, '..', '..', '..', '..', '..', 'protos')].find(
-  (dir) => existsSync(dir),
+const PROTO_ROOT = [join(__dirname, '..', 'protos'), join(__dirname, '..', '..', '..', '..', '..', 'protos')].find((dir) =>
+  existsSync(dir),
 );
 
 /** A service's full proto name (`convo.tickets.v1.TicketsService`), without loading its proto. */

@@ -42,7 +42,10 @@ export function carriedMethod(definition: grpc.ServiceDefinition, method: string
 
 /** A service's handlers written as async functions of the request (streams: of the call). */
 export type AsyncHandlers<H> = {
-  [K in keyof H as string extends K ? never : K extends CallStreamKeys<H> ? never : K]: H[K] extends grpc.handleUnaryCall<infer Req, infer Res>
+  [K in keyof H as string extends K ? never : K extends CallStreamKeys<H> ? never : K]: H[K] extends grpc.handleUnaryCall<
+    infer Req,
+    infer Res
+  >
     ? AsyncUnary<Req, Res>
     : H[K] extends grpc.handleServerStreamingCall<infer Req, infer Res>
       ? AsyncServerStream<Req, Res>
@@ -162,7 +165,11 @@ export async function startGrpcServer<N extends ServiceName>(
       serveCallStream(
         call,
         draining.signal,
-        (request, item) => unary(request, { request, metadata: item.metadata, getDeadline: () => item.deadline } as unknown as grpc.ServerUnaryCall<unknown, unknown>),
+        (request, item) =>
+          unary(request, { request, metadata: item.metadata, getDeadline: () => item.deadline } as unknown as grpc.ServerUnaryCall<
+            unknown,
+            unknown
+          >),
         { service: name, method: unaryName, server: name, log },
       );
   }

@@ -42,7 +42,9 @@ export function meshTls(env: NodeJS.ProcessEnv = processEnv): MeshTls | undefine
 
 /** Server credentials: TLS requiring a client certificate of the mesh's CA, or plaintext. */
 export function serverCredentials(tls: MeshTls | undefined): grpc.ServerCredentials {
-  return tls ? grpc.ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true) : grpc.ServerCredentials.createInsecure();
+  return tls
+    ? grpc.ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true)
+    : grpc.ServerCredentials.createInsecure();
 }
 
 /** Channel credentials: TLS presenting this process's certificate, or plaintext. */
@@ -57,4 +59,5 @@ export function certificateCaller(cert: PeerCertificate | undefined): string {
 }
 
 /** Where health answers in plaintext beside a TLS server (GRPC_HEALTH_PORT), if anywhere. */
-export const healthPort = (env: NodeJS.ProcessEnv = processEnv): number | undefined => (env.GRPC_HEALTH_PORT ? Number(env.GRPC_HEALTH_PORT) : undefined);
+export const healthPort = (env: NodeJS.ProcessEnv = processEnv): number | undefined =>
+  env.GRPC_HEALTH_PORT ? Number(env.GRPC_HEALTH_PORT) : undefined;

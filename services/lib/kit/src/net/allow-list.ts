@@ -21,7 +21,10 @@ const HOST_NAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])
 export function parseAllowList(env: string | undefined): AllowList {
   const hosts = new Set<string>();
   const cidrs: Cidr[] = [];
-  for (const entry of (env ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of (env ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const cidr = parseCidr(entry);
     if (cidr) cidrs.push(cidr);
     else if (!entry.includes('/') && HOST_NAME.test(normaliseHost(entry))) hosts.add(normaliseHost(entry));

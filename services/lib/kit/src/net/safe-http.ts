@@ -58,11 +58,7 @@ export function safeRequest(url: string, opts: SafeRequestOptions): Promise<Safe
 }
 
 /** safeRequest with the resolver injectable, so tests can simulate any DNS answer offline. */
-export async function safeRequestWith(
-  url: string,
-  opts: SafeRequestOptions,
-  deps: SafeRequestDeps,
-): Promise<SafeResponse> {
+export async function safeRequestWith(url: string, opts: SafeRequestOptions, deps: SafeRequestDeps): Promise<SafeResponse> {
   checkOptions(opts);
   const allow = opts.allowPrivate ?? EMPTY_ALLOW_LIST;
   const target = checkUrl(url, allow);
@@ -121,9 +117,7 @@ export function checkUrl(raw: string, allow: AllowList): Target {
 }
 
 function isPermitted(address: string, host: string, allow: AllowList): boolean {
-  return (
-    classifyAddress(address).allowed || isHostAllowListed(allow, host) || isAddressAllowListed(allow, address)
-  );
+  return classifyAddress(address).allowed || isHostAllowListed(allow, host) || isAddressAllowListed(allow, address);
 }
 
 function checkAddress(address: string, host: string, allow: AllowList, subject: string): void {
@@ -187,9 +181,7 @@ function exchange(target: Target, opts: SafeRequestOptions, lookup: LookupFuncti
       return timer;
     };
 
-    after(opts.totalTimeoutMs, () =>
-      fetchFailed('total-timeout', `No complete response within ${opts.totalTimeoutMs} ms`),
-    );
+    after(opts.totalTimeoutMs, () => fetchFailed('total-timeout', `No complete response within ${opts.totalTimeoutMs} ms`));
     const connectTimer = after(opts.connectTimeoutMs, () =>
       fetchFailed('connect-timeout', `Could not connect within ${opts.connectTimeoutMs} ms`),
     );
@@ -198,9 +190,7 @@ function exchange(target: Target, opts: SafeRequestOptions, lookup: LookupFuncti
     const connectedEvent = target.url.protocol === 'https:' ? 'secureConnect' : 'connect';
     req.once('socket', (socket) => socket.once(connectedEvent, () => clearTimeout(connectTimer)));
 
-    req.on('error', (err) =>
-      fail(err instanceof DomainError ? err : fetchFailed('network', `Request failed: ${err.message}`)),
-    );
+    req.on('error', (err) => fail(err instanceof DomainError ? err : fetchFailed('network', `Request failed: ${err.message}`)));
     req.once('response', (res) => readBody(res, opts.maxBytes).then((r) => settle(() => resolve(r)), fail));
     req.end(opts.body);
   });
@@ -227,9 +217,7 @@ function readBody(res: http.IncomingMessage, maxBytes: number): Promise<SafeResp
       if (size > maxBytes) return stop(payloadTooLarge(`Response exceeds the ${maxBytes} byte limit`));
       chunks.push(chunk);
     });
-    res.once('end', () =>
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }),
-    );
+    res.once('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks, size) }));
     res.once('error', (err) => reject(fetchFailed('network', `Response failed: ${err.message}`)));
     res.once('close', () => {
       if (!res.complete) reject(fetchFailed('network', 'Connection closed before the response was complete'));

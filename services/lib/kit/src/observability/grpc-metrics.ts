@@ -8,13 +8,29 @@ import { counter, histogram, secondsSince } from './metrics';
 const LABELS = ['grpc_service', 'grpc_method', 'grpc_code'] as const;
 
 const serverHandled = () =>
-  counter({ name: 'grpc_server_handled_total', help: 'gRPC calls completed by this server, by method and status code.', labelNames: LABELS });
+  counter({
+    name: 'grpc_server_handled_total',
+    help: 'gRPC calls completed by this server, by method and status code.',
+    labelNames: LABELS,
+  });
 const serverSeconds = () =>
-  histogram({ name: 'grpc_server_handling_seconds', help: 'Time this server took to answer a gRPC call, by method and status code.', labelNames: LABELS });
+  histogram({
+    name: 'grpc_server_handling_seconds',
+    help: 'Time this server took to answer a gRPC call, by method and status code.',
+    labelNames: LABELS,
+  });
 const clientHandled = () =>
-  counter({ name: 'grpc_client_handled_total', help: 'gRPC calls this process made that completed, by method and status code.', labelNames: LABELS });
+  counter({
+    name: 'grpc_client_handled_total',
+    help: 'gRPC calls this process made that completed, by method and status code.',
+    labelNames: LABELS,
+  });
 const clientSeconds = () =>
-  histogram({ name: 'grpc_client_handling_seconds', help: 'Time a gRPC call this process made took, by method and status code.', labelNames: LABELS });
+  histogram({
+    name: 'grpc_client_handling_seconds',
+    help: 'Time a gRPC call this process made took, by method and status code.',
+    labelNames: LABELS,
+  });
 
 /** `/convo.tickets.v1.TicketsService/GetTicket` → service and method. */
 function splitPath(path: string): { grpc_service: string; grpc_method: string } {
@@ -57,7 +73,13 @@ export const grpcClientMetrics: grpc.Interceptor = (options, nextCall) => {
  * Deliver), counted and timed in the same series as that call, so that dashboards read each
  * delivery as before whichever way it went. The stream itself is counted as a call when it ends.
  */
-export function observeStreamItem(side: 'server' | 'client', service: ServiceName, method: string, code: grpc.status, started: bigint): void {
+export function observeStreamItem(
+  side: 'server' | 'client',
+  service: ServiceName,
+  method: string,
+  code: grpc.status,
+  started: bigint,
+): void {
   const labels = { grpc_service: serviceFullName(service), grpc_method: method, grpc_code: grpc.status[code] ?? String(code) };
   (side === 'server' ? serverHandled() : clientHandled()).inc(labels);
   (side === 'server' ? serverSeconds() : clientSeconds()).observe(labels, secondsSince(started));

@@ -7,7 +7,11 @@ const LABELS = ['method', 'route', 'status'] as const;
 const requests = () =>
   counter({ name: 'http_server_requests_total', help: 'HTTP requests answered, by method, route pattern and status.', labelNames: LABELS });
 const seconds = () =>
-  histogram({ name: 'http_server_request_duration_seconds', help: 'Time to answer an HTTP request, by method, route pattern and status.', labelNames: LABELS });
+  histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status.',
+    labelNames: LABELS,
+  });
 
 /**
  * Counts and times every answer by its route pattern (`/v2/api/external/:apiId/sendMessageByTicket`,
@@ -23,7 +27,9 @@ export function instrumentFastify(app: FastifyInstance): void {
     requests().inc(labels);
     seconds().observe(labels, reply.elapsedTime / 1000);
   });
-  app.get(METRICS_PATH, { schema: { hide: true } } as object, async (_req, reply) => reply.type(METRICS_CONTENT_TYPE).send(await metricsText()));
+  app.get(METRICS_PATH, { schema: { hide: true } } as object, async (_req, reply) =>
+    reply.type(METRICS_CONTENT_TYPE).send(await metricsText()),
+  );
 }
 
 export const METRICS_PATH = '/metrics';

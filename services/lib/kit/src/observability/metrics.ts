@@ -3,7 +3,16 @@
 // docs/operations.md ("Metrics"). Metrics are created through the helpers below, which hand back the metric
 // already registered under that name: several modules (or several services started in one test
 // process) may ask for the same series without "already registered" errors.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, register, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  register,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
 
 export const metricsRegistry = register;
 export const METRICS_CONTENT_TYPE = register.contentType;
@@ -28,7 +37,10 @@ export function counter<L extends string>(config: CounterConfiguration<L>): Coun
 }
 
 export function histogram<L extends string>(config: HistogramConfiguration<L>): Histogram<L> {
-  return (register.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram({ buckets: LATENCY_BUCKETS, ...config, registers: [register] });
+  return (
+    (register.getSingleMetric(config.name) as Histogram<L> | undefined) ??
+    new Histogram({ buckets: LATENCY_BUCKETS, ...config, registers: [register] })
+  );
 }
 
 export function gauge<L extends string>(config: GaugeConfiguration<L>): Gauge<L> {

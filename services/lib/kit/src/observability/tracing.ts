@@ -67,15 +67,31 @@ function exporterFrom(env: NodeJS.ProcessEnv): SpanExporter | undefined {
  */
 function exportedInstrumentations(): Instrumentation[] {
   /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when exporting (see the top) */
-  const { HttpInstrumentation: Http } = require('@opentelemetry/instrumentation-http') as { HttpInstrumentation: typeof HttpInstrumentation };
-  const { GrpcInstrumentation: Grpc } = require('@opentelemetry/instrumentation-grpc') as { GrpcInstrumentation: typeof GrpcInstrumentation };
-  const { UndiciInstrumentation: Undici } = require('@opentelemetry/instrumentation-undici') as { UndiciInstrumentation: typeof UndiciInstrumentation };
-  const { FastifyOtelInstrumentation: FastifyOtel } = require('@fastify/otel') as { FastifyOtelInstrumentation: typeof FastifyOtelInstrumentation };
-  const { MongooseInstrumentation: Mongoose } = require('@opentelemetry/instrumentation-mongoose') as { MongooseInstrumentation: typeof MongooseInstrumentation };
+  const { HttpInstrumentation: Http } = require('@opentelemetry/instrumentation-http') as {
+    HttpInstrumentation: typeof HttpInstrumentation;
+  };
+  const { GrpcInstrumentation: Grpc } = require('@opentelemetry/instrumentation-grpc') as {
+    GrpcInstrumentation: typeof GrpcInstrumentation;
+  };
+  const { UndiciInstrumentation: Undici } = require('@opentelemetry/instrumentation-undici') as {
+    UndiciInstrumentation: typeof UndiciInstrumentation;
+  };
+  const { FastifyOtelInstrumentation: FastifyOtel } = require('@fastify/otel') as {
+    FastifyOtelInstrumentation: typeof FastifyOtelInstrumentation;
+  };
+  const { MongooseInstrumentation: Mongoose } = require('@opentelemetry/instrumentation-mongoose') as {
+    MongooseInstrumentation: typeof MongooseInstrumentation;
+  };
   /* eslint-enable @typescript-eslint/no-require-imports */
   // Probes and scrapes are not requests anyone traces.
   const http = new Http({ ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)(\?|$)/.test(req.url ?? '') });
-  return [http, new Undici(), new Grpc({ ignoreGrpcMethods: ['Check', 'Watch'] }), new FastifyOtel({ registerOnInitialization: true }), new Mongoose()];
+  return [
+    http,
+    new Undici(),
+    new Grpc({ ignoreGrpcMethods: ['Check', 'Watch'] }),
+    new FastifyOtel({ registerOnInitialization: true }),
+    new Mongoose(),
+  ];
 }
 
 let provider: NodeTracerProvider | undefined;
@@ -94,7 +110,9 @@ export function startTracing(env: NodeJS.ProcessEnv = processEnv): boolean {
   provider.register();
   if (exporter) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when exporting (see the top)
-    const { registerInstrumentations: register } = require('@opentelemetry/instrumentation') as { registerInstrumentations: typeof registerInstrumentations };
+    const { registerInstrumentations: register } = require('@opentelemetry/instrumentation') as {
+      registerInstrumentations: typeof registerInstrumentations;
+    };
     register({ tracerProvider: provider, instrumentations: exportedInstrumentations() });
   }
   carryTraceIds(!exporter);

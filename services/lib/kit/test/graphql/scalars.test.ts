@@ -20,6 +20,11 @@ describe('JSON', () => {
     expect(JSONScalar.serialize('{"event":"message","data":{"n":1}}')).toEqual({ event: 'message', data: { n: 1 } });
     expect(JSONScalar.serialize('not json')).toBe('not json');
     expect(JSONScalar.serialize({ a: 1 })).toEqual({ a: 1 });
-    expect(JSONScalar.parseLiteral({ kind: Kind.OBJECT, fields: [{ kind: Kind.OBJECT_FIELD, name: { kind: Kind.NAME, value: 'a' }, value: { kind: Kind.INT, value: '1' } }] })).toEqual({ a: 1 });
+    expect(
+      JSONScalar.parseLiteral({
+        kind: Kind.OBJECT,
+        fields: [{ kind: Kind.OBJECT_FIELD, name: { kind: Kind.NAME, value: 'a' }, value: { kind: Kind.INT, value: '1' } }],
+      }),
+    ).toEqual({ a: 1 });
   });
 });

@@ -15,7 +15,18 @@ describe('x-convo-caller', () => {
   });
 
   it('reads anything else, a repeated header included, as unknown (the least trusted caller)', () => {
-    for (const value of [undefined, '', 'Platform', 'tenant:', 'tenant:0', 'tenant:-1', 'tenant:1.5', 'tenant:12345678901', ' platform', ['platform', 'platform']]) {
+    for (const value of [
+      undefined,
+      '',
+      'Platform',
+      'tenant:',
+      'tenant:0',
+      'tenant:-1',
+      'tenant:1.5',
+      'tenant:12345678901',
+      ' platform',
+      ['platform', 'platform'],
+    ]) {
       expect(parseCallerHeader(value)).toEqual({ kind: 'unknown' });
     }
   });
@@ -45,7 +56,9 @@ describe('x-convo-caller', () => {
 
 describe("a tenant session's reach, held by the subgraph too", () => {
   it("refuses a root field whose declared tenant is not the caller's, or that declares none; the platform and unnamed callers are not limited", async () => {
-    const schema = buildSchema(`${TAG} type Query { echo(tenantId: Int!): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") platformEcho(tenantId: Int!): Int }`);
+    const schema = buildSchema(
+      `${TAG} type Query { echo(tenantId: Int!): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") platformEcho(tenantId: Int!): Int }`,
+    );
     const fields = schema.getQueryType()!.getFields();
     fields.echo.resolve = fields.platformEcho.resolve = (_root, args: { tenantId: number }) => args.tenantId;
     const token = 's'.repeat(32);
@@ -58,7 +71,10 @@ describe("a tenant session's reach, held by the subgraph too", () => {
           body: JSON.stringify({ query: `query($t: Int!) { ${field}(tenantId: $t) }`, variables: { t: tenantId } }),
         });
         expect(res.status).toBe(caller?.startsWith('tenant:') && (field !== 'echo' || tenantId !== 7) ? 403 : 200);
-        return (await res.json()) as { data?: Record<string, number> | null; errors?: Array<{ message: string; extensions: { code: string } }> };
+        return (await res.json()) as {
+          data?: Record<string, number> | null;
+          errors?: Array<{ message: string; extensions: { code: string } }>;
+        };
       };
       expect((await ask('tenant:7', 7)).data).toEqual({ echo: 7 });
       const refused = await ask('tenant:7', 8);
@@ -67,7 +83,10 @@ describe("a tenant session's reach, held by the subgraph too", () => {
       expect((await ask('platform', 8)).data).toEqual({ echo: 8 });
       expect((await ask(undefined, 8)).data).toEqual({ echo: 8 });
       const platformOnly = await ask('tenant:7', 7, 'platformEcho');
-      expect(platformOnly.errors?.[0]).toMatchObject({ message: 'platformEcho is for the platform administrator only', extensions: { code: 'ERR_FORBIDDEN' } });
+      expect(platformOnly.errors?.[0]).toMatchObject({
+        message: 'platformEcho is for the platform administrator only',
+        extensions: { code: 'ERR_FORBIDDEN' },
+      });
       expect((await ask('platform', 7, 'platformEcho')).data).toEqual({ platformEcho: 7 });
     } finally {
       await server.close();

@@ -10,7 +10,11 @@ describe('subgraph token', () => {
   let url: string;
 
   beforeAll(async () => {
-    server = await startSubgraphServer(buildSchema('type Query { ping: String }'), 0, { token, log: createLogger('test', 'silent'), host: '127.0.0.1' });
+    server = await startSubgraphServer(buildSchema('type Query { ping: String }'), 0, {
+      token,
+      log: createLogger('test', 'silent'),
+      host: '127.0.0.1',
+    });
     url = `http://127.0.0.1:${server.port}/graphql`;
   });
   afterAll(() => server.close());

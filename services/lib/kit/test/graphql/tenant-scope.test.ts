@@ -59,7 +59,9 @@ describe('tenantScopeViolation', () => {
     expect(check('{ ...F } fragment F on Query { tags(tenantId: 6) { id } }')).toMatch(/^tags: .*tenant 5 only/);
     expect(check('{ ...F } fragment F on Query { ...G } fragment G on Query { tenant(id: 6) { id } }')).toMatch(/^tenant: /);
     expect(check('{ ... on Query { mine: tags(tenantId: 5) { id } theirs: tags(tenantId: 6) { id } } }')).toMatch(/^tags: .*tenant 5 only/);
-    expect(check('{ ... { plans { id } } ...F } fragment F on Query { ... on Query { tenants { id } } }')).toBe('tenants is for the platform administrator only');
+    expect(check('{ ... { plans { id } } ...F } fragment F on Query { ... on Query { tenants { id } } }')).toBe(
+      'tenants is for the platform administrator only',
+    );
     expect(check('{ ...F ...F } fragment F on Query { tags(tenantId: 5) { id } }')).toBeUndefined();
   });
 
@@ -71,7 +73,7 @@ describe('tenantScopeViolation', () => {
     expect(check('subscription { tags(tenantId: 5) { id } }')).toMatch(/^tags is for the platform/);
   });
 
-  it('lets the platform (and a caller not named, whose limits are the resolvers\') run anything', () => {
+  it("lets the platform (and a caller not named, whose limits are the resolvers') run anything", () => {
     for (const caller of [{ kind: 'platform' }, { kind: 'unknown' }] as const) {
       expect(check('{ tenants { id } tenant(id: 6) { id } }', {}, caller)).toBeUndefined();
       expect(check('mutation { createPlan(name: "x") { id } }', {}, caller)).toBeUndefined();
@@ -81,9 +83,9 @@ describe('tenantScopeViolation', () => {
 
 describe('checkTenantScopes', () => {
   it('refuses a declaration naming an argument the field lacks, or made twice', () => {
-    expect(() => checkTenantScopes(buildSchema(`${TAG} type Query { a(id: Int): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") }`))).toThrow(
-      /a: its tenant scope names an argument it does not have/,
-    );
+    expect(() =>
+      checkTenantScopes(buildSchema(`${TAG} type Query { a(id: Int): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") }`)),
+    ).toThrow(/a: its tenant scope names an argument it does not have/);
     const twice = `${TAG} type Query { a(tenantId: Int): Int @tag(name: "${tenantScopeTag.arg('tenantId')}") @tag(name: "${tenantScopeTag.none}") }`;
     expect(() => checkTenantScopes(buildSchema(twice))).toThrow(/declares its tenant scope 2 times/);
     expect(() => checkTenantScopes(schema)).not.toThrow();

@@ -20,7 +20,8 @@ let server: GrpcServerHandle;
 let draining: AbortController;
 
 const answer = (driver: string, req: proto.channelEngines.DeliverRequest__Output) => {
-  if (req.reference === 'refuse') throw providerFailed('engine_a refused the message (HTTP 400): bad', [{ provider: 'engine_a', status: 400, transient: false }]);
+  if (req.reference === 'refuse')
+    throw providerFailed('engine_a refused the message (HTTP 400): bad', [{ provider: 'engine_a', status: 400, transient: false }]);
   return { providerMessageId: `P-${req.reference}`, driver, status: 'sent' };
 };
 
@@ -28,7 +29,12 @@ beforeAll(async () => {
   const handlers = {
     Deliver: async (req: proto.channelEngines.DeliverRequest__Output) => answer('unary', req),
     DeliverStream: (call: Parameters<AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>['DeliverStream']>[0]) =>
-      serveCallStream(call, draining.signal, async (req) => answer('stream', req), { service: 'channelEngines', method: 'Deliver', server: 'test', log }),
+      serveCallStream(call, draining.signal, async (req) => answer('stream', req), {
+        service: 'channelEngines',
+        method: 'Deliver',
+        server: 'test',
+        log,
+      }),
   } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>;
   draining = new AbortController();
   server = await startGrpcServer('channelEngines', handlers, 0, log, '127.0.0.1');
@@ -37,14 +43,22 @@ beforeAll(async () => {
 afterEach(() => closeAllClients());
 afterAll(() => server.shutdown(0));
 
-const request = (reference: string): proto.channelEngines.DeliverRequest => ({ channel: { id: 1, tenantId: 1, type: 'engine_a' }, to: '5511987654321', content: { text: 'Hi' }, reference });
+const request = (reference: string): proto.channelEngines.DeliverRequest => ({
+  channel: { id: 1, tenantId: 1, type: 'engine_a' },
+  to: '5511987654321',
+  content: { text: 'Hi' },
+  reference,
+});
 
 it('carries a streamed method on its stream, and the others (or the requests its predicate leaves) as unary calls', async () => {
   const all = createClient('channelEngines', `127.0.0.1:${server.port}`, { streamed: { Deliver: true } });
   await expect(Promise.all(['a', 'b', 'c'].map((r) => all.Deliver(request(r))))).resolves.toEqual(
     ['a', 'b', 'c'].map((r) => ({ providerMessageId: `P-${r}`, driver: 'stream', status: 'sent' })),
   );
-  const some = createClient('channelEngines', `127.0.0.1:${server.port}`, { caller: 'other', streamed: { Deliver: (req: proto.channelEngines.DeliverRequest) => req.reference !== 'big' } });
+  const some = createClient('channelEngines', `127.0.0.1:${server.port}`, {
+    caller: 'other',
+    streamed: { Deliver: (req: proto.channelEngines.DeliverRequest) => req.reference !== 'big' },
+  });
   await expect(some.Deliver(request('small'))).resolves.toMatchObject({ driver: 'stream' });
   await expect(some.Deliver(request('big'))).resolves.toMatchObject({ driver: 'unary' });
   const none = createClient('channelEngines', `127.0.0.1:${server.port}`, { caller: 'unary' });
@@ -54,11 +68,17 @@ it('carries a streamed method on its stream, and the others (or the requests its
 it("fails a streamed call with the unary call's status, code and details", async () => {
   const client = createClient('channelEngines', `127.0.0.1:${server.port}`, { streamed: { Deliver: true } });
   const unary = createClient('channelEngines', `127.0.0.1:${server.port}`, { caller: 'unary' });
-  const [streamed, single] = await Promise.all([client.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e), unary.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e)]);
+  const [streamed, single] = await Promise.all([
+    client.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e),
+    unary.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e),
+  ]);
   expect(streamed).toMatchObject({ code: single.code, details: single.details });
   // What the gateway answers for it: the same status, error code and details.
   expect(grpcToHttp(streamed)).toEqual(grpcToHttp(single));
-  expect(grpcToHttp(streamed)).toMatchObject({ status: 502, body: { error: 'ERR_PROVIDER_FAILED', details: [{ provider: 'engine_a', status: 400, transient: false }] } });
+  expect(grpcToHttp(streamed)).toMatchObject({
+    status: 502,
+    body: { error: 'ERR_PROVIDER_FAILED', details: [{ provider: 'engine_a', status: 400, transient: false }] },
+  });
 });
 
 it('refuses to stream a method without a bidirectional <Method>Stream beside it', () => {
@@ -81,7 +101,9 @@ it('makes the calls as unary ones when the server does not know the stream, the 
       }
     },
   });
-  const port = await new Promise<number>((resolve, reject) => older.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    older.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+  );
   try {
     const client = createClient('channelEngines', `127.0.0.1:${port}`, { streamed: { Deliver: true } });
     // The first calls go on a stream, which the server refuses: they are made again, unary.
@@ -90,7 +112,10 @@ it('makes the calls as unary ones when the server does not know the stream, the 
     );
     await expect(client.Deliver(request('c'))).resolves.toMatchObject({ driver: 'unary' });
     // A refusal of the call itself is the call's answer, as before.
-    await expect(client.Deliver(request('refuse'))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE, details: 'engine_a refused the message (HTTP 400): bad' });
+    await expect(client.Deliver(request('refuse'))).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+      details: 'engine_a refused the message (HTTP 400): bad',
+    });
   } finally {
     closeAllClients();
     older.forceShutdown();
@@ -118,7 +143,10 @@ it('serves a stream with the unary handler when the service gives none for it', 
     const unary = createClient('channelEngines', `127.0.0.1:${derived.port}`, { caller: 'unary' });
     await expect(client.Deliver(request('s'))).resolves.toMatchObject({ driver: 'stream item' });
     await expect(unary.Deliver(request('u'))).resolves.toMatchObject({ driver: 'unary call' });
-    const [streamed, single] = await Promise.all([client.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e), unary.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e)]);
+    const [streamed, single] = await Promise.all([
+      client.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e),
+      unary.Deliver(request('refuse')).catch((e: grpc.ServiceError) => e),
+    ]);
     expect(grpcToHttp(streamed)).toEqual(grpcToHttp(single));
   } finally {
     closeAllClients();
@@ -129,7 +157,11 @@ it('serves a stream with the unary handler when the service gives none for it', 
 // The stream is opened at once here (no connect budget under the deadline): its failure reaches
 // the calls it carries. Timers far beyond the test's own timeout, as in server.test.ts.
 it('fails streamed calls to a peer that refuses connections with UNAVAILABLE, without waiting for a timer', async () => {
-  const client = createClient('channelEngines', `127.0.0.1:${await closedPort()}`, { deadlineMs: 60_000, connectTimeoutMs: 60_000, streamed: { Deliver: true } });
+  const client = createClient('channelEngines', `127.0.0.1:${await closedPort()}`, {
+    deadlineMs: 60_000,
+    connectTimeoutMs: 60_000,
+    streamed: { Deliver: true },
+  });
   for (let i = 0; i < 3; i++) {
     await expect(client.Deliver(request(`x${i}`))).rejects.toMatchObject({ code: grpc.status.UNAVAILABLE });
   }
@@ -143,7 +175,11 @@ it('gives up on a silent peer after the connect budget, and tries a new stream f
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = silent.address() as AddressInfo;
-    const client = createClient('channelEngines', `127.0.0.1:${port}`, { deadlineMs: 60_000, connectTimeoutMs: 300, streamed: { Deliver: true } });
+    const client = createClient('channelEngines', `127.0.0.1:${port}`, {
+      deadlineMs: 60_000,
+      connectTimeoutMs: 300,
+      streamed: { Deliver: true },
+    });
     const expected = { code: grpc.status.UNAVAILABLE, details: `No connection to 127.0.0.1:${port} within 300 ms` };
     await expect(client.Deliver(request('x'))).rejects.toMatchObject(expected);
     await expect(client.Deliver(request('y'))).rejects.toMatchObject(expected);

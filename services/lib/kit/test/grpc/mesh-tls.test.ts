@@ -19,27 +19,82 @@ const dir = mkdtempSync(join(tmpdir(), 'mesh-tls-'));
 const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 
 function authority(name: string): void {
-  openssl('req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.crt`);
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`,
+    '-keyout',
+    `${name}.key`,
+    '-out',
+    `${name}.crt`,
+  );
 }
 
 /** A certificate for `cn` signed by `ca`, valid for loopback, for serving and calling. */
 function issue(cn: string, ca: string): Record<'GRPC_TLS_CA' | 'GRPC_TLS_CERT' | 'GRPC_TLS_KEY', string> {
   const ext = join(dir, `${cn}.ext`);
   writeFileSync(ext, `subjectAltName=DNS:${cn},DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n`);
-  openssl('req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${cn}`, '-keyout', `${cn}.key`, '-out', `${cn}.csr`);
-  openssl('x509', '-req', '-in', `${cn}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-days', '2', '-extfile', ext, '-out', `${cn}.crt`);
+  openssl(
+    'req',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-subj',
+    `/CN=${cn}`,
+    '-keyout',
+    `${cn}.key`,
+    '-out',
+    `${cn}.csr`,
+  );
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    `${cn}.csr`,
+    '-CA',
+    `${ca}.crt`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    ext,
+    '-out',
+    `${cn}.crt`,
+  );
   return { GRPC_TLS_CA: join(dir, `${ca}.crt`), GRPC_TLS_CERT: join(dir, `${cn}.crt`), GRPC_TLS_KEY: join(dir, `${cn}.key`) };
 }
 
 /** One GetProfile call with the given channel credentials and interceptors: its error, or null. */
-function call(address: string, credentials: grpc.ChannelCredentials, interceptors: grpc.Interceptor[] = []): Promise<grpc.ServiceError | null> {
+function call(
+  address: string,
+  credentials: grpc.ChannelCredentials,
+  interceptors: grpc.Interceptor[] = [],
+): Promise<grpc.ServiceError | null> {
   const { Client } = loadService('socialConfig');
-  const client = new Client(address, credentials, { interceptors }) as unknown as Record<string, (...args: unknown[]) => unknown> & grpc.Client;
+  const client = new Client(address, credentials, { interceptors }) as unknown as Record<string, (...args: unknown[]) => unknown> &
+    grpc.Client;
   return new Promise((resolve) =>
-    client.GetProfile({ tenantId: 1, channelId: 1 }, new grpc.Metadata(), { deadline: Date.now() + 5_000 }, (err: grpc.ServiceError | null) => {
-      client.close();
-      resolve(err);
-    }),
+    client.GetProfile(
+      { tenantId: 1, channelId: 1 },
+      new grpc.Metadata(),
+      { deadline: Date.now() + 5_000 },
+      (err: grpc.ServiceError | null) => {
+        client.close();
+        resolve(err);
+      },
+    ),
   );
 }
 
@@ -100,12 +155,21 @@ describe('mesh over mutual TLS', () => {
   it('refuses plaintext, TLS without a client certificate, and a certificate of another CA', async () => {
     expect((await call(address, grpc.credentials.createInsecure()))?.code).toBe(grpc.status.UNAVAILABLE);
     expect((await call(address, grpc.credentials.createSsl(gatewayTls.ca)))?.code).toBe(grpc.status.UNAVAILABLE);
-    expect((await call(address, grpc.credentials.createSsl(gatewayTls.ca, intruder.key, intruder.cert)))?.code).toBe(grpc.status.UNAVAILABLE);
+    expect((await call(address, grpc.credentials.createSsl(gatewayTls.ca, intruder.key, intruder.cert)))?.code).toBe(
+      grpc.status.UNAVAILABLE,
+    );
     expect(callers).toEqual(['gateway', 'gateway']);
   });
 
   it("refuses a server whose certificate is not of the mesh's CA", async () => {
-    const rogue = await startGrpcServer('socialConfig', { GetProfile: async () => ({ channelId: 1, tenantId: 1, iceBreakers: [] }), Configure: async (req) => ({ json: req.json }) }, 0, createLogger('test', 'silent'), '127.0.0.1', { tls: intruder });
+    const rogue = await startGrpcServer(
+      'socialConfig',
+      { GetProfile: async () => ({ channelId: 1, tenantId: 1, iceBreakers: [] }), Configure: async (req) => ({ json: req.json }) },
+      0,
+      createLogger('test', 'silent'),
+      '127.0.0.1',
+      { tls: intruder },
+    );
     try {
       expect((await call(`127.0.0.1:${rogue.port}`, channelCredentials(gatewayTls)))?.code).toBe(grpc.status.UNAVAILABLE);
     } finally {

@@ -15,18 +15,32 @@ const replicas: Array<{ name: string; server: GrpcServerHandle; draining: AbortC
 
 async function startReplica(name: string) {
   const draining = new AbortController();
-  const answer = (req: proto.channelEngines.DeliverRequest__Output) => ({ providerMessageId: `${name}:${req.reference}`, driver: name, status: 'sent' });
+  const answer = (req: proto.channelEngines.DeliverRequest__Output) => ({
+    providerMessageId: `${name}:${req.reference}`,
+    driver: name,
+    status: 'sent',
+  });
   const handlers = {
     Deliver: async (req: proto.channelEngines.DeliverRequest__Output) => answer(req),
     DeliverStream: (call: Parameters<AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>['DeliverStream']>[0]) =>
-      serveCallStream(call, draining.signal, async (req) => answer(req), { service: 'channelEngines', method: 'Deliver', server: name, log }),
+      serveCallStream(call, draining.signal, async (req) => answer(req), {
+        service: 'channelEngines',
+        method: 'Deliver',
+        server: name,
+        log,
+      }),
   } as unknown as AsyncHandlers<ServiceRegistry['channelEngines']['handlers']>;
   const server = await startGrpcServer('channelEngines', handlers, 0, log, '127.0.0.1');
   replicas.push({ name, server, draining });
   return server;
 }
 
-const request = (reference: string): proto.channelEngines.DeliverRequest => ({ channel: { id: 1, tenantId: 1, type: 'engine_a' }, to: '5511987654321', content: { text: 'Hi' }, reference });
+const request = (reference: string): proto.channelEngines.DeliverRequest => ({
+  channel: { id: 1, tenantId: 1, type: 'engine_a' },
+  to: '5511987654321',
+  content: { text: 'Hi' },
+  reference,
+});
 
 afterEach(async () => {
   closeAllClients();
@@ -87,7 +101,11 @@ describe('a gRPC address list', () => {
 
   it('puts each call stream on one replica, and the next stream (after streamMs, or a break) on the others', async () => {
     const [a, b] = await Promise.all([startReplica('A'), startReplica('B')]);
-    const client = createClient('channelEngines', `127.0.0.1:${a.port},127.0.0.1:${b.port}`, { caller: 'rr-stream', streamed: { Deliver: true }, streamMs: 1 });
+    const client = createClient('channelEngines', `127.0.0.1:${a.port},127.0.0.1:${b.port}`, {
+      caller: 'rr-stream',
+      streamed: { Deliver: true },
+      streamMs: 1,
+    });
     const answers: string[] = [];
     for (let i = 0; i < 20; i++) {
       answers.push((await client.Deliver(request(`s${i}`))).driver);

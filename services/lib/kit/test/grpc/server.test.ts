@@ -49,7 +49,9 @@ describe('gRPC server and client', () => {
       code: grpc.status.NOT_FOUND,
       details: 'Channel not found',
     });
-    const err = await client().GetProfile({ tenantId: 1, channelId: 404 }).catch((e: grpc.ServiceError) => e);
+    const err = await client()
+      .GetProfile({ tenantId: 1, channelId: 404 })
+      .catch((e: grpc.ServiceError) => e);
     expect((err as grpc.ServiceError).metadata.get('err-code')).toEqual(['ERR_CHANNEL_NOT_FOUND']);
   });
 

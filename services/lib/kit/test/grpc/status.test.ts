@@ -36,7 +36,11 @@ describe('gRPC → HTTP table', () => {
 
   it('covers every gRPC status code', () => {
     const codes = Object.values(S).filter((v): v is number => typeof v === 'number');
-    expect(Object.keys(GRPC_TO_HTTP).map(Number).sort((a, b) => a - b)).toEqual(codes.sort((a, b) => a - b));
+    expect(
+      Object.keys(GRPC_TO_HTTP)
+        .map(Number)
+        .sort((a, b) => a - b),
+    ).toEqual(codes.sort((a, b) => a - b));
   });
 
   it.each(expected)('status %i answers HTTP %i', (code, http) => {
@@ -48,8 +52,9 @@ describe('gRPC → HTTP table', () => {
     expect(CODE_TO_HTTP).toEqual({ ERR_PAYLOAD_TOO_LARGE: 413, ERR_UNSUPPORTED_MEDIA_TYPE: 415, ERR_PROVIDER_FAILED: 502 });
     expect(grpcToHttp(asServiceError(toGrpcError(providerFailed('engine said no')))).status).toBe(502);
     expect(grpcToHttp(asServiceError(toGrpcError(payloadTooLarge('too big')))).status).toBe(413);
-    expect(grpcToHttp(asServiceError(toGrpcError(new DomainError('unsupported_media', 'ERR_UNSUPPORTED_MEDIA_TYPE', 'no'))))
-      .status).toBe(415);
+    expect(grpcToHttp(asServiceError(toGrpcError(new DomainError('unsupported_media', 'ERR_UNSUPPORTED_MEDIA_TYPE', 'no')))).status).toBe(
+      415,
+    );
   });
 });
 
@@ -115,7 +120,12 @@ describe('domain error → gRPC → HTTP envelope', () => {
 
 describe('domain error raised in the facade → HTTP', () => {
   it('answers what the same error would answer after crossing gRPC', () => {
-    for (const err of [validation('bad', [{ field: 'x', message: 'y' }]), notFound('tenant'), conflict('ERR_X', 'x'), providerFailed('no')]) {
+    for (const err of [
+      validation('bad', [{ field: 'x', message: 'y' }]),
+      notFound('tenant'),
+      conflict('ERR_X', 'x'),
+      providerFailed('no'),
+    ]) {
       expect(domainToHttp(err)).toEqual(grpcToHttp(asServiceError(toGrpcError(err))));
     }
   });

@@ -84,12 +84,9 @@ describe('classifyAddress', () => {
     expect(v.reason?.startsWith(reason)).toBe(true);
   });
 
-  it.each(['::127.0.0.1', '::7f00:1', '::10.0.0.1', '::8.8.8.8'])(
-    'blocks IPv4-compatible %s (deprecated, whatever it embeds)',
-    (ip) => {
-      expect(classifyAddress(ip)).toEqual({ allowed: false, reason: 'IPv4-compatible' });
-    },
-  );
+  it.each(['::127.0.0.1', '::7f00:1', '::10.0.0.1', '::8.8.8.8'])('blocks IPv4-compatible %s (deprecated, whatever it embeds)', (ip) => {
+    expect(classifyAddress(ip)).toEqual({ allowed: false, reason: 'IPv4-compatible' });
+  });
 
   it.each([
     '8.8.8.8',

@@ -26,9 +26,11 @@ describe('traceIdServerFactory (export off)', () => {
   afterAll(() => app.close());
 
   const post = (headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ text: 'x'.repeat(300_000) }) }).then(
-      (r) => r.json() as Promise<{ traceId?: string; size: number }>,
-    );
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ text: 'x'.repeat(300_000) }),
+    }).then((r) => r.json() as Promise<{ traceId?: string; size: number }>);
 
   it("continues the caller's traceparent through a body that arrives in many chunks", async () => {
     const traceId = randomBytes(16).toString('hex');

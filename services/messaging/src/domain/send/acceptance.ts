@@ -50,7 +50,12 @@ export class Acceptance {
    * reads the ticket again, since it stores the contact's window as it is now.
    */
   ticketTaking(tenantId: number, ticketId: number, opts: { reopen?: boolean; route?: string; routeAuto?: boolean }) {
-    return this.tickets.decide(tenantId, ticketId, (t) => this.channels.target(tenantId, t, opts), (c) => !!opts.routeAuto && c.type === 'waba');
+    return this.tickets.decide(
+      tenantId,
+      ticketId,
+      (t) => this.channels.target(tenantId, t, opts),
+      (c) => !!opts.routeAuto && c.type === 'waba',
+    );
   }
 
   /** A ticket a refused send opened goes again: a refused send opens nothing. */
@@ -131,9 +136,21 @@ export class Acceptance {
    * died between the two writes) is taken over once that send's deadline has passed, since it can
    * no longer commit; before that, the other send may still be under way: ERR_SEND_IN_PROGRESS.
    */
-  async claim(tenantId: number, keyId: string, ticketId: number, messageId: string, deadline?: grpc.Deadline): Promise<true | { ticketId: number }> {
+  async claim(
+    tenantId: number,
+    keyId: string,
+    ticketId: number,
+    messageId: string,
+    deadline?: grpc.Deadline,
+  ): Promise<true | { ticketId: number }> {
     const now = Date.now();
-    const doc = { _id: keyId, ticketId, messageId, createdAt: new Date(now), acceptBy: new Date(deadlineMs(deadline) ?? now + DEFAULT_ACCEPT_MS) };
+    const doc = {
+      _id: keyId,
+      ticketId,
+      messageId,
+      createdAt: new Date(now),
+      acceptBy: new Date(deadlineMs(deadline) ?? now + DEFAULT_ACCEPT_MS),
+    };
     // Skipped: the ticket the first send went to (a send by number claims before its ticket is known).
     const skip = (held: { ticketId: number }) => ({ ticketId: held.ticketId || ticketId });
     for (let round = 0; round < 2; round++) {
@@ -143,7 +160,8 @@ export class Acceptance {
       if (held.createdAt.getTime() < now - SEND_KEY_WINDOW_MS) return (await this.repo.takeOverKey(doc, held)) || skip(held);
       const accepted = await this.repo.findById(tenantId, held.messageId);
       if (accepted) return skip(accepted);
-      if ((held.acceptBy?.getTime() ?? held.createdAt.getTime() + DEFAULT_ACCEPT_MS) < now) return (await this.repo.takeOverKey(doc, held)) || skip(held);
+      if ((held.acceptBy?.getTime() ?? held.createdAt.getTime() + DEFAULT_ACCEPT_MS) < now)
+        return (await this.repo.takeOverKey(doc, held)) || skip(held);
       throw conflict('ERR_SEND_IN_PROGRESS', 'A send with this externalKey is under way; retry it in a moment');
     }
     return skip({ ticketId });

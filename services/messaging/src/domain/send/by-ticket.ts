@@ -19,7 +19,11 @@ export const groupJid = (groupId: string) => `${groupId}@g.us`;
  * a send to that ticket. Its file is fetched before a ticket is opened, and a ticket it opened is
  * discarded if the message is not accepted, so a refused send opens nothing.
  */
-export async function sendByTicket(core: Acceptance, req: proto.messaging.SendByTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+export async function sendByTicket(
+  core: Acceptance,
+  req: proto.messaging.SendByTicketRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.SendByTicketResponse> {
   checkRouteVia(req.routeVia);
   const hasMedia = !!(req.media?.url || req.media?.data.length);
   if (!req.body && !hasMedia) throw validation('Nothing to send', [{ field: 'body', message: 'is required for a text message' }]);
@@ -71,7 +75,11 @@ export async function sendByTicket(core: Acceptance, req: proto.messaging.SendBy
 async function resolveMedia(core: Acceptance, tenantId: number, media: proto.messaging.Media__Output): Promise<ResolvedMedia> {
   const resolved = await core.media.resolve(tenantId, media);
   if (media.voice && !resolved.mimeType.startsWith('audio/')) {
-    throw new DomainError('unsupported_media', 'ERR_UNSUPPORTED_MEDIA_TYPE', `A voice note must be an audio file, not ${resolved.mimeType}`);
+    throw new DomainError(
+      'unsupported_media',
+      'ERR_UNSUPPORTED_MEDIA_TYPE',
+      `A voice note must be an audio file, not ${resolved.mimeType}`,
+    );
   }
   return resolved;
 }

@@ -7,7 +7,11 @@ import type { Acceptance } from './acceptance';
  * once per externalKey), the survey is queued, then the claim is completed with its message. A
  * survey that cannot be queued frees the claims, so a retry sends it.
  */
-export async function sendEvaluation(core: Acceptance, req: proto.messaging.SendEvaluationRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendEvaluationResponse> {
+export async function sendEvaluation(
+  core: Acceptance,
+  req: proto.messaging.SendEvaluationRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.SendEvaluationResponse> {
   const { tenantId, ticketId } = req;
   const begun = await core.peers.tickets.BeginEvaluation({ tenantId, ticketId, force: req.force, externalKey: req.externalKey });
   if (!begun.proceed) return { skipped: true, messageId: '', ticket: begun.ticket };

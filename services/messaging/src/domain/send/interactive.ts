@@ -10,7 +10,11 @@ import type { Acceptance } from './acceptance';
  * ticket; waba routes address a number on the integration's channel, on the ticket the caller
  * pins or on the contact's current ticket there, found or opened by tickets.
  */
-export async function sendInteractive(core: Acceptance, req: proto.messaging.SendInteractiveRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+export async function sendInteractive(
+  core: Acceptance,
+  req: proto.messaging.SendInteractiveRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.SendByTicketResponse> {
   checkInteractive(req);
   checkRouteVia(req.routeVia);
   const { tenantId } = req;
@@ -29,7 +33,13 @@ export async function sendInteractive(core: Acceptance, req: proto.messaging.Sen
       ? { ticket: found.ticket, answer: await core.channels.target(tenantId, found.ticket, routing) }
       : await core.ticketTaking(tenantId, req.ticketId!, routing);
     const interactive = { type: `${req.route}/${req.type}`, json: req.json };
-    await core.enqueue(ticket, channel, { messageId, body: req.body, externalKey: '', interactive, routeAuto: routing.routeAuto }, {}, deadline);
+    await core.enqueue(
+      ticket,
+      channel,
+      { messageId, body: req.body, externalKey: '', interactive, routeAuto: routing.routeAuto },
+      {},
+      deadline,
+    );
     return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
   } catch (err) {
     if (opened) await core.discard(tenantId, opened.id);

@@ -9,7 +9,11 @@ import type { Acceptance } from './acceptance';
  * externalKey freed): both or neither. A repeated externalKey answers the first ticket and
  * queues nothing.
  */
-export async function openTicket(core: Acceptance, req: proto.messaging.OpenTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.OpenTicketResponse> {
+export async function openTicket(
+  core: Acceptance,
+  req: proto.messaging.OpenTicketRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.OpenTicketResponse> {
   const t = req.ticket;
   if (!t) throw validation('Invalid ticket', [{ field: 'ticket', message: 'is required' }]);
   if (!req.body.trim()) throw validation('Invalid ticket', [{ field: 'body', message: 'is required: the first message' }]);
@@ -18,9 +22,11 @@ export async function openTicket(core: Acceptance, req: proto.messaging.OpenTick
     // The e-mail variant names its channel: another tenant's is NOT_FOUND, as if absent.
     const channel = await core.channels.get(tenantId, t.channelId);
     if (channel.type !== 'webmail') {
-      throw validation('The e-mail variant needs a webmail channel', [
-        { field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` },
-      ], 'ERR_CHANNEL_NOT_WEBMAIL');
+      throw validation(
+        'The e-mail variant needs a webmail channel',
+        [{ field: 'channelId', message: `channel ${channel.id} is ${channel.type}, not webmail` }],
+        'ERR_CHANNEL_NOT_WEBMAIL',
+      );
     }
   } else if (req.validateNumber) {
     await core.channels.requireOnNetwork(await core.channels.get(tenantId, t.channelId), t.number);

@@ -7,8 +7,13 @@ import type { Acceptance } from './acceptance';
  * once (not a message: nothing is stored or queued). A kind without the notion answers applied
  * false; a provider failure is the answer (ERR_PROVIDER_FAILED).
  */
-export async function sendPresence(core: Acceptance, req: proto.messaging.SendPresenceRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendPresenceResponse> {
-  if (req.state !== 'typing' && req.state !== 'paused') throw validation('Invalid presence', [{ field: 'state', message: 'must be typing or paused' }]);
+export async function sendPresence(
+  core: Acceptance,
+  req: proto.messaging.SendPresenceRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.SendPresenceResponse> {
+  if (req.state !== 'typing' && req.state !== 'paused')
+    throw validation('Invalid presence', [{ field: 'state', message: 'must be typing or paused' }]);
   const { tenantId, ticketId } = req;
   // The contact's number and the channel, which never change: a kept copy serves.
   const { ticket } = await core.tickets.get(tenantId, ticketId);

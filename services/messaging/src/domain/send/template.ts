@@ -10,11 +10,18 @@ import type { Acceptance } from './acceptance';
  * contact's current ticket (found or opened, or the pinned one) like a send by number, with the
  * same externalKey idempotency. The only message allowed outside the contact's 24-hour window.
  */
-export async function sendTemplate(core: Acceptance, req: proto.messaging.SendTemplateRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendByTicketResponse> {
+export async function sendTemplate(
+  core: Acceptance,
+  req: proto.messaging.SendTemplateRequest__Output,
+  deadline?: grpc.Deadline,
+): Promise<proto.messaging.SendByTicketResponse> {
   const { tenantId, channelId } = req;
   const given = checkTemplateSend(req);
   const channel = await core.channels.wabaChannel(tenantId, channelId);
-  const template = requirePhoneFor(requireApproved(await core.channels.template(channel, req.name, req.language), req.name, req.language), req.number);
+  const template = requirePhoneFor(
+    requireApproved(await core.channels.template(channel, req.name, req.language), req.name, req.language),
+    req.number,
+  );
   const components = checkParameters(template, given as object[]);
   const message: TemplateMessage = { name: template.name, language: { code: template.language }, ...(components.length && { components }) };
 
@@ -31,7 +38,12 @@ export async function sendTemplate(core: Acceptance, req: proto.messaging.SendTe
     if (found.created) opened = found.ticket;
     const ticket = found.ticket;
     await core.channels.target(tenantId, ticket, { template: true });
-    const out = { messageId, body: renderBody(template, components), externalKey: req.externalKey, interactive: { type: 'waba/template', json: JSON.stringify(message) } };
+    const out = {
+      messageId,
+      body: renderBody(template, components),
+      externalKey: req.externalKey,
+      interactive: { type: 'waba/template', json: JSON.stringify(message) },
+    };
     await core.enqueue(ticket, channel, out, { close: req.isClosed }, deadline);
     return { messageId, ticketId: ticket.id, status: 'queued', idempotent: false, skipped: false };
   } catch (err) {
@@ -42,7 +54,10 @@ export async function sendTemplate(core: Acceptance, req: proto.messaging.SendTe
 }
 
 /** GET {root}/templates: the waba channel's catalog, read again from Meta when TEMPLATE_CACHE_MS old. */
-export async function listTemplates(core: Acceptance, req: proto.messaging.ListTemplatesRequest__Output): Promise<proto.messaging.ListTemplatesResponse> {
+export async function listTemplates(
+  core: Acceptance,
+  req: proto.messaging.ListTemplatesRequest__Output,
+): Promise<proto.messaging.ListTemplatesResponse> {
   const channel = await core.channels.get(req.tenantId, req.channelId);
   const { templates } = await core.peers.engines.ListTemplates({ channel: channelTarget(channel), refresh: true });
   return { templates };

@@ -141,11 +141,16 @@ export class GatewayApis {
 
   private async authorizeEfi(): Promise<string> {
     const basic = Buffer.from(`${this.config.efiClientId}:${this.config.efiClientSecret}`).toString('base64');
-    const res = await this.call('gateway_d', '/v1/authorize', {
-      method: 'POST',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials' }),
-    }, []);
+    const res = await this.call(
+      'gateway_d',
+      '/v1/authorize',
+      {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials' }),
+      },
+      [],
+    );
     const value = text(res?.access_token);
     if (!value) throw apiFailed('gateway_d', 'no access_token');
     const expiresIn = typeof res?.expires_in === 'number' && res.expires_in > 0 ? res.expires_in : 600;
@@ -214,8 +219,15 @@ export class GatewayApis {
         const charges: Json[] = [];
         for (const type of EFI_CHARGE_TYPES) {
           await this.paced(gateway);
-          const res = await this.efiCall(`/v1/charges?begin_date=${begin}&end_date=${end}&charge_type=${type}&custom_id=${q}&limit=100`, [404]);
-          charges.push(...list(res?.data).map(obj).filter((c) => text(c.id)));
+          const res = await this.efiCall(
+            `/v1/charges?begin_date=${begin}&end_date=${end}&charge_type=${type}&custom_id=${q}&limit=100`,
+            [404],
+          );
+          charges.push(
+            ...list(res?.data)
+              .map(obj)
+              .filter((c) => text(c.id)),
+          );
         }
         if (!charges.length) return null;
         const latest = charges.reduce((a, b) => (brazilTime(b.created_at, new Date(0)) >= brazilTime(a.created_at, new Date(0)) ? b : a));

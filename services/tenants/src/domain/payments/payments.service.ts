@@ -35,7 +35,9 @@ const REMAP = Symbol('remap');
 
 /** A Map that forgets its oldest entry beyond `max` entries. */
 class BoundedMap<K, V> extends Map<K, V> {
-  constructor(private readonly max: number) { super(); }
+  constructor(private readonly max: number) {
+    super();
+  }
   override set(key: K, value: V): this {
     super.delete(key);
     if (this.size >= this.max) super.delete(this.keys().next().value as K);
@@ -76,7 +78,12 @@ export class PaymentsService {
     if (!gw) throw notFound('payment gateway', `No payment gateway "${req.gateway}"`);
     const event = await this.prove(gw, { rawBody: req.rawBody, headers: req.headers, query: req.query });
     const res = await this.apply(gw, event, 'webhook');
-    return { applied: res.outcome === 'applied', duplicate: res.outcome === 'duplicate', paymentStatus: res.paymentStatus, outcome: res.outcome };
+    return {
+      applied: res.outcome === 'applied',
+      duplicate: res.outcome === 'duplicate',
+      paymentStatus: res.paymentStatus,
+      outcome: res.outcome,
+    };
   }
 
   /** The event a delivery proves, or 401; 503 when the gateway's setting is missing. */
@@ -96,7 +103,12 @@ export class PaymentsService {
         if (!notice) throw unproven();
         // A signed notice of another topic, or of a payment the platform's account cannot read,
         // changes nothing; it is recorded all the same.
-        const nothing = (type: string): GatewayEvent => ({ eventId: `${type}:${notice.dataId}:${notice.requestId}`, type, customerId: '', at: now });
+        const nothing = (type: string): GatewayEvent => ({
+          eventId: `${type}:${notice.dataId}:${notice.requestId}`,
+          type,
+          customerId: '',
+          at: now,
+        });
         if (notice.topic && notice.topic !== 'payment') return nothing(notice.topic);
         const payment = await this.apis.mercadoPagoPayment(notice.dataId);
         if (!payment) return nothing('payment.not_found');
@@ -237,7 +249,8 @@ export class PaymentsService {
     const set: Record<string, unknown> = { paymentStatus: status, paymentStatusAt: at, updatedAt: new Date(this.now()) };
     if (status === 'overdue' && before.paymentStatus !== 'overdue') set.paymentOverdueSince = at;
     if (status !== 'overdue' && before.paymentOverdueSince) set.paymentOverdueSince = null;
-    if (status === 'paid' && before.suspendedByPayment && before.status === 'inactive') Object.assign(set, { status: 'active', suspendedByPayment: false });
+    if (status === 'paid' && before.suspendedByPayment && before.status === 'inactive')
+      Object.assign(set, { status: 'active', suspendedByPayment: false });
     return set;
   }
 
@@ -249,7 +262,14 @@ export class PaymentsService {
     }
     if (status === 'paid' && before.suspendedByPayment && before.status === 'inactive') {
       // Recorded as following the payment's change (1 ms on), so the log lists them in that order.
-      await this.payments.recordChange({ tenantId, field: 'status', from: 'inactive', to: 'active', cause: `paid: ${cause}`, at: new Date(at.getTime() + 1) });
+      await this.payments.recordChange({
+        tenantId,
+        field: 'status',
+        from: 'inactive',
+        to: 'active',
+        cause: `paid: ${cause}`,
+        at: new Date(at.getTime() + 1),
+      });
     }
   }
 

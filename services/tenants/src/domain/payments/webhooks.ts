@@ -69,9 +69,11 @@ function jsonObject(raw: Buffer): Record<string, unknown> | undefined {
   }
 }
 
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 /** Text of at most 200 characters (ids, types); anything else is absent. */
-export const text = (v: unknown): string => (typeof v === 'string' && v.length <= 200 ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : '');
+export const text = (v: unknown): string =>
+  typeof v === 'string' && v.length <= 200 ? v : typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : '';
 
 /**
  * Asaas and Efí write local Brazilian time without a zone ("2024-06-12 16:45:03"): read as
@@ -220,7 +222,9 @@ export function efiNotificationToken(secret: string, d: Delivery): string | unde
   const query = new URLSearchParams(d.query);
   if (!secretEquals(query.get('hmac') ?? '', secret)) return undefined;
   const raw = d.rawBody.toString('utf8');
-  const token = raw.trimStart().startsWith('{') ? text(jsonObject(d.rawBody)?.notification) : (new URLSearchParams(raw).get('notification') ?? '');
+  const token = raw.trimStart().startsWith('{')
+    ? text(jsonObject(d.rawBody)?.notification)
+    : (new URLSearchParams(raw).get('notification') ?? '');
   return /^[A-Za-z0-9-]{1,100}$/.test(token) ? token : undefined;
 }
 
