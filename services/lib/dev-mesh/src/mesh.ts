@@ -16,6 +16,7 @@ import { killChild, restartDelayMs, terminateChild, waitUntil } from './children
 import { KEPT_SECRETS, keptSecret, type KeptSecret } from './kept-secrets';
 import { NODE_FLAGS } from './node-flags';
 import { freePort } from './ports';
+import { serviceParts, type Part } from './parts';
 import { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
 import type { Mesh, MeshOptions } from './types';
 
@@ -23,24 +24,6 @@ export { NODE_FLAGS } from './node-flags';
 export { freePort } from './ports';
 export { DEPLOYMENTS, replicaCount, replicaName } from './replicas';
 export type { Mesh, MeshOptions } from './types';
-
-interface Part {
-  /** The process: the service's name for its first replica, `<service>-<n>` for the n-th. */
-  name: string;
-  main: string;
-  grpcPort: number;
-  graphqlPort: number;
-  addrEnv: string;
-  urlEnv: string;
-}
-
-const SERVICES = [
-  { name: 'tickets', pkg: '@convo/tickets', grpc: 50051, graphql: 4001, env: 'TICKETS' },
-  { name: 'messaging', pkg: '@convo/messaging', grpc: 50052, graphql: 4002, env: 'MESSAGING' },
-  { name: 'channel-engines', pkg: '@convo/channel-engines', grpc: 50053, graphql: 4003, env: 'CHANNEL_ENGINES' },
-  { name: 'social-config', pkg: '@convo/social-config', grpc: 50054, graphql: 4004, env: 'SOCIAL_CONFIG' },
-  { name: 'tenants', pkg: '@convo/tenants', grpc: 50055, graphql: 4005, env: 'TENANTS' },
-];
 
 /** The env's value, else the one kept in `dataDir`, else (a test's mesh) a fresh random one. */
 const secretFor = (name: KeptSecret, dataDir: string | undefined): string =>
@@ -66,7 +49,9 @@ const SPARE_CONNECTIONS = 4;
 
 export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
   const superAdminToken =
-    opts.superAdminToken ?? (process.env.SUPER_ADMIN_TOKEN || (opts.dataDir ? keptSecret(opts.dataDir, 'SUPER_ADMIN_TOKEN') : randomBytes(24).toString('base64url')));
+    opts.superAdminToken ??
+    (process.env.SUPER_ADMIN_TOKEN ||
+      (opts.dataDir ? keptSecret(opts.dataDir, 'SUPER_ADMIN_TOKEN') : randomBytes(24).toString('base64url')));
   const onLine = opts.onLine ?? ((part, line) => process.stdout.write(`[${part}] ${line}\n`));
   const count = (deployment: string) => replicaCount(deployment, opts.replicas, process.env);
   const replicas: Record<string, string[]> = Object.fromEntries(
@@ -89,27 +74,22 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     database.kind.startsWith('ferretdb') && !process.env.MONGODB_MAX_POOL_SIZE
       ? { MONGODB_MAX_POOL_SIZE: String(Math.floor((poolSize - SPARE_CONNECTIONS) / databaseProcesses)) }
       : {};
-  const parts: Part[] = [];
-  for (const s of SERVICES) {
-    // Replicas past the first listen 100 ports further each (50052, 50152, …) unless ports are picked free.
-    for (let i = 0; i < replicas[s.name].length; i++) {
-      parts.push({
-        name: replicaName(s.name, i),
-        main: join(dirname(require.resolve(`${s.pkg}/package.json`)), 'dist', 'main.js'),
-        grpcPort: opts.freePorts ? await freePort() : s.grpc + 100 * i,
-        graphqlPort: opts.freePorts ? await freePort() : s.graphql + 100 * i,
-        addrEnv: `${s.env}_GRPC_ADDR`,
-        urlEnv: `${s.env}_GRAPHQL_URL`,
-      });
-    }
-  }
+  const parts = await serviceParts(replicas, !!opts.freePorts);
   const gatewayPort = opts.gatewayPort ?? (opts.freePorts ? await freePort() : Number(process.env.PORT ?? 8080));
   const gatewayPorts = [gatewayPort];
   for (let i = 1; i < replicas.gateway.length; i++) gatewayPorts.push(opts.freePorts ? await freePort() : gatewayPort + i);
   // A service's address is the list of its replicas' (the kit's clients round-robin over them, as
   // over a headless Service), and so is its GraphQL subgraph's URL (the gateway takes them in turn).
-  const addressOf = (env: string) => parts.filter((p) => p.addrEnv === env).map((p) => `127.0.0.1:${p.grpcPort}`).join(',');
-  const urlsOf = (env: string) => parts.filter((p) => p.urlEnv === env).map((p) => `http://127.0.0.1:${p.graphqlPort}/graphql`).join(',');
+  const addressOf = (env: string) =>
+    parts
+      .filter((p) => p.addrEnv === env)
+      .map((p) => `127.0.0.1:${p.grpcPort}`)
+      .join(',');
+  const urlsOf = (env: string) =>
+    parts
+      .filter((p) => p.urlEnv === env)
+      .map((p) => `http://127.0.0.1:${p.graphqlPort}/graphql`)
+      .join(',');
   const common: Record<string, string> = {
     MONGODB_URI: database.uri,
     // The installation's mesh secret (docs/security.md "Inside the mesh"): every process's gRPC calls carry
@@ -124,10 +104,14 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     // Providers fetch stored media through the gateway's signed links.
     PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${gatewayPort}`,
     ...poolShare,
-    ...Object.fromEntries(parts.filter((p) => !/-\d+$/.test(p.name)).flatMap((p) => [
-      [p.addrEnv, addressOf(p.addrEnv)],
-      [p.urlEnv, urlsOf(p.urlEnv)],
-    ])),
+    ...Object.fromEntries(
+      parts
+        .filter((p) => !/-\d+$/.test(p.name))
+        .flatMap((p) => [
+          [p.addrEnv, addressOf(p.addrEnv)],
+          [p.urlEnv, urlsOf(p.urlEnv)],
+        ]),
+    ),
     ...opts.env,
   };
 
@@ -152,7 +136,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     onLine('mesh', `restarting ${name} in ${delayMs / 1000} s (restart ${n})`);
     setTimeout(() => {
       // A failed start-up exits again, which schedules the next attempt.
-      if (!stopping) void starters.get(name)?.().catch(() => undefined);
+      if (!stopping)
+        void starters
+          .get(name)?.()
+          .catch(() => undefined);
     }, delayMs).unref();
   };
   const launch = (name: string, main: string, env: Record<string, string>) => {
@@ -245,7 +232,10 @@ export async function startMesh(opts: MeshOptions = {}): Promise<Mesh> {
     const startGateway = async (i: number, env: Record<string, string> = {}) => {
       const name = replicas.gateway[i];
       starters.set(name, (again) => startGateway(i, again));
-      const gateway = launch(name, join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), { PORT: String(gatewayPorts[i]), ...env });
+      const gateway = launch(name, join(dirname(require.resolve('@convo/gateway/package.json')), 'dist', 'main.js'), {
+        PORT: String(gatewayPorts[i]),
+        ...env,
+      });
       await waitUntil(
         name,
         startDeadlineMs,

@@ -3,7 +3,7 @@ import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, Reaction } from '../db/models';
 import { changeEventId, messageEventId, outboxEvent } from '../outbox/events';
 import { deletePayload, editPayload, messagePayload, reactionPayload } from '../outbox/payloads';
-import { contactOfEvent, eventIdentities, incomingDoc, inboundTime } from './inbound-event';
+import { contactOfEvent, eventIdentities, incomingDoc, inboundTime, ingestResult as result } from './inbound-event';
 
 type InboundEvent = proto.channelEngines.InboundEvent__Output;
 type Channel = proto.tenants.Channel__Output;
@@ -18,7 +18,6 @@ type Result = proto.messaging.IngestResult;
 const ECHO_WAIT_MS = 5_000;
 const ECHO_POLL_MS = 100;
 
-const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface ChangePeers {
@@ -53,8 +52,21 @@ export class ConversationChanges {
     const messageId = `echo:${channel.id}:${e.providerMessageId}`;
     const known = await this.repo.findAnyById(messageId);
     if (known) return this.forwardEcho(known, channel, e, 'duplicate');
-    const { ticket } = await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, ...eventIdentities(e), email: '', name: '', inboundAt: '' });
-    const doc: MessageDoc = { ...incomingDoc(messageId, channel, ticket!, e, false), direction: 'out', status: 'sent', echo: true, to: contactOfEvent(e) };
+    const { ticket } = await this.peers.tickets.OpenForContact({
+      tenantId: channel.tenantId,
+      channelId: channel.id,
+      ...eventIdentities(e),
+      email: '',
+      name: '',
+      inboundAt: '',
+    });
+    const doc: MessageDoc = {
+      ...incomingDoc(messageId, channel, ticket!, e, false),
+      direction: 'out',
+      status: 'sent',
+      echo: true,
+      to: contactOfEvent(e),
+    };
     if (!(await this.repo.insertOnce(doc))) return this.forwardEcho((await this.repo.findAnyById(messageId))!, channel, e, 'duplicate');
     return this.forwardEcho(doc, channel, e, 'stored', ticket!);
   }
@@ -73,7 +85,10 @@ export class ConversationChanges {
       const sent = await this.findByProviderId(channel, e.providerMessageId, false);
       if (sent || !inFlight) return sent;
       if (Date.now() > until) {
-        this.log.warn({ channelId: channel.id, providerMessageId: e.providerMessageId }, 'echo stored while a send to the contact was still in flight');
+        this.log.warn(
+          { channelId: channel.id, providerMessageId: e.providerMessageId },
+          'echo stored while a send to the contact was still in flight',
+        );
         return null;
       }
       await sleep(ECHO_POLL_MS);
@@ -86,7 +101,9 @@ export class ConversationChanges {
       const current = ticket ?? (await this.peers.tickets.GetTicket({ tenantId: doc.tenantId, ticketId: doc.ticketId }));
       const contact = { number: e.from, name: '', email: '', bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username };
       const body = messagePayload(doc, current, channel, contact, e.rawJson);
-      await this.repo.outbox.add(outboxEvent({ id, tenantId: doc.tenantId, channelId: channel.id, method: 'message', target: 'channel', body }));
+      await this.repo.outbox.add(
+        outboxEvent({ id, tenantId: doc.tenantId, channelId: channel.id, method: 'message', target: 'channel', body }),
+      );
     }
     return result(outcome, doc._id, doc.ticketId);
   }
@@ -98,14 +115,29 @@ export class ConversationChanges {
     const doc = e.targetId ? await this.findByProviderId(channel, e.targetId, true) : null;
     if (!doc || doc.tenantId !== channel.tenantId) return result('change_unknown_message');
     const at = new Date(inboundTime(e));
-    const applied = e.kind === 'reaction' ? await this.react(doc, e, at) : e.kind === 'edit' ? await this.edit(doc, e, at) : await this.remove(doc);
+    const applied =
+      e.kind === 'reaction' ? await this.react(doc, e, at) : e.kind === 'edit' ? await this.edit(doc, e, at) : await this.remove(doc);
     if (this.wantsIncoming(channel) && applied !== 'stale') {
       const key = e.kind === 'delete' ? 'deleted' : `${e.providerMessageId || at.getTime()}:${e.fromMe}:${e.body}`;
       const id = changeEventId(e.kind, doc._id, key);
       if (!(await this.repo.outbox.exists(id))) {
         const ticket = await this.peers.tickets.GetTicket({ tenantId: doc.tenantId, ticketId: doc.ticketId });
-        const body = e.kind === 'reaction' ? reactionPayload(doc, ticket, e.body, e.fromMe, at) : e.kind === 'edit' ? editPayload(doc, ticket, e.body, e.fromMe, at) : deletePayload(doc, ticket, e.fromMe, at);
-        await this.repo.outbox.add(outboxEvent({ id, tenantId: doc.tenantId, channelId: channel.id, method: e.kind as 'reaction' | 'edit' | 'delete', target: 'channel', body }));
+        const body =
+          e.kind === 'reaction'
+            ? reactionPayload(doc, ticket, e.body, e.fromMe, at)
+            : e.kind === 'edit'
+              ? editPayload(doc, ticket, e.body, e.fromMe, at)
+              : deletePayload(doc, ticket, e.fromMe, at);
+        await this.repo.outbox.add(
+          outboxEvent({
+            id,
+            tenantId: doc.tenantId,
+            channelId: channel.id,
+            method: e.kind as 'reaction' | 'edit' | 'delete',
+            target: 'channel',
+            body,
+          }),
+        );
       }
     }
     return result(applied === 'applied' ? `${e.kind}_applied` : 'duplicate', doc._id, doc.ticketId);
@@ -117,7 +149,10 @@ export class ConversationChanges {
     const mine = reactions.find((r) => r.fromMe === e.fromMe);
     if (mine && mine.at > at) return 'stale';
     if ((mine?.emoji ?? '') === e.body && (!mine || mine.at.getTime() === at.getTime())) return 'unchanged';
-    const next: Reaction[] = [...reactions.filter((r) => r.fromMe !== e.fromMe), ...(e.body ? [{ emoji: e.body, fromMe: e.fromMe, at }] : [])];
+    const next: Reaction[] = [
+      ...reactions.filter((r) => r.fromMe !== e.fromMe),
+      ...(e.body ? [{ emoji: e.body, fromMe: e.fromMe, at }] : []),
+    ];
     await this.repo.change(doc, {}, { reactions: next });
     return 'applied';
   }

@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { grpc, isServiceError, type proto, type ServiceClient } from '@convo/kit';
 import type { MessageDoc, MessageStatus } from '../db/models';
 
 // An inbound event of channel-engines as ingest reads it: who it names, when they wrote, and the
@@ -17,7 +17,13 @@ const INCOMING_STATUS: MessageStatus = 'delivered';
  */
 export const contactOfEvent = (e: InboundEvent) => e.from || e.bsuid || e.parentBsuid || e.lid;
 /** The identities of an event, as OpenForContact takes them. */
-export const eventIdentities = (e: InboundEvent) => ({ number: e.from, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username });
+export const eventIdentities = (e: InboundEvent) => ({
+  number: e.from,
+  bsuid: e.bsuid,
+  parentBsuid: e.parentBsuid,
+  lid: e.lid,
+  username: e.username,
+});
 
 /** When the contact wrote, as the provider says (never in the future), ISO. */
 export const inboundTime = (e: InboundEvent): string => {
@@ -54,4 +60,26 @@ export function incomingDoc(messageId: string, channel: Channel, ticket: Ticket,
     createdAt: now,
     updatedAt: now,
   };
+}
+
+type Result = proto.messaging.IngestResult;
+
+/** What ingest answers of one event: its outcome, and the message and ticket it reached. */
+export const ingestResult = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
+export const ignored = () => ingestResult('ignored');
+export const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
+
+/**
+ * The contact's tickets on this channel, newest first. Tickets looks contacts up by any identity
+ * (a number, digits up to 20 with numeric PSIDs/IGSIDs; a BSUID; a LID); an id it does not take
+ * as one finds nothing.
+ */
+export async function contactTickets(client: ServiceClient<'tickets'>, channel: Channel, number: string): Promise<Ticket[]> {
+  try {
+    const { tickets } = await client.FindContactTickets({ tenantId: channel.tenantId, number, all: true });
+    return tickets.filter((t) => t.channelId === channel.id);
+  } catch (err) {
+    if (hasCode(err, grpc.status.INVALID_ARGUMENT)) return [];
+    throw err;
+  }
 }

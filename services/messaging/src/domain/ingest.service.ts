@@ -1,11 +1,21 @@
-import { grpc, isServiceError, TtlCache, type Logger, type ServiceClient, type proto } from '@convo/kit';
+import { grpc, type Logger, type ServiceClient, type proto } from '@convo/kit';
 import { createHash } from 'node:crypto';
 import { ANY_TENANT, type ChannelLookup } from '../channels/channel-lookup';
 import type { MessagesRepository } from '../db/messages.repository';
-import type { MessageDoc, MessageStatus } from '../db/models';
-import { messageEventId, outboxEvent, serviceEventId, statusEventId } from '../outbox/events';
+import type { MessageDoc } from '../db/models';
+import { messageEventId, outboxEvent, serviceEventId } from '../outbox/events';
 import { messagePayload, serviceStatusPayload } from '../outbox/payloads';
-import { contactOfEvent, eventIdentities, inboundTime, incomingDoc } from './inbound-event';
+import {
+  contactOfEvent,
+  contactTickets,
+  eventIdentities,
+  hasCode,
+  ignored,
+  inboundTime,
+  incomingDoc,
+  ingestResult as result,
+} from './inbound-event';
+import { InboundStatuses } from './inbound-statuses';
 import { ConversationChanges } from './conversation-changes';
 import { LinkedWindows } from './linked-window';
 
@@ -20,7 +30,6 @@ export interface IngestPeers {
   engines: ServiceClient<'channelEngines'>;
 }
 
-const PROVIDER_STATUSES = new Set<string>(['sent', 'delivered', 'read', 'failed']);
 const CONNECTION_STATUSES = new Set(['CONNECTED', 'DISCONNECTED']);
 /**
  * What counts as an answer to a satisfaction survey: a reply that is only a digit from 1 to 5 (the
@@ -29,15 +38,10 @@ const CONNECTION_STATUSES = new Set(['CONNECTED', 'DISCONNECTED']);
  */
 const RATING = /^[1-5]$/;
 /** A Messenger watermark applies to this many of the contact's latest sent messages at most. */
-const WATERMARK_LIMIT = 200;
 /** How many contacts of one delivery are worked on at once. */
 const INGEST_LANES = 4;
 
-const result = (outcome: string, messageId = '', ticketId = 0): Result => ({ outcome, messageId, ticketId });
 /** Pairs of identities a status linked lately: each is asked of tickets once in this long. */
-const LINKED_PAIRS_MS = 10 * 60_000;
-const ignored = () => result('ignored');
-const hasCode = (err: unknown, ...codes: grpc.status[]) => isServiceError(err) && codes.includes(err.code);
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 32);
 
 /** A survey was sent on the ticket and not answered yet. */
@@ -55,8 +59,7 @@ const wantsIncoming = (c: Channel) => c.webhookEnabled && c.webhookIncoming && !
 export class IngestService {
   private readonly linkedWindows: LinkedWindows;
   private readonly changes: ConversationChanges;
-  /** Identity pairs that statuses linked lately (see linkStatusIdentities). */
-  private readonly linkedPairs = new TtlCache<string, true>(LINKED_PAIRS_MS, 50_000, 'linked-pairs');
+  private readonly statuses: InboundStatuses;
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -67,6 +70,7 @@ export class IngestService {
   ) {
     this.linkedWindows = new LinkedWindows(peers, channelCacheMs);
     this.changes = new ConversationChanges(repo, peers, log, wantsIncoming);
+    this.statuses = new InboundStatuses(repo, peers);
   }
 
   /** A provider webhook as received: channel-engines parses it, then its events are ingested. */
@@ -107,7 +111,7 @@ export class IngestService {
       case 'delete':
         return this.onChannel(e, (c) => this.changes.change(c, e));
       case 'status':
-        return this.status(e);
+        return this.onChannel(e, (c) => this.statuses.apply(c, e));
       case 'connection':
         return this.connection(e);
       default:
@@ -168,11 +172,19 @@ export class IngestService {
     const rating = RATING.test(e.body.trim());
     const contact = contactOfEvent(e);
     if (rating && contact) {
-      const latest = (await this.contactTickets(channel, contact))[0];
+      const latest = (await contactTickets(this.peers.tickets, channel, contact))[0];
       if (latest && awaitsAnswer(latest)) {
         // The answer is a message of the contact: on waba it opens the 24-hour window too.
         if (channel.type === 'waba') {
-          await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, ...eventIdentities(e), email: '', name: '', pinTicketId: latest.id, inboundAt: inboundTime(e) });
+          await this.peers.tickets.OpenForContact({
+            tenantId: channel.tenantId,
+            channelId: channel.id,
+            ...eventIdentities(e),
+            email: '',
+            name: '',
+            pinTicketId: latest.id,
+            inboundAt: inboundTime(e),
+          });
         }
         return { ticket: latest, answersSurvey: true };
       }
@@ -197,21 +209,6 @@ export class IngestService {
     }
   }
 
-  /**
-   * The contact's tickets on this channel, newest first. Tickets looks contacts up by any identity
-   * (a number, digits up to 20 with numeric PSIDs/IGSIDs; a BSUID; a LID); an id it does not take
-   * as one finds nothing.
-   */
-  private async contactTickets(channel: Channel, number: string): Promise<Ticket[]> {
-    try {
-      const { tickets } = await this.peers.tickets.FindContactTickets({ tenantId: channel.tenantId, number, all: true });
-      return tickets.filter((t) => t.channelId === channel.id);
-    } catch (err) {
-      if (hasCode(err, grpc.status.INVALID_ARGUMENT)) return [];
-      throw err;
-    }
-  }
-
   /** The first answer is kept: a later one (or a repeat after a crash) is refused and ignored. */
   private async recordAnswer(doc: MessageDoc): Promise<void> {
     try {
@@ -223,74 +220,26 @@ export class IngestService {
 
   private async writeMessageEvent(doc: MessageDoc, ticket: Ticket, channel: Channel, e: InboundEvent): Promise<void> {
     if (!wantsIncoming(channel)) return;
-    const from = { number: e.from, name: e.contactName, email: e.email, bsuid: e.bsuid, parentBsuid: e.parentBsuid, lid: e.lid, username: e.username };
+    const from = {
+      number: e.from,
+      name: e.contactName,
+      email: e.email,
+      bsuid: e.bsuid,
+      parentBsuid: e.parentBsuid,
+      lid: e.lid,
+      username: e.username,
+    };
     const body = messagePayload(doc, ticket, channel, from, e.rawJson);
     await this.repo.outbox.add(
-      outboxEvent({ id: messageEventId(doc._id), tenantId: doc.tenantId, channelId: channel.id, method: 'message', target: 'channel', body }),
+      outboxEvent({
+        id: messageEventId(doc._id),
+        tenantId: doc.tenantId,
+        channelId: channel.id,
+        method: 'message',
+        target: 'channel',
+        body,
+      }),
     );
-  }
-
-  // ---- delivery statuses of our messages --------------------------------------------------------
-
-  private async status(e: InboundEvent): Promise<Result> {
-    if (!PROVIDER_STATUSES.has(e.status)) return ignored();
-    const channel = await this.channelOf(e);
-    if (!channel) return ignored();
-    const status = e.status as MessageStatus;
-    // Meta's pricing rides on the status write itself: no other command. A status that changes
-    // nothing (Meta's "sent" after the dispatcher's) writes nothing, so its pricing waits for
-    // "delivered", which carries it too (a message is charged when delivered).
-    const fields: Partial<MessageDoc> = {
-      ...(status === 'failed' && { error: e.error || 'failed' }),
-      ...(e.pricing && { pricing: { billable: e.pricing.billable, pricingModel: e.pricing.pricingModel, category: e.pricing.category } }),
-    };
-    await this.linkStatusIdentities(channel, e);
-    if (!e.providerMessageId) return this.watermark(channel, e, status);
-
-    // A message a waba channel sent through this (linked) channel has its statuses reported here.
-    const doc =
-      (await this.repo.findOutgoingByProviderId(channel.id, e.providerMessageId)) ??
-      (channel.type !== 'waba' ? await this.repo.findSentThroughLinked(channel.id, e.providerMessageId) : null);
-    if (!doc) return result('status_unknown_message');
-    const change = await this.repo.applyStatus(doc, status, fields);
-    if (change === 'applied') return result('status_applied', doc._id, doc.ticketId);
-    // A status reported again (Meta redelivers) is a duplicate even after the message moved past it;
-    // one the message never had and has passed (read before delivered) is ignored.
-    const seen = change === 'unchanged' || (await this.repo.outbox.exists(statusEventId(doc._id, status)));
-    return result(seen ? 'duplicate' : 'ignored', doc._id, doc.ticketId);
-  }
-
-  /**
-   * A status naming the contact by its phone and its BSUID together (Meta's statuses carry both)
-   * links them, as a message would: tickets is asked once per pair and process in LINKED_PAIRS_MS,
-   * since a contact's every message has statuses and nearly all of them carry a pair known already.
-   */
-  private async linkStatusIdentities(channel: Channel, e: InboundEvent): Promise<void> {
-    if (!e.from || !(e.bsuid || e.parentBsuid)) return;
-    const pair = `${channel.id}|${e.from}|${e.bsuid}|${e.parentBsuid}`;
-    if (this.linkedPairs.get(pair)) return;
-    try {
-      await this.peers.tickets.OpenForContact({ tenantId: channel.tenantId, channelId: channel.id, ...eventIdentities(e), linkOnly: true });
-    } catch (err) {
-      // A malformed identity is not worth a redelivery of the status: the message's status still applies.
-      if (!hasCode(err, grpc.status.INVALID_ARGUMENT)) throw err;
-    }
-    this.linkedPairs.set(pair, true);
-  }
-
-  /**
-   * Messenger reports delivery and reads as a watermark ("everything sent before this time"), not
-   * per message: the contact's sent messages on this channel up to the watermark move forward.
-   */
-  private async watermark(channel: Channel, e: InboundEvent, status: MessageStatus): Promise<Result> {
-    const before = Number(e.timestampMs);
-    if (!e.from || !before) return ignored();
-    const ticketIds = (await this.contactTickets(channel, e.from)).map((t) => t.id);
-    if (!ticketIds.length) return result('status_unknown_message');
-    const docs = await this.repo.listOutgoingBefore(channel.tenantId, ticketIds, new Date(before), WATERMARK_LIMIT);
-    let applied = 0;
-    for (const doc of docs) if ((await this.repo.applyStatus(doc, status)) === 'applied') applied++;
-    return result(applied ? 'status_applied' : 'ignored', '', ticketIds[0]);
   }
 
   // ---- connection of an engine ------------------------------------------------------------------
@@ -335,7 +284,10 @@ export class IngestService {
       return e.channelId ? await this.channels.get(ANY_TENANT, e.channelId) : await this.channels.byAccount(e.channelType, e.accountId);
     } catch (err) {
       if (!hasCode(err, grpc.status.NOT_FOUND, grpc.status.INVALID_ARGUMENT)) throw err;
-      this.log.info({ channelId: e.channelId, channelType: e.channelType, accountId: e.accountId }, 'inbound event for an unknown channel ignored');
+      this.log.info(
+        { channelId: e.channelId, channelType: e.channelType, accountId: e.accountId },
+        'inbound event for an unknown channel ignored',
+      );
       return null;
     }
   }
