@@ -528,6 +528,11 @@ describe('tickets API, end to end', () => {
         error: null,
         providerMessageId: expect.any(String),
         via: null,
+        pricing: null,
+        reactions: [],
+        edited: false,
+        editHistory: [],
+        deleted: false,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
       });

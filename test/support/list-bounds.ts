@@ -32,6 +32,11 @@ export const LIST_BOUNDS: Record<string, ListBound> = {
     sizes: true,
     probe: (n, { t, ticket }) => `{ ticket(tenantId: ${t}, id: ${ticket}) { messagePage(first: ${n}) { totalCount } } }`,
   },
+  'Ticket.latestMessages.last': {
+    max: 100,
+    sizes: true,
+    probe: (n, { t, ticket }) => `{ ticket(tenantId: ${t}, id: ${ticket}) { latestMessages(last: ${n}) { totalCount } } }`,
+  },
   'Mutation.addTicketTags.tagIds': {
     max: 50,
     sizes: false,
