@@ -209,6 +209,9 @@ describe('web chat', () => {
     expect((await post(0)).status).toBe(200);
     const before = await gatewayGetChannel();
     for (let n = 1; n <= 5; n++) expect((await post(n)).status).toBe(200);
-    expect((await gatewayGetChannel()) - before).toBe(0);
+    // Without the copy each message asks tenants (5 calls). With it, none; one at most when the
+    // revocation stream's heartbeat came late on a loaded machine (seen once in a CI run): the copy
+    // is trusted only while the stream is live, and the next message reads afresh.
+    expect((await gatewayGetChannel()) - before).toBeLessThanOrEqual(1);
   });
 });
