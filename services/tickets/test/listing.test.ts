@@ -101,6 +101,27 @@ async function allPages(filter: Record<string, unknown>): Promise<{ ids: number[
   }
 }
 
+/**
+ * Every keyset page of the dashboard's connection (GraphQL `tickets`, `first` 7: pages cut inside
+ * runs of equal times), and the totals each answered.
+ */
+async function allKeysetPages(tenantId: number, args: Record<string, unknown>): Promise<{ ids: number[]; counts: number[] }> {
+  const ids: number[] = [];
+  const counts: number[] = [];
+  for (let after: string | null = null; ;) {
+    const { tickets: page } = await gql(
+      `query($t: Int!, $after: String, $status: TicketStatus, $queueId: Int, $channelId: Int, $userId: Int, $search: String) {
+        tickets(tenantId: $t, first: 7, after: $after, status: $status, queueId: $queueId, channelId: $channelId, userId: $userId, search: $search) {
+          totalCount pageInfo { hasNextPage endCursor } nodes { id } } }`,
+      { t: tenantId, after, ...args },
+    );
+    ids.push(...page.nodes.map((n: { id: number }) => n.id));
+    counts.push(page.totalCount);
+    if (!page.pageInfo.hasNextPage) return { ids, counts };
+    after = page.pageInfo.endCursor;
+  }
+}
+
 /** The listing computed from the tickets: newest activity first, the higher id first on a tie. */
 async function expected(tenantId: number, keep: (t: Seeded) => boolean): Promise<number[]> {
   const tickets = (await svc.db.collection('tickets').find({ tenantId }).toArray()) as unknown as Seeded[];
@@ -128,6 +149,12 @@ async function expectListing(tenantId: number, queues: number[]): Promise<void> 
     const got = await allPages({ tenantId, ...filter });
     expect(got.ids).toEqual(want);
     expect(new Set(got.counts)).toEqual(new Set([want.length]));
+    // The dashboard's keyset pages, where the filter is one it takes (one queue, one channel).
+    const { queueIds, channelIds, status } = filter as { queueIds?: number[]; channelIds?: number[]; status?: string };
+    if ((queueIds?.length ?? 0) > 1 || queueIds?.includes(undefined as never)) continue;
+    const keyset = await allKeysetPages(tenantId, { status, queueId: queueIds?.[0], channelId: channelIds?.[0] });
+    expect(keyset.ids).toEqual(want);
+    expect(new Set(keyset.counts)).toEqual(new Set([want.length]));
   }
 }
 
@@ -303,4 +330,37 @@ it('leaves a small gap between tickets and rows to the writes at start, while an
   expect(await rowsOf([created.ticket!.id])).toBe(0);
   await expectListing(tenantId, queues);
   await expectCountsBy(tenantId);
+});
+
+it('goes on after the last ticket seen when tickets are written between keyset pages, on every path of the listing', async () => {
+  const tenantId = 8106;
+  // More than a start leaves to the writes to heal: listed by the rebuild.
+  await seed(tenantId, 860_000, 60, [null]);
+  await restart();
+  const before = await expected(tenantId, () => true);
+  const LIST = `query($t: Int!, $after: String, $userId: Int, $search: String) {
+    tickets(tenantId: $t, first: 7, after: $after, userId: $userId, search: $search) { pageInfo { endCursor } nodes { id } } }`;
+  for (const args of [{}, { search: 'Contact' }]) {
+    const first = (await gql(LIST, { t: tenantId, ...args })).tickets;
+    expect(first.nodes.map((n: { id: number }) => n.id)).toEqual(before.slice(0, 7));
+    // A ticket of the next page and one already seen are written (a status change): both move to the front.
+    for (const ticketId of [before[9], before[2]]) {
+      const { status } = await client.GetTicket({ tenantId, ticketId });
+      await client.UpdateTicket({ tenantId, ticketId, status: status === 'open' ? 'pending' : 'open' });
+    }
+    const next = (await gql(LIST, { t: tenantId, after: first.pageInfo.endCursor, ...args })).tickets;
+    // Neither repeats a ticket nor skips one: what an offset of 7 would have done.
+    expect(next.nodes.map((n: { id: number }) => n.id)).toEqual(before.filter((id) => id !== before[9] && id !== before[2]).slice(6, 13));
+    before.splice(0, before.length, ...(await expected(tenantId, () => true)));
+  }
+  // The tickets path (a user filter): every ticket is unassigned here, none listed for a user.
+  const none = await gql(LIST, { t: tenantId, userId: 77 });
+  expect(none.tickets.nodes).toEqual([]);
+  // A cursor not made here is refused.
+  const bad = await fetch(`http://127.0.0.1:${svc.graphqlPort}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${SUPER_ADMIN_TOKEN}` },
+    body: JSON.stringify({ query: LIST, variables: { t: tenantId, after: Buffer.from('o:7').toString('base64url') } }),
+  });
+  expect(JSON.stringify(await bad.json())).toContain('Invalid cursor');
 });

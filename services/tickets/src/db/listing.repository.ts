@@ -1,27 +1,21 @@
 import { isDuplicateKey, onlyDuplicateKeys } from '@convo/kit/mongo';
-import type { mongo, QueryFilter } from 'mongoose';
+import type { mongo } from 'mongoose';
 import { KeyedQueue } from './keyed-queue';
 import {
-  cellMatcher,
   cellOf,
   countMoves,
   eraKey,
   eraOf,
-  eraOfKey,
-  parseCell,
   slotDocId,
   slotOf,
   SLOT_MS,
   SLOTS_PER_ERA,
-  sumCells,
   type Cells,
   type Listed,
   type TicketCountDoc,
   type TicketSlotDoc,
 } from './listing';
-import type { Models, TicketDoc, TicketRowDoc, TicketStatus } from './models';
-import { escapeRegex } from '@convo/kit/mongo';
-import { SEARCHED_IDENTITIES } from './search';
+import type { Models, TicketDoc, TicketRowDoc } from './models';
 
 /**
  * The most tickets and rows may differ in number at start and still be left to heal by the writes
@@ -35,25 +29,6 @@ const HEALING_GAP = 50;
 const onlyDuplicates = (err: unknown): void => {
   if (!onlyDuplicateKeys(err)) throw err;
 };
-
-/** The filters of listTickets; every one is optional but the tenant. */
-export interface TicketQuery {
-  tenantId: number;
-  status?: TicketStatus;
-  /** Plain text (not a pattern) matched case-insensitively in the contact's name, number and e-mail. */
-  search?: string;
-  queueIds?: number[];
-  channelIds?: number[];
-  /** Dashboard filters: read from the tickets themselves (rows do not carry tags or users). */
-  tagId?: number;
-  userId?: number;
-}
-
-/** What the dashboard counts tickets by. */
-export type TicketGrouping = 'status' | 'queueId' | 'channelId';
-
-/** Newest activity first; the id breaks ties, so a page boundary never repeats or skips a ticket. */
-const LIST_ORDER = { updatedAt: -1, _id: -1 } as const;
 
 /** The `ticket_counts` document that records the listing's layout (no tenant has id 0). */
 const LAYOUT_ID = 0;
@@ -204,136 +179,9 @@ export class ListingRepository {
       ]);
     });
   }
-
-  /**
-   * A page of the tenant's tickets (newest activity first, the id breaking ties) and the number
-   * matching the filter. Without a free-text search or a tag or user filter, the counters say which
-   * slots hold the page and how many match (listing.ts): the page reads the tenant's counts, one
-   * era's slot counts and the rows of the few slots it spans; rows are copies of their tickets, so
-   * they are the answer.
-   */
-  async pageTickets(query: TicketQuery, skip: number, limit: number): Promise<{ tickets: TicketDoc[]; count: number }> {
-    if (query.tagId !== undefined || query.userId !== undefined) {
-      // The dashboard's tag and user filters: rows carry neither, so the tickets themselves (their indexes on MongoDB).
-      const filter = ticketFilter(query) as QueryFilter<TicketDoc>;
-      const [tickets, count] = await Promise.all([
-        this.models.Ticket.find(filter).sort(LIST_ORDER).skip(skip).limit(limit).lean<TicketDoc[]>().exec(),
-        this.models.Ticket.countDocuments(filter).exec(),
-      ]);
-      return { tickets, count };
-    }
-    if (query.search?.trim()) {
-      // Text in names, numbers and e-mails is no equality: on FerretDB this reads every row of the
-      // tenant that the status matches (its cost grows with the tenant); on MongoDB the index serves
-      // the order and the tenant's rows are filtered along it.
-      const filter = ticketFilter(query);
-      const [rows, count] = await Promise.all([
-        this.models.TicketRow.find(filter).sort(LIST_ORDER).skip(skip).limit(limit).lean<TicketRowDoc[]>().exec(),
-        this.models.TicketRow.countDocuments(filter).exec(),
-      ]);
-      return { tickets: rows.map(ticketOfRow), count };
-    }
-    return this.pageFromSlots(query, skip, limit);
-  }
-
-  /**
-   * Three reads, each in parallel where it has several: the tenant's counts; the slot counts of the
-   * eras the page spans (known from the era counts); the rows of the slots it spans (known from
-   * the slot counts).
-   */
-  private async pageFromSlots(query: TicketQuery, skip: number, limit: number): Promise<{ tickets: TicketDoc[]; count: number }> {
-    const { tenantId } = query;
-    const match = cellMatcher(query);
-    const counts = await this.models.TicketCount.findById(tenantId).lean<TicketCountDoc>().exec();
-    const eras = Object.entries(counts?.eras ?? {}).map(([key, cells]) => ({ at: eraOfKey(key), n: sumCells(cells, match) }));
-    const count = eras.reduce((sum, e) => sum + e.n, 0);
-    const eraSpan = spanOf(eras, skip, limit);
-    const slotDocs = await Promise.all(
-      eraSpan.units.map(({ at }) => this.models.TicketSlot.find({ tenantId, era: at }).lean<TicketSlotDoc[]>().exec()),
-    );
-    const slotSpan = spanOf(
-      slotDocs.flat().map((s) => ({ at: s.slot, n: sumCells(s.cells, match) })),
-      eraSpan.skip,
-      limit,
-    );
-    const rows = await Promise.all(
-      slotSpan.units.map(async ({ at }) => {
-        const filter: QueryFilter<TicketRowDoc> = { tenantId, slot: at };
-        if (query.status) filter.status = query.status;
-        return (await this.models.TicketRow.find(filter).lean<TicketRowDoc[]>().exec()).filter((r) => match(cellOf(r))).sort(byListOrder);
-      }),
-    );
-    return {
-      tickets: rows
-        .flat()
-        .slice(slotSpan.skip, slotSpan.skip + limit)
-        .map(ticketOfRow),
-      count,
-    };
-  }
-
-  /** A tenant's tickets counted by status, queue or channel: its counts document, read once. */
-  async countTicketsBy(tenantId: number, field: TicketGrouping): Promise<Array<{ key: string | number | null; count: number }>> {
-    const counts = await this.models.TicketCount.findById(tenantId).lean<TicketCountDoc>().exec();
-    const groups = new Map<string | number | null, number>();
-    for (const cells of Object.values(counts?.eras ?? {})) {
-      for (const [cell, n] of Object.entries(cells)) {
-        if (n <= 0) continue;
-        const key = parseCell(cell)[field];
-        groups.set(key, (groups.get(key) ?? 0) + n);
-      }
-    }
-    return [...groups]
-      .map(([key, count]) => ({ key, count }))
-      .sort((a, b) => b.count - a.count || String(a.key).localeCompare(String(b.key)));
-  }
 }
-
-/**
- * The units (eras or slots, newest first) that hold the items `skip` to `skip + limit` of the
- * listing, given how many each holds, and how many of the first unit's items come before the page.
- */
-function spanOf(all: Array<{ at: number; n: number }>, skip: number, limit: number) {
-  const units = all.filter((u) => u.n > 0).sort((a, b) => b.at - a.at);
-  let first = 0;
-  let before = skip;
-  while (first < units.length && before >= units[first].n) before -= units[first++].n;
-  let last = first;
-  for (let held = 0; last < units.length && held < before + limit; last++) held += units[last].n;
-  return { units: units.slice(first, last), skip: before };
-}
-
-/** The listing order in memory: newest `updatedAt` first, then the higher id. */
-const byListOrder = (a: Pick<TicketRowDoc, '_id' | 'updatedAt'>, b: Pick<TicketRowDoc, '_id' | 'updatedAt'>) =>
-  b.updatedAt.getTime() - a.updatedAt.getTime() || b._id - a._id;
 
 const rowOf = (t: TicketDoc): TicketRowDoc => ({ ...t, slot: slotOf(t.updatedAt) });
-
-const ticketOfRow = ({ slot, ...ticket }: TicketRowDoc): TicketDoc => ticket;
-
-/** The listing filter: the same field names on tickets and on their listing rows. */
-function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
-  const filter: QueryFilter<TicketRowDoc> = { tenantId: q.tenantId };
-  if (q.status) filter.status = q.status;
-  if (q.queueIds?.length) filter.queueId = { $in: q.queueIds };
-  if (q.channelIds?.length) filter.channelId = { $in: q.channelIds };
-  if (q.tagId !== undefined) (filter as QueryFilter<TicketDoc>).tagIds = q.tagId;
-  if (q.userId !== undefined) (filter as QueryFilter<TicketDoc>).userId = q.userId;
-  const search = q.search?.trim();
-  if (search) {
-    const text = { $regex: escapeRegex(search), $options: 'i' };
-    // The identities beyond the phone too (docs/api/contact-identities.md): more alternatives of
-    // the same filter on the rows the order already reads, no other read.
-    const or: QueryFilter<TicketRowDoc>[] = ['contact.name', 'contact.email', ...SEARCHED_IDENTITIES.map((f) => `contact.${f}`)].map(
-      (field) => ({ [field]: text }),
-    );
-    // "+55 (11) 9876" finds 5511987654321: numbers are stored as digits.
-    const digits = /^[+\d\s().-]+$/.test(search) ? search.replace(/\D/g, '') : '';
-    or.push({ 'contact.number': digits ? { $regex: escapeRegex(digits) } : text });
-    filter.$or = or;
-  }
-  return filter;
-}
 
 /**
  * An upsert raced by another process's upsert of the same `_id` (two tickets replicas creating a

@@ -3,6 +3,7 @@ import { nextSequence } from '@convo/kit/mongo';
 import type { Connection } from 'mongoose';
 import { CatalogRepository, type CatalogKind } from './catalog.repository';
 import { ContactsRepository } from './contacts.repository';
+import { ListingPages } from './listing-pages';
 import { ListingRepository } from './listing.repository';
 import { registerModels, type EvaluationClaimDoc, type Models, type NoteKeyDoc, type OpenClaimDoc, type TicketKeyDoc } from './models';
 import { NotesRepository } from './notes.repository';
@@ -24,6 +25,8 @@ export interface TicketClaims {
 export class TicketsDatabase {
   readonly models: Models;
   readonly listing: ListingRepository;
+  /** Pages and counts of the listing. */
+  readonly pages: ListingPages;
   readonly tickets: TicketsRepository;
   readonly contacts: ContactsRepository;
   readonly catalog: CatalogRepository;
@@ -33,6 +36,7 @@ export class TicketsDatabase {
   constructor(private readonly conn: Connection) {
     this.models = registerModels(conn);
     this.listing = new ListingRepository(this.models);
+    this.pages = new ListingPages(this.models);
     this.tickets = new TicketsRepository(this.models, this.listing);
     this.contacts = new ContactsRepository(conn, this.models);
     this.catalog = new CatalogRepository(conn, this.models, this.tickets);

@@ -1,6 +1,6 @@
 import { checkPageSize, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
-import type { TicketGrouping, TicketQuery } from '../db/listing.repository';
+import type { ListPosition, TicketGrouping, TicketQuery } from '../db/listing-pages';
 import type { TicketsDatabase } from '../db/repositories';
 import { TICKET_STATUSES, type TicketDoc, type TicketStatus } from '../db/models';
 import type { CatalogService } from './catalog.service';
@@ -88,24 +88,24 @@ export class TicketsService {
       queueIds: req.queueIds,
       channelIds: req.channelIds,
     };
-    const { tickets, count } = await this.repo.listing.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
+    const { tickets, count } = await this.repo.pages.pageTickets(query, (page - 1) * TICKETS_PAGE_SIZE, TICKETS_PAGE_SIZE);
     return { tickets: tickets.map(toTicket), count, hasMore: page * TICKETS_PAGE_SIZE < count, page, pageSize: TICKETS_PAGE_SIZE };
   }
 
   /**
-   * The dashboard's page of a tenant's tickets (GraphQL): `first` at most DASHBOARD_MAX_PAGE, the
-   * search at most 200 characters, the tenant's tickets only.
+   * The dashboard's page of a tenant's tickets (GraphQL), after a position of the listing (keyset):
+   * `first` at most DASHBOARD_MAX_PAGE, the search at most 200 characters, the tenant's tickets only.
    */
-  async pageTickets(query: TicketQuery, offset: number, first: number): Promise<{ tickets: TicketDoc[]; count: number }> {
+  async pageTicketsAfter(query: TicketQuery, after: ListPosition | null, first: number) {
     checkPageSize(first, DASHBOARD_MAX_PAGE);
     if (query.search && query.search.length > MAX_SEARCH)
       throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
-    return this.repo.listing.pageTickets(query, offset, first);
+    return this.repo.pages.pageTicketsAfter(query, after, first);
   }
 
   /** A tenant's tickets counted by status, queue or channel. */
   countTicketsBy(tenantId: number, field: TicketGrouping) {
-    return this.repo.listing.countTicketsBy(tenantId, field);
+    return this.repo.pages.countTicketsBy(tenantId, field);
   }
 
   /** The tenant's ticket as stored, or null when the tenant has no such ticket. */

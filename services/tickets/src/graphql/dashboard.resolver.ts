@@ -1,4 +1,4 @@
-import { notFound, offsetCursor, readOffsetCursor, validation, type proto } from '@convo/kit';
+import { keysetCursor, notFound, readKeysetCursor, validation, type proto } from '@convo/kit';
 import { Arg, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { DASHBOARD_MAX_PAGE, type TicketsService } from '../domain/tickets.service';
 import { TicketConnection, TicketCounts } from './dashboard.type';
@@ -14,7 +14,10 @@ import { TenantScoped } from '@convo/kit/graphql/subgraph';
 export class DashboardResolver {
   constructor(private readonly service: TicketsService) {}
 
-  @Query(() => TicketConnection, { description: "A tenant's tickets, newest activity first, filtered." })
+  @Query(() => TicketConnection, {
+    description:
+      "A tenant's tickets, newest activity first (the id breaking ties), filtered. `after` is a keyset cursor: a ticket written between two pages moves to the front and the next page goes on after the last ticket seen, neither repeating nor skipping another.",
+  })
   @TenantScoped('tenantId')
   async tickets(
     @Arg('tenantId', () => Int) tenantId: number,
@@ -28,7 +31,7 @@ export class DashboardResolver {
     @Arg('first', () => Int, { defaultValue: 20, description: `At most ${DASHBOARD_MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
   ): Promise<TicketConnection> {
-    const offset = readOffsetCursor(after);
+    const position = readKeysetCursor(after);
     const query = {
       tenantId,
       status: status ?? undefined,
@@ -38,12 +41,12 @@ export class DashboardResolver {
       tagId: tagId ?? undefined,
       userId: userId ?? undefined,
     };
-    const { tickets: docs, count: totalCount } = await this.service.pageTickets(query, offset, first);
-    const next = offset + docs.length;
+    const page = await this.service.pageTicketsAfter(query, position && { updatedAt: position.at, id: position.id }, first);
+    const last = page.tickets[page.tickets.length - 1];
     return {
-      nodes: docs.map(toGraphTicket),
-      totalCount,
-      pageInfo: { hasNextPage: next < totalCount, endCursor: docs.length ? offsetCursor(next) : (after ?? null) },
+      nodes: page.tickets.map(toGraphTicket),
+      totalCount: page.count,
+      pageInfo: { hasNextPage: page.hasMore, endCursor: last ? keysetCursor(last.updatedAt, last._id) : (after ?? null) },
     };
   }
 
