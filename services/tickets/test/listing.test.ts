@@ -110,8 +110,10 @@ async function allKeysetPages(tenantId: number, args: Record<string, unknown>): 
   const counts: number[] = [];
   for (let after: string | null = null; ;) {
     const { tickets: page } = await gql(
-      `query($t: Int!, $after: String, $status: TicketStatus, $queueId: Int, $channelId: Int, $userId: Int, $search: String) {
-        tickets(tenantId: $t, first: 7, after: $after, status: $status, queueId: $queueId, channelId: $channelId, userId: $userId, search: $search) {
+      `query($t: Int!, $after: String, $status: TicketStatus, $queueId: Int, $channelId: Int, $userId: Int, $search: String,
+        $statuses: [TicketStatus!], $noQueue: Boolean, $unassigned: Boolean, $updatedSince: DateTime, $updatedUntil: DateTime) {
+        tickets(tenantId: $t, first: 7, after: $after, status: $status, queueId: $queueId, channelId: $channelId, userId: $userId, search: $search,
+          statuses: $statuses, noQueue: $noQueue, unassigned: $unassigned, updatedSince: $updatedSince, updatedUntil: $updatedUntil) {
           totalCount pageInfo { hasNextPage endCursor } nodes { id } } }`,
       { t: tenantId, after, ...args },
     );
@@ -353,6 +355,25 @@ it('goes on after the last ticket seen when tickets are written between keyset p
     expect(next.nodes.map((n: { id: number }) => n.id)).toEqual(before.filter((id) => id !== before[9] && id !== before[2]).slice(6, 13));
     before.splice(0, before.length, ...(await expected(tenantId, () => true)));
   }
+  // The dashboard's other filters, each paged by keyset against the tickets themselves.
+  const all = (await svc.db.collection('tickets').find({ tenantId }).toArray()) as unknown as Seeded[];
+  const times = all.map((t) => t.updatedAt.getTime()).sort((a, b) => a - b);
+  const [since, until] = [new Date(times[10]), new Date(times[30])];
+  const cases: Array<[Record<string, unknown>, (t: Seeded) => boolean]> = [
+    [{ statuses: ['open', 'closed'] }, (t) => t.status !== 'pending'],
+    [{ noQueue: true }, (t) => t.queueId === null],
+    [{ unassigned: true, statuses: ['pending'] }, (t) => t.status === 'pending'],
+    [{ updatedSince: since.toISOString(), updatedUntil: until.toISOString() }, (t) => t.updatedAt >= since && t.updatedAt < until],
+  ];
+  for (const [args, keep] of cases) {
+    const want = all
+      .filter(keep)
+      .sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime() || b._id - a._id)
+      .map((t) => t._id);
+    const got = await allKeysetPages(tenantId, args);
+    expect(got.ids).toEqual(want);
+    expect(new Set(got.counts)).toEqual(new Set([want.length]));
+  }
   // The tickets path (a user filter): every ticket is unassigned here, none listed for a user.
   const none = await gql(LIST, { t: tenantId, userId: 77 });
   expect(none.tickets.nodes).toEqual([]);
@@ -363,4 +384,9 @@ it('goes on after the last ticket seen when tickets are written between keyset p
     body: JSON.stringify({ query: LIST, variables: { t: tenantId, after: Buffer.from('o:7').toString('base64url') } }),
   });
   expect(JSON.stringify(await bad.json())).toContain('Invalid cursor');
+  // Filters that contradict each other are refused, never half applied.
+  for (const args of ['status: open, statuses: [open]', 'unassigned: true, userId: 1', 'noQueue: true, queueId: 1']) {
+    const refused = await gql(`query($t: Int!) { tickets(tenantId: $t, ${args}) { totalCount } }`, { t: tenantId }).catch(() => null);
+    expect(refused?.tickets ?? null).toBeNull();
+  }
 });

@@ -15,7 +15,18 @@ export interface TicketQuery {
   /** Dashboard filters: read from the tickets themselves (rows do not carry tags or users). */
   tagId?: number;
   userId?: number;
+  /** Dashboard filters: several statuses at once, tickets with no queue, with no user (from the tickets). */
+  statuses?: TicketStatus[];
+  noQueue?: boolean;
+  unassigned?: boolean;
+  /** Dashboard filters: last activity at or after `updatedSince` and before `updatedUntil` (from the tickets). */
+  updatedSince?: Date;
+  updatedUntil?: Date;
 }
+
+/** Filters the rows do not serve (they carry no tags or users; their counts know no time range): read from the tickets. */
+const onTickets = (q: TicketQuery) =>
+  q.tagId !== undefined || q.userId !== undefined || !!q.unassigned || !!q.updatedSince || !!q.updatedUntil;
 
 /** What the dashboard counts tickets by. */
 export type TicketGrouping = 'status' | 'queueId' | 'channelId';
@@ -44,7 +55,7 @@ export class ListingPages {
    * they are the answer.
    */
   async pageTickets(query: TicketQuery, skip: number, limit: number): Promise<{ tickets: TicketDoc[]; count: number }> {
-    if (query.tagId !== undefined || query.userId !== undefined) {
+    if (onTickets(query)) {
       // The dashboard's tag and user filters: rows carry neither, so the tickets themselves (their indexes on MongoDB).
       const filter = ticketFilter(query) as QueryFilter<TicketDoc>;
       const [tickets, count] = await Promise.all([
@@ -131,15 +142,15 @@ export class ListingPages {
     const want = limit + 1;
     let rows: TicketRowDoc[];
     let count: number;
-    if (query.tagId !== undefined || query.userId !== undefined || query.search?.trim()) {
-      const onTickets = !query.search?.trim();
+    if (onTickets(query) || query.search?.trim()) {
       const filter = ticketFilter(query);
-      const model = (onTickets ? this.models.Ticket : this.models.TicketRow) as unknown as Models['TicketRow'];
+      const model = (onTickets(query) ? this.models.Ticket : this.models.TicketRow) as unknown as Models['TicketRow'];
       const find = (f: QueryFilter<TicketRowDoc>) => model.find(f).sort(LIST_ORDER).limit(want).lean<TicketRowDoc[]>().exec();
       // After a position: its ties (the same time, a lower id) and what is older, each an index range.
+      const range = (filter.updatedAt ?? {}) as Record<string, Date>;
       const [ties, older, total] = await Promise.all([
         after ? find({ ...filter, updatedAt: after.updatedAt, _id: { $lt: after.id } }) : Promise.resolve([]),
-        find(after ? { ...filter, updatedAt: { $lt: after.updatedAt } } : filter),
+        find(after ? { ...filter, updatedAt: { ...range, $lt: after.updatedAt } } : filter),
         model.countDocuments(filter).exec(),
       ]);
       rows = [...ties, ...older].slice(0, want);
@@ -215,7 +226,13 @@ const ticketOfRow = ({ slot, ...ticket }: TicketRowDoc): TicketDoc => ticket;
 function ticketFilter(q: TicketQuery): QueryFilter<TicketRowDoc> {
   const filter: QueryFilter<TicketRowDoc> = { tenantId: q.tenantId };
   if (q.status) filter.status = q.status;
+  if (q.statuses?.length) filter.status = { $in: q.statuses };
   if (q.queueIds?.length) filter.queueId = { $in: q.queueIds };
+  if (q.noQueue) filter.queueId = null;
+  if (q.unassigned) (filter as QueryFilter<TicketDoc>).userId = null;
+  if (q.updatedSince || q.updatedUntil) {
+    filter.updatedAt = { ...(q.updatedSince && { $gte: q.updatedSince }), ...(q.updatedUntil && { $lt: q.updatedUntil }) };
+  }
   if (q.channelIds?.length) filter.channelId = { $in: q.channelIds };
   if (q.tagId !== undefined) (filter as QueryFilter<TicketDoc>).tagIds = q.tagId;
   if (q.userId !== undefined) (filter as QueryFilter<TicketDoc>).userId = q.userId;

@@ -58,8 +58,18 @@ export function parseCell(key: string): { status: string; queueId: number | null
   return { status, queueId: queue === 'none' ? null : Number(queue), channelId: Number(channel) };
 }
 
-/** The cells a listing filter selects: status equal, queue and channel among the given ones. */
-export function cellMatcher(q: { status?: string; queueIds?: number[]; channelIds?: number[] }): (key: string) => boolean {
+/**
+ * The cells a listing filter selects: status equal (or among `statuses`), queue and channel among
+ * the given ones, no queue with `noQueue`.
+ */
+export function cellMatcher(q: {
+  status?: string;
+  statuses?: string[];
+  queueIds?: number[];
+  noQueue?: boolean;
+  channelIds?: number[];
+}): (key: string) => boolean {
+  const statuses = q.statuses?.length ? new Set(q.statuses) : null;
   const queues = q.queueIds?.length ? new Set(q.queueIds) : null;
   const channels = q.channelIds?.length ? new Set(q.channelIds) : null;
   const memo = new Map<string, boolean>();
@@ -69,7 +79,9 @@ export function cellMatcher(q: { status?: string; queueIds?: number[]; channelId
       const c = parseCell(key);
       hit =
         (!q.status || c.status === q.status) &&
+        (!statuses || statuses.has(c.status)) &&
         (!queues || (c.queueId !== null && queues.has(c.queueId))) &&
+        (!q.noQueue || c.queueId === null) &&
         (!channels || channels.has(c.channelId));
       memo.set(key, hit);
     }

@@ -1,4 +1,4 @@
-import { checkPageSize, notFound, validation, type proto } from '@convo/kit';
+import { checkPageSize, Issues, notFound, validation, type proto } from '@convo/kit';
 import type { UpdateQuery } from 'mongoose';
 import type { ListPosition, TicketGrouping, TicketQuery } from '../db/listing-pages';
 import type { TicketsDatabase } from '../db/repositories';
@@ -100,6 +100,14 @@ export class TicketsService {
     checkPageSize(first, DASHBOARD_MAX_PAGE);
     if (query.search && query.search.length > MAX_SEARCH)
       throw validation('Invalid search', [{ field: 'search', message: `at most ${MAX_SEARCH} characters` }]);
+    const { updatedSince: since, updatedUntil: until } = query;
+    new Issues()
+      .check(!(query.status && query.statuses), 'statuses', 'not with status')
+      .check((query.statuses?.length ?? 0) <= TICKET_STATUSES.length, 'statuses', `at most ${TICKET_STATUSES.length}`)
+      .check(!(query.noQueue && query.queueIds?.length), 'noQueue', 'not with queueId')
+      .check(!(query.unassigned && query.userId !== undefined), 'unassigned', 'not with userId')
+      .check(!since || !until || since.getTime() < until.getTime(), 'updatedUntil', 'must be after updatedSince')
+      .throwIfAny('Invalid ticket filter');
     return this.repo.pages.pageTicketsAfter(query, after, first);
   }
 

@@ -5,6 +5,7 @@ import { TicketConnection, TicketCounts } from './dashboard.type';
 import { toGraphTicket } from './ticket.resolver';
 import { Ticket, TicketStatus } from './ticket.type';
 import { TenantScoped } from '@convo/kit/graphql/subgraph';
+import { DateTime } from '@convo/kit/graphql/scalars';
 
 /**
  * The dashboard's ticket list, counts and actions, all through the same domain service as the REST
@@ -30,6 +31,15 @@ export class DashboardResolver {
     search: string | null,
     @Arg('first', () => Int, { defaultValue: 20, description: `At most ${DASHBOARD_MAX_PAGE}.` }) first: number,
     @Arg('after', () => String, { nullable: true }) after: string | null,
+    @Arg('statuses', () => [TicketStatus], { nullable: true, description: 'Several statuses at once (not with `status`).' })
+    statuses: TicketStatus[] | null,
+    @Arg('noQueue', () => Boolean, { nullable: true, description: 'Only tickets in no queue (not with `queueId`).' })
+    noQueue: boolean | null,
+    @Arg('unassigned', () => Boolean, { nullable: true, description: 'Only tickets of no user (not with `userId`).' })
+    unassigned: boolean | null,
+    @Arg('updatedSince', () => DateTime, { nullable: true, description: 'Last activity at or after this time.' })
+    updatedSince: string | null,
+    @Arg('updatedUntil', () => DateTime, { nullable: true, description: 'Last activity before this time.' }) updatedUntil: string | null,
   ): Promise<TicketConnection> {
     const position = readKeysetCursor(after);
     const query = {
@@ -40,6 +50,12 @@ export class DashboardResolver {
       channelIds: channelId ? [channelId] : undefined,
       tagId: tagId ?? undefined,
       userId: userId ?? undefined,
+      statuses: statuses ?? undefined,
+      noQueue: noQueue ?? undefined,
+      unassigned: unassigned ?? undefined,
+      // ISO instants as the DateTime scalar reads them.
+      updatedSince: updatedSince ? new Date(updatedSince) : undefined,
+      updatedUntil: updatedUntil ? new Date(updatedUntil) : undefined,
     };
     const page = await this.service.pageTicketsAfter(query, position && { updatedAt: position.at, id: position.id }, first);
     const last = page.tickets[page.tickets.length - 1];

@@ -31,6 +31,9 @@ export const toGraphTicket = (doc: TicketDoc): Ticket => {
     contact: toGraphContact(ticket.contact!),
     pauseReason: ticket.pauseReason || null,
     closedAt: ticket.closedAt || null,
+    evaluation: ticket.evaluation
+      ? { sentAt: ticket.evaluation.sentAt, answer: ticket.evaluation.answer || null, answeredAt: ticket.evaluation.answeredAt || null }
+      : null,
     channel: { id: doc.channelId, tenantId: doc.tenantId },
   } as Ticket;
 };

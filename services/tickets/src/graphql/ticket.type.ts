@@ -46,6 +46,13 @@ export class Contact {
   username!: string | null;
 }
 
+@ObjectType({ description: 'The satisfaction survey sent on a ticket (sendEvaluation) and its answer.' })
+export class TicketEvaluation {
+  @Field(() => DateTime) sentAt!: string;
+  @Field(() => String, { nullable: true, description: 'The digit 1 to 5 the contact answered; null until then.' }) answer!: string | null;
+  @Field(() => DateTime, { nullable: true }) answeredAt!: string | null;
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType()
 export class Ticket {
@@ -57,6 +64,10 @@ export class Ticket {
   @Field(() => Int, { nullable: true }) userId?: number;
   @Field(() => Int, { nullable: true }) queueId?: number;
   @Field(() => Int, { nullable: true }) chatFlowId?: number;
+  @Field(() => Int, { nullable: true, description: 'Its kanban column (updateticketinfo kanbanId).' }) kanbanId?: number;
+  @Field(() => Int, { nullable: true, description: 'Why it was closed (a reason of the tenant), when one was given.' }) reasonId?: number;
+  @Field(() => TicketEvaluation, { nullable: true, description: 'The survey sent on it; null when none was.' })
+  evaluation?: TicketEvaluation | null;
   @Field(() => Float, { nullable: true }) value?: number;
   @Field(() => [Int]) tagIds!: number[];
   @Field() paused!: boolean;
