@@ -13,7 +13,7 @@ import {
   type Presence,
   sendInOrder,
 } from './driver';
-import { baileysChange, changeId } from './message-changes';
+import { baileysChangeRequest, changeId } from './message-changes';
 import {
   chatJid,
   connectionEvent,
@@ -53,7 +53,7 @@ export class EngineADriver implements Driver {
 
   /** A reaction, an edit or a deletion for everyone: Baileys' own change contents on POST {base}/messages (message-changes.ts). */
   async sendChange(c: Change): Promise<Delivered> {
-    const { path, body } = baileysChange(this.kind, c);
+    const { path, body } = baileysChangeRequest(this.kind, c);
     return { providerMessageId: changeId(await this.post(c.channel, path, body)) };
   }
 

@@ -29,7 +29,7 @@ function editText(kind: string, c: Change): string {
  * own change contents: `{ react: { text, key } }` (text "" removes), `{ edit: key, text }`,
  * `{ delete: key }` (a revoke for everyone).
  */
-export function baileysChange(kind: string, c: Change): ChangeRequest {
+export function baileysChangeRequest(kind: string, c: Change): ChangeRequest {
   const jid = chatJid(kind, c.to);
   const key = keyOf(kind, c);
   const content =
