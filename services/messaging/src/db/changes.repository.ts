@@ -60,10 +60,6 @@ export class ChangesRepository {
     await this.model.insertMany([doc], { lean: true });
   }
 
-  findById(tenantId: number, id: string) {
-    return this.model.findOne({ _id: id, tenantId }).lean<ChangeDoc>().exec();
-  }
-
   /** As MessagesRepository.queuedMessages: queued changes of tickets not in `skip`, in no order. */
   queued(skip: number[], limit: number) {
     const filter = skip.length ? { status: 'queued' as const, ticketId: { $nin: skip } } : { status: 'queued' as const };
@@ -78,7 +74,10 @@ export class ChangesRepository {
   /** A transient failure (or a target not sent yet): the next attempt. */
   async reschedule(doc: ChangeDoc, attempts: number, nextAttemptAt: Date, error: string): Promise<void> {
     await this.model
-      .updateOne({ _id: doc._id, tenantId: doc.tenantId }, { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } })
+      .updateOne(
+        { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId },
+        { $set: { attempts, nextAttemptAt, error, updatedAt: new Date() } },
+      )
       .exec();
   }
 
@@ -86,7 +85,7 @@ export class ChangesRepository {
   async finish(doc: ChangeDoc, status: 'sent' | 'failed', fields: { providerMessageId?: string; error?: string }): Promise<void> {
     await this.model
       .updateOne(
-        { _id: doc._id, tenantId: doc.tenantId },
+        { _id: doc._id, tenantId: doc.tenantId, ticketId: doc.ticketId },
         { $set: { status, ...fields, attempts: (doc.attempts ?? 0) + 1, nextAttemptAt: null, updatedAt: new Date() } },
       )
       .exec();
