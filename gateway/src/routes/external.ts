@@ -5,6 +5,7 @@ import type { Clients } from '../clients';
 import type { Limit } from '../config';
 import type { RateLimits } from '../rate-limits';
 import { channelContactRoutes } from './channels-contacts.routes';
+import { conversationChangeRoutes } from './conversation-changes.routes';
 import { crmRoutes } from './crm.routes';
 import { directoryRoutes } from './directory.routes';
 import { interactiveRoutes } from './interactive.routes';
@@ -57,6 +58,7 @@ export async function externalApi(
   await app.register(socialConfigRoutes, areaDeps);
   // Routes beyond the seed that public clients call (docs/api/beyond-the-seed.md).
   await app.register(numberSendRoutes, areaDeps);
+  await app.register(conversationChangeRoutes, areaDeps);
   await app.register(directoryRoutes, areaDeps);
   await app.register(crmRoutes, areaDeps);
   await app.register(channelContactRoutes, areaDeps);

@@ -25,9 +25,44 @@ const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'provide
 const KEEP = {
   'meta-whatsapp': ['POST /{Version}/{Phone-Number-ID}/messages'],
   'meta-messenger': ['POST /{Version}/{Page-ID}/messages', 'POST /{Version}/{Page-ID}/message_attachments'],
-  'evolution-v2': ['POST /message/*', 'POST /chat/sendPresence/{instanceName}', 'POST /chat/whatsappNumbers/{instanceName}'],
-  uazapi: ['POST /send/*', 'POST /message/presence', 'POST /chat/check'],
+  'evolution-v2': [
+    'POST /message/*',
+    'POST /chat/sendPresence/{instanceName}',
+    'POST /chat/whatsappNumbers/{instanceName}',
+    'POST /chat/updateMessage/{instanceName}',
+    'DELETE /chat/deleteMessageForEveryone/{instanceName}',
+  ],
+  // engine_h: the message changes only (its sends are not checked yet).
+  'evolution-v1': [
+    'POST /message/sendReaction/{instanceName}',
+    'PUT /chat/updateMessage/{instanceName}',
+    'DELETE /chat/deleteMessageForEveryone/{instanceName}',
+  ],
+  uazapi: [
+    'POST /send/*',
+    'POST /message/presence',
+    'POST /chat/check',
+    'POST /message/react',
+    'POST /message/edit',
+    'POST /message/delete',
+  ],
 };
+
+/**
+ * Known defects of a spec found here, beside the shared quirks.json, each with its evidence (the
+ * provider's own page that contradicts the spec).
+ */
+const LOCAL_QUIRKS = [
+  {
+    family: 'meta-messenger',
+    operation: 'POST /{Version}/{Page-ID}/messages',
+    where: 'body',
+    keyword: 'type',
+    instancePath: '^/payload$',
+    reason:
+      'Page.json types the Send API\'s `payload` as a string (Graph parameters as form fields), but Meta\'s own Messenger Platform page "Sender Actions" (React or unreact to a message) sends it as the JSON object { message_id, reaction } in a JSON body',
+  },
+];
 
 const kept = (family, method, path) =>
   KEEP[family].some((rule) => {
@@ -59,6 +94,7 @@ function resolve(doc, ref) {
 
 const read = (name) => JSON.parse(readFileSync(join(from, name), 'utf8'));
 const quirks = read('quirks.json');
+quirks.quirks.push(...LOCAL_QUIRKS);
 const supplements = read('supplements.json');
 const sources = read('SOURCES.json');
 mkdirSync(out, { recursive: true });

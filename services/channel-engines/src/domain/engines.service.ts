@@ -1,4 +1,4 @@
-import { checkPageSize, Issues, providerFailed, validation, type Logger, type proto } from '@convo/kit';
+import { checkPageSize, Issues, type MessageChange, providerFailed, takesChange, validation, type Logger, type proto } from '@convo/kit';
 import { randomUUID } from 'node:crypto';
 import type { DeliveriesRepository, DeliveryDoc } from '../db/deliveries.repository';
 
@@ -6,7 +6,7 @@ export type { DeliveryDoc };
 
 /** The most provider calls one listing returns. */
 export const MAX_DELIVERIES = 500;
-import type { Driver } from '../drivers/driver';
+import type { Driver, Outbound } from '../drivers/driver';
 import type { TemplateCatalogs } from '../drivers/waba-templates';
 import { WebchatDriver } from '../drivers/webchat.driver';
 import { isTransient, observeProviderCall } from './provider-metrics';
@@ -138,12 +138,10 @@ export class EnginesService {
     const started = Date.now();
     const base = { _id: randomUUID(), tenantId: channel.tenantId, channelId: channel.id, driver: driver.kind, to: req.to };
     try {
-      const { providerMessageId, status = 'sent' } = await driver.send({
-        channel,
-        to: req.to,
-        content: req.content!,
-        reference: req.reference,
-      });
+      const content = req.content!;
+      const { providerMessageId, status = 'sent' } = content.change
+        ? await sendChange(driver, { channel, to: req.to, content, reference: req.reference })
+        : await driver.send({ channel, to: req.to, content, reference: req.reference });
       this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
       observeProviderCall(driver.kind, 'sent', started);
       return { providerMessageId, driver: driver.kind, status };
@@ -155,6 +153,25 @@ export class EnginesService {
       throw err;
     }
   }
+}
+
+/** A change rather than a message (content.change): the driver's sendChange, refused where the kind has none. */
+function sendChange(driver: Driver, { channel, to, content, reference }: Outbound) {
+  const change = content.change as MessageChange;
+  if (!driver.sendChange || !takesChange(driver.kind, change) || !content.targetId)
+    throw validation(`${driver.kind} channels cannot ${change === 'react' ? 'react to' : change} a message`, [
+      { field: 'content.change', message: `not available on ${driver.kind} channels` },
+    ]);
+  return driver.sendChange({
+    channel,
+    to,
+    change,
+    targetId: content.targetId,
+    targetFromMe: content.targetFromMe,
+    emoji: content.emoji,
+    text: content.text,
+    reference,
+  });
 }
 
 function jsonOf(body: Buffer): unknown {

@@ -1,4 +1,4 @@
-import { DomainError, providerFailed, validation, type proto } from '@convo/kit';
+import { DomainError, type MessageChange, providerFailed, validation, type proto } from '@convo/kit';
 import { isObject, type Json } from '../json';
 
 export interface Outbound {
@@ -30,6 +30,23 @@ export interface Presence {
   replyTo: string;
 }
 
+/** A change to a message sent before (CONVENTIONS.md "The whole conversation"), not a message. */
+export interface Change {
+  channel: Outbound['channel'];
+  /** The contact (the chat the message is in), as in Outbound. */
+  to: string;
+  change: MessageChange;
+  /** The provider's id of the message changed, and whether it is the business's own (engines key a message by chat, id and fromMe). */
+  targetId: string;
+  targetFromMe: boolean;
+  /** react: the emoji ("" removes the reaction). */
+  emoji: string;
+  /** edit: the new text. */
+  text: string;
+  /** Our id of the queued change. */
+  reference: string;
+}
+
 export interface NumberCheck {
   exists: boolean;
   networkId: string;
@@ -45,6 +62,12 @@ export interface Driver {
    * such notion at all. Not a message: nothing is recorded or retried.
    */
   sendPresence?(presence: Presence): Promise<boolean>;
+  /**
+   * Sends a reaction, an edit or a deletion for everyone of a message sent before, where the kind's
+   * provider takes it (kit's MESSAGE_CHANGES lists which); the answer's id is the provider's id of
+   * the change where it gives one ('' otherwise). Absent where the provider takes none.
+   */
+  sendChange?(change: Change): Promise<Delivered>;
   /** Whether a number has an account on the network; absent where the provider cannot tell. */
   checkNumber?(channel: Outbound['channel'], number: string): Promise<NumberCheck>;
   /**

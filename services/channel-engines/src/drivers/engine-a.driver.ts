@@ -3,7 +3,17 @@ import { baileysMessage, baileysStatus } from './baileys-inbound';
 import { requestJson } from './http';
 import { nativeFlowMessage } from './native-flow';
 import { isObject, obj, str } from '../json';
-import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import {
+  type Change,
+  type Delivered,
+  type Driver,
+  type DriverSettings,
+  type NumberCheck,
+  type Outbound,
+  type Presence,
+  sendInOrder,
+} from './driver';
+import { baileysChangeRequest, changeId } from './message-changes';
 import {
   chatJid,
   connectionEvent,
@@ -39,6 +49,12 @@ export class EngineADriver implements Driver {
     return sendInOrder(contentsOf(this.kind, msg), (content) =>
       this.sendMessage(msg, content.content, content.second && msg.reference ? `${msg.reference}-text` : msg.reference),
     );
+  }
+
+  /** A reaction, an edit or a deletion for everyone: Baileys' own change contents on POST {base}/messages (message-changes.ts). */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { path, body } = baileysChangeRequest(this.kind, c);
+    return { providerMessageId: changeId(await this.post(c.channel, path, body)) };
   }
 
   /** Baileys' `sendPresenceUpdate(presence, jid)`: POST {base}/presence `{ jid, presence }`, composing or paused. */

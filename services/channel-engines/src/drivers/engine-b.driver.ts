@@ -14,7 +14,17 @@ import {
   requiredText,
   str,
 } from '../json';
-import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import {
+  type Change,
+  type Delivered,
+  type Driver,
+  type DriverSettings,
+  type NumberCheck,
+  type Outbound,
+  type Presence,
+  sendInOrder,
+} from './driver';
+import { changeId, evolutionChange } from './message-changes';
 import {
   engineAddress,
   engineBaseUrl,
@@ -62,6 +72,12 @@ export class EngineBDriver implements Driver {
     return evolutionNumberCheck(this.kind, await this.post(channel, 'chat/whatsappNumbers', { numbers: [number] }));
   }
 
+  /** sendReaction, updateMessage, deleteMessageForEveryone of the instance (message-changes.ts). */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = evolutionChange(this.kind, c, 2);
+    return { providerMessageId: changeId(await this.post(c.channel, path.slice(1), body, method)) };
+  }
+
   /** `POST /chat/sendPresence/{instance} { number, presence, delay }`: Evolution holds composing for `delay` ms, then pauses. */
   async sendPresence({ channel, to, state }: Presence): Promise<boolean> {
     await this.post(channel, 'chat/sendPresence', evolutionPresence(engineAddress(this.kind, to), state));
@@ -74,12 +90,18 @@ export class EngineBDriver implements Driver {
   }
 
   /** `POST {server}/{path}/{instance}`, the instance being the last path segment of the engine URL. */
-  private async post(channel: Outbound['channel'], path: string, payload: unknown): Promise<unknown> {
+  private async post(
+    channel: Outbound['channel'],
+    path: string,
+    payload: unknown,
+    method: 'POST' | 'PUT' | 'DELETE' = 'POST',
+  ): Promise<unknown> {
     const base = engineBaseUrl(this.settings, this.kind, channel);
     const { server, session: instance } = splitSession(this.kind, base);
     if (!instance)
       throw providerFailed(`engine_b needs the Evolution instance as the last path segment of its engine URL (${base}/<instance>)`);
     const { body } = await requestJson(`${server}/${path}/${encodeURIComponent(instance)}`, {
+      method,
       body: payload,
       headers: tokenHeader(this.settings, this.kind, channel, 'apikey', { required: true }),
       timeoutMs: this.settings.timeoutMs,

@@ -12,7 +12,17 @@ import {
   str,
   strings,
 } from '../json';
-import { type Delivered, type Driver, type DriverSettings, type NumberCheck, type Outbound, type Presence, sendInOrder } from './driver';
+import {
+  type Change,
+  type Delivered,
+  type Driver,
+  type DriverSettings,
+  type NumberCheck,
+  type Outbound,
+  type Presence,
+  sendInOrder,
+} from './driver';
+import { changeId, uazapiChange } from './message-changes';
 import {
   connectionEvent,
   contactIds,
@@ -84,6 +94,12 @@ export class EngineCDriver implements Driver {
     const body = state === 'typing' ? { number, presence: 'composing', delay: UAZAPI_TYPING_MS } : { number, presence: 'paused' };
     await this.post(channel, '/message/presence', body);
     return true;
+  }
+
+  /** `/message/react`, `/message/edit`, `/message/delete` (message-changes.ts). */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { path, body } = uazapiChange(this.kind, c);
+    return { providerMessageId: changeId(await this.post(c.channel, path, body)) };
   }
 
   /** uazapi's POST /chat/check `{ numbers }` → `[{ query, isInWhatsapp, jid, verifiedName }]`. */

@@ -1,4 +1,5 @@
-import type { NumberCheck, Outbound, Presence } from './driver';
+import type { Change, Delivered, NumberCheck, Outbound, Presence } from './driver';
+import { changeId, evolutionChange } from './message-changes';
 import { evolutionEvents, evolutionNumberCheck, evolutionPresence, evolutionReason, type EvolutionVersion } from './evolution';
 import { RestEngineDriver, type Part } from './rest-engine';
 import { type Json, str } from '../json';
@@ -26,6 +27,16 @@ export class EngineHDriver extends RestEngineDriver {
       this.kind,
       await this.post(this.sessionRoute(channel, '/chat/whatsappNumbers'), { numbers: [number] }, this.headers(channel)),
     );
+  }
+
+  /** sendReaction (its v1 body), updateMessage, deleteMessageForEveryone of the instance (message-changes.ts). */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = evolutionChange(this.kind, c, 1);
+    return {
+      providerMessageId: changeId(
+        await this.request(this.sessionRoute(c.channel, path), { method, body, headers: this.headers(c.channel) }),
+      ),
+    };
   }
 
   /** `POST /chat/sendPresence/{instance} { number, options: { presence, delay } }` (v1 nests them). */

@@ -8,8 +8,8 @@ export interface HttpResult {
 }
 
 export interface RequestOptions {
-  /** POST (the default) sends `body` as JSON; GET reads (number checks). */
-  method?: 'GET' | 'POST';
+  /** POST (the default), PUT and DELETE send `body` as JSON; GET reads (number checks). */
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
   headers?: Record<string, string>;
   timeoutMs: number;
@@ -46,8 +46,8 @@ export async function requestJson(url: string, opts: RequestOptions): Promise<Ht
     // fell by a third). It follows no redirect, and keeps connections to a provider open between calls.
     res = await request(url, {
       method,
-      headers: { ...(method === 'POST' && { 'content-type': 'application/json' }), accept: 'application/json', ...opts.headers },
-      body: method === 'POST' ? JSON.stringify(opts.body) : undefined,
+      headers: { ...(method !== 'GET' && { 'content-type': 'application/json' }), accept: 'application/json', ...opts.headers },
+      body: method === 'GET' ? undefined : JSON.stringify(opts.body),
       signal: timeout.signal,
       dispatcher: providerAgent,
     });

@@ -93,7 +93,7 @@ export abstract class RestEngineDriver implements Driver {
     return text ? [audio, { kind: 'text', text }] : [audio];
   }
 
-  private async request(url: string, opts: Pick<RequestOptions, 'method' | 'body' | 'headers'>): Promise<unknown> {
+  protected async request(url: string, opts: Pick<RequestOptions, 'method' | 'body' | 'headers'>): Promise<unknown> {
     const res = await requestJson(url, {
       ...opts,
       timeoutMs: this.settings.timeoutMs,

@@ -1,7 +1,17 @@
 import { providerFailed, validation } from '@convo/kit';
 import { graphPost, segment } from './meta-graph';
-import { type Delivered, type Driver, type DriverSettings, interactiveOf, type Outbound, type Presence, sendInOrder } from './driver';
-import { isObject, type Json, optionalText, requiredList, requiredText } from '../json';
+import {
+  type Change,
+  type Delivered,
+  type Driver,
+  type DriverSettings,
+  interactiveOf,
+  type Outbound,
+  type Presence,
+  sendInOrder,
+} from './driver';
+import { isObject, type Json, obj, optionalText, requiredList, requiredText, str } from '../json';
+import { socialReaction } from './message-changes';
 
 export type SocialKind = 'social_a' | 'social_b';
 
@@ -33,6 +43,15 @@ export class SocialDriver implements Driver {
       if (typeof sent !== 'string' || !sent) throw providerFailed(`${this.kind} answered without message_id`);
       return sent;
     });
+  }
+
+  /** A reaction (the one change the Send API takes): the sender action `react`, or `unreact` for "" (message-changes.ts). */
+  async sendChange(c: Change): Promise<Delivered> {
+    if (!c.channel.pageId) throw providerFailed(`${this.kind} channel ${c.channel.id} has no pageId`);
+    if (!c.channel.pageToken) throw providerFailed(`${this.kind} channel ${c.channel.id} has no pageToken`);
+    const body = await this.post(c.channel, 'messages', { recipient: { id: c.to }, ...socialReaction(this.kind, c) });
+    // A sender action answers `{ recipient_id }` and no message id.
+    return { providerMessageId: str(obj(body).message_id) };
   }
 
   /** A sender action, `typing_on` or `typing_off`, on the Send API (Messenger and Instagram alike). */

@@ -1,6 +1,15 @@
 import { isBsuid, isLid, providerFailed, validation } from '@convo/kit';
 import { graphPost, segment } from './meta-graph';
-import { type Delivered, type Driver, type DriverSettings, interactiveOf, type Outbound, type Presence, sendInOrder } from './driver';
+import {
+  type Change,
+  type Delivered,
+  type Driver,
+  type DriverSettings,
+  interactiveOf,
+  type Outbound,
+  type Presence,
+  sendInOrder,
+} from './driver';
 import { type Json, optionalText, requiredList, requiredText } from '../json';
 
 /** One Cloud API message: its `type` and the object named after it (`{ type: "text", text: {...} }`). */
@@ -36,20 +45,33 @@ export class WabaDriver implements Driver {
     return true;
   }
 
+  /**
+   * A reaction, the one change the Cloud API takes: a message `{ type: "reaction", reaction: {
+   * message_id, emoji } }`, an empty emoji removing it (Meta's "Reaction messages"). It has an id of its own.
+   */
+  async sendChange(c: Change): Promise<Delivered> {
+    const reaction: WabaMessage = { type: 'reaction', reaction: { message_id: c.targetId, emoji: c.emoji } };
+    return { providerMessageId: await this.post(c.channel, wabaRecipient(c.to), reaction) };
+  }
+
   async send(msg: Outbound): Promise<Delivered> {
-    const { tokenApi, bmToken } = credentials(msg.channel);
+    credentials(msg.channel);
     const recipient = wabaRecipient(msg.to);
-    return sendInOrder(messagesOf(msg.content), async (message) => {
-      const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
-        messaging_product: 'whatsapp',
-        recipient_type: 'individual',
-        ...recipient,
-        ...message,
-      });
-      const sent = (body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
-      if (typeof sent !== 'string' || !sent) throw providerFailed('waba answered without messages[0].id');
-      return sent;
+    return sendInOrder(messagesOf(msg.content), (message) => this.post(msg.channel, recipient, message));
+  }
+
+  /** One Cloud API message; the answer is its id (`messages[0].id`). */
+  private async post(channel: Outbound['channel'], recipient: ReturnType<typeof wabaRecipient>, message: WabaMessage): Promise<string> {
+    const { tokenApi, bmToken } = credentials(channel);
+    const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
+      messaging_product: 'whatsapp',
+      recipient_type: 'individual',
+      ...recipient,
+      ...message,
     });
+    const sent = (body as { messages?: { id?: unknown }[] } | null)?.messages?.[0]?.id;
+    if (typeof sent !== 'string' || !sent) throw providerFailed('waba answered without messages[0].id');
+    return sent;
   }
 }
 

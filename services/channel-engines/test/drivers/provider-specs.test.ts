@@ -1,7 +1,7 @@
 import { startFakeProvider, type FakeProvider, type ProviderRequest } from '@convo/test-support';
 import { contentOf, interactiveContent } from '../support/driver-fixtures';
 import { ANY_ANSWER, caseChannel, driverCases } from '../support/driver-cases';
-import type { Outbound, PresenceState } from '../../src/drivers/driver';
+import type { Change, Outbound, PresenceState } from '../../src/drivers/driver';
 import { loadProviderSpec, type ProviderSpec } from '../support/provider-spec';
 
 // The requests each driver sends, checked against the provider's own published request definitions
@@ -22,13 +22,23 @@ const CARD = {
   ],
 };
 
-type Send = { label: string; content?: Outbound['content']; presence?: PresenceState };
+type Send = { label: string; content?: Outbound['content']; presence?: PresenceState; change?: Pick<Change, 'change' | 'emoji' | 'text'> };
 const text = (label: string, over: Partial<Outbound['content']> = {}): Send => ({ label, content: contentOf({ text: 'Hello', ...over }) });
 const media = (label: string, mimeType: string, over: Partial<Outbound['content']> = {}): Send => ({
   label,
   content: contentOf({ mediaUrl: `https://cdn.example/file.${mimeType.split('/')[1]}`, mimeType, ...over }),
 });
 const interactive = (type: string, json: unknown): Send => ({ label: type, content: interactiveContent(type, json) });
+/** A reaction (and its removal with ""), an edit and a deletion for everyone, where the kind makes them. */
+const react: Send[] = [
+  { label: 'reaction', change: { change: 'react', emoji: '👍', text: '' } },
+  { label: 'reaction removed', change: { change: 'react', emoji: '', text: '' } },
+];
+const changes: Send[] = [
+  ...react,
+  { label: 'edit', change: { change: 'edit', emoji: '', text: 'New text' } },
+  { label: 'delete for everyone', change: { change: 'delete', emoji: '', text: '' } },
+];
 
 /** Per provider: the driver that speaks to it, the spec file, and what each message type makes it send. */
 const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
@@ -54,6 +64,7 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
         sections: [{ title: 'Sizes', rows: [{ id: 's', title: 'Small', description: 'R$ 10' }] }],
       }),
       { label: 'typing', presence: 'typing' },
+      ...react,
     ],
   },
   {
@@ -69,6 +80,7 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       interactive('social_b/buttonTemplate', { message: 'Hi', buttons: [{ type: 'postback', title: 'Go', payload: 'GO' }] }),
       interactive('social_b/messageTag', { message: 'Your order shipped', tag: 'POST_PURCHASE_UPDATE' }),
       { label: 'typing', presence: 'typing' },
+      ...react,
     ],
   },
   {
@@ -92,8 +104,11 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       interactive('engine_b/poll', { name: 'Best time?', options: ['Morning', 'Evening'], selectableCount: 1 }),
       { label: 'typing', presence: 'typing' },
       { label: 'paused', presence: 'paused' },
+      ...changes,
     ],
   },
+  // engine_h: the message changes (its sends are not checked against Evolution v1 yet).
+  { family: 'evolution-v1', kind: 'engine_h', sends: changes },
   {
     family: 'uazapi',
     kind: 'engine_c',
@@ -122,6 +137,7 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
       }),
       { label: 'typing', presence: 'typing' },
       { label: 'paused', presence: 'paused' },
+      ...changes,
     ],
   },
 ];
@@ -142,6 +158,15 @@ async function requestsOf(kind: string, send: Send): Promise<ProviderRequest[]> 
   const channel = { ...caseChannel(provider.url, c), engineToken: 'engine-key' };
   const driver = c.driver();
   if (send.presence) await driver.sendPresence!({ channel, to: '5511987654321', state: send.presence, replyTo: 'wamid.IN-1' });
+  else if (send.change)
+    await driver.sendChange!({
+      channel,
+      to: '5511987654321',
+      targetId: 'wamid.TARGET-1',
+      targetFromMe: true,
+      reference: 'change-1',
+      ...send.change,
+    });
   else await driver.send({ channel, to: '5511987654321', content: send.content!, reference: 'msg-1' });
   return provider.requests.splice(0);
 }

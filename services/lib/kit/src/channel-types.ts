@@ -16,3 +16,34 @@ export const UNOFFICIAL_TYPES = [
 /** The seed's session types, the social channels (CONVENTIONS.md) and the other channel kinds of the product. */
 export const CHANNEL_TYPES = [...UNOFFICIAL_TYPES, 'waba', 'social_a', 'social_b', 'webchat', 'marketplace', 'webmail'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/** A change to a message sent before: a reaction, an edit of its text, its deletion for everyone. */
+export type MessageChange = 'react' | 'edit' | 'delete';
+
+/**
+ * The changes each kind's provider takes (CONVENTIONS.md "The whole conversation"): messaging refuses
+ * the others at acceptance (ERR_CHANNEL_MISMATCH), and channel-engines' driver of each kind listed
+ * sends them (its test checks the table against the drivers). The Cloud API and Messenger/Instagram
+ * react but cannot edit or delete a business message.
+ */
+export const MESSAGE_CHANGES: Partial<Record<ChannelType, readonly MessageChange[]>> = {
+  waba: ['react'],
+  social_a: ['react'],
+  social_b: ['react'],
+  engine_a: ['react', 'edit', 'delete'],
+  engine_b: ['react', 'edit', 'delete'],
+  engine_c: ['react', 'edit', 'delete'],
+  engine_h: ['react', 'edit', 'delete'],
+};
+
+/** Whether a kind's provider takes this change. */
+export const takesChange = (kind: string, change: MessageChange): boolean =>
+  MESSAGE_CHANGES[kind as ChannelType]?.includes(change) ?? false;
+
+/** Instagram (social_a) reacts with one reaction, the heart (Meta's `reaction: "love"`); Messenger with any emoji. */
+export const INSTAGRAM_HEARTS: readonly string[] = ['❤️', '❤', 'love'];
+
+/** Why a kind cannot show this reaction ('' when it can; "" removes a reaction everywhere). */
+export function reactionProblem(kind: string, emoji: string): string {
+  return kind === 'social_a' && emoji && !INSTAGRAM_HEARTS.includes(emoji) ? 'must be ❤️ on social_a (Instagram) channels' : '';
+}

@@ -5,6 +5,7 @@ import { outboxEvent, statusEventId } from '../outbox/events';
 import { OutboxRepository } from '../outbox/outbox.repository';
 import { statusPayload } from '../outbox/payloads';
 import { groupByChannelAndStatus } from './delivery-groups';
+import { ChangesRepository } from './changes.repository';
 import { registerModels, type MessageDoc, type MessageStatus, type SendKeyDoc } from './models';
 
 /** Delivery only moves forward; `failed` may follow any state and nothing follows it. */
@@ -34,13 +35,15 @@ export class MessagesRepository {
   constructor(
     conn: Connection,
     readonly outbox = new OutboxRepository(conn),
+    /** Reactions, edits and deletions waiting for the dispatcher, among the messages of their ticket. */
+    readonly changes = new ChangesRepository(conn),
   ) {
     this.models = registerModels(conn);
     this.sendKeys = new ClaimStore(this.models.SendKey);
   }
 
   async init(): Promise<void> {
-    await Promise.all([...Object.values(this.models).map((m) => m.createIndexes()), this.outbox.init()]);
+    await Promise.all([...Object.values(this.models).map((m) => m.createIndexes()), this.outbox.init(), this.changes.init()]);
   }
 
   /** Stores a complete message (with the inserts of concurrent callers, in one command). */

@@ -8,6 +8,8 @@ import type { PartitionLeases } from '../leases/partitions';
 import type { ChannelIntegrations } from '../channels/channel-integrations';
 import type { ChannelLookup } from '../channels/channel-lookup';
 import type { DispatcherConfig } from './config';
+import { ChangeDelivery, isChange } from './changes';
+import { byTicket, inAcceptanceOrder } from './order';
 import { classify, type Failure } from './failures';
 import { routeOf, type Route } from './route';
 
@@ -68,6 +70,8 @@ export class Dispatcher extends LoopWorker {
   /** Accepted by the provider but not yet recorded (the database failed): recorded before anything else. */
   private readonly unrecorded = new Map<string, { doc: MessageDoc; providerMessageId: string; route: Route }>();
   private lastRoundAt = 0;
+  /** Reactions, edits and deletions queued among the messages (dispatcher/changes.ts). */
+  private readonly changes: ChangeDelivery;
 
   constructor(
     private readonly repo: MessagesRepository,
@@ -77,6 +81,7 @@ export class Dispatcher extends LoopWorker {
     log: Logger,
   ) {
     super(log, { roundFailed: 'dispatch round failed', stallMs: Math.max(30_000, settings.roundMs * 10), minGapMs: MIN_ROUND_GAP_MS });
+    this.changes = new ChangeDelivery(repo, peers, settings, log);
   }
 
   get partitions(): number[] {
@@ -144,9 +149,11 @@ export class Dispatcher extends LoopWorker {
     // recorded what it delivered, and no run of it starts before the read answers.
     const busy = new Set(this.busyTickets);
     const skip = [...busy, ...this.waitingUntil.keys(), ...this.foreign].slice(0, MAX_SKIPPED);
-    const found = await this.repo.queuedMessages(skip, this.settings.batchSize);
+    const messages = await this.repo.queuedMessages(skip, this.settings.batchSize);
+    const changes = await this.repo.changes.queued(skip, this.settings.batchSize);
+    const found = [...messages, ...changes];
     // All the queue's messages of a ticket when the read was not cut short; otherwise the run reads them.
-    const complete = found.length < this.settings.batchSize;
+    const complete = messages.length < this.settings.batchSize && changes.length < this.settings.batchSize;
     for (const [ticketId, messages] of byTicket(found)) {
       if (this.busyTickets.size >= this.settings.concurrency) break;
       if (busy.has(ticketId) || this.busyTickets.has(ticketId) || this.waitingUntil.has(ticketId) || this.foreign.has(ticketId)) continue;
@@ -182,7 +189,13 @@ export class Dispatcher extends LoopWorker {
    * again before it is due). Messages accepted meanwhile are found by the next round.
    */
   private async deliverInOrder(tenantId: number, ticketId: number, partition: number, known?: MessageDoc[]): Promise<void> {
-    const messages = known ?? (await this.repo.queuedOfTicket(tenantId, ticketId, RUN_LIMIT));
+    const messages =
+      known ??
+      inAcceptanceOrder(
+        await this.repo.queuedOfTicket(tenantId, ticketId, RUN_LIMIT),
+        await this.repo.changes.queuedOfTicket(tenantId, ticketId, RUN_LIMIT),
+        RUN_LIMIT,
+      );
     for (const message of messages) {
       if (!this.running) return;
       const due = message.nextAttemptAt?.getTime() ?? 0;
@@ -215,8 +228,16 @@ export class Dispatcher extends LoopWorker {
    * that queued the message (its stored traceparent), down to the provider call.
    */
   attempt(message: MessageDoc): Promise<AttemptOutcome> {
+    if (isChange(message)) return this.attemptChange(message);
     const attributes = { 'messaging.message.id': message._id, 'convo.ticket_id': message.ticketId, 'convo.channel_id': message.channelId };
     return inStoredTrace(message.traceparent, 'deliver message', attributes, () => this.attemptTraced(message));
+  }
+
+  private async attemptChange(doc: Parameters<ChangeDelivery['attempt']>[0]): Promise<AttemptOutcome> {
+    const attributes = { 'convo.change_id': doc._id, 'convo.ticket_id': doc.ticketId, 'convo.channel_id': doc.channelId };
+    const { outcome, retryAt } = await inStoredTrace(doc.traceparent, 'deliver change', attributes, () => this.changes.attempt(doc));
+    if (retryAt) this.waitingUntil.set(doc.ticketId, retryAt);
+    return outcome;
   }
 
   private async attemptTraced(message: MessageDoc): Promise<AttemptOutcome> {
@@ -322,18 +343,4 @@ export class Dispatcher extends LoopWorker {
       return true;
     }
   }
-}
-
-/** Each ticket's messages in acceptance order (the order of their stored time, then of their ids, which are time-ordered). */
-function byTicket(messages: MessageDoc[]): Map<number, MessageDoc[]> {
-  const tickets = new Map<number, MessageDoc[]>();
-  for (const m of messages) {
-    const list = tickets.get(m.ticketId);
-    if (list) list.push(m);
-    else tickets.set(m.ticketId, [m]);
-  }
-  for (const list of tickets.values()) {
-    list.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-  }
-  return tickets;
 }

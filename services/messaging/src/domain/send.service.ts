@@ -6,6 +6,7 @@ import { toMessage } from './message-view';
 import { SendChannels } from './send-channels';
 import { Acceptance, type Peers } from './send/acceptance';
 import { sendByTicket } from './send/by-ticket';
+import { sendChange } from './send/change';
 import { sendEvaluation } from './send/evaluation';
 import { sendInteractive } from './send/interactive';
 import { openTicket } from './send/open-ticket';
@@ -46,6 +47,11 @@ export class SendService {
 
   sendPresence(req: proto.messaging.SendPresenceRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendPresenceResponse> {
     return sendPresence(this.acceptance, req, deadline);
+  }
+
+  /** sendReaction, editMessage, deleteMessage: a change to a stored message, queued (send/change.ts). */
+  sendChange(req: proto.messaging.SendChangeRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.SendChangeResponse> {
+    return sendChange(this.acceptance, req, deadline);
   }
 
   openTicket(req: proto.messaging.OpenTicketRequest__Output, deadline?: grpc.Deadline): Promise<proto.messaging.OpenTicketResponse> {

@@ -17,6 +17,7 @@ export function messagingHandlers(
     // Also on SendByTicketStream, the gateway's (the kit serves it with this handler: grpc/call-stream.ts).
     SendByTicket: (req, call) => svc.sendByTicket(req, call.getDeadline()),
     SendPresence: (req, call) => svc.sendPresence(req, call.getDeadline()),
+    SendChange: (req, call) => svc.sendChange(req, call.getDeadline()),
     SendTemplate: (req, call) => svc.sendTemplate(req, call.getDeadline()),
     ListTemplates: (req) => svc.listTemplates(req),
     GetMessage: (req) => svc.getMessage(req.tenantId, req.messageId),

@@ -43,6 +43,7 @@ function setUp() {
       return 'applied';
     },
     reschedule: async () => undefined,
+    changes: { queued: async () => [], queuedOfTicket: async () => [] },
   } as unknown as MessagesRepository;
   const leases = {
     partitionOf: () => 0,
@@ -200,6 +201,7 @@ function withQueue(
       store.set(id, { ...store.get(id)!, attempts, nextAttemptAt, error });
       events.push(`${id}:retry`);
     },
+    changes: { queued: async () => [], queuedOfTicket: async () => [] },
   } as unknown as MessagesRepository;
   const leases = {
     partitionOf: () => 0,
