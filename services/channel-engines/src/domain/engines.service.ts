@@ -130,6 +130,20 @@ export class EnginesService {
     return driver.pull(req);
   }
 
+  /**
+   * The catalog's category of a waba template, read only where it picks the endpoint: a channel
+   * with the Marketing Messages API set (docs/channels/providers-meta.md); '' elsewhere.
+   */
+  private async templateCategory(
+    channel: proto.channelEngines.ChannelTarget__Output,
+    content: proto.channelEngines.OutboundContent__Output | null,
+  ) {
+    if (channel.type !== 'waba' || !channel.marketingMessagesApi || content?.interactiveType !== 'waba/template' || !this.templates)
+      return '';
+    const { name, language } = templateNamed(content.interactiveJson);
+    return name ? this.templates.categoryOf(channel, name, language) : '';
+  }
+
   async deliver(req: proto.channelEngines.DeliverRequest__Output) {
     new Issues().check(!!req.channel, 'channel', 'is required').check(!!req.to, 'to', 'is required').throwIfAny('Invalid delivery');
     const channel = req.channel!;
@@ -143,6 +157,7 @@ export class EnginesService {
         to: req.to,
         content: req.content!,
         reference: req.reference,
+        templateCategory: await this.templateCategory(channel, req.content),
       });
       this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
       observeProviderCall(driver.kind, 'sent', started);
@@ -154,6 +169,16 @@ export class EnginesService {
       observeProviderCall(driver.kind, isTransient(err) ? 'transient' : 'refused', started);
       throw err;
     }
+  }
+}
+
+/** A waba template's `{ name, language: { code } }`, from the interactive body the route validated. */
+function templateNamed(json: string): { name: string; language: string } {
+  try {
+    const t = JSON.parse(json || '{}') as { name?: unknown; language?: { code?: unknown } };
+    return { name: typeof t.name === 'string' ? t.name : '', language: typeof t.language?.code === 'string' ? t.language.code : '' };
+  } catch {
+    return { name: '', language: '' };
   }
 }
 

@@ -36,11 +36,18 @@ export class WabaDriver implements Driver {
     return true;
   }
 
+  /**
+   * A template of category MARKETING on a channel with `marketingMessagesApi` goes to Meta's
+   * Marketing Messages API, `POST /{phone-number-id}/marketing_messages`: the same body and
+   * answer as /messages (Meta's MarketingMessageRequestPayload), delivered with Meta's marketing
+   * optimisations. Every other message goes to /messages.
+   */
   async send(msg: Outbound): Promise<Delivered> {
     const { tokenApi, bmToken } = credentials(msg.channel);
     const recipient = wabaRecipient(msg.to);
+    const edge = viaMarketingMessages(msg) ? 'marketing_messages' : 'messages';
     return sendInOrder(messagesOf(msg.content), async (message) => {
-      const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
+      const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/${edge}`, bmToken, {
         messaging_product: 'whatsapp',
         recipient_type: 'individual',
         ...recipient,
@@ -51,6 +58,11 @@ export class WabaDriver implements Driver {
       return sent;
     });
   }
+}
+
+/** A MARKETING template on a channel that opted into the Marketing Messages API. */
+function viaMarketingMessages({ channel, content, templateCategory }: Outbound): boolean {
+  return channel.marketingMessagesApi && content.interactiveType === 'waba/template' && templateCategory?.toUpperCase() === 'MARKETING';
 }
 
 /**
