@@ -282,6 +282,7 @@ export const channelRecord = (c: proto.tenants.Channel__Output): ChannelRecord =
   pageId: c.pageId || null,
   emailAddress: c.emailAddress || null,
   sendIntervalMs: c.sendIntervalMs ?? null,
+  ...(c.type === 'waba' ? { marketingMessagesApi: c.marketingMessagesApi } : {}),
   createdAt: c.createdAt,
   updatedAt: c.updatedAt,
 });

@@ -13,6 +13,7 @@ const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-me
  */
 
 const META_APP_SECRET = 'meta-app-secret-for-reports';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const PHONE_ID = '1077000002';
 const WABA_ID = 'WABA-88';
 
@@ -31,6 +32,7 @@ describe('the official channel: what Meta reports', () => {
   let admin: string;
   let tenantId: number;
   let waba: { root: string; token: string };
+  let channelId: number;
   let seq = 0;
   const newNumber = () => `55119${String(80_000_000 + ++seq)}`;
 
@@ -54,11 +56,18 @@ describe('the official channel: what Meta reports', () => {
 
   beforeAll(async () => {
     graph = await startFakeGraph();
-    graph.catalog = [template('welcome'), template('shipping_notice'), template('login_code')];
+    graph.catalog = [
+      template('welcome'),
+      template('shipping_notice'),
+      template('login_code'),
+      template('spring_sale', { category: 'MARKETING' }),
+      template('order_ready'),
+    ];
     mesh = await startMesh({
       freePorts: true,
       onLine: () => undefined,
-      env: { ...UNPACED, META_APP_SECRET, META_GRAPH_URL: graph.url, TEMPLATE_CACHE_MS: '600000' },
+      // CHANNEL_CACHE_MS short: a channel's setting reaches the dispatcher within it.
+      env: { ...UNPACED, META_APP_SECRET, META_GRAPH_URL: graph.url, TEMPLATE_CACHE_MS: '600000', CHANNEL_CACHE_MS: '200' },
     });
     admin = mesh.superAdminToken;
     const tenant = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
@@ -82,8 +91,9 @@ describe('the official channel: what Meta reports', () => {
     });
     expect(res.status).toBe(200);
     const { apiId, authToken } = res.body.data.api;
+    channelId = res.body.data.whatsapp.id;
     waba = { root: `${mesh.gatewayUrl}/v2/api/external/${apiId}`, token: authToken };
-  });
+  }, 240_000);
 
   afterAll(async () => {
     await mesh?.stop();
@@ -142,5 +152,76 @@ describe('the official channel: what Meta reports', () => {
       status: 'APPROVED',
     });
     expectError(await sendTemplate(bsuid, 'login_code'), 409, 'ERR_PHONE_REQUIRED');
+  });
+
+  it('with marketingMessagesApi set, a MARKETING template goes to /marketing_messages and a UTILITY one to /messages, a re-categorised one by its new category', async () => {
+    const set = await call(`${mesh.gatewayUrl}/whatsapp/${channelId}`, {
+      method: 'PUT',
+      token: admin,
+      body: { marketingMessagesApi: true },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.data.whatsapp).toMatchObject({ id: channelId, type: 'waba', marketingMessagesApi: true });
+    await sleep(400);
+    const before = { messages: graph.sends().length, marketing: graph.marketingSends().length };
+
+    const sendSettled = async (number: string, name: string) => {
+      const accepted = await sendTemplate(number, name);
+      expect(accepted.status).toBe(200);
+      return settled(waba.root, waba.token, accepted.body.data.messageId);
+    };
+    const promo = newNumber();
+    expect(await sendSettled(promo, 'spring_sale')).toMatchObject({ status: 'sent' });
+    const utility = newNumber();
+    expect(await sendSettled(utility, 'order_ready')).toMatchObject({ status: 'sent' });
+
+    const marketing = graph.marketingSends().slice(before.marketing);
+    expect(marketing.map((r) => [r.url, r.body.to, r.body.template.name])).toEqual([
+      [`/${PHONE_ID}/marketing_messages`, promo, 'spring_sale'],
+    ]);
+    expect(marketing[0].body).toMatchObject({ messaging_product: 'whatsapp', recipient_type: 'individual', type: 'template' });
+    expect(
+      graph
+        .sends()
+        .slice(before.messages)
+        .map((r) => [r.body.to, r.body.template.name]),
+    ).toEqual([[utility, 'order_ready']]);
+
+    // Meta re-categorises order_ready as MARKETING: the next send of it follows the new category.
+    await metaPosts(templateEvent('order_ready', { previous_category: 'UTILITY', new_category: 'MARKETING' }, 'template_category_update'));
+    const later = newNumber();
+    await sendSettled(later, 'order_ready');
+    expect(
+      graph
+        .marketingSends()
+        .slice(before.marketing)
+        .map((r) => r.body.to),
+    ).toEqual([promo, later]);
+
+    // Off again: MARKETING templates go back to /messages.
+    await call(`${mesh.gatewayUrl}/whatsapp/${channelId}`, { method: 'PUT', token: admin, body: { marketingMessagesApi: false } });
+    await sleep(400);
+    const off = newNumber();
+    await sendSettled(off, 'spring_sale');
+    expect(
+      graph
+        .sends()
+        .slice(before.messages)
+        .map((r) => r.body.to),
+    ).toEqual([utility, off]);
+  });
+
+  it('refuses marketingMessagesApi on a channel that is not waba', async () => {
+    const engine = await call(`${mesh.gatewayUrl}/tenantApiCreateSession`, {
+      token: admin,
+      body: { tenant: tenantId, name: 'engine line', type: 'engine_a', engineUrl: 'http://127.0.0.1:9/engine', engineToken: 'k' },
+    });
+    expect(engine.status).toBe(200);
+    const res = await call(`${mesh.gatewayUrl}/whatsapp/${engine.body.data.whatsapp.id}`, {
+      method: 'PUT',
+      token: admin,
+      body: { marketingMessagesApi: true },
+    });
+    expectError(res, 400, 'ERR_VALIDATION');
   });
 });

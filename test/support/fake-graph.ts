@@ -20,6 +20,8 @@ export interface FakeGraph {
   wrote(number: string): void;
   /** POST …/messages requests (what left through the Cloud API). */
   sends(): Recorded[];
+  /** POST …/marketing_messages requests (what left through the Marketing Messages API). */
+  marketingSends(): Recorded[];
   /** What the linked engine (engine_a under /engine) received. */
   engineSends(): Recorded[];
   /** GET …/message_templates requests. */
@@ -41,6 +43,7 @@ const graphError = (code: number, message: string) => ({
  * Meta's Graph API as the waba driver meets it, on loopback: `POST /{phone-number-id}/messages`
  * refuses a free-form message to a contact that has not written (131047, HTTP 400, as Meta does)
  * and a template its catalog lacks (132001), and answers `messages[0].id` otherwise;
+ * `POST /{phone-number-id}/marketing_messages` (the Marketing Messages API) answers a template alike;
  * `GET /{waba-id}/message_templates` answers the catalog in pages with
  * `paging.cursors.after` and `paging.next` while more follow. Every request is recorded.
  */
@@ -76,7 +79,10 @@ export async function startFakeGraph(): Promise<FakeGraph> {
         // record keeps the order in which both ways received a ticket's messages.
         return answer(200, { key: { id: `ENGINE-${++n}`, fromMe: true }, status: 'PENDING' });
       }
-      if (req.method === 'POST' && url.pathname.endsWith('/messages')) {
+      const marketing = url.pathname.endsWith('/marketing_messages');
+      if (req.method === 'POST' && (url.pathname.endsWith('/messages') || marketing)) {
+        // The Marketing Messages API takes templates only (its `type` is the constant "template").
+        if (marketing && body?.type !== 'template') return answer(400, graphError(100, 'Param type must be template'));
         if (body?.type === 'template') {
           const t = fake.catalog.find((c) => c.name === body.template?.name && c.language === body.template?.language?.code);
           if (!t || t.status !== 'APPROVED')
@@ -107,6 +113,7 @@ export async function startFakeGraph(): Promise<FakeGraph> {
     },
     wrote: (number) => void wrote.add(number),
     sends: () => requests.filter((r) => r.method === 'POST' && r.url.endsWith('/messages') && !r.url.startsWith('/engine/')),
+    marketingSends: () => requests.filter((r) => r.method === 'POST' && r.url.endsWith('/marketing_messages')),
     engineSends: () => requests.filter((r) => r.method === 'POST' && r.url.startsWith('/engine/')),
     catalogReads: () => requests.filter((r) => r.method === 'GET' && r.url.includes('/message_templates')),
     close: () =>

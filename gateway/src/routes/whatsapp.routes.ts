@@ -44,6 +44,7 @@ export async function whatsappRoutes(app: FastifyInstance, { clients, auth }: { 
         emailAddress: b.emailAddress,
         sendIntervalMs: b.sendIntervalMs === null ? -1 : b.sendIntervalMs,
         rotateWebhookSecret: b.rotateWebhookSecret ?? false,
+        marketingMessagesApi: b.marketingMessagesApi,
       });
       return {
         success: true as const,

@@ -28,6 +28,9 @@ export const Channel = Exact(
     pageId: Type.Optional(Nullable('string')),
     emailAddress: Type.Optional(Nullable('string')),
     sendIntervalMs: Type.Optional(Nullable('integer')),
+    marketingMessagesApi: Type.Optional(
+      Type.Boolean({ description: "waba: MARKETING templates go through Meta's Marketing Messages API (marketing_messages)" }),
+    ),
     createdAt: Type.String(),
     updatedAt: Type.String(),
   },

@@ -166,6 +166,11 @@ export const UpdateWhatsappBody = Type.Object({
   rotateWebhookSecret: Type.Optional(
     Type.Boolean({ description: 'true: a new webhook signing secret; the old one also signs for 24 hours' }),
   ),
+  marketingMessagesApi: Type.Optional(
+    Type.Boolean({
+      description: "waba only: MARKETING templates through Meta's Marketing Messages API (POST /{phone-number-id}/marketing_messages)",
+    }),
+  ),
 });
 export type UpdateWhatsappBody = Static<typeof UpdateWhatsappBody>;
 

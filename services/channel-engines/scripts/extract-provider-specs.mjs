@@ -23,7 +23,7 @@ const out = join(dirname(fileURLToPath(import.meta.url)), '..', 'test', 'provide
 
 /** Per provider file: the operations kept, as "METHOD <path template>" or a path prefix ending in "*". */
 const KEEP = {
-  'meta-whatsapp': ['POST /{Version}/{Phone-Number-ID}/messages'],
+  'meta-whatsapp': ['POST /{Version}/{Phone-Number-ID}/messages', 'POST /{Version}/{Phone-Number-ID}/marketing_messages'],
   'meta-messenger': ['POST /{Version}/{Page-ID}/messages', 'POST /{Version}/{Page-ID}/message_attachments'],
   'evolution-v2': [
     'POST /message/*',

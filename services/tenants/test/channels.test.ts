@@ -212,6 +212,23 @@ describe('webmail channels', () => {
   });
 });
 
+describe('the Marketing Messages API setting', () => {
+  it('is off on a new waba channel, set and cleared by UpdateChannel, and refused on other kinds', async () => {
+    const t = await newTenant();
+    const { whatsapp: waba } = await h.client.CreateSession(wabaSession(t.id));
+    expect(waba!.marketingMessagesApi).toBe(false);
+    const { whatsapp: on } = await h.client.UpdateChannel({ id: waba!.id, marketingMessagesApi: true });
+    expect(on!.marketingMessagesApi).toBe(true);
+    expect((await h.client.UpdateChannel({ id: waba!.id, name: 'Renamed' })).whatsapp!.marketingMessagesApi).toBe(true);
+    const { whatsapp: off } = await h.client.UpdateChannel({ id: waba!.id, marketingMessagesApi: false });
+    expect(off!.marketingMessagesApi).toBe(false);
+
+    const { whatsapp: engine } = await create(t.id);
+    const err = await rpcError(h.client.UpdateChannel({ id: engine!.id, marketingMessagesApi: true }));
+    expect(errFields(err)).toEqual(['marketingMessagesApi']);
+  });
+});
+
 describe('webhook signing secrets', () => {
   it('are generated per channel and rotated with a 24 h overlap of the previous one', async () => {
     const t = await newTenant();

@@ -130,6 +130,20 @@ export class EnginesService {
     return driver.pull(req);
   }
 
+  /**
+   * The catalog's category of a waba template, read only where it picks the endpoint: a channel
+   * with the Marketing Messages API set (docs/channels/providers-meta.md); '' elsewhere.
+   */
+  private async templateCategory(
+    channel: proto.channelEngines.ChannelTarget__Output,
+    content: proto.channelEngines.OutboundContent__Output | null,
+  ) {
+    if (channel.type !== 'waba' || !channel.marketingMessagesApi || content?.interactiveType !== 'waba/template' || !this.templates)
+      return '';
+    const { name, language } = templateNamed(content.interactiveJson);
+    return name ? this.templates.categoryOf(channel, name, language) : '';
+  }
+
   async deliver(req: proto.channelEngines.DeliverRequest__Output) {
     new Issues().check(!!req.channel, 'channel', 'is required').check(!!req.to, 'to', 'is required').throwIfAny('Invalid delivery');
     const channel = req.channel!;
@@ -141,7 +155,13 @@ export class EnginesService {
       const content = req.content!;
       const { providerMessageId, status = 'sent' } = content.change
         ? await sendChange(driver, { channel, to: req.to, content, reference: req.reference })
-        : await driver.send({ channel, to: req.to, content, reference: req.reference });
+        : await driver.send({
+            channel,
+            to: req.to,
+            content,
+            reference: req.reference,
+            templateCategory: await this.templateCategory(channel, content),
+          });
       this.deliveries.record({ ...base, providerMessageId, ok: true, error: '', durationMs: Date.now() - started, createdAt: new Date() });
       observeProviderCall(driver.kind, 'sent', started);
       return { providerMessageId, driver: driver.kind, status };
@@ -172,6 +192,16 @@ function sendChange(driver: Driver, { channel, to, content, reference }: Outboun
     text: content.text,
     reference,
   });
+}
+
+/** A waba template's `{ name, language: { code } }`, from the interactive body the route validated. */
+function templateNamed(json: string): { name: string; language: string } {
+  try {
+    const t = JSON.parse(json || '{}') as { name?: unknown; language?: { code?: unknown } };
+    return { name: typeof t.name === 'string' ? t.name : '', language: typeof t.language?.code === 'string' ? t.language.code : '' };
+  } catch {
+    return { name: '', language: '' };
+  }
 }
 
 function jsonOf(body: Buffer): unknown {

@@ -59,3 +59,20 @@ export function protocolChange(protocol: Json, envelope: Partial<Envelope>): Inb
 function millis(value: unknown): number {
   return secondsToMs(value) / 1000;
 }
+
+/**
+ * whatsmeow's JSON of a WhatsApp message (WuzAPI's `event.Message`, uazapi's `content`) in
+ * Baileys' spelling: whatsmeow writes the proto's acronyms in capitals (a key's `ID`, stanzaID,
+ * selectedRowID, paramsJSON, mentionedJID) where Baileys writes id, stanzaId, selectedRowId,
+ * paramsJson, mentionedJid.
+ */
+export function baileysSpelling(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(baileysSpelling);
+  if (!isObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [
+      key === 'ID' ? 'id' : key.replace(/(ID|JID|JSON)$/, (acronym) => acronym[0] + acronym.slice(1).toLowerCase()),
+      baileysSpelling(inner),
+    ]),
+  );
+}

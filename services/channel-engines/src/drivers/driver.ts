@@ -10,6 +10,11 @@ export interface Outbound {
   to: string;
   content: proto.channelEngines.OutboundContent__Output;
   reference: string;
+  /**
+   * waba templates on a channel with the Marketing Messages API set: the template's category in
+   * the channel's catalog (MARKETING, UTILITY, AUTHENTICATION), which picks Meta's endpoint.
+   */
+  templateCategory?: string;
 }
 
 export interface Delivered {

@@ -1,17 +1,6 @@
 import { providerFailed, validation } from '@convo/kit';
 import { requestJson } from './http';
-import {
-  type Json,
-  obj,
-  optionalInteger,
-  optionalText,
-  requiredList,
-  requiredNumber,
-  requiredStrings,
-  requiredText,
-  str,
-  strings,
-} from '../json';
+import { type Json, obj, optionalInteger, optionalText, requiredList, requiredNumber, requiredStrings, requiredText, str } from '../json';
 import {
   type Change,
   type Delivered,
@@ -25,21 +14,18 @@ import {
 import { changeId, uazapiChange } from './message-changes';
 import {
   connectionEvent,
-  contactIds,
   engineAddress,
   engineBaseUrl,
   type InboundEvent,
   interactiveFor,
-  isDirectChat,
   mediaKindOf,
   requireContent,
   requiredPixType,
-  secondsToMs,
-  statusEvent,
   tokenHeader,
   unknownInteractive,
   webhookBody,
 } from './wa-engine';
+import { uazapiMessage, uazapiReceipts } from './uazapi-inbound';
 
 /** One uazapi call: `POST {base}{path}` with this body. */
 interface UazapiSend {
@@ -51,20 +37,6 @@ const TYPES = ['button', 'list', 'poll', 'carousel', 'pixButton', 'locationButto
 
 /** How long uazapi keeps showing "typing…" unless a message or a paused ends it first. */
 export const UAZAPI_TYPING_MS = 30_000;
-
-/** uazapi's mediaType of an inbound file → our message_type (ptt and myaudio are voice notes). */
-const MEDIA_TYPES: Record<string, string> = {
-  image: 'image',
-  video: 'video',
-  audio: 'audio',
-  ptt: 'audio',
-  myaudio: 'audio',
-  document: 'document',
-  sticker: 'sticker',
-};
-
-/** Receipt types (whatsmeow's, as uazapi names them) that are delivery states of our messages. */
-const RECEIPTS: Record<string, string> = { sent: 'sent', delivered: 'delivered', read: 'read', played: 'read', servererror: 'failed' };
 
 /**
  * engine_c: uazapi (uazapiGO v2, docs/channels/engines-abc.md). The instance's token goes in the `token`
@@ -111,7 +83,7 @@ export class EngineCDriver implements Driver {
   }
 
   /**
-   * uazapi's webhook body, told apart by `EventType`: messages `{ message }`, messages_update
+   * uazapi's webhook body, told apart by `EventType` (uazapi-inbound.ts reads each): messages `{ message }`, messages_update
    * `{ event: { MessageIDs, Type, IsFromMe, Timestamp } }`, connection `{ instance: { status } }`.
    */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
@@ -122,7 +94,7 @@ export class EngineCDriver implements Driver {
         return message ? [message] : [];
       }
       case 'messages_update':
-        return receipts(obj(envelope.event), str(envelope.state));
+        return uazapiReceipts(obj(envelope.event), str(envelope.state));
       case 'connection': {
         const instance = obj(envelope.instance);
         if (instance.status === 'connected') return [connectionEvent('CONNECTED')];
@@ -241,70 +213,4 @@ function carousel(json: Json): Json[] {
       throw validation(`${path}.type must be REPLY or URL`, [{ field: `${path}.type`, message: 'must be REPLY or URL' }]);
     }),
   }));
-}
-
-// ---- inbound ---------------------------------------------------------------------------------
-
-/**
- * A contact's message, or undefined for ours (fromMe), groups, and content we do not store
- * (reactions, edits, poll creations, a withdrawn vote). A choice's body is uazapi's
- * `buttonOrListid` (the tapped button's or row's id); a poll vote's is uazapi's `vote`, the
- * chosen option text(s) it decrypted. uazapi's `content.URL` is WhatsApp's encrypted file, so
- * media_url is uazapi's `fileURL` when the instance downloads media, else empty. The contact:
- * `chatid` is the number's JID when uazapi knows it, else the LID's; `sender_pn` and `sender_lid`
- * name the two (either may be empty), `sender` the one WhatsApp addressed.
- */
-function uazapiMessage(m: Json): InboundEvent | undefined {
-  const chat = str(m.chatid);
-  if (m.fromMe === true || m.isGroup === true || !isDirectChat(chat)) return undefined;
-  const content = obj(m.content);
-  const fields = messageFields(m, content);
-  if (!fields) return undefined;
-  return {
-    kind: 'message',
-    ...contactIds(chat, m.sender_pn, m.sender_lid, m.sender),
-    contactName: str(m.senderName),
-    providerMessageId: str(m.messageid),
-    replyTo: str(m.quoted),
-    timestampMs: Number(m.messageTimestamp) || 0,
-    rawJson: JSON.stringify(m),
-    ...fields,
-  };
-}
-
-function messageFields(
-  m: Json,
-  content: Json,
-): Pick<InboundEvent, 'messageType' | 'body' | 'mediaUrl' | 'mimeType' | 'fileName'> | undefined {
-  const messageType = str(m.messageType);
-  if (messageType === 'PollUpdateMessage') return str(m.vote) ? { messageType: 'poll_vote', body: str(m.vote) } : undefined;
-  if (str(m.buttonOrListid)) {
-    const button = messageType === 'ButtonsResponseMessage' || messageType === 'TemplateButtonReplyMessage';
-    return { messageType: button ? 'button' : 'interactive', body: str(m.buttonOrListid) };
-  }
-  const media = MEDIA_TYPES[str(m.mediaType)];
-  if (media)
-    return {
-      messageType: media,
-      body: str(m.text),
-      mediaUrl: str(m.fileURL),
-      mimeType: str(content.mimetype),
-      fileName: str(content.fileName),
-    };
-  if (messageType === 'LocationMessage' && typeof content.degreesLatitude === 'number') {
-    return { messageType: 'location', body: `${content.degreesLatitude},${content.degreesLongitude}` };
-  }
-  if (messageType === 'Conversation' || messageType === 'ExtendedTextMessage') return { messageType: 'text', body: str(m.text) };
-  return undefined;
-}
-
-/**
- * One status per message id of a receipt for our messages. IsFromMe (a boolean, or "True" as a
- * string) marks our own device's receipts of the contact's messages, which are not ours to report.
- */
-function receipts(event: Json, state: string): InboundEvent[] {
-  if (String(event.IsFromMe).toLowerCase() === 'true') return [];
-  const status = RECEIPTS[(str(event.Type) || state).toLowerCase()];
-  const ids = strings(event.MessageIDs);
-  return status ? ids.map((id) => statusEvent(id, status, secondsToMs(event.Timestamp))) : [];
 }

@@ -1,8 +1,9 @@
 import { providerFailed } from '@convo/kit';
+import { baileysSpelling } from './baileys-changes';
 import { baileysMessage } from './baileys-inbound';
 import type { NumberCheck, Outbound, Presence } from './driver';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
-import { isObject, type Json, obj, str, strings } from '../json';
+import { type Json, obj, str, strings } from '../json';
 import { connectionEvent, engineAddress, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
 
 /**
@@ -125,21 +126,6 @@ function message(payload: Json): InboundEvent[] {
       rawJson: JSON.stringify({ ...payload, base64: undefined, token: undefined }),
     },
   ];
-}
-
-/**
- * whatsmeow writes the proto's acronyms in capitals (stanzaID, selectedRowID, paramsJSON,
- * mentionedJID) where Baileys writes stanzaId, selectedRowId, paramsJson, mentionedJid.
- */
-function baileysSpelling(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(baileysSpelling);
-  if (!isObject(value)) return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([key, inner]) => [
-      key.replace(/(ID|JID|JSON)$/, (acronym) => acronym[0] + acronym.slice(1).toLowerCase()),
-      baileysSpelling(inner),
-    ]),
-  );
 }
 
 const RECEIPT_STATES: Record<string, Status> = { Delivered: 'delivered', Read: 'read' };

@@ -13,6 +13,7 @@ import {
   tokenHeader,
   webhookBody,
 } from './wa-engine';
+import { epochMs, messageKey, webChange } from './web-changes';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -47,12 +48,23 @@ export class EngineEDriver extends RestEngineDriver {
     return { exists: status.numberExists, networkId: status.numberExists ? serialised(status.id) : '' };
   }
 
-  /** The server posts `{ event, session, ...data }`: the event's own object spread beside its name. */
+  /**
+   * The server posts `{ event, session, ...data }`: the event's own object spread beside its name.
+   * onmessage is a contact's message, onselfmessage one the business sent (the server's
+   * `webhook.onSelfMessage`), onreactionmessage and onrevokedmessage a reaction and a deletion
+   * for everyone (createSessionUtil.ts of wppconnect-server).
+   */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
     const payload = webhookBody(this.kind, body);
     switch (payload.event) {
       case 'onmessage':
         return message(payload);
+      case 'onselfmessage':
+        return payload.fromMe === true ? message(payload) : [];
+      case 'onreactionmessage':
+        return reaction(payload);
+      case 'onrevokedmessage':
+        return revoked(payload);
       case 'onack':
         return ack(payload);
       case 'status-find': {
@@ -113,18 +125,22 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
  * media `mimetype`, `filename`, `caption` (`body` then holds a thumbnail or the file, never
  * text). `fileUrl` is set when the server uploads media to S3 (webhook.uploadS3). In a chat
  * WhatsApp addresses by LID, `from` and `sender.id` are the LID; WhatsApp Web knows the number
- * only when it shares it, as the sender contact's `phoneNumber`.
+ * only when it shares it, as the sender contact's `phoneNumber`. A message of ours (`fromMe`) is
+ * the business's own, sent from the phone or WhatsApp Web.
  */
 function message(m: Json): InboundEvent[] {
-  const chat = str(m.from);
-  if (m.fromMe === true || !isDirectChat(chat)) return [];
-  const sender = obj(m.sender);
+  // Our own message (onselfmessage) is addressed `to` the contact; its sender is the business.
+  const fromMe = m.fromMe === true;
+  const chat = fromMe ? serialised(m.to) : str(m.from);
+  if (!isDirectChat(chat)) return [];
+  const sender = fromMe ? {} : obj(m.sender);
   const messageType = webMessageType(m.type);
   return [
     messageEvent(
       {
         ...contactIds(chat, serialised(sender.id), serialised(sender.phoneNumber)),
-        contactName: str(m.notifyName) || str(sender.pushname) || str(sender.name),
+        ...(fromMe && { fromMe }),
+        contactName: fromMe ? '' : str(m.notifyName) || str(sender.pushname) || str(sender.name),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),
         messageType,
@@ -161,4 +177,36 @@ function ack(payload: Json): InboundEvent[] {
   const status = ackStatus(payload.ack);
   if (!id || fromMe !== true || !status) return [];
   return [statusEvent(id, status, secondsToMs(payload.t))];
+}
+
+/**
+ * onreactionmessage: WA-JS's chat.new_reaction as wppconnect forwards it, `{ id, msgId,
+ * reactionText, read, orphan, orphanReason, timestamp }`: `id` is the reaction's own message key
+ * (its `fromMe` says who reacted, `remote` the chat), `msgId` the key of the message reacted to,
+ * `reactionText` the emoji ('' removes it), `timestamp` the sender's time.
+ */
+function reaction(p: Json): InboundEvent[] {
+  const own = messageKey(p.id);
+  const target = messageKey(p.msgId);
+  const event = webChange('reaction', own.chat || target.chat, target.serialized, {
+    fromMe: own.fromMe,
+    providerMessageId: own.serialized,
+    body: str(p.reactionText),
+    timestampMs: epochMs(p.timestamp),
+    raw: p,
+  });
+  return event ? [event] : [];
+}
+
+/**
+ * onrevokedmessage: WA-JS's chat.msg_revoke as wppconnect forwards it, `{ author, from, to, id,
+ * refId }`: `id` is the revoke's own serialised key, `refId` the deleted message's.
+ */
+function revoked(p: Json): InboundEvent[] {
+  const own = messageKey(p.id);
+  const target = messageKey(p.refId);
+  const fromMe = own.serialized ? own.fromMe : target.fromMe;
+  const chat = target.chat || serialised(fromMe ? p.to : p.from);
+  const event = webChange('delete', chat, target.serialized, { fromMe, providerMessageId: own.serialized, raw: p });
+  return event ? [event] : [];
 }

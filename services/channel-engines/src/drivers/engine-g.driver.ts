@@ -14,6 +14,7 @@ import {
   tokenHeader,
   webhookBody,
 } from './wa-engine';
+import { epochMs, webChange } from './web-changes';
 
 /**
  * engine_g: WAHA, WhatsApp HTTP API (waha.devlike.pro, github.com/devlikeapro/waha). Routes are
@@ -55,13 +56,24 @@ export class EngineGDriver extends RestEngineDriver {
     return { exists: answer.numberExists, networkId: answer.numberExists ? str(answer.chatId) : '' };
   }
 
-  /** `{ id, timestamp, event, session, me, payload, engine }`; the payload is the same for every engine. */
+  /**
+   * `{ id, timestamp, event, session, me, payload, engine }`; the payload is the same for every
+   * engine (WAHA's structures/webhooks.dto.ts and responses.dto.ts): message (a contact's),
+   * message.any (ours too), message.reaction, message.revoked, message.ack, session.status.
+   */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
     const envelope = webhookBody(this.kind, body);
     const payload = obj(envelope.payload);
     switch (envelope.event) {
       case 'message':
         return message(payload, envelope);
+      case 'message.any':
+        // Every message, the contact's too: those arrive as `message`, so only ours are read here.
+        return payload.fromMe === true ? message(payload, envelope) : [];
+      case 'message.reaction':
+        return reaction(payload, envelope);
+      case 'message.revoked':
+        return revoked(payload, envelope);
       case 'message.ack': {
         const status = ackStatus(payload.ack);
         const id = str(payload.id);
@@ -127,13 +139,16 @@ const SESSION_STATES: Record<string, 'CONNECTED' | 'DISCONNECTED'> = {
  * engine's `_data` (WEBJS notifyName, NOWEB pushName, GOWS Info.PushName). In a chat WhatsApp
  * addresses by LID, `from` is the LID (`…@lid`) and the number, when known, is only in `_data`:
  * NOWEB's Baileys key (`remoteJidAlt`, older `senderPn`), GOWS's whatsmeow `Info.SenderAlt`.
+ * A message of ours (`fromMe`, from message.any) is the business's own, addressed `to` the contact.
  */
 function message(p: Json, envelope: Json): InboundEvent[] {
-  const chat = str(p.from);
-  if (p.fromMe === true || !isDirectChat(chat)) return [];
+  // Our own message (message.any) is `to` the contact, and the engine's sender fields name the business.
+  const fromMe = p.fromMe === true;
+  const chat = str(fromMe ? p.to : p.from);
+  if (!isDirectChat(chat)) return [];
   const data = obj(p._data);
-  const key = obj(data.key);
-  const info = obj(data.Info);
+  const key = fromMe ? { remoteJid: obj(data.key).remoteJid, remoteJidAlt: obj(data.key).remoteJidAlt } : obj(data.key);
+  const info = fromMe ? {} : obj(data.Info);
   const media = obj(p.media);
   const location = obj(p.location);
   const mimeType = str(media.mimetype);
@@ -142,7 +157,8 @@ function message(p: Json, envelope: Json): InboundEvent[] {
     messageEvent(
       {
         ...contactIds(chat, key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid, info.Sender, info.SenderAlt),
-        contactName: str(data.notifyName) || str(data.pushName) || str(info.PushName),
+        ...(fromMe && { fromMe }),
+        contactName: fromMe ? '' : str(data.notifyName) || str(data.pushName) || str(info.PushName),
         providerMessageId: str(p.id),
         body: messageType === 'location' ? str(location.description) || coordinates(location.latitude, location.longitude) : str(p.body),
         messageType,
@@ -160,4 +176,38 @@ function message(p: Json, envelope: Json): InboundEvent[] {
 /** WhatsApp stickers are WebP images; every other file is what its type says. */
 function mediaType(mimeType: string): string {
   return mimeType === 'image/webp' ? 'sticker' : mediaKindOf(mimeType);
+}
+
+/**
+ * message.reaction (WAMessageReaction): `id`, `timestamp`, `from`, `to`, `fromMe` of the reaction
+ * itself (the chat is `from`, or `to` for ours) and `reaction { text, messageId }`: the emoji ('' removes
+ * it) and the serialised id of the message reacted to.
+ */
+function reaction(p: Json, envelope: Json): InboundEvent[] {
+  const fromMe = p.fromMe === true;
+  const { text, messageId } = obj(p.reaction);
+  const event = webChange('reaction', str(fromMe ? p.to : p.from), str(messageId), {
+    fromMe,
+    providerMessageId: str(p.id),
+    body: str(text),
+    timestampMs: epochMs(p.timestamp),
+    raw: envelope,
+  });
+  return event ? [event] : [];
+}
+
+/**
+ * message.revoked (WAMessageRevokedBody `{ before?, after? }`): the message as it was and as it is
+ * now, the same message id; only its sender deletes a message for everyone, so its `fromMe` says
+ * who did.
+ */
+function revoked(p: Json, envelope: Json): InboundEvent[] {
+  const gone = obj(p.before ?? p.after);
+  const fromMe = gone.fromMe === true;
+  const event = webChange('delete', str(fromMe ? gone.to : gone.from), str(gone.id), {
+    fromMe,
+    timestampMs: epochMs(obj(p.after).timestamp),
+    raw: envelope,
+  });
+  return event ? [event] : [];
 }

@@ -95,6 +95,15 @@ export class TemplateCatalogs {
     return withChanges(catalog, changes);
   }
 
+  /**
+   * The category of the template a send names (name and language as in its body), '' when the
+   * catalog has no such template: the kept copy, read from Meta only when there is none yet.
+   */
+  async categoryOf(channel: Channel, name: string, language: string): Promise<string> {
+    const { templates } = await this.list(channel, false);
+    return templates.find((t) => t.name === name && t.language === language)?.category ?? '';
+  }
+
   private async fetch(channel: Channel, key: string): Promise<Catalog> {
     const templates: Template[] = [];
     const pages = graphPages(this.settings, 'waba', `${segment(channel.wabaId)}/message_templates`, channel.bmToken, {

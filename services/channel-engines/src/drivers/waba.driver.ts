@@ -54,16 +54,28 @@ export class WabaDriver implements Driver {
     return { providerMessageId: await this.post(c.channel, wabaRecipient(c.to), reaction) };
   }
 
+  /**
+   * A template of category MARKETING on a channel with `marketingMessagesApi` goes to Meta's
+   * Marketing Messages API, `POST /{phone-number-id}/marketing_messages`: the same body and
+   * answer as /messages (Meta's MarketingMessageRequestPayload), delivered with Meta's marketing
+   * optimisations. Every other message goes to /messages.
+   */
   async send(msg: Outbound): Promise<Delivered> {
     credentials(msg.channel);
     const recipient = wabaRecipient(msg.to);
-    return sendInOrder(messagesOf(msg.content), (message) => this.post(msg.channel, recipient, message));
+    const edge = viaMarketingMessages(msg) ? 'marketing_messages' : 'messages';
+    return sendInOrder(messagesOf(msg.content), (message) => this.post(msg.channel, recipient, message, edge));
   }
 
-  /** One Cloud API message; the answer is its id (`messages[0].id`). */
-  private async post(channel: Outbound['channel'], recipient: ReturnType<typeof wabaRecipient>, message: WabaMessage): Promise<string> {
+  /** One Cloud API message on `edge` (/messages unless said); the answer is its id (`messages[0].id`). */
+  private async post(
+    channel: Outbound['channel'],
+    recipient: ReturnType<typeof wabaRecipient>,
+    message: WabaMessage,
+    edge = 'messages',
+  ): Promise<string> {
     const { tokenApi, bmToken } = credentials(channel);
-    const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/messages`, bmToken, {
+    const body = await graphPost(this.settings, this.kind, `${segment(tokenApi)}/${edge}`, bmToken, {
       messaging_product: 'whatsapp',
       recipient_type: 'individual',
       ...recipient,
@@ -73,6 +85,11 @@ export class WabaDriver implements Driver {
     if (typeof sent !== 'string' || !sent) throw providerFailed('waba answered without messages[0].id');
     return sent;
   }
+}
+
+/** A MARKETING template on a channel that opted into the Marketing Messages API. */
+function viaMarketingMessages({ channel, content, templateCategory }: Outbound): boolean {
+  return channel.marketingMessagesApi && content.interactiveType === 'waba/template' && templateCategory?.toUpperCase() === 'MARKETING';
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   tokenHeader,
   webhookBody,
 } from './wa-engine';
+import { epochMs, messageKey, webChange } from './web-changes';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
@@ -61,13 +62,29 @@ export class WhatsappDriver extends RestEngineDriver {
     return { exists: !!id, networkId: id };
   }
 
-  /** `{ dataType, data, sessionId }`, one dataType per whatsapp-web.js client event. */
+  /**
+   * `{ dataType, data, sessionId }`, one dataType per whatsapp-web.js client event (the server's
+   * src/sessions.js): message `{ message }` (a contact's), message_create `{ message }` (ours
+   * too), message_reaction `{ reaction }`, message_edit `{ message, newBody, prevBody }`,
+   * message_revoke_everyone `{ message }`, message_ack `{ message, ack }`, ready, disconnected.
+   */
   parseInbound(_channel: Outbound['channel'], body: unknown): InboundEvent[] {
     const payload = webhookBody(this.kind, body);
     const data = obj(payload.data);
     switch (payload.dataType) {
       case 'message':
         return message(obj(data.message), payload);
+      case 'message_create': {
+        // Every message created, the contact's too: those arrive as `message`, so only ours are read here.
+        const created = obj(data.message);
+        return messageKey(created.id).fromMe ? message(created, payload) : [];
+      }
+      case 'message_reaction':
+        return reaction(obj(data.reaction), payload);
+      case 'message_edit':
+        return edited(data, payload);
+      case 'message_revoke_everyone':
+        return revoked(obj(data.message), payload);
       case 'message_ack': {
         const sent = obj(data.message);
         const id = serialised(sent.id);
@@ -104,18 +121,22 @@ function requestOf(part: Part): Json {
  * A whatsapp-web.js Message: `id._serialized`, `from`, `fromMe`, `type`, `body` (the caption for
  * media), `timestamp` (seconds), `_data.notifyName`, `_data.quotedStanzaID`. The server sends
  * media files only as base64 (its `media` event), so an incoming media has no link here. In a chat
- * WhatsApp addresses by LID, `from` is the LID and the message names no number at all.
+ * WhatsApp addresses by LID, `from` is the LID and the message names no number at all. A message
+ * of ours (`fromMe`, from message_create) is the business's own, sent from the phone or WhatsApp Web.
  */
 function message(m: Json, payload: Json): InboundEvent[] {
   const data = obj(m._data);
-  const chat = str(m.from);
-  if (m.fromMe === true || obj(m.id).fromMe === true || !isDirectChat(chat)) return [];
+  // Our own message (message_create) is `to` the contact.
+  const fromMe = m.fromMe === true || messageKey(m.id).fromMe;
+  const chat = str(fromMe ? m.to : m.from);
+  if (!isDirectChat(chat)) return [];
   const messageType = webMessageType(m.type);
   return [
     messageEvent(
       {
         ...contactIds(chat),
-        contactName: str(data.notifyName),
+        ...(fromMe && { fromMe }),
+        contactName: fromMe ? '' : str(data.notifyName),
         providerMessageId: serialised(m.id),
         body: bodyOf(m, messageType),
         messageType,
@@ -138,4 +159,46 @@ function bodyOf(m: Json, messageType: string): string {
     return str(location.description) || coordinates(location.latitude, location.longitude);
   }
   return str(m.body);
+}
+
+/**
+ * A whatsapp-web.js Reaction: `id` (the reaction's own message key: `fromMe` says who reacted,
+ * `remote` the chat), `msgId` (the key of the message reacted to), `reaction` (the emoji, ''
+ * removes it), `timestamp`, `senderId`.
+ */
+function reaction(r: Json, payload: Json): InboundEvent[] {
+  const own = messageKey(r.id);
+  const target = messageKey(r.msgId);
+  const event = webChange('reaction', own.chat || target.chat, target.serialized, {
+    fromMe: own.fromMe,
+    providerMessageId: own.serialized,
+    body: str(r.reaction),
+    timestampMs: epochMs(r.timestamp),
+    raw: payload,
+  });
+  return event ? [event] : [];
+}
+
+/** message_edit: the edited Message (its id the original's; only its sender edits it) and `newBody`. */
+function edited(data: Json, payload: Json): InboundEvent[] {
+  const m = obj(data.message);
+  const key = messageKey(m.id);
+  const event = webChange('edit', str(key.fromMe ? m.to : m.from), key.serialized, {
+    fromMe: key.fromMe,
+    body: str(data.newBody),
+    timestampMs: epochMs(obj(m._data).latestEditSenderTimestampMs),
+    raw: payload,
+  });
+  return event ? [event] : [];
+}
+
+/** message_revoke_everyone: the Message as it is now (type "revoked"), under the deleted message's id. */
+function revoked(m: Json, payload: Json): InboundEvent[] {
+  const key = messageKey(m.id);
+  const event = webChange('delete', str(key.fromMe ? m.to : m.from), key.serialized, {
+    fromMe: key.fromMe,
+    timestampMs: epochMs(obj(m._data).revokeTimestamp),
+    raw: payload,
+  });
+  return event ? [event] : [];
 }

@@ -496,11 +496,87 @@ describe('EngineCDriver.parseInbound (uazapi webhooks)', () => {
     expect(event).toMatchObject({ kind: 'message', messageType: 'poll_vote', body: 'Sol', replyTo: 'AC80C0232690BC1ADD4D087D31ED59B3' });
   });
 
-  it('yields nothing for a withdrawn vote, our own messages, groups and reactions', () => {
+  it('yields nothing for a withdrawn vote and groups', () => {
     expect(messages({ messageType: 'PollUpdateMessage', type: 'poll', text: '', vote: '' })).toEqual([]);
-    expect(messages({ fromMe: true, wasSentByApi: true })).toEqual([]);
     expect(messages({ chatid: '120363025555555555@g.us', isGroup: true })).toEqual([]);
-    expect(messages({ messageType: 'ReactionMessage', text: '', reaction: '👍' })).toEqual([]);
+  });
+
+  // uazapi's Message schema (its OpenAPI bundle, 2.0.1): `reaction` is the id of the message reacted
+  // to, `edited` the edit history; `content` is whatsmeow's JSON of the message's proto field that
+  // `messageType` names (a key's ID, fromMe, remoteJID), so ProtocolMessage carries type 0 (REVOKE)
+  // or 14 (MESSAGE_EDIT) with the edited message.
+  const ownSide = {
+    fromMe: true,
+    sender: '551100000000@s.whatsapp.net',
+    sender_pn: '551100000000@s.whatsapp.net',
+    sender_lid: '99999999999999@lid',
+    senderName: 'Acme',
+  };
+  const key = (fromMe: boolean, ID: string) => ({ remoteJID: '5511987654321@s.whatsapp.net', fromMe, ID });
+
+  it('reads our own message (fromMe) as an outgoing one of the chat, the business left out of the contact', () => {
+    expect(messages({ ...ownSide, messageid: '3EB0OWN0001', text: 'Sent from the phone', wasSentByApi: false })).toEqual([
+      expect.objectContaining({
+        kind: 'message',
+        fromMe: true,
+        from: '5511987654321',
+        lid: '',
+        contactName: '',
+        providerMessageId: '3EB0OWN0001',
+        body: 'Sent from the phone',
+      }),
+    ]);
+  });
+
+  it("reads a ReactionMessage on the message uazapi's reaction names, and its removal", () => {
+    const reaction = (fromMe: boolean, text: string) =>
+      messages({
+        ...(fromMe ? ownSide : {}),
+        messageType: 'ReactionMessage',
+        messageid: '3EB0REACT0001',
+        text,
+        reaction: '3EB0SENDTEXT',
+        content: { key: key(!fromMe, '3EB0SENDTEXT'), text, senderTimestampMS: 1769798500000 },
+      });
+    expect(reaction(false, '👍')).toEqual([
+      expect.objectContaining({
+        kind: 'reaction',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: '3EB0SENDTEXT',
+        body: '👍',
+        providerMessageId: '3EB0REACT0001',
+      }),
+    ]);
+    expect(reaction(true, '')).toEqual([expect.objectContaining({ kind: 'reaction', fromMe: true, targetId: '3EB0SENDTEXT', body: '' })]);
+  });
+
+  it('reads a ProtocolMessage edit (type 14) with the new text, and a revoke (type 0)', () => {
+    const protocol = (content: Record<string, unknown>, over: Record<string, unknown> = {}) =>
+      messages({ messageType: 'ProtocolMessage', messageid: '3EB0PROTO0001', text: '', content, ...over });
+    expect(
+      protocol({ key: key(false, 'AC15A64CEA2CBE5F37AAC86CEE33908A'), type: 14, editedMessage: { conversation: 'Oi, tudo bem?' } }),
+    ).toEqual([
+      expect.objectContaining({ kind: 'edit', fromMe: false, targetId: 'AC15A64CEA2CBE5F37AAC86CEE33908A', body: 'Oi, tudo bem?' }),
+    ]);
+    expect(protocol({ key: key(true, '3EB0SENDTEXT'), type: 0 }, ownSide)).toEqual([
+      expect.objectContaining({ kind: 'delete', fromMe: true, from: '5511987654321', targetId: '3EB0SENDTEXT' }),
+    ]);
+    const wrapped = {
+      message: {
+        protocolMessage: {
+          key: key(false, 'AC15A64CEA2CBE5F37AAC86CEE33908A'),
+          type: 14,
+          editedMessage: { extendedTextMessage: { text: 'Editado' } },
+        },
+      },
+    };
+    expect(protocol(wrapped, { messageType: 'EditedMessage' })).toEqual([expect.objectContaining({ kind: 'edit', body: 'Editado' })]);
+  });
+
+  it('yields nothing for a reaction or protocol message naming no message', () => {
+    expect(messages({ messageType: 'ReactionMessage', reaction: '', content: { text: '👍' } })).toEqual([]);
+    expect(messages({ messageType: 'ProtocolMessage', content: { type: 3 } })).toEqual([]);
   });
 
   it('reports each message of a receipt for our messages, with its time', () => {

@@ -150,6 +150,18 @@ const info = (over: Record<string, unknown> = {}) => ({
 const parse = (body: unknown) => driver.parseInbound(channel(), body);
 
 describe('EngineDDriver (WuzAPI): parseInbound', () => {
+  it("reads a reaction and a revoke whose keys whatsmeow spells with ID (waCommon.MessageKey's JSON name)", () => {
+    const key = { remoteJID: '5511987654321@s.whatsapp.net', fromMe: true, ID: '3EB0SENT0001' };
+    const reaction = { reactionMessage: { key, text: '👍', senderTimestampMS: 1718031800000 } };
+    expect(parse({ type: 'Message', event: { Info: info({ ID: '3EB0REACT0001' }), Message: reaction } })).toEqual([
+      expect.objectContaining({ kind: 'reaction', from: '5511987654321', fromMe: false, targetId: '3EB0SENT0001', body: '👍' }),
+    ]);
+    const revoke = { protocolMessage: { key: { ...key, fromMe: false, ID: '3EB0C431C26A1916E07A' }, type: 0 } };
+    expect(parse({ type: 'Message', event: { Info: info({ ID: '3EB0REVOKE0001' }), Message: revoke } })).toEqual([
+      expect.objectContaining({ kind: 'delete', targetId: '3EB0C431C26A1916E07A', fromMe: false }),
+    ]);
+  });
+
   it('reads a text message: sender digits, push name, id and time', () => {
     const body = { type: 'Message', event: { Info: info(), Message: { conversation: 'Oi, tudo bem?' } } };
     expect(parse(body)).toEqual([

@@ -216,9 +216,108 @@ describe('EngineEDriver (WPPConnect Server): parseInbound', () => {
     expect(event).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Olá, quero um orçamento' });
   });
 
-  it('skips our own messages and group messages', () => {
-    expect(parse(onmessage({ fromMe: true }))).toEqual([]);
+  it('skips group messages', () => {
     expect(parse(onmessage({ from: '120363023605733675@g.us', isGroupMsg: true }))).toEqual([]);
+  });
+});
+
+// The business's own message, a reaction and a deletion as wppconnect-server's createSessionUtil.ts
+// posts them: onselfmessage (webhook.onSelfMessage) is the WA-JS message; onreactionmessage and
+// onrevokedmessage are what wppconnect's listener.layer.ts makes of WA-JS's chat.new_reaction and
+// chat.msg_revoke (keys as puppeteer serialises WA-JS's MsgKey and Wid).
+const OWN_ID = 'true_5511987654321@c.us_3EB0C0FFEE0000000001';
+const ownMessage = (over: Record<string, unknown> = {}) =>
+  onmessage({
+    event: 'onselfmessage',
+    id: OWN_ID,
+    body: 'Sent from the phone',
+    from: '5511900000000@c.us',
+    to: '5511987654321@c.us',
+    self: 'out',
+    fromMe: true,
+    notifyName: 'Loja',
+    sender: { id: '5511900000000@c.us', pushname: 'Loja', isMe: true },
+    ...over,
+  });
+const wid = (serialized: string) => ({ server: serialized.split('@')[1], user: serialized.split('@')[0], _serialized: serialized });
+const key = (fromMe: boolean, id: string, remote = '5511987654321@c.us') => ({
+  fromMe,
+  remote: wid(remote),
+  id,
+  _serialized: `${fromMe}_${remote}_${id}`,
+});
+
+describe('EngineEDriver (WPPConnect Server): the whole conversation', () => {
+  it('reads onselfmessage as our own message in the chat it went to, without a contact name', () => {
+    expect(parse(ownMessage())).toEqual([
+      expect.objectContaining({
+        kind: 'message',
+        fromMe: true,
+        from: '5511987654321',
+        lid: '',
+        contactName: '',
+        providerMessageId: OWN_ID,
+        body: 'Sent from the phone',
+        messageType: 'text',
+      }),
+    ]);
+    expect(parse(ownMessage({ to: '120363023605733675@g.us', isGroupMsg: true }))).toEqual([]);
+  });
+
+  it('reads onreactionmessage: the contact reacting to our message, and our removal (reactionText "")', () => {
+    const reaction = (fromMe: boolean, text: string) => ({
+      event: 'onreactionmessage',
+      session: 'NERDWHATS_AMERICA',
+      id: key(fromMe, '3EB0REACTION0001'),
+      msgId: key(true, '3EB0A9E6C5F1D2B3A4C5'),
+      reactionText: text,
+      read: false,
+      orphan: 0,
+      orphanReason: null,
+      timestamp: 1718031800000,
+    });
+    expect(parse(reaction(false, '👍'))).toEqual([
+      expect.objectContaining({
+        kind: 'reaction',
+        from: '5511987654321',
+        fromMe: false,
+        providerMessageId: 'false_5511987654321@c.us_3EB0REACTION0001',
+        targetId: SENT_ID,
+        body: '👍',
+        timestampMs: 1718031800000,
+      }),
+    ]);
+    expect(parse(reaction(true, ''))).toEqual([expect.objectContaining({ kind: 'reaction', fromMe: true, body: '', targetId: SENT_ID })]);
+  });
+
+  it('reads onrevokedmessage as a deletion of refId, by whoever sent it', () => {
+    const revoke = (fromMe: boolean) => ({
+      event: 'onrevokedmessage',
+      session: 'NERDWHATS_AMERICA',
+      author: undefined,
+      from: wid(fromMe ? '5511900000000@c.us' : '5511987654321@c.us'),
+      to: wid(fromMe ? '5511987654321@c.us' : '5511900000000@c.us'),
+      id: `${fromMe}_5511987654321@c.us_3EB0REVOKE00001`,
+      refId: `${fromMe}_5511987654321@c.us_3EB0B4C5A4E3B8C7D6E5`,
+    });
+    expect(parse(revoke(false))).toEqual([
+      expect.objectContaining({
+        kind: 'delete',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: 'false_5511987654321@c.us_3EB0B4C5A4E3B8C7D6E5',
+      }),
+    ]);
+    expect(parse(revoke(true))).toEqual([
+      expect.objectContaining({ kind: 'delete', fromMe: true, targetId: 'true_5511987654321@c.us_3EB0B4C5A4E3B8C7D6E5' }),
+    ]);
+  });
+
+  it('leaves out reactions and deletions in groups', () => {
+    const group = '120363023605733675@g.us';
+    const reaction = { event: 'onreactionmessage', id: key(false, 'R1', group), msgId: key(true, 'M1', group), reactionText: '👍' };
+    expect(parse(reaction)).toEqual([]);
+    expect(parse({ event: 'onrevokedmessage', id: `false_${group}_R2`, refId: `false_${group}_M2`, from: wid(group) })).toEqual([]);
   });
 
   it('turns acks of our messages into statuses: 1 sent, 2 delivered, 3 read, -1 failed; 0 and acks of received messages are none', () => {

@@ -250,8 +250,7 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
     expect(parse(messageEvent(lidChat))[0]).toMatchObject({ kind: 'message', from: '', lid: '123456789012345@lid', body: 'Hi there!' });
   });
 
-  it('skips our own messages and group messages', () => {
-    expect(parse(messageEvent({ fromMe: true }))).toEqual([]);
+  it('skips group messages', () => {
     expect(parse(messageEvent({ from: '120363023605733675@g.us', participant: '5511987654321@c.us' }))).toEqual([]);
   });
 
@@ -296,8 +295,104 @@ describe('EngineGDriver (WAHA): parseInbound', () => {
     expect(parse(status('SCAN_QR_CODE'))).toEqual([]);
   });
 
-  it('yields no event for events it does not use (message.any, reactions)', () => {
+  it("yields no event for events it does not use (presence.update, the contact's messages again as message.any)", () => {
     expect(parse({ ...messageEvent({}), event: 'message.any' })).toEqual([]);
-    expect(parse({ event: 'message.reaction', session: 'default', payload: { reaction: { text: '🙏', messageId: 'x' } } })).toEqual([]);
+    expect(parse({ event: 'presence.update', session: 'default', payload: { id: '5511987654321@c.us', presences: [] } })).toEqual([]);
+  });
+});
+
+// WAHA's own structures (src/structures/webhooks.dto.ts, responses.dto.ts; the message.reaction
+// example of its events docs): message.any carries ours too, message.reaction a WAMessageReaction,
+// message.revoked `{ before, after }`.
+describe('EngineGDriver (WAHA): the whole conversation', () => {
+  const OWN = 'true_5511987654321@c.us_3EB0C0FFEE0000000002';
+
+  it('reads message.any of ours as our own message in the chat it went to, the business left out of the contact', () => {
+    const own = {
+      ...messageEvent(
+        {
+          id: OWN,
+          from: '5511900000000@c.us',
+          to: '5511987654321@c.us',
+          fromMe: true,
+          body: 'Sent from the phone',
+          _data: { key: { remoteJid: '5511987654321@s.whatsapp.net', fromMe: true, id: '3EB0C0FFEE0000000002' }, pushName: 'Acme' },
+        },
+        'NOWEB',
+      ),
+      event: 'message.any',
+    };
+    expect(parse(own)).toEqual([
+      expect.objectContaining({
+        kind: 'message',
+        fromMe: true,
+        from: '5511987654321',
+        contactName: '',
+        providerMessageId: OWN,
+        body: 'Sent from the phone',
+      }),
+    ]);
+  });
+
+  it('reads message.reaction: the contact\'s reaction to our message, and ours removed (text "")', () => {
+    const reaction = (fromMe: boolean, text: string) => ({
+      event: 'message.reaction',
+      session: 'default',
+      me: { id: '5511900000000@c.us', pushName: 'Acme' },
+      payload: {
+        id: `${fromMe}_5511987654321@c.us_3EB0REACTION0002`,
+        from: fromMe ? '5511900000000@c.us' : '5511987654321@c.us',
+        fromMe,
+        participant: fromMe ? '5511900000000@c.us' : '5511987654321@c.us',
+        to: fromMe ? '5511987654321@c.us' : '5511900000000@c.us',
+        timestamp: 1710481111.853,
+        reaction: { text, messageId: OWN },
+      },
+      engine: 'WEBJS',
+    });
+    expect(parse(reaction(false, '🙏'))).toEqual([
+      expect.objectContaining({
+        kind: 'reaction',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: OWN,
+        body: '🙏',
+        timestampMs: 1710481111853,
+      }),
+    ]);
+    expect(parse(reaction(true, ''))).toEqual([
+      expect.objectContaining({ kind: 'reaction', fromMe: true, body: '', from: '5511987654321' }),
+    ]);
+  });
+
+  it('reads message.revoked as a deletion of the message before it was revoked, by its sender', () => {
+    const before = messageEvent({}).payload;
+    const body = {
+      event: 'message.revoked',
+      session: 'default',
+      payload: { before, after: { ...before, body: '', type: 'revoked', timestamp: 1667561500 } },
+      engine: 'WEBJS',
+    };
+    expect(parse(body)).toEqual([
+      expect.objectContaining({
+        kind: 'delete',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: 'false_5511987654321@c.us_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+        timestampMs: 1667561500000,
+      }),
+    ]);
+    const ours = { ...before, id: OWN, fromMe: true, from: '5511900000000@c.us', to: '5511987654321@c.us' };
+    expect(parse({ ...body, payload: { after: ours } })).toEqual([
+      expect.objectContaining({ kind: 'delete', fromMe: true, targetId: OWN }),
+    ]);
+  });
+
+  it('leaves out reactions and deletions in groups', () => {
+    const group = '120363023605733675@g.us';
+    expect(parse({ event: 'message.reaction', payload: { from: group, fromMe: false, reaction: { text: '👍', messageId: 'x' } } })).toEqual(
+      [],
+    );
+    expect(parse({ event: 'message.revoked', payload: { before: { id: 'y', from: group, fromMe: false } } })).toEqual([]);
   });
 });

@@ -22,7 +22,14 @@ const CARD = {
   ],
 };
 
-type Send = { label: string; content?: Outbound['content']; presence?: PresenceState; change?: Pick<Change, 'change' | 'emoji' | 'text'> };
+/** `marketing`: a MARKETING template on a channel with the Marketing Messages API set (POST …/marketing_messages). */
+type Send = {
+  label: string;
+  content?: Outbound['content'];
+  presence?: PresenceState;
+  change?: Pick<Change, 'change' | 'emoji' | 'text'>;
+  marketing?: boolean;
+};
 const text = (label: string, over: Partial<Outbound['content']> = {}): Send => ({ label, content: contentOf({ text: 'Hello', ...over }) });
 const media = (label: string, mimeType: string, over: Partial<Outbound['content']> = {}): Send => ({
   label,
@@ -55,6 +62,11 @@ const PROVIDERS: Array<{ family: string; kind: string; sends: Send[] }> = [
         language: { code: 'pt_BR' },
         components: [{ type: 'body', parameters: [{ type: 'text', text: '42' }] }],
       }),
+      {
+        ...interactive('waba/template', { name: 'spring_sale', language: { code: 'pt_BR' } }),
+        label: 'MARKETING template through the Marketing Messages API',
+        marketing: true,
+      },
       interactive('waba/button', { message: 'Confirm?', button1: 'Yes', button2: 'No' }),
       interactive('waba/list', {
         header: 'Menu',
@@ -155,7 +167,7 @@ const cases = driverCases(() => `${provider.url}/v23.0`);
 /** What one send made the driver request. */
 async function requestsOf(kind: string, send: Send): Promise<ProviderRequest[]> {
   const c = cases[kind];
-  const channel = { ...caseChannel(provider.url, c), engineToken: 'engine-key' };
+  const channel = { ...caseChannel(provider.url, c), engineToken: 'engine-key', marketingMessagesApi: !!send.marketing };
   const driver = c.driver();
   if (send.presence) await driver.sendPresence!({ channel, to: '5511987654321', state: send.presence, replyTo: 'wamid.IN-1' });
   else if (send.change)
@@ -167,7 +179,10 @@ async function requestsOf(kind: string, send: Send): Promise<ProviderRequest[]> 
       reference: 'change-1',
       ...send.change,
     });
-  else await driver.send({ channel, to: '5511987654321', content: send.content!, reference: 'msg-1' });
+  else {
+    const templateCategory = send.marketing ? 'MARKETING' : undefined;
+    await driver.send({ channel, to: '5511987654321', content: send.content!, reference: 'msg-1', templateCategory });
+  }
   return provider.requests.splice(0);
 }
 
@@ -181,5 +196,6 @@ describe.each(PROVIDERS)('$kind requests against $family', ({ family, kind, send
     const requests = await requestsOf(kind, send);
     expect(requests.length).toBeGreaterThan(0);
     for (const req of requests) expect(spec.check(req)).toEqual({ operation: expect.any(String), problems: [] });
+    if (send.marketing) expect(requests.map((r) => spec.check(r).operation)).toEqual([expect.stringContaining('marketing_messages')]);
   });
 });

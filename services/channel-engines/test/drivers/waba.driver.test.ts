@@ -235,6 +235,33 @@ describe('WabaDriver: failures', () => {
     expect(err.details![0]).toMatchObject({ transient: true, retryAfter: '7', code: 130429 });
   });
 
+  it('sends a MARKETING template to POST /{phone-number-id}/marketing_messages on a channel with marketingMessagesApi, the same body as /messages', async () => {
+    const template = { name: 'spring_sale', language: { code: 'pt_BR' } };
+    const content = contentOf({ interactiveType: 'waba/template', interactiveJson: JSON.stringify(template) });
+    const marketing = channel({ marketingMessagesApi: true });
+    await expect(
+      driver.send({ channel: marketing, to: '5511987654321', content, reference: 'm', templateCategory: 'MARKETING' }),
+    ).resolves.toEqual({
+      providerMessageId: 'wamid.template',
+    });
+    await driver.send({ channel: marketing, to: '5511987654321', content, reference: 'u', templateCategory: 'UTILITY' });
+    await driver.send({ channel: channel(), to: '5511987654321', content, reference: 'off', templateCategory: 'MARKETING' });
+    await driver.send({
+      channel: marketing,
+      to: '5511987654321',
+      content: contentOf({ text: 'Hi' }),
+      reference: 't',
+      templateCategory: 'MARKETING',
+    });
+    expect(graph.requests.map((r) => r.url)).toEqual([
+      `/${META_GRAPH_VERSION}/${PHONE_ID}/marketing_messages`,
+      `/${META_GRAPH_VERSION}/${PHONE_ID}/messages`,
+      `/${META_GRAPH_VERSION}/${PHONE_ID}/messages`,
+      `/${META_GRAPH_VERSION}/${PHONE_ID}/messages`,
+    ]);
+    expect(graph.requests[0].body).toEqual({ ...envelope, type: 'template', template });
+  });
+
   it('sends a template as the Cloud API template object', async () => {
     const template = {
       name: 'order_update',

@@ -201,8 +201,7 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
     });
   });
 
-  it('skips our own messages and group messages', () => {
-    expect(parse(incoming({ fromMe: true }))).toEqual([]);
+  it('skips group messages', () => {
     expect(parse(incoming({ from: '120363023605733675@g.us', author: '5511987654321@c.us' }))).toEqual([]);
   });
 
@@ -233,11 +232,113 @@ describe('WhatsappDriver (whatsapp-web.js REST API): parseInbound', () => {
     ]);
   });
 
-  it('yields no event for events it does not use (qr, media, message_create)', () => {
+  it("yields no event for events it does not use (qr, media, the contact's message again as message_create)", () => {
     expect(parse({ dataType: 'qr', sessionId: 'acme', data: { qr: '2@abc' } })).toEqual([]);
     expect(
       parse({ dataType: 'media', sessionId: 'acme', data: { messageMedia: { mimetype: 'image/jpeg', data: 'AAAA' }, message: {} } }),
     ).toEqual([]);
     expect(parse({ ...incoming(), dataType: 'message_create' })).toEqual([]);
+  });
+});
+
+// The events of the chrishubert/whatsapp-api server's src/sessions.js, each `{ dataType, data,
+// sessionId }` with whatsapp-web.js's own objects: message_create `{ message }`, message_reaction
+// `{ reaction }` (a Reaction: id, msgId, reaction, timestamp, senderId), message_edit `{ message,
+// newBody, prevBody }`, message_revoke_everyone `{ message }` (the revoked Message, type "revoked").
+const OWN_ID = 'true_5511987654321@c.us_3EB0C0FFEE0000000003';
+const ownKey = { fromMe: true, remote: '5511987654321@c.us', id: '3EB0C0FFEE0000000003', _serialized: OWN_ID };
+const ownMessage = (over: Record<string, unknown> = {}) =>
+  incoming({ id: ownKey, fromMe: true, from: '5511900000000@c.us', to: '5511987654321@c.us', body: 'Sent from the phone', ...over });
+
+describe('WhatsappDriver (whatsapp-web.js REST API): the whole conversation', () => {
+  it('reads message_create of ours as our own message in the chat it went to, without a contact name', () => {
+    expect(parse({ ...ownMessage({ _data: { notifyName: 'Loja' } }), dataType: 'message_create' })).toEqual([
+      expect.objectContaining({
+        kind: 'message',
+        fromMe: true,
+        from: '5511987654321',
+        contactName: '',
+        providerMessageId: OWN_ID,
+        body: 'Sent from the phone',
+      }),
+    ]);
+  });
+
+  it('reads message_reaction: the contact\'s reaction to our message, and ours removed (reaction "")', () => {
+    const reaction = (fromMe: boolean, emoji: string) => ({
+      dataType: 'message_reaction',
+      sessionId: 'acme',
+      data: {
+        reaction: {
+          id: {
+            fromMe,
+            remote: '5511987654321@c.us',
+            id: '3EB0REACTION0003',
+            _serialized: `${fromMe}_5511987654321@c.us_3EB0REACTION0003`,
+          },
+          orphan: 0,
+          timestamp: 1718031800,
+          reaction: emoji,
+          read: false,
+          msgId: ownKey,
+          senderId: fromMe ? '5511900000000@c.us' : '5511987654321@c.us',
+          ack: 1,
+        },
+      },
+    });
+    expect(parse(reaction(false, '❤️'))).toEqual([
+      expect.objectContaining({
+        kind: 'reaction',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: OWN_ID,
+        body: '❤️',
+        timestampMs: 1718031800000,
+      }),
+    ]);
+    expect(parse(reaction(true, ''))).toEqual([expect.objectContaining({ kind: 'reaction', fromMe: true, body: '', targetId: OWN_ID })]);
+  });
+
+  it('reads message_edit as an edit of the message to newBody, by its sender', () => {
+    const body = {
+      dataType: 'message_edit',
+      sessionId: 'acme',
+      data: {
+        message: ownMessage({ body: 'Sent from the phone, fixed', _data: { latestEditSenderTimestampMs: 1718031900123 } }).data.message,
+        newBody: 'Sent from the phone, fixed',
+        prevBody: 'Sent from the phone',
+      },
+    };
+    expect(parse(body)).toEqual([
+      expect.objectContaining({
+        kind: 'edit',
+        from: '5511987654321',
+        fromMe: true,
+        targetId: OWN_ID,
+        body: 'Sent from the phone, fixed',
+        timestampMs: 1718031900123,
+      }),
+    ]);
+  });
+
+  it("reads message_revoke_everyone as a deletion of the contact's message", () => {
+    const revoked = incoming({ type: 'revoked', body: '', _data: { type: 'revoked', revokeTimestamp: 1718032000 } });
+    expect(parse({ ...revoked, dataType: 'message_revoke_everyone' })).toEqual([
+      expect.objectContaining({
+        kind: 'delete',
+        from: '5511987654321',
+        fromMe: false,
+        targetId: 'false_5511987654321@c.us_3A1B2C3D4E5F60718293',
+        timestampMs: 1718032000000,
+      }),
+    ]);
+  });
+
+  it('leaves out reactions, edits and deletions in groups', () => {
+    const group = '120363023605733675@g.us';
+    const key = { fromMe: false, remote: group, id: 'X', _serialized: `false_${group}_X` };
+    expect(parse({ dataType: 'message_reaction', data: { reaction: { id: key, msgId: key, reaction: '👍' } } })).toEqual([]);
+    expect(parse({ dataType: 'message_edit', data: { message: { id: key, from: group }, newBody: 'x' } })).toEqual([]);
+    expect(parse({ dataType: 'message_revoke_everyone', data: { message: { id: key, from: group } } })).toEqual([]);
   });
 });

@@ -24,6 +24,7 @@ export const channelOf = (type: string, over: Partial<Outbound['channel']> = {})
   pageToken: '',
   wabaId: '',
   emailAddress: '',
+  marketingMessagesApi: false,
   ...over,
 });
 

@@ -16,4 +16,5 @@ export const channelTarget = (c: proto.tenants.Channel__Output): proto.channelEn
   pageToken: c.pageToken,
   wabaId: c.wabaId,
   emailAddress: c.emailAddress,
+  marketingMessagesApi: c.marketingMessagesApi,
 });

@@ -96,6 +96,8 @@ export interface ChannelDoc {
   emailAddress: string;
   /** Least ms between two sends on the channel (dispatcher pacing); null: the kind's default. */
   sendIntervalMs?: number | null;
+  /** waba: MARKETING templates through Meta's Marketing Messages API (POST /{phone-number-id}/marketing_messages). */
+  marketingMessagesApi?: boolean;
   /** Standard Webhooks secret ("whsec_" + base64) signing this channel's customer webhooks. */
   webhookSecret: string;
   /** After a rotation the previous secret also signs until `webhookSecretPreviousUntil`. */
@@ -244,6 +246,7 @@ function channelSchema() {
       pageToken: { type: String, default: '' },
       emailAddress: { type: String, default: '' },
       sendIntervalMs: { type: Number, default: null },
+      marketingMessagesApi: { type: Boolean, default: false },
       webhookSecret: { type: String, default: '' },
       webhookSecretPrevious: String,
       webhookSecretPreviousUntil: Date,

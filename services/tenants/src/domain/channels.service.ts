@@ -95,6 +95,7 @@ const EDITABLE = [
   'pageId',
   'pageToken',
   'emailAddress',
+  'marketingMessagesApi',
 ] as const;
 
 function updateIssues(channel: ChannelDoc, req: UpdateRequest): Issues {
@@ -107,6 +108,8 @@ function updateIssues(channel: ChannelDoc, req: UpdateRequest): Issues {
     issues.check(isEmailAddress(req.emailAddress.trim()), 'emailAddress', 'must be an e-mail address');
   }
   issues.check(isOptionalUrl(req.webhookUrl), 'webhookUrl', 'must be an http(s) URL or empty');
+  if (req.marketingMessagesApi !== undefined)
+    issues.check(channel.type === 'waba', 'marketingMessagesApi', 'applies to waba channels only');
   if (channel.type === 'social_a' || channel.type === 'social_b') {
     if (req.pageId !== undefined) issues.check(req.pageId.length > 0, 'pageId', `is required for ${channel.type}`);
     if (req.pageToken !== undefined) issues.check(req.pageToken.length > 0, 'pageToken', `is required for ${channel.type}`);

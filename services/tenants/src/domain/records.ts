@@ -78,6 +78,7 @@ export function toChannel(c: ChannelDoc): proto.tenants.Channel {
     pageToken: c.pageToken,
     emailAddress: c.emailAddress ?? '',
     webhookSecret: c.webhookSecret ?? '',
+    marketingMessagesApi: c.marketingMessagesApi === true,
     ...(typeof c.sendIntervalMs === 'number' ? { sendIntervalMs: c.sendIntervalMs } : {}),
     // The previous secret only while it still signs.
     ...(c.webhookSecretPrevious && c.webhookSecretPreviousUntil && c.webhookSecretPreviousUntil > new Date()

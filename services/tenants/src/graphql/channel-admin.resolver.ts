@@ -42,6 +42,8 @@ export class ChannelChanges {
   @Field({ nullable: true }) webhookIncoming?: boolean;
   @Field(() => Int, { nullable: true, description: "Least milliseconds between two sends; -1: the kind's default" })
   sendIntervalMs?: number;
+  @Field({ nullable: true, description: "waba only: MARKETING templates through Meta's Marketing Messages API (marketing_messages)" })
+  marketingMessagesApi?: boolean;
 }
 
 @ObjectType()

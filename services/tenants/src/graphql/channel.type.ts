@@ -22,6 +22,11 @@ export class Channel {
   @Field() webhookEnabled!: boolean;
   @Field({ description: 'Where customer webhooks go ("" when none); the signing secret is not here' }) webhookUrl!: string;
   @Field() webhookIncoming!: boolean;
+  @Field({
+    description:
+      "waba: templates of category MARKETING go through Meta's Marketing Messages API (POST /{phone-number-id}/marketing_messages)",
+  })
+  marketingMessagesApi!: boolean;
   @Field(() => DateTime) createdAt!: string;
   @Field(() => DateTime) updatedAt!: string;
 }
