@@ -39,6 +39,9 @@ if (owner)
 
 startMesh({
   freePorts: true,
+  // Started once for the whole run, and every file on it fails if it does not come up: it may take
+  // longer than a file's own mesh on a machine busy with other work (MESH_START_TIMEOUT_MS sets it).
+  startDeadlineMs: Number(process.env.MESH_START_TIMEOUT_MS) || 120_000,
   env: JSON.parse(process.env.SHARED_MESH_ENV || '{}') as Record<string, string>,
   onLine: (part, line) => log.write(`[${part}] ${line}\n`),
   onCrash: (part, code) => appendFileSync(join(dir, 'crashes.log'), `${part}:${code}\n`),
