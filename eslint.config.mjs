@@ -81,13 +81,14 @@ export default tseslint.config(
   },
   {
     // Config modules, process entry points (main, CLIs, the mesh supervisor, which hands the
-    // environment to its children), the development database launcher, the jest preset (it sets
+    // environment to its children, and the e2e suite's shared mesh), the development database launcher, the jest preset (it sets
     // the test processes' environment), scripts and tests.
     files: [
       '**/config.ts',
       '**/main.ts',
       '**/cli.ts',
       'services/lib/dev-mesh/src/mesh.ts',
+      'services/lib/dev-mesh/src/shared-server.ts',
       'services/lib/dev-db/src/**',
       'services/lib/jest-preset/**',
       '**/scripts/**',

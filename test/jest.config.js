@@ -6,6 +6,9 @@ module.exports = {
   // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
   // after this suite: jest.index-coverage.config.js.
   globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',
+  // The test files that need no mesh of their own share one (support/shared-mesh.ts), started by
+  // the first of them and stopped here, after the last.
+  globalTeardown: '<rootDir>/index-coverage/e2e-global-teardown.ts',
   // The mesh is nine processes and a database: start-up takes seconds, not milliseconds.
   testTimeout: 120_000,
   // Each suite stops its mesh in afterAll; a straggling handle (a gRPC stream, a keep-alive socket)

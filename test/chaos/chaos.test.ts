@@ -113,6 +113,9 @@ describe('chaos: two replicas of everything, killed at random', () => {
       env: {
         ...UNPACED,
         ...sharedRateLimits(),
+        // The gateway's warm-up before ready, which the e2e suite turns off elsewhere: a gateway of
+        // the rolling update joins under load, as in production (docs/operations.md).
+        WARMUP_MS: '12000',
         RATE_LIMIT_PER_TOKEN: '0',
         RATE_LIMIT_PER_TENANT: '0',
         WEBHOOK_ALLOWED_PRIVATE: '127.0.0.1',

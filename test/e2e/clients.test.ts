@@ -6,7 +6,7 @@ import { answerChecker } from '../support/answer-check';
 import { call, UNPACED, type Reply } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * Requests as public clients send them (CRM back-ends, chatbot workers, generated clients), the

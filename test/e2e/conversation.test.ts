@@ -19,7 +19,6 @@ const BUSINESS_NUMBER = '15550000000';
 const PAGE_ID = '2233445566';
 const ENGINE_TOKEN = 'engine-secret';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const seconds = () => Math.floor(Date.now() / 1000);
 
 /** A Baileys WAMessage as engine_a posts it in messages.upsert; `message` is its content. */
@@ -77,10 +76,21 @@ describe('the whole conversation, end to end', () => {
     expect(res.status).toBe(200);
     return res.body.data.results as Array<{ outcome: string; messageId: string; ticketId: number }>;
   };
-  /** Waits for `count` webhooks matching, then a while more: the repeated posts must not add one. */
-  const exactly = async (count: number, matching: () => ReceivedWebhook[]) => {
+  /**
+   * Waits until no webhook of the channel waits for delivery (its outbox rows are written before
+   * the event is answered): none can reach the receiver after that.
+   */
+  const webhooksSettled = (channel: string) =>
+    eventually(`${channel}'s webhooks delivered`, async () => {
+      const query = `{ deliveryHealth(tenantId: ${tenantId}) { channelId webhooksPending } }`;
+      const rows = (await call(mesh.graphqlUrl, { token: admin, body: { query } })).body?.data?.deliveryHealth as
+        { channelId: number; webhooksPending: number }[] | undefined;
+      return !!rows && (rows.find((r) => r.channelId === channels[channel].id)?.webhooksPending ?? 0) === 0;
+    });
+  /** Waits for `count` webhooks matching, then until the channel has none pending: the repeated posts must not add one. */
+  const exactly = async (channel: string, count: number, matching: () => ReceivedWebhook[]) => {
     await receiver.waitFor(() => matching().filter((h) => h.answered === 200).length >= count);
-    await sleep(600);
+    await webhooksSettled(channel);
     expect(matching()).toHaveLength(count);
     return matching();
   };
@@ -158,7 +168,7 @@ describe('the whole conversation, end to end', () => {
       expect(stored).toMatchObject({ outcome: 'stored', ticketId, messageId: `echo:${channels.engine.id}:PHONE-1` });
       expect((await engineEvent(event))[0]).toMatchObject({ outcome: 'duplicate', messageId: stored.messageId });
 
-      const [hook] = await exactly(1, () => hooks('engine', 'message').filter((h) => h.body.msg.providerMessageId === 'PHONE-1'));
+      const [hook] = await exactly('engine', 1, () => hooks('engine', 'message').filter((h) => h.body.msg.providerMessageId === 'PHONE-1'));
       expect(hook.body).toMatchObject({
         msg: { fromMe: true, direction: 'out', body: 'Sent from the phone', from: number, ticketId },
         ticket: { id: ticketId, contact: { number } },
@@ -178,7 +188,7 @@ describe('the whole conversation, end to end', () => {
       const echo = upsert(waMessage(number, providerMessageId, true, { conversation: 'Sent through the API' }));
       expect((await engineEvent(echo))[0]).toMatchObject({ outcome: 'duplicate', messageId, ticketId });
       expect((await engineEvent(echo))[0]).toMatchObject({ outcome: 'duplicate', messageId });
-      await sleep(800);
+      await webhooksSettled('engine');
       expect(hooks('engine', 'message').filter((h) => h.body.msg.providerMessageId === providerMessageId)).toEqual([]);
       expect((await ticketMessages('engine', ticketId)).filter((m) => m.body === 'Sent through the API').map((m) => m.messageId)).toEqual([
         messageId,
@@ -198,7 +208,7 @@ describe('the whole conversation, end to end', () => {
       } finally {
         engine.delay(0);
       }
-      await sleep(600);
+      await webhooksSettled('engine');
       expect(hooks('engine', 'message').filter((h) => h.body.msg.providerMessageId === 'RACE-1')).toEqual([]);
       expect((await ticketMessages('engine', ticketId)).filter((m) => m.body === 'Raced by its echo')).toHaveLength(1);
     });
@@ -222,7 +232,7 @@ describe('the whole conversation, end to end', () => {
       expect((await engineEvent(removed))[0]).toMatchObject({ outcome: 'duplicate' });
       expect((await messageOf('engine', target)).reactions).toEqual([]);
 
-      const forwarded = await exactly(2, () => hooks('engine', 'reaction'));
+      const forwarded = await exactly('engine', 2, () => hooks('engine', 'reaction'));
       expect(forwarded.map((h) => h.body.msg.emoji).sort()).toEqual(['', '❤️']);
       for (const hook of forwarded) {
         expect(hook.body).toMatchObject({
@@ -274,12 +284,12 @@ describe('the whole conversation, end to end', () => {
       expect(shown.editHistory).toEqual([{ body: 'Quero 2 pizzas', at: expect.any(String) }]);
       expect(await messageOf('engine', revoked)).toMatchObject({ body: 'Errado', deleted: true, edited: false });
 
-      const [editHook] = await exactly(1, () => hooks('engine', 'edit'));
+      const [editHook] = await exactly('engine', 1, () => hooks('engine', 'edit'));
       expect(editHook.body).toMatchObject({
         msg: { messageId: edited, body: 'Quero 3 pizzas', fromMe: false, ticketId },
         ticket: { id: ticketId },
       });
-      const [deleteHook] = await exactly(1, () => hooks('engine', 'delete'));
+      const [deleteHook] = await exactly('engine', 1, () => hooks('engine', 'delete'));
       expect(deleteHook.body).toMatchObject({ msg: { messageId: revoked, fromMe: false, ticketId }, ticket: { id: ticketId } });
     });
   });
@@ -298,7 +308,7 @@ describe('the whole conversation, end to end', () => {
     expect(stored).toMatchObject({ outcome: 'stored', messageId: `echo:${channels.messenger.id}:m_ECHO-1` });
     expect((await metaEvent(envelope))[0]).toMatchObject({ outcome: 'duplicate', messageId: stored.messageId });
 
-    const [hook] = await exactly(1, () => hooks('messenger', 'message'));
+    const [hook] = await exactly('messenger', 1, () => hooks('messenger', 'message'));
     expect(hook.body).toMatchObject({
       msg: { fromMe: true, direction: 'out', body: 'Answered from the inbox', from: psid, channelType: 'social_b' },
       ticket: { id: stored.ticketId },
@@ -350,12 +360,12 @@ describe('the whole conversation, end to end', () => {
     expect((await metaEvent(reaction))[0]).toMatchObject({ outcome: 'reaction_applied', messageId: stored.messageId });
     expect((await metaEvent(reaction))[0]).toMatchObject({ outcome: 'duplicate' });
 
-    const [hook] = await exactly(1, () => hooks('waba', 'message').filter((h) => h.body.msg.fromMe));
+    const [hook] = await exactly('waba', 1, () => hooks('waba', 'message').filter((h) => h.body.msg.fromMe));
     expect(hook.body).toMatchObject({
       msg: { direction: 'out', body: 'Typed in the Business app', from: number, providerMessageId: 'wamid.C-ECHO-1' },
       ticket: { id: first.ticketId },
     });
-    const [reacted] = await exactly(1, () => hooks('waba', 'reaction'));
+    const [reacted] = await exactly('waba', 1, () => hooks('waba', 'reaction'));
     expect(reacted.body).toMatchObject({
       msg: { messageId: stored.messageId, emoji: '👍', fromMe: false },
       ticket: { id: first.ticketId },

@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, settled, UNPACED, type Reply } from '../support/http';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * Kanban columns, reasons, queues by name, a ticket's tags replaced, channels, contacts by id and a

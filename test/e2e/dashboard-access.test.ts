@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { ADMIN_PASSWORD, gql as gqlAt, login as loginAt, newDashboardTenant, type DashboardTenant } from '../support/dashboard';
 import { call, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * Who sees what on the GraphQL API, through the real gateway and subgraphs: the super-admin token

@@ -4,7 +4,7 @@ import { contactWrites, gql as gqlAt, newDashboardTenant, startDeliveryMesh, typ
 import { eventually } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * Delivery health and the replay of dead webhooks over GraphQL, for two tenants. The retry window

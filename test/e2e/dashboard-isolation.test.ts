@@ -6,7 +6,7 @@ import { call, eventually, settled } from '../support/http';
 import { CASES, idTakingRootFields, operation, outcome, type Ids } from '../support/isolation-cases';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 describe('tenant isolation of every id-taking root field, end to end', () => {
   let mesh: Mesh;

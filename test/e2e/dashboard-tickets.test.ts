@@ -3,7 +3,7 @@ import { gql as gqlAt, newDashboardTenant, type DashboardTenant } from '../suppo
 import { call, settled, UNPACED } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * The dashboard's tickets over GraphQL through the gateway, for two tenants: each administrator's

@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { startFakeEngine, type FakeEngine } from '../support/fake-engine';
 import { call, eventually, UNPACED } from '../support/http';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * The first slice through the real processes: five services and the gateway, each its own

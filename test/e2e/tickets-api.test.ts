@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { call, settled, UNPACED, type Reply } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * The ticket, note, tag, pause, evaluation and message-read operations of the external API,

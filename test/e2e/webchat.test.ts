@@ -2,7 +2,7 @@ import type { Mesh } from '@convo/dev-mesh';
 import { call, settled } from '../support/http';
 import { samples } from '../support/metrics';
 
-const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
+const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
 
 /**
  * Web chat through the whole mesh: the widget's visitor API on the gateway, tickets opened on a

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { databaseErrorsFile } from '../support/database-errors-file';
 import { queryLogFile } from '../support/query-log-file';
+import { prepareSharedMesh } from '../support/shared-mesh-run';
 
 export default function setup(): void {
   const file = queryLogFile();
@@ -17,4 +18,9 @@ export default function setup(): void {
   mkdirSync(dirname(errors), { recursive: true });
   writeFileSync(errors, '');
   process.env.DEV_DB_ERROR_LOG = errors;
+  // No gateway warm-up before ready (up to 12 s of two cores at every mesh start): the tests send
+  // their own requests, not a load a cold gateway would serve slowly. The chaos test turns it on.
+  process.env.WARMUP_MS ??= '0';
+  // The shared mesh's folder (support/shared-mesh.ts): the first test file that asks starts it.
+  prepareSharedMesh();
 }

@@ -1,4 +1,5 @@
 import type { Mesh, MeshOptions } from '@convo/dev-mesh';
+import { randomBytes } from 'node:crypto';
 import { call, UNPACED, type Reply } from './http';
 
 /** A tenant as the dashboard tests use it: its administrator's console session and one integration. */
@@ -17,6 +18,8 @@ export interface DashboardTenant {
 export const ADMIN_PASSWORD = 'S3cure!pass';
 
 let lastEmail = 0;
+/** This file's own part of the e-mail addresses: the test files on the shared mesh each load this module. */
+const FILE_TAG = randomBytes(4).toString('hex');
 
 export const gql = (mesh: Mesh, token: string | undefined, query: string, variables?: Record<string, unknown>): Promise<Reply> =>
   call(mesh.graphqlUrl, { token, body: { query, variables } });
@@ -32,7 +35,7 @@ export async function newDashboardTenant(
   channelFields: Record<string, unknown> = {},
 ): Promise<DashboardTenant> {
   const admin = mesh.superAdminToken;
-  const email = `${name.toLowerCase()}-${process.pid}-${++lastEmail}@dashboard.example`;
+  const email = `${name.toLowerCase()}-${FILE_TAG}-${++lastEmail}@dashboard.example`;
   const res = await call(`${mesh.gatewayUrl}/tenantApiStoreTenant`, {
     token: admin,
     body: {
