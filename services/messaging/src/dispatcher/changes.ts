@@ -4,7 +4,7 @@ import type { ChangeDoc } from '../db/changes.repository';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc, Reaction } from '../db/models';
 import { addressAtDelivery } from './address';
-import type { DispatchPeers } from './dispatcher';
+import type { DispatchPeers } from './peers';
 import { classify, type Failure } from './failures';
 
 type Settings = { retryWindowMs: number; backoffBaseMs: number; backoffMaxMs: number; providerDeadlineMs: number };

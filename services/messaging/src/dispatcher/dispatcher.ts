@@ -1,14 +1,13 @@
-import { channelTarget, grpc, inStoredTrace, isServiceError, type Logger, type proto, type ServiceClient } from '@convo/kit';
+import { channelTarget, grpc, inStoredTrace, isServiceError, type Logger, type proto } from '@convo/kit';
 import { LoopWorker } from '@convo/kit/worker-process';
 import { backoffMs } from '../backoff';
 import { addressAtDelivery } from './address';
 import type { MessagesRepository } from '../db/messages.repository';
 import type { MessageDoc } from '../db/models';
 import type { PartitionLeases } from '../leases/partitions';
-import type { ChannelIntegrations } from '../channels/channel-integrations';
-import type { ChannelLookup } from '../channels/channel-lookup';
 import type { DispatcherConfig } from './config';
 import { ChangeDelivery, isChange } from './changes';
+import type { DispatchPeers } from './peers';
 import { byTicket, inAcceptanceOrder } from './order';
 import { classify, type Failure } from './failures';
 import { routeOf, type Route } from './route';
@@ -28,18 +27,7 @@ type Settings = Pick<
   providerDeadlineMs: number;
 };
 
-export interface DispatchPeers {
-  /** channel-engines' deliveries (its client streams them: DeliverStream). */
-  engines: Pick<ServiceClient<'channelEngines'>, 'Deliver'>;
-  /** Channels (with their credentials), kept for a few seconds. */
-  channels: Pick<ChannelLookup, 'find'>;
-  /** Their integrations (who listens for statuses), kept for a few seconds. */
-  integrations: Pick<ChannelIntegrations, 'of'>;
-  /** A signed link to a stored file, made when the attempt is made. */
-  mediaLink(mediaId: string, fileName: string): string;
-  /** The ticket's contact as tickets has it now (its identities: see addressAtDelivery). */
-  contactOf(tenantId: number, ticketId: number): Promise<proto.tickets.Contact__Output | null | undefined>;
-}
+export type { DispatchPeers } from './peers';
 
 export type AttemptOutcome = 'sent' | 'failed' | 'retry';
 
