@@ -87,7 +87,7 @@ describe('reactions, edits and deletions out, end to end', () => {
     await session('engine', first, evolution);
     await session('waba', first, { type: 'waba', tokenAPI: WABA_PHONE_ID, wabaId: 'WABA-R', bmToken: 'bm-token' });
     await session('messenger', first, { type: 'social_b', pageId: PAGE_ID, pageToken: 'page-token' });
-    await session('wuzapi', first, { type: 'engine_d', engineUrl: engine.url, engineToken: ENGINE_TOKEN });
+    await session('wwebjs', first, { type: 'whatsapp', engineUrl: `${engine.url}/sess`, engineToken: ENGINE_TOKEN });
     await session('other', second, { ...evolution, engineUrl: `${engine.url}/outra` });
   }, 300_000);
 
@@ -182,14 +182,10 @@ describe('reactions, edits and deletions out, end to end', () => {
       expect(engine.requests.slice(from)).toEqual([]);
     });
 
-    it('answers 400 ERR_CHANNEL_MISMATCH on a kind without reactions (engine_d)', async () => {
-      const sent = await api('wuzapi', '', { number: '5511966660002', body: 'Hello' });
+    it('answers 400 ERR_CHANNEL_MISMATCH on a change the kind cannot make (an edit on whatsapp-web.js REST)', async () => {
+      const sent = await api('wwebjs', '', { number: '5511966660002', body: 'Hello' });
       expect(sent.status).toBe(200);
-      const res = await api('wuzapi', '/sendReaction', {
-        ticketId: sent.body.data.ticketId,
-        messageId: sent.body.data.messageId,
-        emoji: '👍',
-      });
+      const res = await api('wwebjs', '/editMessage', { messageId: sent.body.data.messageId, body: 'Hello again' });
       expect(res.status).toBe(400);
       expect(res.body.error).toBe('ERR_CHANNEL_MISMATCH');
     });

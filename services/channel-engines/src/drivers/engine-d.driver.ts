@@ -1,7 +1,8 @@
 import { providerFailed } from '@convo/kit';
 import { baileysSpelling } from './baileys-changes';
+import { wuzapiChange } from './engine-changes';
 import { baileysMessage } from './baileys-inbound';
-import type { NumberCheck, Outbound, Presence } from './driver';
+import type { Change, Delivered, NumberCheck, Outbound, Presence } from './driver';
 import { RestEngineDriver, type Part, type Status } from './rest-engine';
 import { type Json, obj, str, strings } from '../json';
 import { connectionEvent, engineAddress, type InboundEvent, statusEvent, tokenHeader, webhookBody } from './wa-engine';
@@ -39,6 +40,13 @@ export class EngineDDriver extends RestEngineDriver {
     if (typeof user.IsInWhatsapp !== 'boolean')
       throw providerFailed('engine_d answered the number check without data.Users[0].IsInWhatsapp');
     return { exists: user.IsInWhatsapp, networkId: user.IsInWhatsapp ? str(user.JID) : '' };
+  }
+
+  /** React, edit or delete for everyone (engine-changes.ts); WuzAPI answers the target's own Id, no id of the change's. */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = wuzapiChange(this.kind, c);
+    await this.request(`${this.baseUrl(c.channel)}${path}`, { method, body, headers: this.headers(c.channel) });
+    return { providerMessageId: '' };
   }
 
   /**

@@ -1,5 +1,6 @@
 import { isLid, providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound, Presence } from './driver';
+import { wppconnectChange } from './engine-changes';
+import type { Change, Delivered, NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
 import {
@@ -38,6 +39,13 @@ export class EngineEDriver extends RestEngineDriver {
     const body = { ...recipient(engineAddress(this.kind, to)), value: state === 'typing' };
     await this.post(this.route(channel, '/typing'), body, this.headers(channel));
     return true;
+  }
+
+  /** React, edit or delete for everyone (engine-changes.ts); WPPConnect answers no id of the change's. */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = wppconnectChange(this.kind, c);
+    await this.request(this.route(c.channel, path), { method, body, headers: this.headers(c.channel) });
+    return { providerMessageId: '' };
   }
 
   /** GET /api/{session}/check-number-status/{phone} → `response: { numberExists, id: { _serialized } }`. */

@@ -1,5 +1,6 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound } from './driver';
+import { zapiChange } from './engine-changes';
+import type { Change, Delivered, NumberCheck, Outbound } from './driver';
 import { coordinates, extensionOf, messageEvent, RestEngineDriver, type Part, type Status } from './rest-engine';
 import { type Json, obj, str, strings } from '../json';
 import { connectionEvent, contactIds, type InboundEvent, personJid, statusEvent, tokenHeader, webhookBody } from './wa-engine';
@@ -18,6 +19,13 @@ export class EngineFDriver extends RestEngineDriver {
     const answer = await this.post(`${this.baseUrl(msg.channel)}${path}`, { phone: msg.to, ...body }, this.headers(msg.channel));
     // `{ zaapId, messageId, id }`: messageId is the WhatsApp id status callbacks name.
     return this.idFrom(obj(answer).messageId, 'messageId');
+  }
+
+  /** React, edit or delete for everyone (engine-changes.ts); a reaction or an edit answers its `messageId`, a deletion 204. */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = zapiChange(this.kind, c);
+    const answer = await this.request(`${this.baseUrl(c.channel)}${path}`, { method, body, headers: this.headers(c.channel) });
+    return { providerMessageId: str(obj(answer).messageId) };
   }
 
   /** GET /phone-exists/{phone} → `{ exists }` (older answers wrap it in a one-item list). */

@@ -1,5 +1,6 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound, Presence } from './driver';
+import { wahaChange } from './engine-changes';
+import type { Change, Delivered, NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
 import {
@@ -45,6 +46,14 @@ export class EngineGDriver extends RestEngineDriver {
       this.headers(channel),
     );
     return true;
+  }
+
+  /** React, edit or delete for everyone (engine-changes.ts); the session rides in the reaction's body, in the others' path. */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { server, session } = this.sessionOf(c.channel);
+    const { method, path, body } = wahaChange(this.kind, c, session);
+    await this.request(`${server}${path}`, { method, body, headers: this.headers(c.channel) });
+    return { providerMessageId: '' };
   }
 
   /** GET /api/contacts/check-exists?phone=&session= → `{ numberExists, chatId }`. */

@@ -12,14 +12,15 @@ export interface ChangeRequest {
   method: 'POST' | 'PUT' | 'DELETE';
   /** Below the engine's base (engine_a, engine_c) or between the server and the instance (Evolution). */
   path: string;
-  body: Json;
+  /** Absent where the engine takes the change in the query (Z-API's DELETE /messages). */
+  body?: Json;
 }
 
 /** The message key Baileys-based engines name a message by: its chat, its id, and whether it is ours. */
-const keyOf = (kind: string, c: Change) => ({ remoteJid: chatJid(kind, c.to), fromMe: c.targetFromMe, id: c.targetId });
+export const keyOf = (kind: string, c: Change) => ({ remoteJid: chatJid(kind, c.to), fromMe: c.targetFromMe, id: c.targetId });
 
 /** The text of an edit: never empty (the providers refuse an empty edit; a deletion is the way to remove it). */
-function editText(kind: string, c: Change): string {
+export function editText(kind: string, c: Change): string {
   if (!c.text) throw validation(`${kind}: an edit needs its new text`, [{ field: 'text', message: 'is required' }]);
   return c.text;
 }

@@ -1,5 +1,6 @@
 import { providerFailed } from '@convo/kit';
-import type { NumberCheck, Outbound, Presence } from './driver';
+import { wwebjsChange } from './engine-changes';
+import type { Change, Delivered, NumberCheck, Outbound, Presence } from './driver';
 import { ackStatus, coordinates, messageEvent, RestEngineDriver, serialised, webMessageType, type Part } from './rest-engine';
 import { type Json, obj, str } from '../json';
 import {
@@ -51,6 +52,13 @@ export class WhatsappDriver extends RestEngineDriver {
         { provider: this.kind, body: answer },
       ]);
     return true;
+  }
+
+  /** A reaction or a deletion for everyone (engine-changes.ts); the REST wrapper has no edit route. */
+  async sendChange(c: Change): Promise<Delivered> {
+    const { method, path, body } = wwebjsChange(this.kind, c);
+    await this.request(this.sessionRoute(c.channel, path), { method, body, headers: this.headers(c.channel) });
+    return { providerMessageId: '' };
   }
 
   /** POST /client/getNumberId/{sessionId} `{ number }` → `{ success, result: { _serialized } | null }`. */

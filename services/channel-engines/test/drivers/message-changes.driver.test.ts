@@ -112,6 +112,72 @@ describe('reactions', () => {
   });
 });
 
+// The engines of engine-changes.ts, each from its own source: WuzAPI (handlers.go), WPPConnect Server
+// (routes/index.ts, device/messageController.ts), Z-API (z-api-docs), WAHA (chatting/chats
+// controllers), whatsapp-web.js REST (chrishubert/whatsapp-api messageController.js).
+const WAHA_MESSAGE = `/api/default/chats/${TO}%40c.us/messages/${TARGET}`;
+const other = (kind: string, what: MessageChange, emoji: string, text = '') => change(kind, { change: what, emoji, text });
+
+describe('the other engines', () => {
+  it.each([
+    ['engine_d', 'POST', '/chat/react', { Phone: TO, Body: '👍', Id: `me:${TARGET}` }, ''],
+    ['engine_e', 'POST', '/api/sess/react-message', { msgId: TARGET, reaction: '👍' }, ''],
+    ['engine_f', 'POST', '/send-reaction', { phone: TO, reaction: '👍', messageId: TARGET }, PROVIDER_ID],
+    ['engine_g', 'PUT', '/api/reaction', { session: 'default', messageId: TARGET, reaction: '👍' }, ''],
+    ['whatsapp', 'POST', '/message/react/sess', { chatId: `${TO}@c.us`, messageId: TARGET, reaction: '👍' }, ''],
+  ])('%s sends the reaction', async (kind, method, url, body, id) => {
+    const delivered = await other(kind, 'react', '👍');
+    expect(seen()).toEqual([{ method, url, body }]);
+    // Only Z-API answers an id of the change's own; WuzAPI's answer names the target.
+    expect(delivered.providerMessageId).toBe(id);
+  });
+
+  it.each([
+    ['engine_d', '/chat/react', { Phone: TO, Body: 'remove', Id: `me:${TARGET}` }],
+    ['engine_e', '/api/sess/react-message', { msgId: TARGET, reaction: false }],
+    ['engine_f', '/send-remove-reaction', { phone: TO, messageId: TARGET }],
+    ['engine_g', '/api/reaction', { session: 'default', messageId: TARGET, reaction: '' }],
+    ['whatsapp', '/message/react/sess', { chatId: `${TO}@c.us`, messageId: TARGET, reaction: '' }],
+  ])('%s removes it in its own way', async (kind, url, body) => {
+    await other(kind, 'react', '');
+    expect(seen().map((r) => ({ url: r.url, body: r.body }))).toEqual([{ url, body }]);
+  });
+
+  it.each([
+    ['engine_d', 'edit', 'POST', '/chat/send/edit', { Phone: TO, Body: 'New text', Id: TARGET }],
+    ['engine_d', 'delete', 'POST', '/chat/delete', { Phone: TO, Id: TARGET }],
+    ['engine_e', 'edit', 'POST', '/api/sess/edit-message', { id: TARGET, newText: 'New text' }],
+    ['engine_e', 'delete', 'POST', '/api/sess/delete-message', { phone: TO, isGroup: false, messageId: TARGET }],
+    ['engine_f', 'edit', 'POST', '/send-text', { phone: TO, message: 'New text', editMessageId: TARGET }],
+    ['engine_f', 'delete', 'DELETE', `/messages?messageId=${TARGET}&phone=${TO}&owner=true`, ''],
+    ['engine_g', 'edit', 'PUT', WAHA_MESSAGE, { text: 'New text' }],
+    ['engine_g', 'delete', 'DELETE', WAHA_MESSAGE, ''],
+    ['whatsapp', 'delete', 'POST', '/message/delete/sess', { chatId: `${TO}@c.us`, messageId: TARGET, everyone: true }],
+  ])('%s %s', async (kind, what, method, url, body) => {
+    await other(kind, what as MessageChange, '', what === 'edit' ? 'New text' : '');
+    expect(seen()).toEqual([{ method, url, body }]);
+  });
+
+  it("keys the contact's message without WuzAPI's me: prefix, and Z-API deletes it with owner=false", async () => {
+    await change('engine_d', { change: 'react', emoji: '❤️', targetFromMe: false });
+    await change('engine_f', { change: 'delete', targetFromMe: false });
+    expect(seen().map((r) => r.body?.Id ?? r.url)).toEqual([TARGET, `/messages?messageId=${TARGET}&phone=${TO}&owner=false`]);
+  });
+
+  it("whatsapp-web.js REST finds the message by its short id: the serialised id's last part", async () => {
+    await change('whatsapp', { change: 'react', emoji: '👍', targetId: `true_${TO}@c.us_3EB0A9E6C5F1D2B3A4C5` });
+    expect(seen()[0].body.messageId).toBe('3EB0A9E6C5F1D2B3A4C5');
+  });
+
+  it('a LID chat is named by its own JID', async () => {
+    const lid = '123456789012345@lid';
+    await change('engine_g', { change: 'delete', to: lid });
+    await change('engine_e', { change: 'delete', to: lid });
+    expect(seen().map((r) => r.url)[0]).toBe(`/api/default/chats/${encodeURIComponent(lid)}/messages/${TARGET}`);
+    expect(seen()[1].body.phone).toBe(lid);
+  });
+});
+
 describe('edits and deletions for everyone', () => {
   it.each([
     ['engine_a', 'edit', 'POST', '/messages', { jid: JID, content: { edit: key, text: 'New text' }, options: { messageId: 'change-1' } }],

@@ -33,7 +33,13 @@ export const MESSAGE_CHANGES: Partial<Record<ChannelType, readonly MessageChange
   engine_a: ['react', 'edit', 'delete'],
   engine_b: ['react', 'edit', 'delete'],
   engine_c: ['react', 'edit', 'delete'],
+  engine_d: ['react', 'edit', 'delete'],
+  engine_e: ['react', 'edit', 'delete'],
+  engine_f: ['react', 'edit', 'delete'],
+  engine_g: ['react', 'edit', 'delete'],
   engine_h: ['react', 'edit', 'delete'],
+  // whatsapp-web.js REST (chrishubert/whatsapp-api) has react and delete routes, none to edit.
+  whatsapp: ['react', 'delete'],
 };
 
 /** Whether a kind's provider takes this change. */
