@@ -7,7 +7,7 @@ import { ADMIN_PASSWORD, contactWrites, gql, newDashboardTenant, startDeliveryMe
 import { call, eventually } from '../support/http';
 import { startNetworkEngine, type NetworkEngine } from '../support/network-engine';
 
-const { startMesh } = require('../support/shared-mesh') as typeof import('../support/shared-mesh');
+const { startMesh } = require('@convo/dev-mesh') as typeof import('@convo/dev-mesh');
 
 /** Debian's Chromium (apt-get install chromium; .ci/run installs it): Playwright's own download does not work here. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -27,6 +27,11 @@ export const LIST_BOUNDS: Record<string, ListBound> = {
   'Query.paymentWebhooks.limit': { max: 200, sizes: true, probe: (n) => `{ paymentWebhooks(limit: ${n}) { eventId } }` },
   'Query.paymentChanges.limit': { max: 200, sizes: true, probe: (n, { t }) => `{ paymentChanges(tenantId: ${t}, limit: ${n}) { to } }` },
   'Query.tickets.first': { max: 100, sizes: true, probe: (n, { t }) => `{ tickets(tenantId: ${t}, first: ${n}) { totalCount } }` },
+  'Query.tickets.statuses': {
+    max: 3,
+    sizes: false,
+    probe: (n, { t }) => `{ tickets(tenantId: ${t}, statuses: [${items(n, (i) => ['open', 'pending', 'closed'][i % 3])}]) { totalCount } }`,
+  },
   'Ticket.messagePage.first': {
     max: 100,
     sizes: true,
