@@ -6,6 +6,8 @@ module.exports = {
   // Every query the meshes send is recorded (QUERY_LOG) for the index-coverage check, which runs
   // after this suite: jest.index-coverage.config.js.
   globalSetup: '<rootDir>/index-coverage/e2e-global-setup.ts',
+  // The files on the shared mesh run last (support/shared-mesh-last.js).
+  testSequencer: '<rootDir>/support/shared-mesh-last.js',
   // The test files that need no mesh of their own share one (support/shared-mesh.ts), started by
   // the first of them and stopped here, after the last.
   globalTeardown: '<rootDir>/index-coverage/e2e-global-teardown.ts',
