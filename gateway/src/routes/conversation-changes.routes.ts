@@ -1,4 +1,4 @@
-import type { proto } from '@convo/kit';
+import { MESSAGE_CHANGES, type MessageChange, type proto } from '@convo/kit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clients } from '../clients';
@@ -7,6 +7,13 @@ import { ChangeResult, DeleteMessageBody, EditMessageBody, SendReactionBody } fr
 import { principalOf, security } from './principal';
 
 const tags = ['messages'];
+/** The kinds whose provider takes a change, from the kit's one table (MESSAGE_CHANGES). */
+const kindsThat = (change: MessageChange) =>
+  Object.entries(MESSAGE_CHANGES)
+    .filter(([, changes]) => changes?.includes(change))
+    .map(([kind]) => (kind === 'social_a' ? 'social_a (❤️ only)' : kind))
+    .join(', ');
+
 const ACCEPTED = { react: 'Reaction accepted for delivery', edit: 'Edit accepted for delivery', delete: 'Deletion accepted for delivery' };
 
 /**
@@ -42,7 +49,7 @@ export async function conversationChangeRoutes(app: FastifyInstance, { clients }
         security,
         summary: 'React to a message of a conversation (emoji "" removes our reaction)',
         description:
-          'Where the channel reacts: waba, social_a (❤️ only), social_b, engine_a, engine_b, engine_c, engine_h; elsewhere 400 ERR_CHANNEL_MISMATCH. ' +
+          `Where the channel reacts: ${kindsThat('react')}; elsewhere 400 ERR_CHANNEL_MISMATCH. ` +
           "An unknown message, another tenant's, or one not of the conversation named: 404 ERR_MESSAGE_NOT_FOUND.",
       },
     },
@@ -68,7 +75,7 @@ export async function conversationChangeRoutes(app: FastifyInstance, { clients }
         security,
         summary: 'Edit the text of a message the business sent',
         description:
-          'Where the engine edits: engine_a, engine_b, engine_c, engine_h; elsewhere (the Cloud API and Messenger/Instagram cannot) 400 ERR_CHANNEL_MISMATCH. ' +
+          `Where the engine edits: ${kindsThat('edit')}; elsewhere (the Cloud API and Messenger/Instagram cannot) 400 ERR_CHANNEL_MISMATCH. ` +
           "The contact's message: 400 ERR_MESSAGE_NOT_FROM_ME; a failed or deleted message: 409 ERR_MESSAGE_NOT_SENT / ERR_MESSAGE_DELETED.",
       },
     },
@@ -86,7 +93,7 @@ export async function conversationChangeRoutes(app: FastifyInstance, { clients }
         security,
         summary: 'Delete a message the business sent, for everyone',
         description:
-          'Where the engine deletes for everyone: engine_a, engine_b, engine_c, engine_h; elsewhere 400 ERR_CHANNEL_MISMATCH. ' +
+          `Where the engine deletes for everyone: ${kindsThat('delete')}; elsewhere 400 ERR_CHANNEL_MISMATCH. ` +
           "The contact's message: 400 ERR_MESSAGE_NOT_FROM_ME; a failed or deleted message: 409 ERR_MESSAGE_NOT_SENT / ERR_MESSAGE_DELETED.",
       },
     },
