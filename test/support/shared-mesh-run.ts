@@ -4,18 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { alive } from './shared-mesh';
 
 /** How long the shared mesh may take to stop (its processes' SIGTERM grace, then the database). */
 const STOP_WITHIN_MS = 60_000;
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** A fresh folder for this run's shared mesh, in SHARED_MESH_DIR (inherited by the test files). */
 export function prepareSharedMesh(): void {

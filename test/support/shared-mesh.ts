@@ -81,7 +81,8 @@ function startServerOnce(dir: string): void {
   server.unref();
 }
 
-const alive = (pid: number) => {
+/** Whether a process of this id still runs. */
+export const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
     return true;

@@ -14,7 +14,7 @@ import {
   tokenHeader,
   webhookBody,
 } from './wa-engine';
-import { epochMs, messageKey, webChange } from './web-changes';
+import { messageKey, webChange, webReaction } from './web-changes';
 
 /**
  * engine_e: WPPConnect Server (github.com/wppconnect-team/wppconnect-server). Every route is
@@ -194,15 +194,7 @@ function ack(payload: Json): InboundEvent[] {
  * `reactionText` the emoji ('' removes it), `timestamp` the sender's time.
  */
 function reaction(p: Json): InboundEvent[] {
-  const own = messageKey(p.id);
-  const target = messageKey(p.msgId);
-  const event = webChange('reaction', own.chat || target.chat, target.serialized, {
-    fromMe: own.fromMe,
-    providerMessageId: own.serialized,
-    body: str(p.reactionText),
-    timestampMs: epochMs(p.timestamp),
-    raw: p,
-  });
+  const event = webReaction(p, p.reactionText, p);
   return event ? [event] : [];
 }
 

@@ -54,3 +54,20 @@ export function webChange(
   const { raw, ...rest } = fields;
   return { kind, ...contactIds(chat), ...rest, targetId: target, rawJson: JSON.stringify(raw) };
 }
+
+/**
+ * A WhatsApp Web reaction as WA-JS (WPPConnect) and whatsapp-web.js pass it on: `id` the reaction's
+ * own message key (its `fromMe` says who reacted, `remote` the chat), `msgId` the key of the
+ * message reacted to, the emoji in `emoji` ('' removes it), `timestamp` the sender's time.
+ */
+export function webReaction(r: Json, emoji: unknown, raw: Json): InboundEvent | undefined {
+  const own = messageKey(r.id);
+  const target = messageKey(r.msgId);
+  return webChange('reaction', own.chat || target.chat, target.serialized, {
+    fromMe: own.fromMe,
+    providerMessageId: own.serialized,
+    body: str(emoji),
+    timestampMs: epochMs(r.timestamp),
+    raw,
+  });
+}

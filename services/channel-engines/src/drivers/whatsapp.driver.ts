@@ -14,7 +14,7 @@ import {
   tokenHeader,
   webhookBody,
 } from './wa-engine';
-import { epochMs, messageKey, webChange } from './web-changes';
+import { epochMs, messageKey, webChange, webReaction } from './web-changes';
 
 /**
  * whatsapp: the legacy whatsapp-web.js server, "WhatsApp REST API" (github.com/chrishubert/whatsapp-api,
@@ -175,15 +175,7 @@ function bodyOf(m: Json, messageType: string): string {
  * removes it), `timestamp`, `senderId`.
  */
 function reaction(r: Json, payload: Json): InboundEvent[] {
-  const own = messageKey(r.id);
-  const target = messageKey(r.msgId);
-  const event = webChange('reaction', own.chat || target.chat, target.serialized, {
-    fromMe: own.fromMe,
-    providerMessageId: own.serialized,
-    body: str(r.reaction),
-    timestampMs: epochMs(r.timestamp),
-    raw: payload,
-  });
+  const event = webReaction(r, r.reaction, payload);
   return event ? [event] : [];
 }
 
